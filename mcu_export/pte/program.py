@@ -1,0 +1,271 @@
+"""The in-memory form of a `.pte` program: one dataclass per table of ExecuTorch's Program schema.
+
+The writer (`writer.py`) turns a `Program` into flatbuffer bytes and the reader (`reader.py`) turns
+bytes back into a `Program`; the lowering builds one and `inspect` prints one. Field names follow the
+schema (`schema/program.fbs`) so that a reader of either can find the other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import List, Optional, Union
+
+FILE_IDENTIFIER = b"ET12"
+EXTENDED_HEADER_MAGIC = b"eh00"
+SCHEMA_VERSION = 0
+TENSOR_ALIGNMENT = 16  # constant data and planned tensors: the schema's force_align and our arena alignment
+
+
+class ScalarType(IntEnum):
+    BYTE = 0
+    CHAR = 1
+    SHORT = 2
+    INT = 3
+    LONG = 4
+    HALF = 5
+    FLOAT = 6
+    DOUBLE = 7
+    BOOL = 11
+    QINT8 = 12
+    QUINT8 = 13
+    QINT32 = 14
+    BFLOAT16 = 15
+    UINT16 = 27
+    UINT32 = 28
+    UINT64 = 29
+
+
+ELEMENT_SIZE = {
+    ScalarType.BYTE: 1, ScalarType.CHAR: 1, ScalarType.SHORT: 2, ScalarType.INT: 4,
+    ScalarType.LONG: 8, ScalarType.HALF: 2, ScalarType.FLOAT: 4, ScalarType.DOUBLE: 8,
+    ScalarType.BOOL: 1, ScalarType.QINT8: 1, ScalarType.QUINT8: 1, ScalarType.QINT32: 4,
+    ScalarType.BFLOAT16: 2, ScalarType.UINT16: 2, ScalarType.UINT32: 4, ScalarType.UINT64: 8,
+}
+
+
+@dataclass
+class AllocationDetails:
+    memory_id: int      # index into ExecutionPlan.non_const_buffer_sizes (0 is reserved, arenas start at 1)
+    memory_offset: int  # byte offset in that arena (written as low/high 32-bit halves)
+
+
+@dataclass
+class Tensor:
+    scalar_type: ScalarType
+    sizes: List[int]
+    dim_order: List[int]
+    data_buffer_idx: int = 0                       # >0: constant data (constant_buffer / constant segment)
+    allocation_info: Optional[AllocationDetails] = None  # planned (mutable) tensors
+    storage_offset: int = 0
+    requires_grad: bool = False
+    layout: int = 0
+    shape_dynamism: int = 0
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for s in self.sizes:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * ELEMENT_SIZE[ScalarType(self.scalar_type)]
+
+
+@dataclass
+class Null:
+    pass
+
+
+@dataclass
+class Int:
+    int_val: int
+
+
+@dataclass
+class Bool:
+    bool_val: bool
+
+
+@dataclass
+class Double:
+    double_val: float
+
+
+@dataclass
+class String:
+    string_val: str
+
+
+@dataclass
+class IntList:
+    items: List[int]  # EValue indices of Int values (ExecuTorch boxes list items)
+
+
+@dataclass
+class DoubleList:
+    items: List[float]
+
+
+@dataclass
+class BoolList:
+    items: List[bool]
+
+
+@dataclass
+class TensorList:
+    items: List[int]  # EValue indices
+
+
+@dataclass
+class OptionalTensorList:
+    items: List[int]  # EValue indices; -1 means None
+
+
+EValue = Union[Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList,
+               OptionalTensorList]
+
+# Union discriminants, in schema order (KernelTypes). NONE = 0 is flatbuffers' own.
+KERNEL_TYPES = [Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList,
+                OptionalTensorList]
+
+
+def kernel_type_tag(value: EValue) -> int:
+    return KERNEL_TYPES.index(type(value)) + 1
+
+
+@dataclass
+class Operator:
+    name: str       # e.g. "aten::convolution"
+    overload: str   # e.g. "out"
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+
+@dataclass
+class KernelCall:
+    op_index: int
+    args: List[int]  # EValue indices: the schema's arguments in order, then its returns
+
+
+@dataclass
+class DelegateCall:
+    delegate_index: int
+    args: List[int]
+
+
+@dataclass
+class MoveCall:
+    move_from: int
+    move_to: int
+
+
+@dataclass
+class JumpFalseCall:
+    cond_value_index: int
+    destination_instruction: int
+
+
+@dataclass
+class FreeCall:
+    value_index: int
+
+
+Instruction = Union[KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall]
+INSTRUCTION_TYPES = [KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall]
+
+
+def instruction_tag(instr: Instruction) -> int:
+    return INSTRUCTION_TYPES.index(type(instr)) + 1
+
+
+@dataclass
+class Frame:
+    filename: str
+    lineno: int
+    name: str
+    context: str = ""
+
+
+@dataclass
+class Chain:
+    inputs: List[int]
+    outputs: List[int]
+    instructions: List[Instruction]
+    stacktrace: Optional[List[List[Frame]]] = None  # one frame list per instruction
+
+
+@dataclass
+class BackendDelegateDataReference:
+    location: int  # 0 INLINE, 1 SEGMENT
+    index: int
+
+
+@dataclass
+class CompileSpec:
+    key: str
+    value: bytes
+
+
+@dataclass
+class BackendDelegate:
+    id: str
+    processed: BackendDelegateDataReference
+    compile_specs: List[CompileSpec] = field(default_factory=list)
+
+
+@dataclass
+class ExecutionPlan:
+    name: str
+    values: List[EValue]
+    inputs: List[int]
+    outputs: List[int]
+    chains: List[Chain]
+    operators: List[Operator]
+    non_const_buffer_sizes: List[int]  # [0, arena1_bytes, ...]: index 0 is reserved by the schema
+    delegates: List[BackendDelegate] = field(default_factory=list)
+    container_meta_type: Optional[tuple] = None  # (encoded_inp_str, encoded_out_str)
+
+
+@dataclass
+class DataSegment:
+    offset: int
+    size: int
+
+
+@dataclass
+class SubsegmentOffsets:
+    segment_index: int
+    offsets: List[int]
+
+
+@dataclass
+class Program:
+    execution_plan: List[ExecutionPlan]
+    # constant_buffer[0] is the empty placeholder the schema reserves; Tensor.data_buffer_idx points here.
+    constant_buffer: List[bytes] = field(default_factory=lambda: [b""])
+    backend_delegate_data: List[bytes] = field(default_factory=list)
+    segments: List[DataSegment] = field(default_factory=list)
+    constant_segment: Optional[SubsegmentOffsets] = None
+    version: int = SCHEMA_VERSION
+    # Bytes after the flatbuffer (segment data), as read from or to be written to the file.
+    segment_data: bytes = b""
+
+    def method(self, name: str = "forward") -> ExecutionPlan:
+        for plan in self.execution_plan:
+            if plan.name == name:
+                return plan
+        raise KeyError(name)
+
+    def constant_bytes(self, data_buffer_idx: int) -> bytes:
+        """Constant data of a tensor, wherever the file keeps it (inline buffers or the constant segment)."""
+        if self.constant_segment is not None and self.segments:
+            seg = self.segments[self.constant_segment.segment_index]
+            offs = self.constant_segment.offsets
+            start = offs[data_buffer_idx]
+            end = offs[data_buffer_idx + 1] if data_buffer_idx + 1 < len(offs) else seg.size
+            return self.segment_data[seg.offset + start: seg.offset + end]
+        return self.constant_buffer[data_buffer_idx]

@@ -1,0 +1,48 @@
+#ifndef MX_VALUE_H
+#define MX_VALUE_H
+/* Runtime values: what the loader builds from the program's EValues and what kernels receive. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MX_MAX_DIM 8
+
+/* ScalarType codes as in the .pte schema (scalar_type.fbs). */
+typedef enum mx_dtype {
+  MX_DTYPE_U8 = 0, MX_DTYPE_I8 = 1, MX_DTYPE_I16 = 2, MX_DTYPE_I32 = 3, MX_DTYPE_I64 = 4,
+  MX_DTYPE_F16 = 5, MX_DTYPE_F32 = 6, MX_DTYPE_F64 = 7, MX_DTYPE_BOOL = 11
+} mx_dtype;
+
+typedef struct mx_tensor {
+  void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */
+  int32_t sizes[MX_MAX_DIM];
+  uint8_t dim_order[MX_MAX_DIM];
+  uint8_t dim;
+  uint8_t dtype;                    /* mx_dtype */
+  uint32_t numel;
+  uint32_t nbytes;
+} mx_tensor;
+
+/* Tags follow the schema's KernelTypes union order, so a tag read from the file is used as is. */
+typedef enum mx_tag {
+  MX_TAG_NONE = 0, MX_TAG_NULL = 1, MX_TAG_INT = 2, MX_TAG_BOOL = 3, MX_TAG_DOUBLE = 4,
+  MX_TAG_TENSOR = 5, MX_TAG_STRING = 6, MX_TAG_INT_LIST = 7, MX_TAG_DOUBLE_LIST = 8,
+  MX_TAG_BOOL_LIST = 9, MX_TAG_TENSOR_LIST = 10, MX_TAG_OPT_TENSOR_LIST = 11
+} mx_tag;
+
+typedef struct mx_value {
+  uint8_t tag; /* mx_tag */
+  union {
+    int64_t i;
+    double d;
+    bool b;
+    mx_tensor *t;
+    struct { const char *chars; uint32_t len; } str;
+    struct { const int64_t *items; uint32_t len; } ints;       /* resolved from Int EValues */
+    struct { const double *items; uint32_t len; } doubles;
+    struct { const uint8_t *items; uint32_t len; } bools;
+    struct { mx_tensor *const *items; uint32_t len; } tensors; /* optional lists hold NULL for None */
+  } u;
+} mx_value;
+
+#endif
