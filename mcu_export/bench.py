@@ -1,0 +1,49 @@
+"""`make bench`: per example model, the planned arena against its lower bound and against ExecuTorch's planner."""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import torch
+
+from mcu_export.api import export
+from mcu_export.examples import EXAMPLES, spec
+from mcu_export.model_spec import load_model
+
+
+def executorch_planned_bytes(model: torch.nn.Module, inputs: tuple) -> Optional[int]:
+    """Bytes ExecuTorch 1.5.1's default memory planning asks for (sum of its non-constant buffers)."""
+    try:
+        from executorch.exir import to_edge
+        from executorch.exir._serialize._program import deserialize_pte_binary
+    except ImportError:
+        return None
+    ep = torch.export.export(model, inputs, strict=False)
+    buffer = to_edge(ep).to_executorch().buffer
+    program = deserialize_pte_binary(buffer)
+    program = getattr(program, "program", program)
+    return int(sum(program.execution_plan[0].non_const_buffer_sizes))
+
+
+def main() -> int:
+    header = f"{'model':<12} {'arena B':>9} {'bound B':>9} {'arena/bound':>11} {'ET B':>9} {'ET/arena':>8} " \
+             f"{'export s':>8} {'weights B':>10} {'pte B':>9}"
+    print(header)
+    print("-" * len(header))
+    for name in EXAMPLES:
+        model, inputs = load_model(spec(name))
+        t0 = time.perf_counter()
+        artifact = export(model, inputs)
+        seconds = time.perf_counter() - t0
+        mem = artifact.report["memory"]
+        et = executorch_planned_bytes(model, inputs)
+        et_s = f"{et:>9}" if et is not None else f"{'n/a':>9}"
+        ratio = f"{et / mem['arena_bytes']:>8.2f}" if et else f"{'n/a':>8}"
+        print(f"{name:<12} {mem['arena_bytes']:>9} {mem['lower_bound_bytes']:>9} "
+              f"{mem['arena_over_lower_bound']:>11.3f} {et_s} {ratio} {seconds:>8.2f} "
+              f"{mem['constant_bytes']:>10} {artifact.report['pte_bytes']:>9}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

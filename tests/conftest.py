@@ -1,0 +1,13 @@
+"""Test set-up shared by every suite.
+
+Test helpers are plain modules in this folder (e.g. `kernel_harness`), imported by name: tosa-tools
+installs a top-level package called `tests` into site-packages, so nothing here relies on that name.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for path in (ROOT, HERE):
+    if path not in sys.path:
+        sys.path.insert(0, path)
