@@ -9,7 +9,8 @@ check and the docs' op list are all generated from this list.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+import functools
+from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -20,6 +21,9 @@ class OpDef:
     overload: str             # overload as in the .pte Operator table
     aten: Tuple[str, ...]     # core-ATen call targets (str(node.target)) that lower to this op
     dtypes: Tuple[str, ...] = ("float32",)
+    # The out-variant's schema as text, for ops whose library torch may not have loaded (ExecuTorch's
+    # dim_order_ops exist only after `import executorch.exir`); parsed when torch.ops lacks the op.
+    schema_text: Optional[str] = None
 
     @property
     def qualified(self) -> str:
@@ -32,12 +36,22 @@ class OpDef:
         return f"mx_k_{ns}_{base.lstrip('_')}_{self.overload}"
 
     def schema(self) -> torch.FunctionSchema:
-        ns, base = self.name.split("::")
-        return getattr(getattr(getattr(torch.ops, ns), base), self.overload)._schema
+        return _schema_of(self)
 
 
-def _op(name: str, *aten: str, overload: str = "out") -> OpDef:
-    return OpDef(name=name, overload=overload, aten=tuple(aten))
+@functools.lru_cache(maxsize=None)
+def _schema_of(op: OpDef) -> torch.FunctionSchema:
+    ns, base = op.name.split("::")
+    try:
+        return getattr(getattr(getattr(torch.ops, ns), base), op.overload)._schema
+    except (AttributeError, RuntimeError):
+        if op.schema_text is None:
+            raise
+        return torch._C.parse_schema(op.schema_text)
+
+
+def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str] = None) -> OpDef:
+    return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text)
 
 
 OPS: Tuple[OpDef, ...] = (
@@ -67,6 +81,12 @@ OPS: Tuple[OpDef, ...] = (
     _op("aten::_softmax", "aten._softmax.default"),
     _op("aten::constant_pad_nd", "aten.constant_pad_nd.default"),
     _op("aten::_native_batch_norm_legit_no_training", "aten._native_batch_norm_legit_no_training.default"),
+    # Dtype conversion, as ExecuTorch names it: the target dtype is the out tensor's, dim_order None means
+    # contiguous. `_to_copy` calls that change nothing are removed by the no-op pass before lowering.
+    _op("dim_order_ops::_to_dim_order_copy", "aten._to_copy.default",
+        "dim_order_ops._to_dim_order_copy.default",
+        schema_text="dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
+                    "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)"),
 )
 
 BY_QUALIFIED: Dict[str, OpDef] = {op.qualified: op for op in OPS}

@@ -30,6 +30,13 @@ class ScalarType(IntEnum):
     QUINT8 = 13
     QINT32 = 14
     BFLOAT16 = 15
+    QUINT4X2 = 16
+    QUINT2X4 = 17
+    BITS16 = 22
+    FLOAT8E5M2 = 23
+    FLOAT8E4M3FN = 24
+    FLOAT8E5M2FNUZ = 25
+    FLOAT8E4M3FNUZ = 26
     UINT16 = 27
     UINT32 = 28
     UINT64 = 29
@@ -40,6 +47,10 @@ ELEMENT_SIZE = {
     ScalarType.LONG: 8, ScalarType.HALF: 2, ScalarType.FLOAT: 4, ScalarType.DOUBLE: 8,
     ScalarType.BOOL: 1, ScalarType.QINT8: 1, ScalarType.QUINT8: 1, ScalarType.QINT32: 4,
     ScalarType.BFLOAT16: 2, ScalarType.UINT16: 2, ScalarType.UINT32: 4, ScalarType.UINT64: 8,
+    # Packed sub-byte types count one byte per element here: an upper bound, never used by our kernels.
+    ScalarType.QUINT4X2: 1, ScalarType.QUINT2X4: 1, ScalarType.BITS16: 2,
+    ScalarType.FLOAT8E5M2: 1, ScalarType.FLOAT8E4M3FN: 1, ScalarType.FLOAT8E5M2FNUZ: 1,
+    ScalarType.FLOAT8E4M3FNUZ: 1,
 }
 
 
@@ -47,6 +58,15 @@ ELEMENT_SIZE = {
 class AllocationDetails:
     memory_id: int      # index into ExecutionPlan.non_const_buffer_sizes (0 is reserved, arenas start at 1)
     memory_offset: int  # byte offset in that arena (written as low/high 32-bit halves)
+
+
+@dataclass
+class ExtraTensorInfo:
+    mutable_data_segments_idx: int = 0
+    fully_qualified_name: Optional[str] = None
+    location: int = 0      # 0 SEGMENT, 1 EXTERNAL
+    device_type: int = 0   # 0 CPU
+    device_index: int = 0
 
 
 @dataclass
@@ -60,6 +80,7 @@ class Tensor:
     requires_grad: bool = False
     layout: int = 0
     shape_dynamism: int = 0
+    extra_tensor_info: Optional[ExtraTensorInfo] = None
 
     @property
     def numel(self) -> int:
@@ -228,6 +249,14 @@ class ExecutionPlan:
     non_const_buffer_sizes: List[int]  # [0, arena1_bytes, ...]: index 0 is reserved by the schema
     delegates: List[BackendDelegate] = field(default_factory=list)
     container_meta_type: Optional[tuple] = None  # (encoded_inp_str, encoded_out_str)
+    non_const_buffer_device: Optional[List["NonConstBufferDevice"]] = None
+
+
+@dataclass
+class NonConstBufferDevice:
+    buffer_idx: int
+    device_type: int = 0
+    device_index: int = 0
 
 
 @dataclass
@@ -243,6 +272,12 @@ class SubsegmentOffsets:
 
 
 @dataclass
+class NamedData:
+    key: str
+    segment_index: int
+
+
+@dataclass
 class Program:
     execution_plan: List[ExecutionPlan]
     # constant_buffer[0] is the empty placeholder the schema reserves; Tensor.data_buffer_idx points here.
@@ -253,6 +288,8 @@ class Program:
     version: int = SCHEMA_VERSION
     # Bytes after the flatbuffer (segment data), as read from or to be written to the file.
     segment_data: bytes = b""
+    mutable_data_segments: Optional[List[SubsegmentOffsets]] = None
+    named_data: Optional[List[NamedData]] = None
 
     def method(self, name: str = "forward") -> ExecutionPlan:
         for plan in self.execution_plan:
@@ -262,10 +299,20 @@ class Program:
 
     def constant_bytes(self, data_buffer_idx: int) -> bytes:
         """Constant data of a tensor, wherever the file keeps it (inline buffers or the constant segment)."""
-        if self.constant_segment is not None and self.segments:
+        if self.constant_segment is not None and self.constant_segment.offsets:
             seg = self.segments[self.constant_segment.segment_index]
             offs = self.constant_segment.offsets
             start = offs[data_buffer_idx]
             end = offs[data_buffer_idx + 1] if data_buffer_idx + 1 < len(offs) else seg.size
             return self.segment_data[seg.offset + start: seg.offset + end]
         return self.constant_buffer[data_buffer_idx]
+
+    @property
+    def num_constants(self) -> int:
+        """Entries of the constant table (index 0 being the reserved placeholder), wherever it lives."""
+        if self.constant_segment is not None and self.constant_segment.offsets:
+            return len(self.constant_segment.offsets)
+        return len(self.constant_buffer)
+
+    def constants(self) -> List[bytes]:
+        return [self.constant_bytes(i) for i in range(self.num_constants)]

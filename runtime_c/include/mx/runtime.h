@@ -1,0 +1,118 @@
+#ifndef MX_RUNTIME_H
+#define MX_RUNTIME_H
+/* The runtime's public API: open a .pte program in place, load one of its methods into caller-provided
+ * memory (a metadata pool and the planned arenas), feed inputs, execute, read outputs. No malloc, no I/O. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mx/errors.h"
+#include "mx/kernel.h"
+#include "mx/value.h"
+
+/* ---- program ---------------------------------------------------------------------------------- */
+
+/* Views into the program buffer; the buffer must outlive the program and every method loaded from it.
+ * Constant tensors point into it, so it should be aligned to 16 bytes. */
+typedef struct mx_program {
+  const uint8_t *data;
+  uint32_t size;              /* whole file */
+  uint32_t fb_size;           /* flatbuffer part (program_size of the extended header, else the file) */
+  uint64_t segment_base;      /* file offset of segment data (0 without an extended header) */
+  bool has_header;
+  /* internal views (flatbuffer positions) */
+  uint32_t root_pos, plans_pos, plans_len;
+  uint32_t const_buffers_pos, const_buffers_len;
+  const uint8_t *const_segment;       /* constant segment data, or NULL when constants are inline */
+  uint64_t const_segment_size;
+  uint32_t const_offsets_pos, const_offsets_len;
+} mx_program;
+
+mx_error mx_program_init(mx_program *program, const void *data, size_t size);
+uint32_t mx_program_method_count(const mx_program *program);
+/* Name of method i, NUL-terminated, pointing into the program. */
+mx_error mx_program_method_name(const mx_program *program, uint32_t i, const char **name);
+
+/* What a caller must provide to load a method. */
+typedef struct mx_method_meta {
+  uint32_t plan_index;
+  size_t meta_pool_bytes;     /* exact metadata pool size mx_method_load needs */
+  uint32_t arena_count;       /* entries of non_const_buffer_sizes; index 0 is reserved and unused */
+} mx_method_meta;
+
+mx_error mx_program_method_meta(const mx_program *program, const char *name, mx_method_meta *meta);
+/* Declared size of planned arena `memory_id` (0 for the reserved id 0). */
+mx_error mx_program_arena_size(const mx_program *program, const mx_method_meta *meta, uint32_t memory_id,
+                               uint64_t *size);
+
+/* ---- method ----------------------------------------------------------------------------------- */
+
+typedef struct mx_span {
+  void *ptr;
+  size_t size;
+} mx_span;
+
+typedef struct mx_method_config {
+  void *meta_pool;            /* all mx_value / mx_tensor / list storage comes from here */
+  size_t meta_pool_size;
+  const mx_span *arenas;      /* index = memory_id; arenas[0] is never used */
+  uint32_t arena_count;
+  bool skip_kernels;          /* validate everything but leave operators unresolved (inspection tools) */
+} mx_method_config;
+
+enum { MX_INSTR_KERNEL = 1, MX_INSTR_MOVE = 3 };
+
+typedef struct mx_instr {
+  uint8_t kind;               /* MX_INSTR_* (the schema's InstructionArguments tag) */
+  uint32_t op;                /* kernel: operator index; move: source value */
+  uint32_t nargs;             /* kernel: argument count; move: destination value */
+  mx_value **args;
+} mx_instr;
+
+/* Where a load or execution failed; fields are -1 / NULL when they do not apply. */
+typedef struct mx_error_site {
+  int64_t instruction;
+  int64_t value;
+  int64_t op_index;
+  const char *op_name;
+  const char *op_overload;
+} mx_error_site;
+
+typedef struct mx_method {
+  const mx_program *program;
+  mx_value *values;
+  uint32_t value_count;
+  const uint32_t *inputs;
+  uint32_t input_count;
+  const uint32_t *outputs;
+  uint32_t output_count;
+  mx_instr *instrs;
+  uint32_t instr_count;
+  const mx_kernel_entry **ops;    /* resolved kernels, NULL entries when loaded with skip_kernels */
+  const char **op_names;
+  const char **op_overloads;
+  uint32_t op_count;
+  bool kernels_resolved;
+  mx_error_site site;
+} mx_method;
+
+mx_error mx_method_load(const mx_program *program, const char *name, const mx_method_config *cfg,
+                        mx_method *method);
+mx_error mx_method_execute(mx_method *method);
+
+uint32_t mx_method_input_count(const mx_method *method);
+uint32_t mx_method_output_count(const mx_method *method);
+/* NULL when i is out of range or the input/output is not a tensor. */
+mx_tensor *mx_method_input(const mx_method *method, uint32_t i);
+mx_tensor *mx_method_output(const mx_method *method, uint32_t i);
+/* The place of the last error of mx_method_load / mx_method_execute. */
+const mx_error_site *mx_method_error_site(const mx_method *method);
+
+/* ---- platform seams (weak no-op defaults; Cortex-M builds turn them into per-op profile markers) ---- */
+void mx_platform_op_begin(uint32_t instruction);
+void mx_platform_op_end(uint32_t instruction, mx_error status);
+
+/* Element size of a dtype code, 0 for codes the runtime does not know. */
+uint32_t mx_dtype_size(uint32_t dtype);
+
+#endif

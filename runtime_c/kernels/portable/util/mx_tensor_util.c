@@ -1,0 +1,112 @@
+#include "mx_tensor_util.h"
+
+size_t mx_dtype_size(uint8_t dtype) {
+  switch (dtype) {
+    case MX_DTYPE_U8: case MX_DTYPE_I8: case MX_DTYPE_BOOL: return 1;
+    case MX_DTYPE_I16: case MX_DTYPE_F16: return 2;
+    case MX_DTYPE_I32: case MX_DTYPE_F32: return 4;
+    case MX_DTYPE_I64: case MX_DTYPE_F64: return 8;
+    default: return 0;
+  }
+}
+
+mx_error mx_tensor_check(const mx_tensor *t) {
+  size_t elem = mx_dtype_size(t->dtype);
+  if (elem == 0) {
+    return MX_ERR_BAD_DTYPE;
+  }
+  if (t->dim > MX_MAX_DIM) {
+    return MX_ERR_BAD_SHAPE;
+  }
+  uint64_t numel = 1;
+  for (uint32_t i = 0; i < t->dim; ++i) {
+    if (t->sizes[i] < 0) {
+      return MX_ERR_BAD_SHAPE;
+    }
+    numel *= (uint64_t)t->sizes[i];
+    if (numel > UINT32_MAX) {
+      return MX_ERR_BAD_SHAPE;
+    }
+  }
+  if (numel != t->numel || (uint64_t)t->nbytes < numel * elem) {
+    return MX_ERR_BAD_SHAPE;
+  }
+  if (numel > 0 && t->data == NULL) {
+    return MX_ERR_BAD_ARG_VALUE;
+  }
+  return MX_OK;
+}
+
+bool mx_is_contiguous(const mx_tensor *t) {
+  for (uint32_t i = 0; i < t->dim; ++i) {
+    if (t->dim_order[i] != i) {
+      return false;
+    }
+  }
+  return true;
+}
+
+mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
+  if (t->dtype != dtype) {
+    return MX_ERR_BAD_DTYPE;
+  }
+  mx_error err = mx_tensor_check(t);
+  if (err != MX_OK) {
+    return err;
+  }
+  return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
+}
+
+mx_error mx_check_sizes(const mx_tensor *t, const int32_t *sizes, uint32_t dim) {
+  if (t->dim != dim) {
+    return MX_ERR_BAD_SHAPE;
+  }
+  for (uint32_t i = 0; i < dim; ++i) {
+    if (t->sizes[i] != sizes[i]) {
+      return MX_ERR_BAD_SHAPE;
+    }
+  }
+  return MX_OK;
+}
+
+bool mx_same_shape(const mx_tensor *a, const mx_tensor *b) {
+  return mx_check_sizes(a, b->sizes, b->dim) == MX_OK;
+}
+
+mx_error mx_wrap_dim(int64_t d, uint32_t rank, uint32_t *out) {
+  int64_t r = rank == 0 ? 1 : (int64_t)rank;
+  if (d < -r || d >= r) {
+    return MX_ERR_BAD_ARG_VALUE;
+  }
+  *out = (uint32_t)(d < 0 ? d + r : d);
+  return MX_OK;
+}
+
+uint32_t mx_size_prod(const int32_t *sizes, uint32_t from, uint32_t to) {
+  uint32_t p = 1;
+  for (uint32_t i = from; i < to; ++i) {
+    p *= (uint32_t)sizes[i];
+  }
+  return p;
+}
+
+mx_error mx_tensor_item_as_float(const mx_tensor *t, float *out) {
+  mx_error err = mx_tensor_check(t);
+  if (err != MX_OK) {
+    return err;
+  }
+  if (t->numel != 1) {
+    return MX_ERR_BAD_SHAPE;
+  }
+  switch (t->dtype) {
+    case MX_DTYPE_U8: *out = (float)*(const uint8_t *)t->data; return MX_OK;
+    case MX_DTYPE_BOOL: *out = *(const uint8_t *)t->data ? 1.0f : 0.0f; return MX_OK;
+    case MX_DTYPE_I8: *out = (float)*(const int8_t *)t->data; return MX_OK;
+    case MX_DTYPE_I16: *out = (float)*(const int16_t *)t->data; return MX_OK;
+    case MX_DTYPE_I32: *out = (float)*(const int32_t *)t->data; return MX_OK;
+    case MX_DTYPE_I64: *out = (float)*(const int64_t *)t->data; return MX_OK;
+    case MX_DTYPE_F32: *out = *(const float *)t->data; return MX_OK;
+    case MX_DTYPE_F64: *out = (float)*(const double *)t->data; return MX_OK;
+    default: return MX_ERR_BAD_DTYPE;
+  }
+}

@@ -1,0 +1,33 @@
+#ifndef MX_PORTABLE_TENSOR_UTIL_H
+#define MX_PORTABLE_TENSOR_UTIL_H
+/* Tensor checks shared by the portable kernels. The loader builds tensors from an untrusted file, so a
+ * kernel re-checks what it relies on: dtype, rank, contiguous dim order, sizes that match numel. */
+#include "mx/kernel.h"
+
+/* Bytes per element; 0 for a dtype the runtime does not know. */
+size_t mx_dtype_size(uint8_t dtype);
+
+/* Well-formed: rank <= MX_MAX_DIM, sizes >= 0 whose product is numel, nbytes covers numel, data set when
+ * numel > 0, known dtype. */
+mx_error mx_tensor_check(const mx_tensor *t);
+
+/* dim_order is 0..dim-1 (contiguous, row-major). */
+bool mx_is_contiguous(const mx_tensor *t);
+
+/* Well-formed, of dtype `dtype`, contiguous (else MX_ERR_BAD_ARG_VALUE). */
+mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype);
+
+/* `t` has exactly these sizes (else MX_ERR_BAD_SHAPE). */
+mx_error mx_check_sizes(const mx_tensor *t, const int32_t *sizes, uint32_t dim);
+bool mx_same_shape(const mx_tensor *a, const mx_tensor *b);
+
+/* Wraps a possibly negative dim into [0, rank); rank 0 accepts 0 and -1 as torch does. */
+mx_error mx_wrap_dim(int64_t d, uint32_t rank, uint32_t *out);
+
+/* Product of sizes[from..to). */
+uint32_t mx_size_prod(const int32_t *sizes, uint32_t from, uint32_t to);
+
+/* The single element of a one-element tensor of any numeric dtype, as a float. */
+mx_error mx_tensor_item_as_float(const mx_tensor *t, float *out);
+
+#endif

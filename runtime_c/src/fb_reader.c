@@ -1,0 +1,200 @@
+#include "fb_reader.h"
+
+#include <string.h>
+
+/* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the
+ * loader walks it twice: once to size the metadata pool, once to fill it); objects are >= 4 bytes. */
+#define MX_FB_BUDGET_PER_BYTE 2u
+#define MX_FB_BUDGET_MIN 4096u
+
+uint16_t mx_load_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+
+uint32_t mx_load_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+uint64_t mx_load_u64(const uint8_t *p) { return (uint64_t)mx_load_u32(p) | ((uint64_t)mx_load_u32(p + 4) << 32); }
+
+void mx_fb_init(mx_fb *fb, const uint8_t *buf, uint32_t len) {
+  fb->buf = buf;
+  fb->len = len;
+  mx_fb_reset_budget(fb);
+}
+
+void mx_fb_reset_budget(mx_fb *fb) {
+  uint64_t b = (uint64_t)fb->len * MX_FB_BUDGET_PER_BYTE + MX_FB_BUDGET_MIN;
+  fb->budget = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+static mx_error spend(mx_fb *fb) {
+  if (fb->budget == 0) return MX_ERR_BAD_OFFSET;
+  fb->budget--;
+  return MX_OK;
+}
+
+/* Follows the uoffset stored at `at` (already known to be in bounds). A zero offset would make an object
+ * its own child: never produced by a builder, so it is rejected as a cycle. */
+static mx_error follow(const mx_fb *fb, uint32_t at, uint32_t *target) {
+  uint32_t off = mx_load_u32(fb->buf + at);
+  uint64_t t = (uint64_t)at + off;
+  if (off == 0 || (t & 3u) != 0) return MX_ERR_BAD_OFFSET;
+  if (t + 4 > fb->len) return MX_ERR_TRUNCATED;
+  *target = (uint32_t)t;
+  return MX_OK;
+}
+
+static mx_error open_table(mx_fb *fb, uint32_t pos, mx_fb_table *out) {
+  mx_error e = spend(fb);
+  if (e != MX_OK) return e;
+  if ((pos & 3u) != 0) return MX_ERR_BAD_OFFSET;
+  if ((uint64_t)pos + 4 > fb->len) return MX_ERR_TRUNCATED;
+  int32_t soff = (int32_t)mx_load_u32(fb->buf + pos);
+  int64_t vt = (int64_t)pos - (int64_t)soff;
+  if (vt < 0 || vt + 4 > (int64_t)fb->len || (vt & 1) != 0) return MX_ERR_BAD_VTABLE;
+  uint16_t vt_size = mx_load_u16(fb->buf + vt);
+  uint16_t tbl_size = mx_load_u16(fb->buf + vt + 2);
+  if (vt_size < 4 || (vt_size & 1u) != 0 || vt + vt_size > (int64_t)fb->len) return MX_ERR_BAD_VTABLE;
+  if (tbl_size < 4 || (uint64_t)pos + tbl_size > fb->len) return MX_ERR_BAD_VTABLE;
+  out->pos = pos;
+  out->vt = (uint32_t)vt;
+  out->vt_size = vt_size;
+  out->tbl_size = tbl_size;
+  return MX_OK;
+}
+
+mx_error mx_fb_root(mx_fb *fb, mx_fb_table *out) {
+  if (fb->len < 8) return MX_ERR_TRUNCATED;
+  uint32_t pos;
+  mx_error e = follow(fb, 0, &pos);
+  if (e != MX_OK) return e;
+  return open_table(fb, pos, out);
+}
+
+/* Position of field `id` holding `size` bytes, or 0 when absent. The field must lie inside its table. */
+static mx_error field_pos(const mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t size, uint32_t *pos) {
+  uint32_t slot = 4u + 2u * (uint32_t)id;
+  *pos = 0;
+  if (slot + 2 > t->vt_size) return MX_OK;
+  uint16_t fo = mx_load_u16(fb->buf + t->vt + slot);
+  if (fo == 0) return MX_OK;
+  if (fo < 4 || (uint32_t)fo + size > t->tbl_size) return MX_ERR_BAD_VTABLE;
+  *pos = t->pos + fo;
+  return MX_OK;
+}
+
+#define MX_FB_SCALAR(fn, type, size, load)                                                     \
+  mx_error fn(mx_fb *fb, const mx_fb_table *t, uint16_t id, type dflt, type *out) {            \
+    uint32_t p;                                                                                \
+    mx_error e = field_pos(fb, t, id, size, &p);                                               \
+    if (e != MX_OK) return e;                                                                  \
+    *out = p ? (type)load : dflt;                                                              \
+    return MX_OK;                                                                              \
+  }
+
+MX_FB_SCALAR(mx_fb_u8, uint8_t, 1, fb->buf[p])
+MX_FB_SCALAR(mx_fb_u32, uint32_t, 4, mx_load_u32(fb->buf + p))
+MX_FB_SCALAR(mx_fb_i32, int32_t, 4, mx_load_u32(fb->buf + p))
+MX_FB_SCALAR(mx_fb_u64, uint64_t, 8, mx_load_u64(fb->buf + p))
+MX_FB_SCALAR(mx_fb_i64, int64_t, 8, mx_load_u64(fb->buf + p))
+
+mx_error mx_fb_f64(mx_fb *fb, const mx_fb_table *t, uint16_t id, double dflt, double *out) {
+  uint32_t p;
+  mx_error e = field_pos(fb, t, id, 8, &p);
+  if (e != MX_OK) return e;
+  if (p == 0) {
+    *out = dflt;
+    return MX_OK;
+  }
+  uint64_t bits = mx_load_u64(fb->buf + p);
+  memcpy(out, &bits, sizeof bits);
+  return MX_OK;
+}
+
+static mx_error offset_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t *target) {
+  uint32_t p;
+  mx_error e = field_pos(fb, t, id, 4, &p);
+  *target = 0;
+  if (e != MX_OK || p == 0) return e;
+  return follow(fb, p, target);
+}
+
+mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_table *out, bool *present) {
+  uint32_t target;
+  mx_error e = offset_field(fb, t, id, &target);
+  *present = false;
+  if (e != MX_OK || target == 0) return e;
+  *present = true;
+  return open_table(fb, target, out);
+}
+
+/* A vector at `pos`: its count, then count * elem_size bytes, all inside the buffer (no overflow: 64-bit). */
+static mx_error open_vector(mx_fb *fb, uint32_t pos, uint32_t elem_size, uint32_t extra, mx_fb_vec *out) {
+  mx_error e = spend(fb);
+  if (e != MX_OK) return e;
+  uint32_t count = mx_load_u32(fb->buf + pos);
+  uint64_t end = (uint64_t)pos + 4 + (uint64_t)count * elem_size + extra;
+  if (end > fb->len) return MX_ERR_TRUNCATED;
+  out->pos = pos + 4;
+  out->len = count;
+  return MX_OK;
+}
+
+mx_error mx_fb_vector(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t elem_size, mx_fb_vec *out) {
+  uint32_t target;
+  mx_error e = offset_field(fb, t, id, &target);
+  out->pos = 0;
+  out->len = 0;
+  if (e != MX_OK || target == 0) return e;
+  return open_vector(fb, target, elem_size, 0, out);
+}
+
+mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s, uint32_t *len, bool *present) {
+  uint32_t target;
+  mx_fb_vec v;
+  mx_error e = offset_field(fb, t, id, &target);
+  *s = "";
+  *len = 0;
+  *present = false;
+  if (e != MX_OK || target == 0) return e;
+  e = open_vector(fb, target, 1, 1, &v);
+  if (e != MX_OK) return e;
+  if (fb->buf[v.pos + v.len] != 0) return MX_ERR_BAD_OFFSET;
+  *s = (const char *)(fb->buf + v.pos);
+  *len = v.len;
+  *present = true;
+  return MX_OK;
+}
+
+mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type,
+                     mx_fb_table *value) {
+  bool present;
+  mx_error e = mx_fb_u8(fb, t, id, 0, type);
+  if (e != MX_OK) return e;
+  if (*type > max_type) return MX_ERR_BAD_UNION;
+  e = mx_fb_table_field(fb, t, (uint16_t)(id + 1), value, &present);
+  if (e != MX_OK) return e;
+  if (*type != 0 && !present) return MX_ERR_BAD_UNION;
+  return MX_OK;
+}
+
+uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) { return fb->buf[v->pos + i]; }
+int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  return (int32_t)mx_load_u32(fb->buf + v->pos + 4u * i);
+}
+int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  return (int64_t)mx_load_u64(fb->buf + v->pos + 8u * i);
+}
+uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) { return mx_load_u64(fb->buf + v->pos + 8u * i); }
+double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  uint64_t bits = mx_fb_vec_u64(fb, v, i);
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out) {
+  uint32_t target;
+  mx_error e = follow(fb, v->pos + 4u * i, &target);
+  if (e != MX_OK) return e;
+  return open_table(fb, target, out);
+}

@@ -1,0 +1,66 @@
+#ifndef MX_FB_READER_H
+#define MX_FB_READER_H
+/* A bounds-checked flatbuffer reader. The file is untrusted: every offset, vtable, vector and string is
+ * checked against the buffer before use, reads go through memcpy (the buffer may sit at any address),
+ * and every object visited costs one unit of a budget linear in the buffer size, so offsets that make
+ * many objects share one big child cannot turn a small file into unbounded work. */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mx/errors.h"
+
+typedef struct mx_fb {
+  const uint8_t *buf;
+  uint32_t len;
+  uint32_t budget;   /* objects left to visit; reset by mx_fb_reset_budget */
+} mx_fb;
+
+typedef struct mx_fb_table {
+  uint32_t pos;      /* table start */
+  uint32_t vt;       /* vtable start */
+  uint16_t vt_size;  /* vtable size in bytes (>= 4) */
+  uint16_t tbl_size; /* inline table size in bytes, from the vtable */
+} mx_fb_table;
+
+typedef struct mx_fb_vec {
+  uint32_t pos;      /* first element */
+  uint32_t len;      /* element count */
+} mx_fb_vec;
+
+void mx_fb_init(mx_fb *fb, const uint8_t *buf, uint32_t len);
+void mx_fb_reset_budget(mx_fb *fb);
+
+mx_error mx_fb_root(mx_fb *fb, mx_fb_table *out);
+
+/* Scalars: an absent field yields `dflt`. */
+mx_error mx_fb_u8(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t dflt, uint8_t *out);
+mx_error mx_fb_u32(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t dflt, uint32_t *out);
+mx_error mx_fb_i32(mx_fb *fb, const mx_fb_table *t, uint16_t id, int32_t dflt, int32_t *out);
+mx_error mx_fb_u64(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint64_t dflt, uint64_t *out);
+mx_error mx_fb_i64(mx_fb *fb, const mx_fb_table *t, uint16_t id, int64_t dflt, int64_t *out);
+mx_error mx_fb_f64(mx_fb *fb, const mx_fb_table *t, uint16_t id, double dflt, double *out);
+
+/* Offset fields: *present tells whether the field is set; absent vectors read as empty. */
+mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_table *out, bool *present);
+mx_error mx_fb_vector(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t elem_size, mx_fb_vec *out);
+/* A string is returned NUL-terminated in place (the terminator is checked to lie inside the buffer). */
+mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s, uint32_t *len, bool *present);
+/* A union: type byte in field `id`, value table in field `id + 1`. A non-zero type needs a value. */
+mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type,
+                     mx_fb_table *value);
+
+/* Elements of a checked vector: callers index below vec.len, so these cannot fail. */
+uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
+int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
+int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
+uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
+double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
+/* Element i of a vector of tables. */
+mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out);
+
+/* Raw little-endian loads from any buffer (used for the extended header as well). */
+uint16_t mx_load_u16(const uint8_t *p);
+uint32_t mx_load_u32(const uint8_t *p);
+uint64_t mx_load_u64(const uint8_t *p);
+
+#endif

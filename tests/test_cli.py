@@ -1,0 +1,125 @@
+"""The command line, as a user drives it: export, run, inspect, and every kind of bad input."""
+import json
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+from cli_runner import ROOT, assert_one_line_error, cli
+from example_models import model_and_inputs, torch_outputs
+
+KWS = ROOT / "examples" / "kws_dscnn.py"
+
+
+@pytest.fixture(scope="module")
+def exported_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "kws"
+    result = cli("export", f"{KWS}:factory", "-o", out)
+    assert result.code == 0, result.err
+    return out
+
+
+def test_export_writes_pte_and_report(exported_dir):
+    assert sorted(p.name for p in exported_dir.iterdir()) == ["model.pte", "report.json"]
+    report = json.loads((exported_dir / "report.json").read_text())
+    assert report["inputs"] == [{"shape": [1, 1, 49, 10], "dtype": "float32"}]
+    assert report["outputs"] == [{"shape": [1, 12], "dtype": "float32"}]
+    assert report["ops"]["aten::convolution.out"] == 9
+    assert report["memory"]["lower_bound_bytes"] <= report["memory"]["arena_bytes"]
+    assert (exported_dir / "model.pte").read_bytes()[4:8] == b"ET12"
+
+
+def test_run_on_host_matches_torch(exported_dir, tmp_path):
+    _, (x,) = model_and_inputs("kws_dscnn")
+    np.save(tmp_path / "x.npy", x.numpy())
+    result = cli("run", exported_dir, "--board", "host", "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npz")
+    assert result.code == 0, result.err
+    got = np.load(tmp_path / "y.npz")["output_0"]
+    np.testing.assert_allclose(got, torch_outputs("kws_dscnn")[0], rtol=1e-4, atol=1e-5)
+
+
+def test_inspect_lists_operators_and_plan(exported_dir):
+    result = cli("inspect", exported_dir / "model.pte")
+    assert result.code == 0, result.err
+    assert "aten::convolution.out" in result.out
+    report = json.loads((exported_dir / "report.json").read_text())
+    assert str(report["memory"]["arena_bytes"]) in result.out
+
+
+def _write_model(tmp_path, body: str, name="net.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_unsupported_op_names_op_and_source_line(tmp_path):
+    path = _write_model(tmp_path, """\
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                y = torch.relu(x)
+                return torch.fft.rfft(y).abs()
+
+        def factory():
+            return Net(), (torch.randn(1, 16),)
+        """)
+    out = tmp_path / "out"
+    line = assert_one_line_error(cli("export", f"{path}:factory", "-o", out), "not supported", "net.py:6 in Net.forward")
+    assert "fft" in line
+    assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize("spec_suffix, fragment", [
+    (":factory", "model file not found"),
+    (":1bad", "not a Python name"),
+])
+def test_export_bad_spec(tmp_path, spec_suffix, fragment):
+    assert_one_line_error(cli("export", f"{tmp_path / 'missing.py'}{spec_suffix}", "-o", tmp_path / "o"), fragment)
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("import torch\ndef factory():\n    return torch.nn.ReLU()\n", "must return (module, example_inputs)"),
+    ("import torch\ndef factory():\n    return 3, (torch.ones(1),)\n", "expected a torch.nn.Module"),
+    ("import torch\ndef factory():\n    return torch.nn.ReLU(), ('x',)\n", "example input 0 is str"),
+    ("def factory():\n    raise ValueError('no weights here')\n", "raised ValueError: no weights here"),
+    ("import torch\n", "has no 'factory'"),
+    ("this is not python\n", "importing"),
+])
+def test_export_bad_factory(tmp_path, body, fragment):
+    path = _write_model(tmp_path, body)
+    out = tmp_path / "o"
+    assert_one_line_error(cli("export", f"{path}:factory", "-o", out), fragment)
+    assert not out.exists()
+
+
+def test_run_rejects_wrong_shape_dtype_and_count(exported_dir, tmp_path):
+    np.save(tmp_path / "shape.npy", np.zeros((1, 1, 49, 11), np.float32))
+    np.save(tmp_path / "dtype.npy", np.zeros((1, 1, 49, 10), np.float64))
+    np.save(tmp_path / "ok.npy", np.zeros((1, 1, 49, 10), np.float32))
+    assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "shape.npy"), "input 0", "[1, 1, 49, 10]")
+    assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "dtype.npy"), "float64", "float32")
+    assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "ok.npy", "--input", tmp_path / "ok.npy"),
+                          "takes 1 input")
+    assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "nope.npy"), "file not found")
+    assert_one_line_error(cli("run", exported_dir, "--board", "toaster", "--input", tmp_path / "ok.npy"),
+                          "unknown board 'toaster'", "host")
+
+
+def test_corrupt_pte_is_refused(exported_dir, tmp_path):
+    data = (exported_dir / "model.pte").read_bytes()
+    bad = tmp_path / "bad.pte"
+    bad.write_bytes(data[: len(data) // 3])
+    np.save(tmp_path / "ok.npy", np.zeros((1, 1, 49, 10), np.float32))
+    assert_one_line_error(cli("inspect", bad), "malformed .pte")
+    assert_one_line_error(cli("run", bad, "--input", tmp_path / "ok.npy"), "malformed .pte")
+    wrong = tmp_path / "wrong.pte"
+    wrong.write_bytes(data[:4] + b"XX12" + data[8:])
+    assert_one_line_error(cli("inspect", wrong), "ET12")
+
+
+def test_usage_errors_are_one_line(tmp_path):
+    assert_one_line_error(cli(), "command")
+    assert_one_line_error(cli("export", f"{KWS}:factory"), "-o")
+    assert_one_line_error(cli("inspect", tmp_path / "none.pte"))
