@@ -95,8 +95,18 @@ def remove_unused_constants(ep: ExportedProgram) -> None:
             ep.state_dict.pop(spec.target, None)
 
 
+def _sync_output_specs(ep: ExportedProgram) -> None:
+    """Output specs name the nodes they return; a pass that replaced an output node renames them."""
+    output = next(n for n in ep.graph_module.graph.nodes if n.op == "output")
+    returned = list(output.args[0]) if isinstance(output.args[0], (list, tuple)) else [output.args[0]]
+    for spec, value in zip(ep.graph_signature.output_specs, returned):
+        if isinstance(spec.arg, TensorArgument) and isinstance(value, Node):
+            spec.arg = TensorArgument(name=value.name)
+
+
 def finish(ep: ExportedProgram) -> None:
     """Close an edit: drop dead constants, check the graph and regenerate the module's code."""
     remove_unused_constants(ep)
+    _sync_output_specs(ep)
     ep.graph_module.graph.lint()
     ep.graph_module.recompile()

@@ -112,7 +112,4 @@ const mx_error_site *mx_method_error_site(const mx_method *method);
 void mx_platform_op_begin(uint32_t instruction);
 void mx_platform_op_end(uint32_t instruction, mx_error status);
 
-/* Element size of a dtype code, 0 for codes the runtime does not know. */
-uint32_t mx_dtype_size(uint32_t dtype);
-
 #endif

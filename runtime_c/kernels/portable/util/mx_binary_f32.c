@@ -53,6 +53,9 @@ mx_error mx_binary_f32(mx_value *const *args, uint32_t nargs, mx_binop op) {
   MX_TRY(mx_arg_tensor(args[out_i], &out));
   MX_TRY(mx_arg_ret_is(args[out_i + 1u], out));
   MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
+  if (op == MX_BINOP_SUB && (a->dtype == MX_DTYPE_BOOL || b->dtype == MX_DTYPE_BOOL)) {
+    return MX_ERR_BAD_DTYPE; /* torch refuses to subtract booleans */
+  }
   float a_scalar = 0.0f, b_scalar = 0.0f;
   const float *pa = NULL, *pb = NULL;
   MX_TRY(operand(a, &a_scalar, &pa));

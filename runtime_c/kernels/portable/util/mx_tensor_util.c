@@ -50,6 +50,10 @@ mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
   if (t->dtype != dtype) {
     return MX_ERR_BAD_DTYPE;
   }
+  return mx_check_contiguous(t);
+}
+
+mx_error mx_check_contiguous(const mx_tensor *t) {
   mx_error err = mx_tensor_check(t);
   if (err != MX_OK) {
     return err;

@@ -17,6 +17,9 @@ bool mx_is_contiguous(const mx_tensor *t);
 /* Well-formed, of dtype `dtype`, contiguous (else MX_ERR_BAD_ARG_VALUE). */
 mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype);
 
+/* Well-formed and contiguous, of any dtype (the layout kernels copy bytes). */
+mx_error mx_check_contiguous(const mx_tensor *t);
+
 /* `t` has exactly these sizes (else MX_ERR_BAD_SHAPE). */
 mx_error mx_check_sizes(const mx_tensor *t, const int32_t *sizes, uint32_t dim);
 bool mx_same_shape(const mx_tensor *a, const mx_tensor *b);

@@ -1,0 +1,355 @@
+"""Boards as data: one TOML file per board in `boards/` (format in boards/README.md).
+
+`load_board(name)` reads and checks a file and returns a frozen `Board`; nothing else in mcu_export
+looks at a board's name to decide anything — everything board-specific is a field here.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from mcu_export.assets import asset_dir
+from mcu_export.errors import UsageError
+
+COMPILERS = ("gcc", "clang")
+UART_KINDS = ("cmsdk", "pl011")
+FLASH_METHODS = ("none", "uf2")
+OUTPUT_FORMATS = ("elf", "bin", "uf2")
+SECTION_KEYS = ("vectors", "text", "rodata", "data", "bss", "stack")
+
+
+class BoardFileError(UsageError):
+    """A board file that does not parse or lacks a field; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Cpu:
+    family: str          # selects boards/<family>/ C sources
+    mcpu: str
+    arch: str
+    fpu: bool
+    dsp: bool
+    mve: bool
+    float_abi: str
+
+
+@dataclass(frozen=True)
+class Compiler:
+    kind: str                             # gcc | clang
+    cflags: Tuple[str, ...]               # CPU flags for compiling and linking
+    multilib_flags: Tuple[str, ...]       # flags that pick newlib's multilib with arm-none-eabi-gcc
+
+
+@dataclass(frozen=True)
+class MemoryRegion:
+    name: str
+    origin: int
+    length: int
+    attrs: str           # linker attributes: r, w, x
+
+    @property
+    def writable(self) -> bool:
+        return "w" in self.attrs
+
+
+@dataclass(frozen=True)
+class Sections:
+    vectors: str
+    text: str
+    rodata: str
+    data: str
+    data_load: str       # where .data's initial values are stored (defaults to rodata's region)
+    bss: str
+    stack: str
+    arenas: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Uart:
+    kind: str
+    base: int
+    clock_hz: Optional[int] = None
+    baud: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class QemuSim:
+    machine: str
+    extra_args: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FvpSim:
+    binary: str
+    params: Tuple[Tuple[str, str], ...]
+    semihosting_cwd_param: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Flash:
+    method: str
+    uf2_family_id: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    description: str
+    path: Path
+    cpu: Cpu
+    compiler: Compiler
+    memory: Tuple[MemoryRegion, ...]
+    sections: Sections
+    stack_size: int
+    uart: Uart
+    sources: Tuple[str, ...]              # relative to boards/
+    defines: Tuple[Tuple[str, str], ...]  # extra -D for the board's C (UART ones are added from [uart])
+    flash: Flash
+    outputs: Tuple[str, ...]
+    qemu: Optional[QemuSim] = None
+    fvp: Optional[FvpSim] = None
+    npu: Optional[str] = None
+
+    def region(self, name: str) -> MemoryRegion:
+        for r in self.memory:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    @property
+    def flash_bytes(self) -> int:
+        return sum(r.length for r in self.memory if not r.writable)
+
+    @property
+    def ram_bytes(self) -> int:
+        return sum(r.length for r in self.memory if r.writable)
+
+    def c_defines(self) -> Dict[str, str]:
+        """Every -D the board's C needs, from [uart] and [c].defines."""
+        out = {"MX_UART_BASE": f"0x{self.uart.base:08x}u"}
+        if self.uart.clock_hz is not None:
+            out["MX_UART_CLOCK_HZ"] = f"{self.uart.clock_hz}u"
+        if self.uart.baud is not None:
+            out["MX_UART_BAUD"] = f"{self.uart.baud}u"
+        out.update(dict(self.defines))
+        return out
+
+
+def boards_dir() -> Path:
+    return asset_dir("boards")
+
+
+def list_boards(directory: Optional[Path] = None) -> Tuple[str, ...]:
+    directory = Path(directory) if directory is not None else boards_dir()
+    return tuple(sorted(p.stem for p in directory.glob("*.toml")))
+
+
+def load_board(name: str, directory: Optional[Path] = None) -> Board:
+    directory = Path(directory) if directory is not None else boards_dir()
+    path = directory / f"{name}.toml"
+    if not path.is_file():
+        valid = ", ".join(list_boards(directory))
+        raise UsageError(f"unknown board '{name}' (valid: {valid})")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise BoardFileError(f"board file {path}: not valid TOML: {e}") from None
+    return _Reader(path, data).board()
+
+
+class _Reader:
+    """Reads fields with one-line errors that name the file and the dotted field."""
+
+    def __init__(self, path: Path, data: Dict[str, Any]):
+        self.path = path
+        self.data = data
+
+    def fail(self, where: str, what: str) -> BoardFileError:
+        return BoardFileError(f"board file {self.path}: field '{where}': {what}")
+
+    def get(self, table: Dict[str, Any], where: str, key: str, kind: type, default: Any = ...) -> Any:
+        dotted = f"{where}.{key}" if where else key
+        if key not in table:
+            if default is ...:
+                raise self.fail(dotted, "missing")
+            return default
+        value = table[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            raise self.fail(dotted, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+        return value
+
+    def table(self, where: str, required: bool = True) -> Optional[Dict[str, Any]]:
+        node: Any = self.data
+        for part in where.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is None and not required:
+            return None
+        if not isinstance(node, dict):
+            raise self.fail(where, "missing table")
+        return node
+
+    def strings(self, table: Dict[str, Any], where: str, key: str, default: Any = ...) -> Tuple[str, ...]:
+        items = self.get(table, where, key, list, default)
+        if not all(isinstance(i, str) for i in items):
+            raise self.fail(f"{where}.{key}", "expected a list of strings")
+        return tuple(items)
+
+    def choice(self, table: Dict[str, Any], where: str, key: str, choices: Sequence[str], default: Any = ...) -> str:
+        value = self.get(table, where, key, str, default)
+        if value not in choices:
+            raise self.fail(f"{where}.{key}", f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def board(self) -> Board:
+        top = self.data
+        name = self.get(top, "", "name", str)
+        if name != self.path.stem:
+            raise self.fail("name", f"'{name}' differs from the file name '{self.path.stem}'")
+        memory = self.memory()
+        names = {r.name for r in memory}
+        stack_size = self.get(top, "", "stack_size", int)
+        if stack_size <= 0 or stack_size % 8:
+            raise self.fail("stack_size", "must be a positive multiple of 8")
+        return Board(
+            name=name,
+            description=self.get(top, "", "description", str),
+            path=self.path,
+            cpu=self.cpu(),
+            compiler=self.compiler(),
+            memory=memory,
+            sections=self.sections(names),
+            stack_size=stack_size,
+            uart=self.uart(),
+            sources=self.sources(),
+            defines=self.defines(),
+            flash=self.flash(),
+            outputs=self.outputs(),
+            qemu=self.qemu(),
+            fvp=self.fvp(),
+            npu=self.get(top, "", "npu", str, None),
+        )
+
+    def cpu(self) -> Cpu:
+        t = self.table("cpu")
+        return Cpu(
+            family=self.get(t, "cpu", "family", str),
+            mcpu=self.get(t, "cpu", "mcpu", str),
+            arch=self.get(t, "cpu", "arch", str),
+            fpu=self.get(t, "cpu", "fpu", bool),
+            dsp=self.get(t, "cpu", "dsp", bool),
+            mve=self.get(t, "cpu", "mve", bool),
+            float_abi=self.choice(t, "cpu", "float_abi", ("soft", "softfp", "hard")),
+        )
+
+    def compiler(self) -> Compiler:
+        t = self.table("compiler")
+        cflags = self.strings(t, "compiler", "cflags")
+        return Compiler(
+            kind=self.choice(t, "compiler", "kind", COMPILERS),
+            cflags=cflags,
+            multilib_flags=self.strings(t, "compiler", "multilib_flags", list(cflags)),
+        )
+
+    def memory(self) -> Tuple[MemoryRegion, ...]:
+        items = self.data.get("memory")
+        if not isinstance(items, list) or not items:
+            raise self.fail("memory", "missing: at least one [[memory]] region")
+        regions = []
+        for i, t in enumerate(items):
+            where = f"memory[{i}]"
+            if not isinstance(t, dict):
+                raise self.fail(where, "expected a table")
+            attrs = self.get(t, where, "attrs", str)
+            if not attrs or set(attrs) - set("rwx"):
+                raise self.fail(f"{where}.attrs", f"{attrs!r} is not a combination of r, w, x")
+            region = MemoryRegion(
+                name=self.get(t, where, "name", str),
+                origin=self.get(t, where, "origin", int),
+                length=self.get(t, where, "length", int),
+                attrs=attrs,
+            )
+            if region.length <= 0 or region.origin < 0 or region.origin + region.length > 1 << 32:
+                raise self.fail(where, "origin/length outside the 32-bit address space")
+            regions.append(region)
+        seen = set()
+        for i, r in enumerate(regions):
+            if r.name in seen:
+                raise self.fail(f"memory[{i}].name", f"duplicate region name '{r.name}'")
+            seen.add(r.name)
+        return tuple(regions)
+
+    def sections(self, region_names: set) -> Sections:
+        t = self.table("sections")
+        values = {k: self.get(t, "sections", k, str) for k in SECTION_KEYS}
+        values["data_load"] = self.get(t, "sections", "data_load", str, values["rodata"])
+        arenas = self.strings(t, "sections", "arenas", [])
+        for key, region in list(values.items()) + [("arenas", a) for a in arenas]:
+            if region not in region_names:
+                raise self.fail(f"sections.{key}", f"no memory region named '{region}' (have: {', '.join(sorted(region_names))})")
+        return Sections(arenas=arenas, **values)
+
+    def uart(self) -> Uart:
+        t = self.table("uart")
+        kind = self.choice(t, "uart", "kind", UART_KINDS)
+        clock = self.get(t, "uart", "clock_hz", int, None)
+        baud = self.get(t, "uart", "baud", int, None)
+        if kind == "pl011" and (clock is None or baud is None):
+            raise self.fail("uart", "a pl011 UART needs clock_hz and baud")
+        return Uart(kind=kind, base=self.get(t, "uart", "base", int), clock_hz=clock, baud=baud)
+
+    def sources(self) -> Tuple[str, ...]:
+        t = self.table("c")
+        sources = self.strings(t, "c", "sources")
+        for s in sources:
+            if not (self.path.parent / s).is_file():
+                raise self.fail("c.sources", f"'{s}' does not exist under {self.path.parent}")
+        return sources
+
+    def defines(self) -> Tuple[Tuple[str, str], ...]:
+        t = self.table("c").get("defines", {})
+        if not isinstance(t, dict):
+            raise self.fail("c.defines", "expected a table")
+        return tuple((k, str(v)) for k, v in t.items())
+
+    def flash(self) -> Flash:
+        t = self.table("flash")
+        method = self.choice(t, "flash", "method", FLASH_METHODS)
+        family = self.get(t, "flash", "uf2_family_id", int, None)
+        if method == "uf2" and family is None:
+            raise self.fail("flash.uf2_family_id", "missing (needed by method 'uf2')")
+        return Flash(method=method, uf2_family_id=family)
+
+    def outputs(self) -> Tuple[str, ...]:
+        formats = self.strings(self.table("outputs"), "outputs", "formats")
+        for f in formats:
+            if f not in OUTPUT_FORMATS:
+                raise self.fail("outputs.formats", f"{f!r} is not one of {', '.join(OUTPUT_FORMATS)}")
+        if "uf2" in formats and ("bin" not in formats or self.data.get("flash", {}).get("uf2_family_id") is None):
+            raise self.fail("outputs.formats", "'uf2' needs 'bin' and flash.uf2_family_id")
+        return formats
+
+    def qemu(self) -> Optional[QemuSim]:
+        t = self.table("simulators.qemu", required=False)
+        if t is None:
+            return None
+        return QemuSim(
+            machine=self.get(t, "simulators.qemu", "machine", str),
+            extra_args=self.strings(t, "simulators.qemu", "extra_args", []),
+        )
+
+    def fvp(self) -> Optional[FvpSim]:
+        t = self.table("simulators.fvp", required=False)
+        if t is None:
+            return None
+        params = self.get(t, "simulators.fvp", "params", dict, {})
+        for k, v in params.items():
+            if not isinstance(v, str):
+                raise self.fail(f"simulators.fvp.params.{k}", "expected a string value")
+        return FvpSim(
+            binary=self.get(t, "simulators.fvp", "binary", str),
+            params=tuple(params.items()),
+            semihosting_cwd_param=self.get(t, "simulators.fvp", "semihosting_cwd_param", str, None),
+        )

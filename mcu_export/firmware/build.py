@@ -1,0 +1,178 @@
+"""Render a self-contained firmware CMake project for a board, and build it with CMake + Ninja.
+
+Project layout (everything a user needs to build it elsewhere):
+    CMakeLists.txt  toolchain.cmake  firmware.ld
+    board/<name>.toml  board/include/mx_platform.h  board/<family>/*.c   (from boards/)
+    <app sources as given>
+Build outputs go to <project>/build/ (CMake's tree) and are published to <project>/artifacts/
+(firmware.elf, firmware.bin, firmware.uf2 when the board wants one, firmware.map) all at once.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence, Union
+
+import jinja2
+
+from mcu_export.assets import asset_dir
+from mcu_export.boards import Board, load_board
+from mcu_export.errors import ToolchainError, UsageError
+from mcu_export.firmware import uf2
+from mcu_export.firmware.elf import Elf
+
+Source = Union[str, bytes, Path]
+
+APT_HINT = {
+    "cmake": "apt-get install cmake",
+    "ninja": "apt-get install ninja-build",
+    "arm-none-eabi-gcc": "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi",
+    "clang-16": "apt-get install clang-16 lld-16",
+    "ld.lld-16": "apt-get install lld-16",
+}
+NEWLIB_ROOT = Path("/usr/lib/arm-none-eabi")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    elf: Path
+    map: Path
+    bin: Optional[Path] = None   # boards whose loadable sections sit in one region (outputs.formats)
+    uf2: Optional[Path] = None
+
+
+def require_tools(*tools: str) -> None:
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        hints = "; ".join(dict.fromkeys(APT_HINT.get(t, f"install {t}") for t in missing))
+        raise ToolchainError(f"missing {', '.join(missing)} for the firmware build ({hints})")
+
+
+def _tools_for(board: Board) -> Sequence[str]:
+    compilers = ("arm-none-eabi-gcc",) if board.compiler.kind == "gcc" else ("clang-16", "ld.lld-16", "arm-none-eabi-gcc")
+    return ("cmake", "ninja") + compilers
+
+
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(asset_dir("codegen") / "firmware")),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+def _gcc_query(*args: str) -> str:
+    out = subprocess.run(["arm-none-eabi-gcc", *args], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def _toolchain_file(env: jinja2.Environment, board: Board) -> str:
+    if board.compiler.kind == "gcc":
+        return env.get_template("toolchain-gcc.cmake.j2").render()
+    require_tools("arm-none-eabi-gcc")
+    flags = board.compiler.multilib_flags
+    multilib = _gcc_query(*flags, "-print-multi-directory")
+    libgcc = Path(_gcc_query(*flags, "-print-libgcc-file-name")).parent
+    return env.get_template("toolchain-clang.cmake.j2").render(
+        multilib=multilib, newlib_include=NEWLIB_ROOT / "include",
+        newlib_libdir=NEWLIB_ROOT / "newlib" / multilib, libgcc_dir=libgcc)
+
+
+def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sources: Mapping[str, Source], *,
+                   defines: Optional[Mapping[str, object]] = None, include_dirs: Sequence[str] = ()) -> Path:
+    """Write the project for `board` into out_dir. app_sources maps a path inside the project to its
+    text, bytes, or a file to copy; every `.c` among them is compiled. include_dirs are project-relative."""
+    board = load_board(board) if isinstance(board, str) else board
+    out_dir = Path(out_dir)
+    for rel in app_sources:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts or Path(rel).parts[0] in ("board", "build", "artifacts"):
+            raise UsageError(f"app source path '{rel}' must be relative and outside board/, build/, artifacts/")
+    env = _templates()
+    files = {f"board/{board.name}.toml": board.path.read_bytes(),
+             "board/include/mx_platform.h": (board.path.parent / "include" / "mx_platform.h").read_bytes()}
+    for src in board.sources:
+        files[f"board/{src}"] = (board.path.parent / src).read_bytes()
+    for rel, content in app_sources.items():
+        files[rel] = Path(content).read_bytes() if isinstance(content, Path) else \
+            (content.encode() if isinstance(content, str) else content)
+    sources = [f"board/{s}" for s in board.sources] + sorted(r for r in app_sources if r.endswith(".c"))
+    all_defines = {**board.c_defines(), **{k: str(v) for k, v in (defines or {}).items()}}
+    files["firmware.ld"] = env.get_template("firmware.ld.j2").render(board=board, s=board.sections).encode()
+    files["toolchain.cmake"] = _toolchain_file(env, board).encode()
+    files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(
+        board=board, sources=sources, defines=sorted(all_defines.items()),
+        include_dirs=["board/include", *include_dirs]).encode()
+    for rel, data in files.items():
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_bytes() != data:  # unchanged files keep their mtime: fast rebuilds
+            path.write_bytes(data)
+    return out_dir
+
+
+def _progress(message: str) -> None:
+    print(f"mcu-export: build: {message}", file=sys.stderr, flush=True)
+
+
+def _run_step(cmd: Sequence[str], cwd: Path, what: str, log: Path) -> None:
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("["):  # ninja's "[3/12] Building C object ..." lines
+            _progress(line.rstrip())
+    proc.wait()
+    log.write_text("".join(lines))
+    if proc.returncode != 0:
+        errors = [l.strip() for l in lines if "error" in l.lower()] or [l.strip() for l in lines[-3:]]
+        raise ToolchainError(f"firmware {what} failed: {errors[0] if errors else 'no output'} (full log: {log})")
+
+
+def build_project(out_dir: Union[str, Path]) -> BuildResult:
+    """Configure (once) and build the project rendered in out_dir; publish its outputs atomically."""
+    out_dir = Path(out_dir).resolve()
+    boards = list((out_dir / "board").glob("*.toml"))
+    if len(boards) != 1:
+        raise UsageError(f"{out_dir} is not a rendered firmware project (no board/<name>.toml)")
+    board = load_board(boards[0].stem, directory=out_dir / "board")
+    require_tools(*_tools_for(board))
+    build = out_dir / "build"
+    build.mkdir(exist_ok=True)
+    if not (build / "build.ninja").exists():
+        _progress(f"configuring for {board.name} ({board.compiler.kind})")
+        _run_step(["cmake", "-G", "Ninja", "-S", str(out_dir), "-B", str(build),
+                   f"-DCMAKE_TOOLCHAIN_FILE={out_dir / 'toolchain.cmake'}", "-DCMAKE_BUILD_TYPE="],
+                  out_dir, "configure (cmake)", build / "configure.log")
+    _run_step(["ninja", "-C", str(build)], out_dir, "build (ninja)", build / "build.log")
+
+    stage = Path(tempfile.mkdtemp(prefix=".artifacts-", dir=out_dir))
+    try:
+        names = ["firmware.elf", "firmware.map"] + (["firmware.bin"] if "bin" in board.outputs else [])
+        for name in names:
+            shutil.copy2(build / name, stage / name)
+        if "uf2" in board.outputs:
+            base = board.region(board.sections.vectors).origin
+            (stage / "firmware.uf2").write_bytes(
+                uf2.to_uf2((stage / "firmware.bin").read_bytes(), base, board.flash.uf2_family_id))
+        _publish(stage, out_dir / "artifacts")
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    art = out_dir / "artifacts"
+    Elf(art / "firmware.elf")  # a truncated or foreign file fails here, not in the runner
+    _progress(f"done: {art / 'firmware.elf'}")
+    return BuildResult(elf=art / "firmware.elf", map=art / "firmware.map",
+                       bin=art / "firmware.bin" if "bin" in board.outputs else None,
+                       uf2=art / "firmware.uf2" if "uf2" in board.outputs else None)
+
+
+def _publish(stage: Path, target: Path) -> None:
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}-old-{os.getpid()}")
+        os.replace(target, old)
+    os.replace(stage, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,73 @@
+"""Run firmware on QEMU (qemu-system-arm 7.2): command line from the board file, UART on stdout,
+exit code through semihosting, a hard timeout, and optional instruction counts from our plugin."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional, Union
+
+from mcu_export.boards import Board, load_board
+from mcu_export.errors import ToolchainError, UsageError
+from mcu_export.firmware import icount as icount_mod
+from mcu_export.firmware.elf import Elf
+from mcu_export.firmware.results import RunResult, check, run_process
+
+QEMU = "qemu-system-arm"
+
+
+def qemu_command(board: Board, elf: Union[str, Path], *, icount: bool = True, plugin: Optional[Path] = None,
+                 plugin_log: Optional[Path] = None) -> List[str]:
+    if board.qemu is None:
+        raise UsageError(f"board '{board.name}' has no QEMU machine (its simulators: "
+                         f"{'fvp' if board.fvp else 'none'})")
+    cmd = [QEMU, "-M", board.qemu.machine, "-nographic", "-monitor", "none", "-serial", "stdio",
+           "-semihosting-config", "enable=on,target=native"]
+    if icount:
+        cmd += ["-icount", "shift=0"]  # one instruction = 1 ns of virtual time: deterministic SysTick
+    if plugin is not None:
+        args = icount_mod.plugin_args(elf)
+        cmd += ["-plugin", ",".join([str(plugin)] + [f"{k}={v}" for k, v in args.items()]),
+                "-d", "plugin", "-D", str(plugin_log)]
+    return cmd + [*board.qemu.extra_args, "-kernel", str(Path(elf).resolve())]
+
+
+def _symbolizer(elf: Path):
+    symbols = [s for s in Elf(elf).symbols().values() if s.kind == 2 and s.size]
+
+    def name_of(pc: int) -> Optional[str]:
+        for s in symbols:
+            if s.address <= pc < s.address + s.size:
+                return s.name
+        return None
+    return name_of
+
+
+def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float = 10.0,
+             semihosting_dir: Optional[Union[str, Path]] = None, icount: bool = True,
+             plugin: Union[bool, Path, None] = None, check_errors: bool = True) -> RunResult:
+    """Run elf on the board's QEMU machine. Semihosting file names are relative to semihosting_dir.
+    plugin=True builds and loads the icount plugin (RunResult.instructions); a Path loads that .so.
+    A timeout raises FirmwareTimeout, a hard fault FirmwareFault (unless check_errors=False)."""
+    board = load_board(board) if isinstance(board, str) else board
+    elf = Path(elf)
+    if shutil.which(QEMU) is None:
+        raise ToolchainError(f"{QEMU} not found (apt-get install qemu-system-arm)")
+    if not elf.is_file():
+        raise UsageError(f"firmware file {elf} does not exist")
+    plugin_path = icount_mod.build_plugin() if plugin is True else (Path(plugin) if plugin else None)
+    with tempfile.TemporaryDirectory(prefix="mx-qemu-") as tmp:
+        log = Path(tmp) / "plugin.log"
+        cmd = qemu_command(board, elf, icount=icount, plugin=plugin_path, plugin_log=log)
+        cwd = Path(semihosting_dir) if semihosting_dir is not None else Path(tmp)
+        code, out, timed_out, seconds = run_process(cmd, timeout=timeout, cwd=cwd)
+        counts = None
+        if plugin_path is not None and not timed_out:
+            counts = icount_mod.parse_icount(log.read_text() if log.exists() else "")
+    result = RunResult(exit_code=code, uart_text=out, timed_out=timed_out, seconds=seconds,
+                       command=tuple(cmd), instructions=counts)
+    if check_errors:
+        check(result, where=f"{board.name} (qemu {board.qemu.machine})", timeout=timeout,
+              symbolize=_symbolizer(elf))
+    return result

@@ -1,0 +1,32 @@
+"""The export-time support check: every call in the graph must map to an op in the op table."""
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.export import ExportedProgram
+
+from mcu_export.errors import UnsupportedOpError
+from mcu_export.ops.table import BY_ATEN
+from mcu_export.passes.source_location import source_location
+
+
+def op_display_name(target) -> str:
+    """`aten.add.Tensor`, or `aten._fft_r2c` for a default overload."""
+    if isinstance(target, torch._ops.OpOverload):
+        ns = target.namespace
+        name = target._schema.name.split("::", 1)[-1]
+        overload = target._overloadname
+        return f"{ns}.{name}" if overload == "default" else f"{ns}.{name}.{overload}"
+    return getattr(target, "__qualname__", str(target))
+
+
+def check_supported(ep: ExportedProgram) -> None:
+    for node in ep.graph_module.graph.nodes:
+        if node.op == "call_function" and node.target != operator.getitem \
+                and str(node.target) not in BY_ATEN:
+            where = source_location(node)
+            suffix = f" ({where})" if where else f" (graph node {node.name})"
+            raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported{suffix}")
+        if node.op in ("call_module", "get_attr", "call_method"):
+            raise UnsupportedOpError(f"graph node {node.name} ({node.op} {node.target}) is not supported")

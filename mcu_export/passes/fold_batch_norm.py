@@ -1,0 +1,67 @@
+"""Fold inference BatchNorm into the convolution before it.
+
+conv(x, W, b) followed by BN(gamma, beta, mean, var, eps) equals conv(x, W', b') with
+W' = W * s (per output channel), b' = (b - mean) * s + beta and s = gamma / sqrt(var + eps).
+Folded only when the convolution's output feeds nothing but the BN (otherwise the unnormalised value
+is still needed) and all weights are constants. The new weights become new constants, so a weight
+shared with another convolution is left untouched.
+"""
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.export import ExportedProgram
+
+from mcu_export.passes.graph_utils import add_constant, constant_value, finish
+
+aten = torch.ops.aten
+
+
+def _fold_one(ep: ExportedProgram, bn: torch.fx.Node) -> bool:
+    conv = bn.args[0]
+    if not (isinstance(conv, torch.fx.Node) and conv.target == aten.convolution.default):
+        return False
+    if len(conv.users) != 1 or conv.args[6]:  # transposed convolutions keep output channels in dim 1
+        return False
+    if any(u.target != operator.getitem or u.args[1] != 0 for u in bn.users):
+        return False  # the saved mean/invstd outputs are used: keep the BN
+    weight = constant_value(ep, conv.args[1])
+    bias = constant_value(ep, conv.args[2]) if conv.args[2] is not None else None
+    gamma, beta, mean, var = (constant_value(ep, a) if a is not None else None for a in bn.args[1:5])
+    if weight is None or mean is None or var is None:
+        return False
+    if (conv.args[2] is not None and bias is None) or (bn.args[1] is not None and gamma is None) \
+            or (bn.args[2] is not None and beta is None):
+        return False
+    eps = bn.args[6]
+
+    # In float64, so that the folded weights are the float32 rounding of the exact product.
+    scale = torch.rsqrt(var.double() + eps)
+    if gamma is not None:
+        scale = scale * gamma.double()
+    shift = -mean.double() * scale
+    if bias is not None:
+        shift = shift + bias.double() * scale
+    if beta is not None:
+        shift = shift + beta.double()
+    new_weight = (weight.double() * scale.reshape(-1, *([1] * (weight.dim() - 1)))).to(weight.dtype)
+    new_bias = shift.to(weight.dtype)
+
+    graph = ep.graph_module.graph
+    with graph.inserting_before(conv):
+        w_node = add_constant(ep, new_weight, "folded_weight")
+        b_node = add_constant(ep, new_bias, "folded_bias")
+    conv.args = (conv.args[0], w_node, b_node, *conv.args[3:])
+    for user in list(bn.users):
+        user.replace_all_uses_with(conv)
+        graph.erase_node(user)
+    graph.erase_node(bn)
+    return True
+
+
+def fold_batch_norm(ep: ExportedProgram) -> None:
+    for node in list(ep.graph_module.graph.nodes):
+        if node.op == "call_function" and node.target == aten._native_batch_norm_legit_no_training.default:
+            _fold_one(ep, node)
+    finish(ep)

@@ -1,0 +1,52 @@
+"""Ahead-of-time memory planning: every non-constant tensor gets an offset in one arena (memory id 1).
+
+`plan_memory` computes lifetimes, allocates, proves the result with the verifier and writes it into
+the Program; the lower bound says how far from optimal the arena is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List
+
+from mcu_export.planner.allocate import allocate, arena_size
+from mcu_export.planner.bound import lower_bound
+from mcu_export.planner.lifetimes import Lifetime, compute_lifetimes
+from mcu_export.planner.verify import PlanVerificationError, verify_plan
+from mcu_export.pte import program as pte
+
+ARENA_ID = 1  # memory id 0 is reserved by the schema
+
+
+@dataclass(frozen=True)
+class PlannedTensor:
+    value: int
+    offset: int
+    size: int   # aligned bytes
+    first: int  # instruction index of the first use (-1: a model input)
+    last: int   # instruction index of the last use (number of instructions: a model output)
+
+
+@dataclass
+class MemoryPlan:
+    arena_bytes: int
+    lower_bound_bytes: int
+    tensors: List[PlannedTensor] = field(default_factory=list)
+    strategy: str = ""
+
+
+def plan_memory(program: pte.Program, method: str = "forward") -> MemoryPlan:
+    plan = program.method(method)
+    lifetimes = compute_lifetimes(plan)
+    offsets, strategy = allocate(lifetimes)
+    arena = arena_size(lifetimes, offsets)
+    verify_plan(lifetimes, offsets, arena)
+    for lt in lifetimes:
+        plan.values[lt.value].allocation_info = pte.AllocationDetails(memory_id=ARENA_ID,
+                                                                      memory_offset=offsets[lt.value])
+    plan.non_const_buffer_sizes = [0, arena]
+    tensors = [PlannedTensor(lt.value, offsets[lt.value], lt.size, lt.first, lt.last) for lt in lifetimes]
+    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy)
+
+
+__all__ = ["plan_memory", "MemoryPlan", "PlannedTensor", "Lifetime", "compute_lifetimes", "allocate",
+           "lower_bound", "verify_plan", "PlanVerificationError"]

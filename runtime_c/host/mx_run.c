@@ -1,0 +1,308 @@
+/* mx_run: load a .pte with the runtime core and run one method on the host.
+ *
+ *   mx_run MODEL.pte [--method NAME] [--input DTYPE:SHAPE:FILE]... [--output FILE]...
+ *          [--load-only | --parse-only | --info]
+ *   mx_run --list-errors
+ *
+ * DTYPE is the .pte ScalarType code (6 = float32), SHAPE is "1x3x32x32" ("scalar" or empty for 0-dim),
+ * FILE holds the tensor's raw little-endian bytes in its memory order. Outputs are written raw, one file
+ * per --output, in the method's output order.
+ *
+ * --info prints, one per line (space separated, machine-readable):
+ *   method <name>
+ *   meta_pool <bytes>
+ *   arena <memory_id> <bytes>                       (memory_id >= 1)
+ *   input <i> <dtype> <shape> <dim_order>            dim_order like 0,1,2,3 ("-" for 0-dim)
+ *   output <i> <dtype> <shape> <dim_order>
+ *   input <i> nontensor <tag>                        for non-tensor inputs/outputs (tag = mx_tag code)
+ * --parse-only validates the whole method without resolving kernels; --load-only also resolves them.
+ * --list-errors prints "0x<code> <NAME> <text>" for every runtime error.
+ * --meta-pool-size N gives the loader a smaller metadata pool than it needs (for tests; never larger).
+ *
+ * Errors: one line "mx_run: error: <text> (<detail>)" on stderr; exit 2 for usage errors (bad flags,
+ * unreadable files, inputs that do not match the program), 3 for program or runtime errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mx/runtime.h"
+#include "mx_run_io.h"
+
+#define MAX_IO 64
+/* Arenas and the metadata pool come from the file's declared sizes: cap them so a corrupt file is an
+ * error and not a giant allocation. */
+#define MAX_ALLOC ((uint64_t)256 << 20)
+
+enum { EXIT_USAGE = 2, EXIT_PROGRAM = 3 };
+
+typedef struct options {
+  const char *model;
+  const char *method;
+  const char *inputs[MAX_IO];
+  int input_count;
+  const char *outputs[MAX_IO];
+  int output_count;
+  int load_only, parse_only, info, list_errors;
+  long long meta_pool_size;   /* --meta-pool-size: override the exact size (tests the pool-full error) */
+} options;
+
+typedef struct state {
+  uint8_t *file;
+  size_t file_size;
+  mx_program program;
+  mx_method method;
+  mx_method_meta meta;
+  void *pool;
+  mx_span arenas[MAX_IO];
+  uint32_t arena_count;
+} state;
+
+static int fail(int code, mx_error err, const char *detail) {
+  fprintf(stderr, "mx_run: error: %s (%s)\n", mx_error_to_string(err), detail);
+  return code;
+}
+
+static int parse_args(int argc, char **argv, options *o, char *detail, size_t cap) {
+  memset(o, 0, sizeof *o);
+  o->method = "forward";
+  o->meta_pool_size = -1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int has_value = i + 1 < argc;
+    if (strcmp(a, "--method") == 0 && has_value) {
+      o->method = argv[++i];
+    } else if (strcmp(a, "--input") == 0 && has_value && o->input_count < MAX_IO) {
+      o->inputs[o->input_count++] = argv[++i];
+    } else if (strcmp(a, "--output") == 0 && has_value && o->output_count < MAX_IO) {
+      o->outputs[o->output_count++] = argv[++i];
+    } else if (strcmp(a, "--meta-pool-size") == 0 && has_value) {
+      o->meta_pool_size = atoll(argv[++i]);
+    } else if (strcmp(a, "--load-only") == 0) {
+      o->load_only = 1;
+    } else if (strcmp(a, "--parse-only") == 0) {
+      o->parse_only = 1;
+    } else if (strcmp(a, "--info") == 0) {
+      o->info = 1;
+    } else if (strcmp(a, "--list-errors") == 0) {
+      o->list_errors = 1;
+    } else if (a[0] != '-' && o->model == NULL) {
+      o->model = a;
+    } else {
+      snprintf(detail, cap, "unexpected argument '%s'; usage: mx_run MODEL.pte [--method NAME] "
+               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info]", a);
+      return -1;
+    }
+  }
+  if (o->model == NULL && !o->list_errors) {
+    snprintf(detail, cap, "no model given; usage: mx_run MODEL.pte [options]");
+    return -1;
+  }
+  return 0;
+}
+
+static void list_errors(void) {
+#define X(name, code, text) printf("0x%04x %s %s\n", (unsigned)(code), #name, mx_error_to_string(name));
+#include "mx/errors.def"
+#undef X
+}
+
+static void site_detail(const mx_error_site *s, const char *method, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "method %s", method);
+  if (s->instruction >= 0 && n >= 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, ", instruction %lld", (long long)s->instruction);
+  if (s->value >= 0 && n >= 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, ", value %lld", (long long)s->value);
+  if (s->op_name != NULL && n >= 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, ", op %s.%s", s->op_name, s->op_overload);
+}
+
+static int open_method(state *st, const options *o, char *detail, size_t cap) {
+  mx_error e = mx_program_init(&st->program, st->file, st->file_size);
+  if (e != MX_OK) {
+    snprintf(detail, cap, "program %s", o->model);
+    return fail(EXIT_PROGRAM, e, detail);
+  }
+  e = mx_program_method_meta(&st->program, o->method, &st->meta);
+  if (e != MX_OK) {
+    snprintf(detail, cap, "method %s", o->method);
+    return fail(EXIT_PROGRAM, e, detail);
+  }
+  if (st->meta.arena_count > MAX_IO) {
+    snprintf(detail, cap, "%u planned arenas, at most %d", st->meta.arena_count, MAX_IO);
+    return fail(EXIT_PROGRAM, MX_ERR_TOO_LARGE, detail);
+  }
+  st->arena_count = st->meta.arena_count;
+  for (uint32_t id = 1; id < st->arena_count; id++) {
+    uint64_t size;
+    e = mx_program_arena_size(&st->program, &st->meta, id, &size);
+    if (e == MX_OK && size > MAX_ALLOC) e = MX_ERR_TOO_LARGE;
+    if (e != MX_OK) {
+      snprintf(detail, cap, "arena %u", id);
+      return fail(EXIT_PROGRAM, e, detail);
+    }
+    st->arenas[id].ptr = calloc(1, size ? (size_t)size : 1);
+    st->arenas[id].size = (size_t)size;
+    if (st->arenas[id].ptr == NULL) return fail(EXIT_PROGRAM, MX_ERR_IO, "out of host memory");
+  }
+  if (st->meta.meta_pool_bytes > MAX_ALLOC) {
+    snprintf(detail, cap, "metadata pool of %zu bytes", st->meta.meta_pool_bytes);
+    return fail(EXIT_PROGRAM, MX_ERR_TOO_LARGE, detail);
+  }
+  size_t pool_size = st->meta.meta_pool_bytes;
+  if (o->meta_pool_size >= 0 && (uint64_t)o->meta_pool_size < pool_size) pool_size = (size_t)o->meta_pool_size;
+  st->pool = malloc(pool_size ? pool_size : 1);
+  if (st->pool == NULL) return fail(EXIT_PROGRAM, MX_ERR_IO, "out of host memory");
+  mx_method_config cfg = {
+      .meta_pool = st->pool,
+      .meta_pool_size = pool_size,
+      .arenas = st->arenas,
+      .arena_count = st->arena_count,
+      .skip_kernels = o->parse_only || o->info,
+  };
+  e = mx_method_load(&st->program, o->method, &cfg, &st->method);
+  if (e != MX_OK) {
+    site_detail(mx_method_error_site(&st->method), o->method, detail, cap);
+    return fail(EXIT_PROGRAM, e, detail);
+  }
+  return 0;
+}
+
+static void print_io(const char *kind, uint32_t i, const mx_method *m, const uint32_t *list) {
+  const mx_value *v = &m->values[list[i]];
+  if (v->tag != MX_TAG_TENSOR) {
+    printf("%s %u nontensor %u\n", kind, i, (unsigned)v->tag);
+    return;
+  }
+  mx_run_shape s;
+  char dims[160], order[64];
+  size_t used = 0;
+  mx_run_tensor_shape(v->u.t, &s);
+  mx_run_format_dims(dims, sizeof dims, s.sizes, s.dim);
+  snprintf(order, sizeof order, "-");
+  for (uint32_t d = 0; d < s.dim; d++) {
+    used += (size_t)snprintf(order + used, sizeof order - used, d ? ",%u" : "%u", v->u.t->dim_order[d]);
+  }
+  printf("%s %u %d %s %s\n", kind, i, s.dtype, dims, order);
+}
+
+static void print_info(const state *st, const options *o) {
+  const mx_method *m = &st->method;
+  printf("method %s\n", o->method);
+  printf("meta_pool %zu\n", st->meta.meta_pool_bytes);
+  for (uint32_t id = 1; id < st->arena_count; id++) printf("arena %u %zu\n", id, st->arenas[id].size);
+  for (uint32_t i = 0; i < m->input_count; i++) print_io("input", i, m, m->inputs);
+  for (uint32_t i = 0; i < m->output_count; i++) print_io("output", i, m, m->outputs);
+}
+
+static int same_shape(const mx_run_shape *a, const mx_run_shape *b) {
+  if (a->dtype != b->dtype || a->dim != b->dim) return 0;
+  for (uint32_t d = 0; d < a->dim; d++) {
+    if (a->sizes[d] != b->sizes[d]) return 0;
+  }
+  return 1;
+}
+
+static int feed_input(state *st, const options *o, int i, char *detail, size_t cap) {
+  mx_tensor *t = mx_method_input(&st->method, (uint32_t)i);
+  mx_run_shape want, got;
+  const char *path;
+  char want_dims[160], got_dims[160];
+  if (t == NULL) {
+    snprintf(detail, cap, "input %d is not a tensor", i);
+    return fail(EXIT_PROGRAM, MX_ERR_UNSUPPORTED, detail);
+  }
+  if (mx_run_parse_spec(o->inputs[i], &got, &path) != 0 || path == NULL || *path == '\0') {
+    snprintf(detail, cap, "input %d: '%s' is not DTYPE:SHAPE:FILE", i, o->inputs[i]);
+    return fail(EXIT_USAGE, MX_ERR_BAD_USAGE, detail);
+  }
+  mx_run_tensor_shape(t, &want);
+  mx_run_format_dims(want_dims, sizeof want_dims, want.sizes, want.dim);
+  mx_run_format_dims(got_dims, sizeof got_dims, got.sizes, got.dim);
+  if (!same_shape(&want, &got)) {
+    snprintf(detail, cap, "input %d expected %d:%s got %d:%s", i, want.dtype, want_dims, got.dtype, got_dims);
+    return fail(EXIT_USAGE, MX_ERR_INPUT_MISMATCH, detail);
+  }
+  uint8_t *data;
+  size_t size;
+  if (mx_run_read_file(path, &data, &size) != 0) {
+    snprintf(detail, cap, "cannot read input %d file %s", i, path);
+    return fail(EXIT_USAGE, MX_ERR_IO, detail);
+  }
+  if (size != t->nbytes) {
+    free(data);
+    snprintf(detail, cap, "input %d expected %u bytes got %zu in %s", i, t->nbytes, size, path);
+    return fail(EXIT_USAGE, MX_ERR_INPUT_MISMATCH, detail);
+  }
+  if (size > 0) memcpy(t->data, data, size);
+  free(data);
+  return 0;
+}
+
+static int run(state *st, const options *o, char *detail, size_t cap) {
+  mx_method *m = &st->method;
+  if ((uint32_t)o->input_count != m->input_count) {
+    snprintf(detail, cap, "expected %u inputs got %d", m->input_count, o->input_count);
+    return fail(EXIT_USAGE, MX_ERR_INPUT_MISMATCH, detail);
+  }
+  if ((uint32_t)o->output_count > m->output_count) {
+    snprintf(detail, cap, "%d --output files for %u outputs", o->output_count, m->output_count);
+    return fail(EXIT_USAGE, MX_ERR_BAD_USAGE, detail);
+  }
+  for (int i = 0; i < o->input_count; i++) {
+    int rc = feed_input(st, o, i, detail, cap);
+    if (rc != 0) return rc;
+  }
+  mx_error e = mx_method_execute(m);
+  if (e != MX_OK) {
+    site_detail(mx_method_error_site(m), o->method, detail, cap);
+    return fail(EXIT_PROGRAM, e, detail);
+  }
+  for (int i = 0; i < o->output_count; i++) {
+    const mx_tensor *t = mx_method_output(m, (uint32_t)i);
+    if (t == NULL) {
+      snprintf(detail, cap, "output %d is not a tensor", i);
+      return fail(EXIT_PROGRAM, MX_ERR_UNSUPPORTED, detail);
+    }
+    if (mx_run_write_file(o->outputs[i], t->data, t->nbytes) != 0) {
+      snprintf(detail, cap, "cannot write output %d to %s", i, o->outputs[i]);
+      return fail(EXIT_USAGE, MX_ERR_IO, detail);
+    }
+  }
+  return 0;
+}
+
+static int main_with(state *st, int argc, char **argv) {
+  options o;
+  char detail[512];
+  if (parse_args(argc, argv, &o, detail, sizeof detail) != 0) return fail(EXIT_USAGE, MX_ERR_BAD_USAGE, detail);
+  if (o.list_errors) {
+    list_errors();
+    return 0;
+  }
+  if (mx_run_read_file(o.model, &st->file, &st->file_size) != 0) {
+    snprintf(detail, sizeof detail, "cannot read %s", o.model);
+    return fail(EXIT_USAGE, MX_ERR_IO, detail);
+  }
+  int rc = open_method(st, &o, detail, sizeof detail);
+  if (rc != 0) return rc;
+  if (o.info) {
+    print_info(st, &o);
+    return 0;
+  }
+  if (o.parse_only || o.load_only) {
+    printf("ok method %s: %u values, %u instructions, %u operators\n", o.method, st->method.value_count,
+           st->method.instr_count, st->method.op_count);
+    return 0;
+  }
+  return run(st, &o, detail, sizeof detail);
+}
+
+int main(int argc, char **argv) {
+  state st;
+  memset(&st, 0, sizeof st);
+  int rc = main_with(&st, argc, argv);
+  for (uint32_t id = 0; id < MAX_IO; id++) free(st.arenas[id].ptr);
+  free(st.pool);
+  free(st.file);
+  return rc;
+}

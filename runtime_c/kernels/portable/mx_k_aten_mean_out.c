@@ -1,0 +1,95 @@
+/* aten::mean.out for float32: (self, dim?, keepdim, dtype?, out, ret). A Null or empty dim list
+ * reduces every dim; dtype may only be Null or float32. */
+#include "util/mx_args.h"
+#include "util/mx_tensor_util.h"
+
+mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+  (void)ctx;
+  if (nargs != 6) {
+    return MX_ERR_BAD_ARG_COUNT;
+  }
+  mx_tensor *in = NULL, *out = NULL;
+  bool has_dims = false, keepdim = false;
+  const int64_t *dims = NULL;
+  uint32_t ndims = 0;
+  MX_TRY(mx_arg_tensor(args[0], &in));
+  MX_TRY(mx_arg_opt_int_list(args[1], &has_dims, &dims, &ndims));
+  MX_TRY(mx_arg_bool(args[2], &keepdim));
+  if (args[3] == NULL || args[3]->tag != MX_TAG_NULL) {
+    int64_t dtype = 0;
+    MX_TRY(mx_arg_int(args[3], &dtype));
+    if (dtype != MX_DTYPE_F32) {
+      return MX_ERR_BAD_DTYPE;
+    }
+  }
+  MX_TRY(mx_arg_tensor(args[4], &out));
+  MX_TRY(mx_arg_ret_is(args[5], out));
+  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
+  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
+
+  uint32_t r = in->dim;
+  bool reduce[MX_MAX_DIM] = {false};
+  for (uint32_t i = 0; i < ndims; ++i) {
+    uint32_t d = 0;
+    MX_TRY(mx_wrap_dim(dims[i], r, &d));
+    if (r == 0) {
+      continue; /* a scalar's dim 0 / -1 names the scalar itself */
+    }
+    if (reduce[d]) {
+      return MX_ERR_BAD_ARG_VALUE; /* torch: dim appears multiple times */
+    }
+    reduce[d] = true;
+  }
+  if (ndims == 0) {
+    for (uint32_t d = 0; d < r; ++d) {
+      reduce[d] = true;
+    }
+  }
+
+  int32_t sizes[MX_MAX_DIM];
+  uint32_t out_dim = 0;
+  uint32_t count = 1;
+  for (uint32_t d = 0; d < r; ++d) {
+    if (!reduce[d]) {
+      sizes[out_dim++] = in->sizes[d];
+    } else {
+      count *= (uint32_t)in->sizes[d];
+      if (keepdim) {
+        sizes[out_dim++] = 1;
+      }
+    }
+  }
+  MX_TRY(mx_check_sizes(out, sizes, out_dim));
+
+  /* Each input element adds into the out element it reduces to: ostride is 0 along reduced dims. */
+  uint32_t ostride[MX_MAX_DIM];
+  uint32_t run = 1;
+  for (uint32_t d = r; d-- > 0;) {
+    ostride[d] = reduce[d] ? 0u : run;
+    run *= reduce[d] ? 1u : (uint32_t)in->sizes[d];
+  }
+  float *y = (float *)out->data;
+  const float *x = (const float *)in->data;
+  for (uint32_t i = 0; i < out->numel; ++i) {
+    y[i] = 0.0f;
+  }
+  uint32_t idx[MX_MAX_DIM] = {0};
+  uint32_t off = 0;
+  for (uint32_t i = 0; i < in->numel; ++i) {
+    y[off] += x[i];
+    for (uint32_t d = r; d-- > 0;) {
+      off += ostride[d];
+      if (++idx[d] < (uint32_t)in->sizes[d]) {
+        break;
+      }
+      off -= ostride[d] * (uint32_t)in->sizes[d];
+      idx[d] = 0;
+    }
+  }
+  /* count 0 (an empty reduced dim) gives NaN, as in torch */
+  float fc = (float)count;
+  for (uint32_t i = 0; i < out->numel; ++i) {
+    y[i] /= fc;
+  }
+  return MX_OK;
+}

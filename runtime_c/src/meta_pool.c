@@ -1,0 +1,118 @@
+/* Sizing the metadata pool: one counting walk over a plan, then a fixed layout from the counts. */
+#include "loader.h"
+#include "schema_ids.h"
+
+mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *instrs) {
+  mx_fb_vec chains;
+  mx_fb_table chain;
+  instrs->pos = 0;
+  instrs->len = 0;
+  mx_error e = mx_fb_vector(fb, plan, PLAN_CHAINS, 4, &chains);
+  if (e != MX_OK || chains.len == 0) return e;
+  if (chains.len > 1) return MX_ERR_UNSUPPORTED;   /* control flow across chains is not implemented */
+  e = mx_fb_vec_table(fb, &chains, 0, &chain);
+  if (e == MX_OK) e = mx_fb_vector(fb, &chain, CHAIN_INSTRUCTIONS, 4, instrs);
+  return e;
+}
+
+static mx_error count_value(mx_fb *fb, const mx_fb_vec *values, uint32_t i, mx_meta_counts *c) {
+  mx_fb_table ev, val;
+  mx_fb_vec items;
+  uint8_t tag;
+  mx_error e = mx_fb_vec_table(fb, values, i, &ev);
+  if (e == MX_OK) e = mx_fb_union(fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, &tag, &val);
+  if (e != MX_OK) return e;
+  switch (tag) {
+    case MX_TAG_TENSOR:
+      c->tensors++;
+      return MX_OK;
+    case MX_TAG_INT_LIST:
+      e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
+      c->ints += items.len;
+      return e;
+    case MX_TAG_DOUBLE_LIST:
+      e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
+      c->doubles += items.len;
+      return e;
+    case MX_TAG_TENSOR_LIST:
+    case MX_TAG_OPT_TENSOR_LIST:
+      e = mx_fb_vector(fb, &val, SCALAR_VALUE, 4, &items);
+      c->tensor_refs += items.len;
+      return e;
+    default:
+      return MX_OK;
+  }
+}
+
+static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *instrs, uint32_t i, mx_meta_counts *c) {
+  mx_fb_table ins, call;
+  mx_fb_vec args;
+  uint8_t tag;
+  mx_error e = mx_fb_vec_table(fb, instrs, i, &ins);
+  if (e == MX_OK) e = mx_fb_union(fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  if (e != MX_OK || tag != INSTR_KERNEL_CALL) return e;
+  e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);
+  c->args += args.len;
+  return e;
+}
+
+/* Counts are 64-bit: many values may share one long vector, so their sum can exceed the file size. */
+mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
+  mx_fb_vec values, instrs, ops, inputs, outputs;
+  *c = (mx_meta_counts){0};
+  mx_error e = mx_fb_vector(fb, plan, PLAN_VALUES, 4, &values);
+  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_INPUTS, 4, &inputs);
+  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_OUTPUTS, 4, &outputs);
+  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_OPERATORS, 4, &ops);
+  if (e == MX_OK) e = mx_plan_instructions(fb, plan, &instrs);
+  if (e != MX_OK) return e;
+  c->values = values.len;
+  c->inputs = inputs.len;
+  c->outputs = outputs.len;
+  c->ops = ops.len;
+  c->instrs = instrs.len;
+  for (uint32_t i = 0; e == MX_OK && i < values.len; i++) e = count_value(fb, &values, i, c);
+  for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(fb, &instrs, i, c);
+  return e;
+}
+
+static uint64_t place(uint64_t *cursor, uint64_t count, uint64_t elem_size) {
+  uint64_t at = (*cursor + 7u) & ~(uint64_t)7u;
+  *cursor = at + count * elem_size;
+  return at;
+}
+
+mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
+  uint64_t cur = 0;
+  const uint64_t all[] = {c->values, c->tensors, c->ints, c->doubles, c->tensor_refs,
+                          c->instrs, c->args, c->ops, c->inputs, c->outputs};
+  for (uint32_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    if (all[i] > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sums below from wrapping */
+  }
+  l->values = place(&cur, c->values, sizeof(mx_value));
+  l->tensors = place(&cur, c->tensors, sizeof(mx_tensor));
+  l->ints = place(&cur, c->ints, sizeof(int64_t));
+  l->doubles = place(&cur, c->doubles, sizeof(double));
+  l->tensor_refs = place(&cur, c->tensor_refs, sizeof(mx_tensor *));
+  l->instrs = place(&cur, c->instrs, sizeof(mx_instr));
+  l->args = place(&cur, c->args, sizeof(mx_value *));
+  l->ops = place(&cur, c->ops, sizeof(const mx_kernel_entry *));
+  l->op_names = place(&cur, c->ops, sizeof(const char *));
+  l->op_overloads = place(&cur, c->ops, sizeof(const char *));
+  l->inputs = place(&cur, c->inputs, sizeof(uint32_t));
+  l->outputs = place(&cur, c->outputs, sizeof(uint32_t));
+  l->total = (cur + 7u) & ~(uint64_t)7u;
+  if (l->total > SIZE_MAX || l->total > UINT32_MAX) return MX_ERR_TOO_LARGE;
+  return MX_OK;
+}
+
+mx_error mx_meta_pool_bytes(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, size_t *bytes) {
+  mx_meta_counts c;
+  mx_meta_layout l;
+  (void)p;
+  *bytes = 0;
+  mx_error e = mx_count_meta(fb, plan, &c);
+  if (e == MX_OK) e = mx_layout_meta(&c, &l);
+  if (e == MX_OK) *bytes = (size_t)l.total;
+  return e;
+}

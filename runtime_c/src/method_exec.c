@@ -1,0 +1,39 @@
+/* Running a loaded method: chain 0 in order, each kernel bracketed by the platform's profiling hooks. */
+#include "mx/runtime.h"
+
+mx_error mx_method_execute(mx_method *m) {
+  if (!m->kernels_resolved) return MX_ERR_KERNEL_MISSING;
+  for (uint32_t i = 0; i < m->instr_count; i++) {
+    const mx_instr *ins = &m->instrs[i];
+    if (ins->kind == MX_INSTR_MOVE) {
+      m->values[ins->nargs] = m->values[ins->op];
+      continue;
+    }
+    mx_kernel_ctx ctx = {.instruction = i};
+    mx_platform_op_begin(i);
+    mx_error e = m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
+    mx_platform_op_end(i, e);
+    if (e != MX_OK) {
+      m->site.instruction = i;
+      m->site.op_index = ins->op;
+      m->site.op_name = m->op_names[ins->op];
+      m->site.op_overload = m->op_overloads[ins->op];
+      return e;
+    }
+  }
+  return MX_OK;
+}
+
+uint32_t mx_method_input_count(const mx_method *m) { return m->input_count; }
+uint32_t mx_method_output_count(const mx_method *m) { return m->output_count; }
+
+static mx_tensor *tensor_at(const mx_method *m, const uint32_t *list, uint32_t count, uint32_t i) {
+  if (i >= count) return NULL;
+  const mx_value *v = &m->values[list[i]];
+  return v->tag == MX_TAG_TENSOR ? v->u.t : NULL;
+}
+
+mx_tensor *mx_method_input(const mx_method *m, uint32_t i) { return tensor_at(m, m->inputs, m->input_count, i); }
+mx_tensor *mx_method_output(const mx_method *m, uint32_t i) { return tensor_at(m, m->outputs, m->output_count, i); }
+
+const mx_error_site *mx_method_error_site(const mx_method *m) { return &m->site; }

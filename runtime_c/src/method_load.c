@@ -1,0 +1,181 @@
+/* Loading a method: size and carve the metadata pool, then values, operators, instructions, I/O lists. */
+#include <string.h>
+
+#include "loader.h"
+#include "schema_ids.h"
+
+static const mx_kernel_entry *find_kernel(const char *name, const char *overload) {
+  for (uint32_t i = 0; i < mx_kernel_table_len; i++) {
+    const mx_kernel_entry *k = &mx_kernel_table[i];
+    if (strcmp(k->name, name) == 0 && strcmp(k->overload, overload) == 0) return k;
+  }
+  return NULL;
+}
+
+static mx_error load_operators(mx_load_ctx *ctx) {
+  mx_method *m = ctx->m;
+  mx_fb_vec ops;
+  mx_error e = mx_fb_vector(&ctx->fb, &ctx->plan, PLAN_OPERATORS, 4, &ops);
+  for (uint32_t i = 0; e == MX_OK && i < ops.len; i++) {
+    mx_fb_table op;
+    uint32_t len;
+    bool present;
+    e = mx_fb_vec_table(&ctx->fb, &ops, i, &op);
+    if (e == MX_OK) e = mx_fb_string(&ctx->fb, &op, OPERATOR_NAME, &m->op_names[i], &len, &present);
+    if (e == MX_OK) e = mx_fb_string(&ctx->fb, &op, OPERATOR_OVERLOAD, &m->op_overloads[i], &len, &present);
+    if (e != MX_OK) break;
+    m->ops[i] = ctx->cfg->skip_kernels ? NULL : find_kernel(m->op_names[i], m->op_overloads[i]);
+    if (!ctx->cfg->skip_kernels && m->ops[i] == NULL) {
+      m->site.op_index = i;
+      m->site.op_name = m->op_names[i];
+      m->site.op_overload = m->op_overloads[i];
+      return MX_ERR_KERNEL_MISSING;
+    }
+  }
+  return e;
+}
+
+static mx_error value_index(const mx_method *m, int64_t idx, uint32_t *out) {
+  if (idx < 0 || idx >= (int64_t)m->value_count) return MX_ERR_BAD_INDEX;
+  *out = (uint32_t)idx;
+  return MX_OK;
+}
+
+static mx_error load_kernel_call(mx_load_ctx *ctx, const mx_fb_table *call, mx_instr *out) {
+  mx_method *m = ctx->m;
+  mx_fb_vec args;
+  int32_t op;
+  mx_error e = mx_fb_i32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
+  if (e == MX_OK) e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
+  if (e != MX_OK) return e;
+  if (op < 0 || (uint32_t)op >= m->op_count) return MX_ERR_BAD_INDEX;
+  if (args.len > ctx->args_left) return MX_ERR_META_POOL_FULL;
+  for (uint32_t k = 0; k < args.len; k++) {
+    uint32_t v;
+    e = value_index(m, mx_fb_vec_i32(&ctx->fb, &args, k), &v);
+    if (e != MX_OK) return e;
+    ctx->args[k] = &m->values[v];
+  }
+  out->kind = MX_INSTR_KERNEL;
+  out->op = (uint32_t)op;
+  out->nargs = args.len;
+  out->args = ctx->args;
+  ctx->args += args.len;
+  ctx->args_left -= args.len;
+  return MX_OK;
+}
+
+static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint32_t i) {
+  mx_fb_table ins, call;
+  uint8_t tag;
+  int32_t from, to;
+  mx_instr *out = &ctx->m->instrs[i];
+  mx_error e = mx_fb_vec_table(&ctx->fb, instrs, i, &ins);
+  if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  if (e != MX_OK) return e;
+  switch (tag) {
+    case INSTR_KERNEL_CALL:
+      return load_kernel_call(ctx, &call, out);
+    case INSTR_MOVE_CALL:
+      e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_FROM, 0, &from);
+      if (e == MX_OK) e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_TO, 0, &to);
+      if (e == MX_OK) e = value_index(ctx->m, from, &out->op);
+      if (e == MX_OK) e = value_index(ctx->m, to, &out->nargs);
+      out->kind = MX_INSTR_MOVE;
+      return e;
+    case INSTR_DELEGATE_CALL:
+    case INSTR_JUMP_FALSE:
+    case INSTR_FREE:
+      return MX_ERR_UNSUPPORTED;
+    default:
+      return MX_ERR_BAD_INSTRUCTION;
+  }
+}
+
+static mx_error load_io(mx_load_ctx *ctx, uint16_t field, uint32_t *dst) {
+  mx_fb_vec list;
+  mx_error e = mx_fb_vector(&ctx->fb, &ctx->plan, field, 4, &list);
+  for (uint32_t i = 0; e == MX_OK && i < list.len; i++) {
+    e = value_index(ctx->m, mx_fb_vec_i32(&ctx->fb, &list, i), &dst[i]);
+  }
+  return e;
+}
+
+/* Points every method array at its region of the pool, sized from `c`. */
+static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
+  mx_meta_layout l;
+  mx_method *m = ctx->m;
+  mx_error e = mx_layout_meta(c, &l);
+  if (e != MX_OK) return e;
+  uint8_t *base = (uint8_t *)ctx->cfg->meta_pool;
+  size_t size = ctx->cfg->meta_pool_size;
+  size_t skew = (size_t)((8u - ((uintptr_t)base & 7u)) & 7u);
+  if (l.total > 0 && (base == NULL || size < skew || size - skew < l.total)) return MX_ERR_META_POOL_FULL;
+  base += skew;
+  if (l.total > 0) memset(base, 0, (size_t)l.total);
+  m->values = (mx_value *)(void *)(base + l.values);
+  m->value_count = (uint32_t)c->values;
+  ctx->tensors = (mx_tensor *)(void *)(base + l.tensors);
+  ctx->tensors_left = (uint32_t)c->tensors;
+  ctx->ints = (int64_t *)(void *)(base + l.ints);
+  ctx->ints_left = (uint32_t)c->ints;
+  ctx->doubles = (double *)(void *)(base + l.doubles);
+  ctx->doubles_left = (uint32_t)c->doubles;
+  ctx->tensor_refs = (mx_tensor **)(void *)(base + l.tensor_refs);
+  ctx->tensor_refs_left = (uint32_t)c->tensor_refs;
+  m->instrs = (mx_instr *)(void *)(base + l.instrs);
+  m->instr_count = (uint32_t)c->instrs;
+  ctx->args = (mx_value **)(void *)(base + l.args);
+  ctx->args_left = (uint32_t)c->args;
+  m->ops = (const mx_kernel_entry **)(void *)(base + l.ops);
+  m->op_names = (const char **)(void *)(base + l.op_names);
+  m->op_overloads = (const char **)(void *)(base + l.op_overloads);
+  m->op_count = (uint32_t)c->ops;
+  m->inputs = (const uint32_t *)(void *)(base + l.inputs);
+  m->input_count = (uint32_t)c->inputs;
+  m->outputs = (const uint32_t *)(void *)(base + l.outputs);
+  m->output_count = (uint32_t)c->outputs;
+  return MX_OK;
+}
+
+static void reset_site(mx_error_site *s) {
+  s->instruction = -1;
+  s->value = -1;
+  s->op_index = -1;
+  s->op_name = NULL;
+  s->op_overload = NULL;
+}
+
+mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_config *cfg, mx_method *m) {
+  mx_load_ctx ctx = {0};
+  mx_meta_counts counts;
+  mx_fb_vec instrs;
+  uint32_t plan_index;
+  memset(m, 0, sizeof *m);
+  reset_site(&m->site);
+  m->program = p;
+  ctx.p = p;
+  ctx.cfg = cfg;
+  ctx.m = m;
+  mx_prog_reader(p, &ctx.fb);
+  mx_error e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
+  if (e == MX_OK) e = mx_count_meta(&ctx.fb, &ctx.plan, &counts);
+  if (e == MX_OK) e = carve(&ctx, &counts);
+  if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
+  if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
+  if (e == MX_OK) e = mx_load_values(&ctx);
+  if (e == MX_OK) e = load_operators(&ctx);
+  if (e == MX_OK) e = mx_plan_instructions(&ctx.fb, &ctx.plan, &instrs);
+  for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) {
+    e = load_instruction(&ctx, &instrs, i);
+    if (e != MX_OK) m->site.instruction = i;
+  }
+  if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
+  if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
+  m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
+  if (e != MX_OK) {
+    /* A half-loaded method must not be executed: leave nothing to run. */
+    m->instr_count = 0;
+  }
+  return e;
+}

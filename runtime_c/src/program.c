@@ -1,0 +1,184 @@
+/* Opening a program: identifier, extended header, segments and where constant data lives. */
+#include <string.h>
+
+#include "program_internal.h"
+#include "schema_ids.h"
+
+#define MX_HEADER_AT 8u
+#define MX_HEADER_MIN_LEN 24u   /* magic, length, program_size, segment_base_offset */
+
+void mx_prog_reader(const mx_program *p, mx_fb *fb) { mx_fb_init(fb, p->data, p->fb_size); }
+
+/* The optional "eh00" header at byte 8. A header may declare more bytes than the fields we know
+ * (newer writers append fields); those extra bytes are skipped. */
+static mx_error read_header(mx_program *p) {
+  const uint8_t *d = p->data;
+  p->fb_size = p->size;
+  p->segment_base = 0;
+  p->has_header = false;
+  if (p->size < MX_HEADER_AT + 4 || memcmp(d + MX_HEADER_AT, "eh00", 4) != 0) return MX_OK;
+  if (p->size < MX_HEADER_AT + MX_HEADER_MIN_LEN) return MX_ERR_TRUNCATED;
+  uint32_t length = mx_load_u32(d + MX_HEADER_AT + 4);
+  uint64_t program_size = mx_load_u64(d + MX_HEADER_AT + 8);
+  uint64_t segment_base = mx_load_u64(d + MX_HEADER_AT + 16);
+  if (length < MX_HEADER_MIN_LEN) return MX_ERR_BAD_HEADER;
+  if ((uint64_t)MX_HEADER_AT + length > p->size) return MX_ERR_TRUNCATED;
+  if (program_size < (uint64_t)MX_HEADER_AT + length) return MX_ERR_BAD_HEADER;
+  if (program_size > p->size) return MX_ERR_TRUNCATED;
+  if (segment_base != 0 && segment_base < program_size) return MX_ERR_BAD_HEADER;
+  p->fb_size = (uint32_t)program_size;
+  p->segment_base = segment_base;
+  p->has_header = true;
+  return MX_OK;
+}
+
+/* Segment i as [start, start + size) of the file, checked to lie inside it. */
+static mx_error segment_at(const mx_program *p, mx_fb *fb, const mx_fb_vec *segs, uint32_t i, uint64_t *start,
+                           uint64_t *size) {
+  mx_fb_table seg;
+  uint64_t off;
+  mx_error e = mx_fb_vec_table(fb, segs, i, &seg);
+  if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_OFFSET, 0, &off);
+  if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_SIZE, 0, size);
+  if (e != MX_OK) return e;
+  if (!p->has_header || p->segment_base == 0) return MX_ERR_BAD_SEGMENT;
+  if (off > p->size || *size > p->size || p->segment_base + off + *size > p->size) return MX_ERR_BAD_SEGMENT;
+  *start = p->segment_base + off;
+  return MX_OK;
+}
+
+static mx_error read_constant_segment(mx_program *p, mx_fb *fb, const mx_fb_table *root, const mx_fb_vec *segs) {
+  mx_fb_table cs;
+  mx_fb_vec offsets;
+  bool present;
+  uint32_t index;
+  uint64_t start, size;
+  mx_error e = mx_fb_table_field(fb, root, PROGRAM_CONSTANT_SEGMENT, &cs, &present);
+  if (e != MX_OK || !present) return e;
+  e = mx_fb_u32(fb, &cs, SUBSEGMENT_INDEX, 0, &index);
+  if (e == MX_OK) e = mx_fb_vector(fb, &cs, SUBSEGMENT_OFFSETS, 8, &offsets);
+  if (e != MX_OK || offsets.len == 0) return e;
+  if (index >= segs->len) return MX_ERR_BAD_INDEX;
+  e = segment_at(p, fb, segs, index, &start, &size);
+  if (e != MX_OK) return e;
+  p->const_segment = p->data + start;
+  p->const_segment_size = size;
+  p->const_offsets_pos = offsets.pos;
+  p->const_offsets_len = offsets.len;
+  return MX_OK;
+}
+
+mx_error mx_program_init(mx_program *p, const void *data, size_t size) {
+  mx_fb fb;
+  mx_fb_table root;
+  mx_fb_vec plans, buffers, segs;
+  memset(p, 0, sizeof *p);
+  if (data == NULL || size < 8) return MX_ERR_TRUNCATED;
+  if (size > UINT32_MAX) return MX_ERR_TOO_LARGE;
+  p->data = (const uint8_t *)data;
+  p->size = (uint32_t)size;
+  if (memcmp(p->data + 4, "ET12", 4) != 0) return MX_ERR_BAD_IDENTIFIER;
+  mx_error e = read_header(p);
+  if (e != MX_OK) return e;
+  mx_prog_reader(p, &fb);
+  e = mx_fb_root(&fb, &root);
+  if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_EXECUTION_PLAN, 4, &plans);
+  if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_CONSTANT_BUFFER, 4, &buffers);
+  if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_SEGMENTS, 4, &segs);
+  for (uint32_t i = 0; e == MX_OK && i < segs.len; i++) {
+    uint64_t start, seg_size;
+    e = segment_at(p, &fb, &segs, i, &start, &seg_size);
+  }
+  if (e == MX_OK) e = read_constant_segment(p, &fb, &root, &segs);
+  if (e != MX_OK) return e;
+  p->root_pos = root.pos;
+  p->plans_pos = plans.pos;
+  p->plans_len = plans.len;
+  p->const_buffers_pos = buffers.pos;
+  p->const_buffers_len = buffers.len;
+  return MX_OK;
+}
+
+uint32_t mx_program_method_count(const mx_program *p) { return p->plans_len; }
+
+static mx_error plan_name(const mx_program *p, mx_fb *fb, uint32_t i, mx_fb_table *plan, const char **name) {
+  mx_fb_vec plans = {p->plans_pos, p->plans_len};
+  uint32_t len;
+  bool present;
+  if (i >= plans.len) return MX_ERR_BAD_INDEX;
+  mx_error e = mx_fb_vec_table(fb, &plans, i, plan);
+  if (e == MX_OK) e = mx_fb_string(fb, plan, PLAN_NAME, name, &len, &present);
+  return e;
+}
+
+mx_error mx_program_method_name(const mx_program *p, uint32_t i, const char **name) {
+  mx_fb fb;
+  mx_fb_table plan;
+  mx_prog_reader(p, &fb);
+  return plan_name(p, &fb, i, &plan, name);
+}
+
+mx_error mx_prog_find_plan(const mx_program *p, mx_fb *fb, const char *name, mx_fb_table *plan, uint32_t *index) {
+  for (uint32_t i = 0; i < p->plans_len; i++) {
+    const char *n;
+    mx_error e = plan_name(p, fb, i, plan, &n);
+    if (e != MX_OK) return e;
+    if (strcmp(n, name) == 0) {
+      *index = i;
+      return MX_OK;
+    }
+  }
+  return MX_ERR_NO_METHOD;
+}
+
+mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t idx, uint64_t nbytes, const uint8_t **data) {
+  if (p->const_segment != NULL) {
+    mx_fb_vec offsets = {p->const_offsets_pos, p->const_offsets_len};
+    if (idx >= offsets.len) return MX_ERR_BAD_INDEX;
+    uint64_t off = mx_fb_vec_u64(fb, &offsets, idx);
+    if (off > p->const_segment_size || nbytes > p->const_segment_size - off) return MX_ERR_CONSTANT_MISSING;
+    *data = p->const_segment + off;
+    return MX_OK;
+  }
+  mx_fb_vec buffers = {p->const_buffers_pos, p->const_buffers_len};
+  mx_fb_table buf;
+  mx_fb_vec storage;
+  if (idx >= buffers.len) return MX_ERR_BAD_INDEX;
+  mx_error e = mx_fb_vec_table(fb, &buffers, idx, &buf);
+  if (e == MX_OK) e = mx_fb_vector(fb, &buf, BUFFER_STORAGE, 1, &storage);
+  if (e != MX_OK) return e;
+  if (storage.len < nbytes) return MX_ERR_CONSTANT_MISSING;
+  *data = fb->buf + storage.pos;
+  return MX_OK;
+}
+
+mx_error mx_program_method_meta(const mx_program *p, const char *name, mx_method_meta *meta) {
+  mx_fb fb;
+  mx_fb_table plan;
+  mx_fb_vec sizes = {0, 0};
+  memset(meta, 0, sizeof *meta);
+  mx_prog_reader(p, &fb);
+  mx_error e = mx_prog_find_plan(p, &fb, name, &plan, &meta->plan_index);
+  if (e == MX_OK) e = mx_fb_vector(&fb, &plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
+  if (e == MX_OK) e = mx_meta_pool_bytes(p, &fb, &plan, &meta->meta_pool_bytes);
+  meta->arena_count = sizes.len;
+  return e;
+}
+
+mx_error mx_program_arena_size(const mx_program *p, const mx_method_meta *meta, uint32_t memory_id, uint64_t *size) {
+  mx_fb fb;
+  mx_fb_table plan;
+  mx_fb_vec plans = {p->plans_pos, p->plans_len}, sizes;
+  *size = 0;
+  if (meta->plan_index >= plans.len) return MX_ERR_BAD_INDEX;
+  mx_prog_reader(p, &fb);
+  mx_error e = mx_fb_vec_table(&fb, &plans, meta->plan_index, &plan);
+  if (e == MX_OK) e = mx_fb_vector(&fb, &plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
+  if (e != MX_OK) return e;
+  if (memory_id >= sizes.len) return MX_ERR_BAD_INDEX;
+  if (memory_id == 0) return MX_OK;
+  int64_t s = mx_fb_vec_i64(&fb, &sizes, memory_id);
+  if (s < 0) return MX_ERR_BAD_INDEX;
+  *size = (uint64_t)s;
+  return MX_OK;
+}

@@ -1,0 +1,146 @@
+"""Each graph pass on a real small model: the graph changes as intended and still computes the same."""
+import inspect
+import os
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import front_models as fm
+from mcu_export.capture import capture
+from mcu_export.errors import UnsupportedOpError
+from mcu_export.passes import PASSES, check_supported, run_passes
+from mcu_export.passes.fold_batch_norm import fold_batch_norm
+from mcu_export.passes.fold_constants import fold_constants
+from mcu_export.passes.remove_noops import remove_noops
+from mcu_export.passes.scalars_to_tensors import scalars_to_tensors
+
+
+def _calls(ep):
+    return [n for n in ep.graph_module.graph.nodes if n.op == "call_function"]
+
+
+def _targets(ep):
+    return [str(n.target) for n in _calls(ep)]
+
+
+def _same_outputs(ep, model, inputs, atol=1e-6):
+    with torch.no_grad():
+        got, want = ep.module()(*inputs), model(*inputs)
+    got = got if isinstance(got, (tuple, list)) else [got]
+    want = want if isinstance(want, (tuple, list)) else [want]
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=0, atol=atol)
+
+
+class NoOps(nn.Module):
+    def forward(self, x):
+        a = x.clone().detach()
+        b = F.dropout(a, 0.3, training=False)
+        c = b.expand(2, 3) + torch.ops.aten.alias(b)
+        d = c.to(torch.float32).contiguous()
+        return d.transpose(0, 1).contiguous()
+
+
+def test_remove_noops():
+    model, x = NoOps(), (torch.randn(2, 3),)
+    ep = capture(model, x)
+    before = _targets(ep)
+    assert any(t in before for t in ("aten.clone.default", "aten.alias.default", "aten.expand.default"))
+    remove_noops(ep)
+    after = _targets(ep)
+    assert after == ["aten.add.Tensor", "aten.permute.default"]
+    _same_outputs(ep, model, x, atol=0)
+
+
+class SharedConv(nn.Module):
+    """The conv output feeds the BN and something else: folding would lose the unnormalised value."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        fm.randomise_bn(self.bn)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.bn(y) + y
+
+
+def test_fold_batch_norm_only_when_conv_has_no_other_user():
+    torch.manual_seed(0)
+    model, x = SharedConv().eval(), (torch.randn(1, 2, 6, 6),)
+    ep = capture(model, x)
+    fold_batch_norm(ep)
+    assert "aten._native_batch_norm_legit_no_training.default" in _targets(ep)
+    _same_outputs(ep, model, x)
+
+
+def test_fold_batch_norm_without_conv_bias():
+    model, x = fm.make(fm.SmallCnn)  # conv2 has bias=False
+    ep = capture(model, x)
+    fold_batch_norm(ep)
+    assert not any("batch_norm" in t for t in _targets(ep))
+    convs = [n for n in _calls(ep) if n.target == torch.ops.aten.convolution.default]
+    assert all(c.args[2] is not None for c in convs)
+    # The original BN parameters and buffers are gone from the program.
+    assert not any(k.startswith("bn") for k in ep.state_dict)
+    _same_outputs(ep, model, x, atol=1e-5)
+
+
+class Scalars(nn.Module):
+    def forward(self, x):
+        return (x + 3) * 0.5 - 1, 2 - x, x / 4, torch.add(x, 2, alpha=3)
+
+
+def test_scalars_to_tensors():
+    model, x = Scalars(), (torch.randn(3, 2),)
+    ep = capture(model, x)
+    scalars_to_tensors(ep)
+    for node in _calls(ep):
+        assert all(isinstance(a, torch.fx.Node) for a in node.args[:2]), node.format_node()
+        assert node.target in (torch.ops.aten.add.Tensor, torch.ops.aten.sub.Tensor,
+                               torch.ops.aten.mul.Tensor, torch.ops.aten.div.Tensor)
+    consts = [v for v in ep.constants.values() if v.dim() == 0]
+    assert consts and all(c.dtype == torch.float32 for c in consts)
+    _same_outputs(ep, model, x, atol=0)
+
+
+def test_fold_constants_folds_the_linear_weight_transpose():
+    model, x = fm.make(fm.Mlp)
+    ep = capture(model, x)
+    assert _targets(ep).count("aten.permute.default") == 3
+    fold_constants(ep)
+    assert "aten.permute.default" not in _targets(ep)
+    assert not any(k.endswith("weight") for k in ep.state_dict)  # replaced by the folded constants
+    # A contiguous transposed weight changes the matmul's summation order, not its value.
+    _same_outputs(ep, model, x, atol=1e-6)
+
+
+def test_pass_list_is_ordered_and_complete():
+    assert PASSES == [remove_noops, fold_batch_norm, scalars_to_tensors, fold_constants]
+
+
+class FftNet(nn.Module):
+    def forward(self, x):
+        spectrum = torch.fft.rfft(x)  # the unsupported line
+        return spectrum.abs()
+
+
+def test_unsupported_op_names_op_file_line_and_method():
+    lines, start = inspect.getsourcelines(FftNet.forward)
+    line = start + next(i for i, text in enumerate(lines) if "torch.fft.rfft" in text)
+    ep = run_passes(capture(FftNet(), (torch.randn(8),)))
+    with pytest.raises(UnsupportedOpError) as err:
+        check_supported(ep)
+    assert str(err.value) == (f"operator aten._fft_r2c is not supported "
+                              f"({os.path.basename(__file__)}:{line} in FftNet.forward)")
+
+
+@pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+def test_all_passes_keep_every_model_equal(cls):
+    model, x = fm.make(cls)
+    ep = run_passes(capture(model, x))
+    check_supported(ep)
+    _same_outputs(ep, model, x, atol=1e-5)
