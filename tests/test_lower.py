@@ -152,7 +152,6 @@ def test_executorch_runtime_runs_our_program(cls):
         torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
 
 
-
 @pytest.mark.interop
 @pytest.mark.parametrize("cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast],
                          ids=lambda c: c.__name__)

@@ -62,7 +62,7 @@ def test_reads_executorch_file_like_executorch(et_files):
 
 def test_read_program_file(tmp_path):
     path = tmp_path / "a.pte"
-    path.write_bytes(write_program(small_program()))
+    path.write_bytes(write_program(small_program(), constants="inline"))
     assert read_program_file(path) == small_program()
     with pytest.raises(UsageError, match="no such .pte file"):
         read_program_file(tmp_path / "missing.pte")

@@ -19,9 +19,7 @@ QEMU = "qemu-system-arm"
 
 def qemu_command(board: Board, elf: Union[str, Path], *, icount: bool = True, plugin: Optional[Path] = None,
                  plugin_log: Optional[Path] = None) -> List[str]:
-    if board.qemu is None:
-        raise UsageError(f"board '{board.name}' has no QEMU machine (its simulators: "
-                         f"{'fvp' if board.fvp else 'none'})")
+    assert board.qemu is not None, "run_qemu checks this first"
     cmd = [QEMU, "-M", board.qemu.machine, "-nographic", "-monitor", "none", "-serial", "stdio",
            "-semihosting-config", "enable=on,target=native"]
     if icount:
@@ -52,6 +50,9 @@ def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float 
     A timeout raises FirmwareTimeout, a hard fault FirmwareFault (unless check_errors=False)."""
     board = load_board(board) if isinstance(board, str) else board
     elf = Path(elf)
+    if board.qemu is None:
+        raise UsageError(f"board '{board.name}' has no QEMU machine (run it with --sim fvp)"
+                         if board.fvp else f"board '{board.name}' has no QEMU machine and no simulator")
     if shutil.which(QEMU) is None:
         raise ToolchainError(f"{QEMU} not found (apt-get install qemu-system-arm)")
     if not elf.is_file():

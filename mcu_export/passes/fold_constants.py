@@ -1,7 +1,8 @@
 """Evaluate at export time the calls whose tensor inputs are all constants.
 
 `nn.Linear` exports as `addmm(bias, x, permute(weight))`: without folding, the transposed weight would
-be recomputed on every inference into a planned tensor as large as the weight. Results much larger
+be recomputed on every inference into a planned tensor as large as the weight. Calls without tensor
+inputs (`torch.zeros(...)` in forward) fold too; random ones never do. Results much larger
 than their inputs (an `expand` of a small constant) stay as calls, so flash does not grow.
 """
 from __future__ import annotations
@@ -26,11 +27,13 @@ def fold_constants(ep: ExportedProgram) -> None:
     for node in list(graph.nodes):
         if node.op != "call_function" or node.target == operator.getitem:
             continue
-        if not isinstance(node.target, torch._ops.OpOverload):
+        if not isinstance(node.target, torch._ops.OpOverload) \
+                or torch.Tag.nondeterministic_seeded in node.target.tags:
             continue
+        # Calls without inputs (torch.zeros, torch.arange in forward) are constants too.
         inputs = node.all_input_nodes
         values = {n: constant_value(ep, n) for n in inputs}
-        if not inputs or any(v is None for v in values.values()):
+        if any(v is None for v in values.values()):
             continue
         args = map_arg(node.args, lambda n: values[n])
         kwargs = map_arg(node.kwargs, lambda n: values[n])

@@ -1,0 +1,87 @@
+#include "mx_convert.h"
+
+/* One element in transit: integers keep all 64 bits, floats stay floating. */
+typedef struct elem {
+  bool is_float;
+  int64_t i;
+  double d;
+} elem;
+
+bool mx_convert_supports(uint8_t dtype) {
+  switch (dtype) {
+    case MX_DTYPE_U8: case MX_DTYPE_I8: case MX_DTYPE_I16: case MX_DTYPE_I32: case MX_DTYPE_I64:
+    case MX_DTYPE_F32: case MX_DTYPE_F64: case MX_DTYPE_BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static elem load(const void *p, uint8_t dtype, uint32_t k) {
+  elem e = {false, 0, 0.0};
+  switch (dtype) {
+    case MX_DTYPE_U8: e.i = ((const uint8_t *)p)[k]; break;
+    case MX_DTYPE_BOOL: e.i = ((const uint8_t *)p)[k] != 0; break;
+    case MX_DTYPE_I8: e.i = ((const int8_t *)p)[k]; break;
+    case MX_DTYPE_I16: e.i = ((const int16_t *)p)[k]; break;
+    case MX_DTYPE_I32: e.i = ((const int32_t *)p)[k]; break;
+    case MX_DTYPE_I64: e.i = ((const int64_t *)p)[k]; break;
+    case MX_DTYPE_F32: e.is_float = true; e.d = ((const float *)p)[k]; break;
+    default: e.is_float = true; e.d = ((const double *)p)[k]; break;
+  }
+  return e;
+}
+
+static int64_t as_int(elem e) {
+  if (!e.is_float) {
+    return e.i;
+  }
+  if (e.d != e.d) {
+    return 0;
+  }
+  /* 2^63 as a double; casting anything at or beyond it would be undefined */
+  if (e.d >= 9223372036854775808.0) {
+    return INT64_MAX;
+  }
+  if (e.d <= -9223372036854775808.0) {
+    return INT64_MIN;
+  }
+  return (int64_t)e.d;
+}
+
+static void store(void *p, uint8_t dtype, uint32_t k, elem e) {
+  /* narrowing keeps the low bits (two's complement), as torch's integer casts do */
+  switch (dtype) {
+    case MX_DTYPE_U8: ((uint8_t *)p)[k] = (uint8_t)(uint64_t)as_int(e); break;
+    case MX_DTYPE_BOOL: ((uint8_t *)p)[k] = e.is_float ? e.d != 0.0 : e.i != 0; break;
+    case MX_DTYPE_I8: ((int8_t *)p)[k] = (int8_t)as_int(e); break;
+    case MX_DTYPE_I16: ((int16_t *)p)[k] = (int16_t)as_int(e); break;
+    case MX_DTYPE_I32: ((int32_t *)p)[k] = (int32_t)as_int(e); break;
+    case MX_DTYPE_I64: ((int64_t *)p)[k] = as_int(e); break;
+    case MX_DTYPE_F32: ((float *)p)[k] = e.is_float ? (float)e.d : (float)e.i; break;
+    default: ((double *)p)[k] = e.is_float ? e.d : (double)e.i; break;
+  }
+}
+
+void mx_strided_convert(void *dst, uint8_t dst_dtype, const uint32_t *dst_strides, const void *src,
+                        uint8_t src_dtype, const uint32_t *src_strides, const int32_t *sizes, uint32_t dim) {
+  uint32_t numel = 1;
+  for (uint32_t d = 0; d < dim; ++d) {
+    numel *= (uint32_t)sizes[d];
+  }
+  uint32_t idx[MX_MAX_DIM] = {0};
+  uint32_t doff = 0, soff = 0;
+  for (uint32_t n = 0; n < numel; ++n) {
+    store(dst, dst_dtype, doff, load(src, src_dtype, soff));
+    for (uint32_t d = dim; d-- > 0;) {
+      doff += dst_strides[d];
+      soff += src_strides[d];
+      if (++idx[d] < (uint32_t)sizes[d]) {
+        break;
+      }
+      doff -= dst_strides[d] * (uint32_t)sizes[d];
+      soff -= src_strides[d] * (uint32_t)sizes[d];
+      idx[d] = 0;
+    }
+  }
+}
