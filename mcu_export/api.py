@@ -42,7 +42,6 @@ def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress 
 
     say = progress or (lambda _m: None)
     started = time.perf_counter()
-    say("capturing with torch.export")
     program, info, plan = to_program(model, tuple(example_inputs), progress=say)
     say("writing model.pte")
     pte = write_program(program)

@@ -108,9 +108,12 @@ def _sources_digest(runtime: Path) -> "hashlib._Hash":
 
 
 def _first_error_line(output: str) -> str:
+    """The compiler's or linker's first error (not ninja's progress lines nor collect2's summary)."""
     lines = [l.strip() for l in output.splitlines() if l.strip()]
     wanted = re.compile(r"(fatal )?error:|undefined reference|CMake Error", re.IGNORECASE)
-    for line in lines:
+    for i, line in enumerate(lines):
+        if line.startswith("collect2"):
+            return lines[i - 1] if i else line   # the linker's own message precedes collect2's summary
         if wanted.search(line) and not line.startswith(("[", "FAILED:", "ninja: build stopped")):
             return line
     return lines[-1] if lines else "no output"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional, Union
 

@@ -1,7 +1,7 @@
 """The front half in one call: capture → passes → support check → lowering → memory plan."""
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Callable, Optional, Tuple
 
 from torch import nn
 
@@ -12,10 +12,17 @@ from mcu_export.planner import plan_memory
 from mcu_export.pte.program import Program
 
 
-def to_program(model: nn.Module, example_inputs: tuple) -> Tuple[Program, LoweringInfo]:
-    """A planned Program ready for the writer; `info.memory` holds the memory plan."""
-    ep = run_passes(capture(model, example_inputs))
+def to_program(model: nn.Module, example_inputs: tuple,
+               progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, LoweringInfo]:
+    """A planned Program ready for the writer; `info.memory` holds the MemoryPlan."""
+    say = progress or (lambda _message: None)
+    say("capturing with torch.export")
+    ep = capture(model, example_inputs)
+    say("running graph passes")
+    run_passes(ep)
     check_supported(ep)
+    say("lowering to the .pte program")
     program, info = lower(ep)
+    say("planning memory")
     info.memory = plan_memory(program)
     return program, info

@@ -1,0 +1,90 @@
+"""Board files: every one loads and is consistent; bad names and bad files fail with one clear line."""
+import shutil
+
+import pytest
+
+from mcu_export.boards import BoardFileError, list_boards, load_board
+from mcu_export.errors import UsageError
+
+EXPECTED = ["corstone-300", "corstone-320", "mps2-an386", "mps2-an505", "pico2"]
+
+
+def test_list_boards():
+    assert list(list_boards()) == EXPECTED
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_every_board_loads_and_is_consistent(name):
+    b = load_board(name)
+    assert b.name == name and b.description and b.path.name == f"{name}.toml"
+    names = [r.name for r in b.memory]
+    s = b.sections
+    for region in (s.vectors, s.text, s.rodata, s.data, s.data_load, s.bss, s.stack, *s.arenas):
+        assert region in names
+    for region in (s.data, s.bss, s.stack, *s.arenas):
+        assert b.region(region).writable
+    assert b.region(s.text).attrs.startswith("r") and "x" in b.region(s.text).attrs
+    # No two regions overlap.
+    spans = sorted((r.origin, r.origin + r.length) for r in b.memory)
+    assert all(a[1] <= c[0] for a, c in zip(spans, spans[1:]))
+    assert b.stack_size % 8 == 0 and b.stack_size <= b.region(s.stack).length
+    assert b.compiler.kind in ("gcc", "clang") and f"-mcpu={b.cpu.mcpu}" in b.compiler.cflags
+    assert all((b.path.parent / src).is_file() for src in b.sources)
+    assert b.qemu is not None or b.fvp is not None or b.flash.method != "none"
+
+
+def test_board_facts():
+    c300, c320, an386, an505, pico = (load_board(n) for n in EXPECTED)
+    assert (c300.cpu.mcpu, c300.cpu.mve, c300.qemu.machine, c300.fvp.binary) == \
+        ("cortex-m55", True, "mps3-an547", "FVP_Corstone_SSE-300_Ethos-U55")
+    assert c300.npu == "ethos-u55-128" and c300.uart.kind == "cmsdk"
+    assert (c320.cpu.mcpu, c320.compiler.kind, c320.qemu, c320.fvp.binary) == \
+        ("cortex-m85", "clang", None, "FVP_Corstone_SSE-320")
+    assert pico.region("flash").origin == 0x10000000 and pico.region("flash").length == 4 << 20
+    assert pico.region("sram").origin == 0x20000000 and pico.region("sram").length == 520 << 10
+    assert (pico.uart.kind, pico.uart.base, pico.flash.method, pico.flash.uf2_family_id) == \
+        ("pl011", 0x40070000, "uf2", 0xE48BFF59)
+    assert "rp2350/image_def.c" in pico.sources and pico.qemu is None
+    assert (an505.cpu.mcpu, an505.qemu.machine, an505.region("code").origin, an505.uart.base) == \
+        ("cortex-m33", "mps2-an505", 0x10000000, 0x50200000)
+    assert (an386.cpu.mcpu, an386.qemu.machine, an386.uart.base) == ("cortex-m4", "mps2-an386", 0x40004000)
+    assert c300.c_defines()["MX_UART_BASE"] == "0x59303000u"
+    assert pico.c_defines()["MX_UART_BAUD"] == "115200u"
+
+
+def test_unknown_board_lists_the_valid_ones():
+    with pytest.raises(UsageError) as err:
+        load_board("pico3")
+    assert str(err.value) == f"unknown board 'pico3' (valid: {', '.join(EXPECTED)})"
+
+
+def _copy(tmp_path, name="mps2-an386"):
+    src = load_board(name).path
+    shutil.copytree(src.parent / "cortex_m", tmp_path / "cortex_m")
+    dst = tmp_path / f"{name}.toml"
+    dst.write_text(src.read_text())
+    return dst
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda t: t.replace('origin = 0x20000000', 'origin = "0x20000000"'), "memory[1].origin"),
+    (lambda t: t.replace('kind = "cmsdk"', 'kind = "16550"'), "uart.kind"),
+    (lambda t: t.replace('mcpu = "cortex-m4"\n', ''), "cpu.mcpu"),
+    (lambda t: t.replace('stack = "ram"', 'stack = "sram9"'), "sections.stack"),
+    (lambda t: t.replace('"cortex_m/fault.c", ', '"cortex_m/nope.c", '), "c.sources"),
+    (lambda t: t.replace('stack_size = 0x4000', 'stack_size = 0x4001'), "stack_size"),
+])
+def test_malformed_board_file_names_file_and_field(tmp_path, edit, field):
+    path = _copy(tmp_path)
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(BoardFileError) as err:
+        load_board("mps2-an386", directory=tmp_path)
+    message = str(err.value)
+    assert "\n" not in message and str(path) in message and f"field '{field}'" in message
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    path = _copy(tmp_path)
+    path.write_text(path.read_text() + "\n[cpu\n")
+    with pytest.raises(BoardFileError, match=r"mps2-an386.toml: not valid TOML"):
+        load_board("mps2-an386", directory=tmp_path)
