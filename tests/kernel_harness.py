@@ -12,6 +12,7 @@ into its memory order first; read the result back from its `.mem`).
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -44,10 +45,12 @@ def kernel_sources() -> List[Path]:
 
 
 def build_library(out_dir: Path, cc: str = "cc") -> Path:
-    """Compiles every portable kernel source into one shared library in out_dir."""
+    """Compiles every portable kernel source into one shared library in out_dir.
+    MX_KERNEL_CFLAGS adds flags, e.g. "-fsanitize=address,undefined" (then run python with
+    LD_PRELOAD=$(cc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0)."""
     lib = Path(out_dir) / "libmx_portable_kernels.so"
     cmd = [cc, "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}",
-           *map(str, kernel_sources()), "-o", str(lib), "-lm"]
+           *os.environ.get("MX_KERNEL_CFLAGS", "").split(), *map(str, kernel_sources()), "-o", str(lib), "-lm"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return lib
 

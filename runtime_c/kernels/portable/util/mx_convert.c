@@ -26,7 +26,7 @@ static elem load(const void *p, uint8_t dtype, uint32_t k) {
     case MX_DTYPE_I16: e.i = ((const int16_t *)p)[k]; break;
     case MX_DTYPE_I32: e.i = ((const int32_t *)p)[k]; break;
     case MX_DTYPE_I64: e.i = ((const int64_t *)p)[k]; break;
-    case MX_DTYPE_F32: e.is_float = true; e.d = ((const float *)p)[k]; break;
+    case MX_DTYPE_F32: e.is_float = true; e.d = (double)((const float *)p)[k]; break;
     default: e.is_float = true; e.d = ((const double *)p)[k]; break;
   }
   return e;
