@@ -5,6 +5,8 @@ torch's default core-ATen decompositions, so the graph the passes see is the one
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch import nn
 
@@ -27,8 +29,11 @@ def capture(model: nn.Module, example_inputs: tuple) -> torch.export.ExportedPro
         raise UsageError(f"example inputs must be a tuple, got {type(example_inputs).__name__}")
     model.eval()
     try:
-        ep = torch.export.export(model, example_inputs, strict=False)
-        return ep.run_decompositions(_decomposition_table())
+        with warnings.catch_warnings():
+            # torch 2.13's own export internals trip this deprecation; it says nothing about the user's model.
+            warnings.filterwarnings("ignore", message=r".*LeafSpec.*", category=FutureWarning)
+            ep = torch.export.export(model, example_inputs, strict=False)
+            return ep.run_decompositions(_decomposition_table())
     except Exception as exc:  # torch raises many types here; the user needs the first line only
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UsageError(f"torch.export failed: {first}") from exc
