@@ -27,7 +27,7 @@ def _check(model: nn.Module, *inputs: torch.Tensor):
     return artifact
 
 
-@pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [c for c in fm.ALL_MODELS if c is not fm.DtypeCast], ids=lambda c: c.__name__)
 def test_front_models_on_host_runtime(cls):
     model, inputs = fm.make(cls)
     _check(model, *inputs)
@@ -92,7 +92,7 @@ def test_single_ops(fn):
 
 @pytest.mark.parametrize("a, b", [((2, 3, 4), (4,)), ((2, 1, 4), (3, 1)), ((1,), (2, 3)), ((5, 1, 1), (1, 6, 7))])
 def test_broadcasting_binary_ops(a, b):
-    _check(Fn(lambda x, y: (x + y) * (x - y) / (y.abs() + 1)), _r(*a, seed=1), _r(*b, seed=2))
+    _check(Fn(lambda x, y: (x + y) * (x - y) / (y * y + 1)), _r(*a, seed=1), _r(*b, seed=2))
 
 
 def test_matmuls():
@@ -100,3 +100,11 @@ def test_matmuls():
     _check(Fn(lambda x, y: x @ y), _r(3, 4), _r(4, 5, seed=1))
     torch.manual_seed(0)
     _check(nn.Linear(7, 3), _r(5, 7))
+
+
+def test_float64_arithmetic_is_refused_at_export():
+    from mcu_export.errors import UnsupportedOpError
+
+    model, inputs = fm.make(fm.DtypeCast)
+    with pytest.raises(UnsupportedOpError, match=r"aten\.mul\.Tensor is not supported for float64 \(supported: float32\)"):
+        mcu_export.api.export(model, inputs)

@@ -20,7 +20,7 @@ class OpDef:
     name: str                 # namespace::name as in the .pte Operator table
     overload: str             # overload as in the .pte Operator table
     aten: Tuple[str, ...]     # core-ATen call targets (str(node.target)) that lower to this op
-    dtypes: Tuple[str, ...] = ("float32",)
+    dtypes: Tuple[str, ...] = ("float32",)  # dtypes of the (first) output that the kernel computes
     # The out-variant's schema as text, for ops whose library torch may not have loaded (ExecuTorch's
     # dim_order_ops exist only after `import executorch.exir`); parsed when torch.ops lacks the op.
     schema_text: Optional[str] = None
@@ -50,8 +50,13 @@ def _schema_of(op: OpDef) -> torch.FunctionSchema:
         return torch._C.parse_schema(op.schema_text)
 
 
-def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str] = None) -> OpDef:
-    return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text)
+# Layout and copy kernels move bytes and so take every dtype the runtime knows.
+ANY_DTYPE = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
+
+
+def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str] = None,
+        dtypes: Tuple[str, ...] = ("float32",)) -> OpDef:
+    return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text, dtypes=dtypes)
 
 
 OPS: Tuple[OpDef, ...] = (
@@ -75,9 +80,10 @@ OPS: Tuple[OpDef, ...] = (
     _op("aten::_adaptive_avg_pool2d", "aten._adaptive_avg_pool2d.default"),
     _op("aten::mean", "aten.mean.dim"),
     _op("aten::view_copy", "aten.view.default", "aten.view_copy.default", "aten._unsafe_view.default",
-        "aten.squeeze.dims", "aten.squeeze.dim", "aten.unsqueeze.default", "aten.reshape.default"),
-    _op("aten::permute_copy", "aten.permute.default", "aten.permute_copy.default"),
-    _op("aten::cat", "aten.cat.default"),
+        "aten.squeeze.dims", "aten.squeeze.dim", "aten.unsqueeze.default", "aten.reshape.default",
+        dtypes=ANY_DTYPE),
+    _op("aten::permute_copy", "aten.permute.default", "aten.permute_copy.default", dtypes=ANY_DTYPE),
+    _op("aten::cat", "aten.cat.default", dtypes=ANY_DTYPE),
     _op("aten::_softmax", "aten._softmax.default"),
     _op("aten::constant_pad_nd", "aten.constant_pad_nd.default"),
     _op("aten::_native_batch_norm_legit_no_training", "aten._native_batch_norm_legit_no_training.default"),
@@ -86,7 +92,7 @@ OPS: Tuple[OpDef, ...] = (
     _op("dim_order_ops::_to_dim_order_copy", "aten._to_copy.default",
         "dim_order_ops._to_dim_order_copy.default",
         schema_text="dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
-                    "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)"),
+                    "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", dtypes=ANY_DTYPE),
 )
 
 BY_QUALIFIED: Dict[str, OpDef] = {op.qualified: op for op in OPS}

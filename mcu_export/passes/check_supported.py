@@ -21,12 +21,24 @@ def op_display_name(target) -> str:
     return getattr(target, "__qualname__", str(target))
 
 
+def _first_output_dtype(node):
+    val = node.meta.get("val")
+    if isinstance(val, (tuple, list)):
+        val = val[0] if val else None
+    return str(val.dtype).replace("torch.", "") if isinstance(val, torch.Tensor) else None
+
+
 def check_supported(ep: ExportedProgram) -> None:
     for node in ep.graph_module.graph.nodes:
-        if node.op == "call_function" and node.target != operator.getitem \
-                and str(node.target) not in BY_ATEN:
+        if node.op == "call_function" and node.target != operator.getitem:
             where = source_location(node)
             suffix = f" ({where})" if where else f" (graph node {node.name})"
-            raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported{suffix}")
+            op = BY_ATEN.get(str(node.target))
+            if op is None:
+                raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported{suffix}")
+            dtype = _first_output_dtype(node)
+            if dtype is not None and dtype not in op.dtypes:
+                raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported for {dtype} "
+                                         f"(supported: {', '.join(op.dtypes)}){suffix}")
         if node.op in ("call_module", "get_attr", "call_method"):
             raise UnsupportedOpError(f"graph node {node.name} ({node.op} {node.target}) is not supported")
