@@ -97,8 +97,10 @@ class LoneBatchNorm(nn.Module):
 
 
 class DtypeCast(nn.Module):
+    """Real casts (truncation toward zero) around fp32 arithmetic: the kernels compute float32 only."""
+
     def forward(self, x):
-        return x.to(torch.float64) * 2
+        return (x * 4).to(torch.int32).to(torch.float32) * 2
 
 
 class Passthrough(nn.Module):
