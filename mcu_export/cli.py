@@ -35,6 +35,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
     p.set_defaults(func=_cmd_run)
 
+    p = sub.add_parser("boards", help="list the boards with their CPU, memory and simulators")
+    p.set_defaults(func=_cmd_boards)
+
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
     p.add_argument("program", metavar="FILE.pte")
     p.set_defaults(func=_cmd_inspect)
@@ -57,6 +60,13 @@ def _cmd_run(args) -> int:
     from mcu_export.run import run_command
 
     return run_command(args.program, board=args.board, input_paths=args.input, output_path=args.output)
+
+
+def _cmd_boards(args) -> int:
+    from mcu_export.boards_cmd import format_boards
+
+    print(format_boards(), end="")
+    return 0
 
 
 def _cmd_inspect(args) -> int:

@@ -123,3 +123,14 @@ def test_usage_errors_are_one_line(tmp_path):
     assert_one_line_error(cli(), "command")
     assert_one_line_error(cli("export", f"{KWS}:factory"), "-o")
     assert_one_line_error(cli("inspect", tmp_path / "none.pte"))
+
+
+def test_boards_lists_every_board_file_with_memory():
+    from mcu_export.boards import list_boards, load_board
+
+    result = cli("boards")
+    assert result.code == 0, result.err
+    for name in list_boards():
+        assert f"\n{name}: " in "\n" + result.out
+    dtcm = load_board("corstone-300").region("dtcm")
+    assert f"dtcm     0x{dtcm.origin:08x}" in result.out
