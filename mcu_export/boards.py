@@ -64,6 +64,7 @@ class Sections:
     bss: str
     stack: str
     arenas: Tuple[str, ...]
+    model: Tuple[str, ...] = ()   # regions for the embedded .pte, first fit (defaults to the rodata region)
 
 
 @dataclass(frozen=True)
@@ -286,10 +287,14 @@ class _Reader:
         values = {k: self.get(t, "sections", k, str) for k in SECTION_KEYS}
         values["data_load"] = self.get(t, "sections", "data_load", str, values["rodata"])
         arenas = self.strings(t, "sections", "arenas", [])
-        for key, region in list(values.items()) + [("arenas", a) for a in arenas]:
+        model = self.strings(t, "sections", "model", [values["rodata"]])
+        if not model:
+            raise self.fail("sections.model", "expected at least one region")
+        listed = [("arenas", a) for a in arenas] + [("model", m) for m in model]
+        for key, region in list(values.items()) + listed:
             if region not in region_names:
                 raise self.fail(f"sections.{key}", f"no memory region named '{region}' (have: {', '.join(sorted(region_names))})")
-        return Sections(arenas=arenas, **values)
+        return Sections(arenas=arenas, model=model, **values)
 
     def uart(self) -> Uart:
         t = self.table("uart")

@@ -9,6 +9,13 @@
 #define MX_MMFAR (*(volatile uint32_t *)0xE000ED34u)
 #define MX_BFAR  (*(volatile uint32_t *)0xE000ED38u)
 
+/* The instruction (kernel call) that was running, or -1; generated model firmware defines a strong one. */
+int32_t mx_fault_instruction(void);
+__attribute__((weak)) int32_t mx_fault_instruction(void)
+{
+    return -1;
+}
+
 __attribute__((noreturn, used)) void mx_fault_report(const uint32_t *frame)
 {
     static const char *const names[] = {"CFSR", "HFSR", "MMFAR", "BFAR", "PC", "LR"};
@@ -19,6 +26,11 @@ __attribute__((noreturn, used)) void mx_fault_report(const uint32_t *frame)
         mx_platform_puts(names[i]);
         mx_platform_puts("=");
         mx_platform_put_hex(values[i]);
+    }
+    int32_t instruction = mx_fault_instruction();
+    if (instruction >= 0) {
+        mx_platform_puts(" op=");
+        mx_platform_put_dec(instruction);
     }
     mx_platform_puts("\n");
     mx_platform_exit(MX_EXIT_HARD_FAULT);

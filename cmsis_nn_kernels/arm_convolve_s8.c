@@ -1,0 +1,88 @@
+/* General int8 convolution (any kernel, stride, padding, dilation, groups): im2col of up to four output
+ * pixels into the scratch buffer, then the shared GEMM. Padded taps are filled with the input zero point
+ * (-input_offset), which the GEMM's offset turns into zero. */
+#include "arm_nnfunctions.h"
+#include "arm_nnsupportfunctions.h"
+
+#define IM2COL_ROWS 4
+
+static void im2col_row(const int8_t *input, int32_t in_h, int32_t in_w, int32_t in_c, int32_t ch_start,
+                       int32_t kernel_h, int32_t kernel_w, int32_t kernel_c, int32_t base_y, int32_t base_x,
+                       int32_t dil_y, int32_t dil_x, int8_t pad_value, int8_t *dst)
+{
+    for (int32_t ky = 0; ky < kernel_h; ky++) {
+        const int32_t y = base_y + ky * dil_y;
+        for (int32_t kx = 0; kx < kernel_w; kx++) {
+            const int32_t x = base_x + kx * dil_x;
+            if (y < 0 || y >= in_h || x < 0 || x >= in_w) {
+                memset(dst, pad_value, (size_t)kernel_c);
+            } else {
+                memcpy(dst, input + (y * in_w + x) * in_c + ch_start, (size_t)kernel_c);
+            }
+            dst += kernel_c;
+        }
+    }
+}
+
+arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
+                                    const cmsis_nn_conv_params *conv_params,
+                                    const cmsis_nn_per_channel_quant_params *quant_params,
+                                    const cmsis_nn_dims *input_dims,
+                                    const int8_t *input_data,
+                                    const cmsis_nn_dims *filter_dims,
+                                    const int8_t *filter_data,
+                                    const cmsis_nn_dims *bias_dims,
+                                    const int32_t *bias_data,
+                                    const cmsis_nn_dims *output_dims,
+                                    int8_t *output_data)
+{
+    (void)bias_dims;
+    if (ctx->buf == NULL) {
+        return ARM_CMSIS_NN_ARG_ERROR;
+    }
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, in_c = input_dims->c;
+    const int32_t kernel_h = filter_dims->h, kernel_w = filter_dims->w, kernel_c = filter_dims->c;
+    const int32_t out_h = output_dims->h, out_w = output_dims->w, out_c = output_dims->c;
+    if (kernel_c <= 0 || in_c % kernel_c != 0) {
+        return ARM_CMSIS_NN_ARG_ERROR;
+    }
+    const int32_t groups = in_c / kernel_c;
+    if (out_c % groups != 0) {
+        return ARM_CMSIS_NN_ARG_ERROR;
+    }
+    const int32_t out_c_per_group = out_c / groups;
+    const int32_t rhs_cols = kernel_h * kernel_w * kernel_c;
+    /* Row pitch inside the scratch: the one CMSIS-NN's buffer size is computed with. */
+#if defined(ARM_NN_USE_MVE)
+    const int32_t pitch = (rhs_cols + 15) & ~15;
+#else
+    const int32_t pitch = (rhs_cols + 3) & ~3;
+#endif
+    int8_t *im2col = (int8_t *)ctx->buf;
+    const int8_t pad_value = (int8_t)(-conv_params->input_offset);
+    const int32_t n_pixels = out_h * out_w;
+
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in = input_data + b * in_h * in_w * in_c;
+        int8_t *out = output_data + b * n_pixels * out_c;
+        for (int32_t g = 0; g < groups; g++) {
+            const int32_t oc0 = g * out_c_per_group;
+            for (int32_t p0 = 0; p0 < n_pixels; p0 += IM2COL_ROWS) {
+                const int32_t rows = MIN(IM2COL_ROWS, n_pixels - p0);
+                for (int32_t r = 0; r < rows; r++) {
+                    const int32_t oy = (p0 + r) / out_w, ox = (p0 + r) % out_w;
+                    im2col_row(in, in_h, in_w, in_c, g * kernel_c, kernel_h, kernel_w, kernel_c,
+                               oy * conv_params->stride.h - conv_params->padding.h,
+                               ox * conv_params->stride.w - conv_params->padding.w, conv_params->dilation.h,
+                               conv_params->dilation.w, pad_value, im2col + r * pitch);
+                }
+                arm_nn_mat_mult_nt_t_s8(im2col, filter_data + oc0 * rhs_cols, bias_data ? bias_data + oc0 : NULL,
+                                        out + p0 * out_c + oc0, quant_params->multiplier + oc0,
+                                        quant_params->shift + oc0, rows, out_c_per_group, rhs_cols,
+                                        conv_params->input_offset, conv_params->output_offset,
+                                        conv_params->activation.min, conv_params->activation.max, out_c, pitch);
+            }
+        }
+    }
+    return ARM_CMSIS_NN_SUCCESS;
+}

@@ -1,0 +1,99 @@
+/* One output pixel of a channel-multiplier-1 depthwise convolution: per channel, the sum over the kernel
+ * taps inside the input (taps in the padding add (zero point + input_offset) * w = 0, so they are
+ * skipped), requantized with that channel's multiplier and shift. MVE does four channels per vector,
+ * DSP four per word (SXTB16 unpacks, SMLABB/SMLATT keep the lanes apart); the tail is plain C. */
+#include "arm_nnsupportfunctions.h"
+
+static inline int tap_inside(int32_t y, int32_t x, int32_t h, int32_t w)
+{
+    return y >= 0 && y < h && x >= 0 && x < w;
+}
+
+void arm_nn_dw_conv_pixel_s8(const int8_t *input,
+                             int32_t input_h,
+                             int32_t input_w,
+                             int32_t channels,
+                             const int8_t *kernel,
+                             int32_t kernel_h,
+                             int32_t kernel_w,
+                             int32_t base_y,
+                             int32_t base_x,
+                             int32_t dilation_y,
+                             int32_t dilation_x,
+                             const int32_t *bias,
+                             int32_t input_offset,
+                             int32_t output_offset,
+                             const int32_t *multipliers,
+                             const int32_t *shifts,
+                             int32_t activation_min,
+                             int32_t activation_max,
+                             int8_t *output)
+{
+    int32_t c = 0;
+#if defined(ARM_NN_USE_MVE)
+    for (; c < channels; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
+        int32x4_t acc = bias ? vldrwq_z_s32(bias + c, p) : vdupq_n_s32(0);
+        for (int32_t ky = 0; ky < kernel_h; ky++) {
+            for (int32_t kx = 0; kx < kernel_w; kx++) {
+                const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
+                if (!tap_inside(y, x, input_h, input_w)) {
+                    continue;
+                }
+                int32x4_t xv = vldrbq_z_s32(input + (y * input_w + x) * channels + c, p);
+                const int32x4_t wv = vldrbq_z_s32(kernel + (ky * kernel_w + kx) * channels + c, p);
+                xv = vaddq_n_s32(xv, input_offset);
+                acc = vaddq_s32(acc, vmulq_s32(xv, wv));
+            }
+        }
+        acc = arm_nn_requantize_mve_32x4(acc, vldrwq_z_s32(multipliers + c, p), vldrwq_z_s32(shifts + c, p));
+        acc = vaddq_n_s32(acc, output_offset);
+        acc = vmaxq_s32(acc, vdupq_n_s32(activation_min));
+        acc = vminq_s32(acc, vdupq_n_s32(activation_max));
+        vstrbq_p_s32(output + c, acc, p);
+    }
+#elif defined(ARM_NN_USE_DSP)
+    const uint32_t off2 = ((uint32_t)(uint16_t)input_offset << 16) | (uint16_t)input_offset;
+    for (; c + 4 <= channels; c += 4) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        if (bias) {
+            a0 = bias[c]; a1 = bias[c + 1]; a2 = bias[c + 2]; a3 = bias[c + 3];
+        }
+        for (int32_t ky = 0; ky < kernel_h; ky++) {
+            for (int32_t kx = 0; kx < kernel_w; kx++) {
+                const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
+                if (!tap_inside(y, x, input_h, input_w)) {
+                    continue;
+                }
+                const uint32_t xi = (uint32_t)arm_nn_read_s8x4(input + (y * input_w + x) * channels + c);
+                const uint32_t wi = (uint32_t)arm_nn_read_s8x4(kernel + (ky * kernel_w + kx) * channels + c);
+                const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)__sxtab16(off2, arm_nn_ror8(xi));
+                const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)__sxtb16(arm_nn_ror8(wi));
+                a0 = __smlabb(x02, w02, a0);
+                a2 = __smlatt(x02, w02, a2);
+                a1 = __smlabb(x13, w13, a1);
+                a3 = __smlatt(x13, w13, a3);
+            }
+        }
+        const int32_t acc[4] = {a0, a1, a2, a3};
+        for (int32_t i = 0; i < 4; i++) {
+            output[c + i] = arm_nn_requantize_clamp_s8(acc[i], multipliers[c + i], shifts[c + i], output_offset,
+                                                       activation_min, activation_max);
+        }
+    }
+#endif
+    for (; c < channels; c++) {
+        int32_t acc = bias ? bias[c] : 0;
+        for (int32_t ky = 0; ky < kernel_h; ky++) {
+            for (int32_t kx = 0; kx < kernel_w; kx++) {
+                const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
+                if (tap_inside(y, x, input_h, input_w)) {
+                    acc += (input[(y * input_w + x) * channels + c] + input_offset) *
+                           kernel[(ky * kernel_w + kx) * channels + c];
+                }
+            }
+        }
+        output[c] = arm_nn_requantize_clamp_s8(acc, multipliers[c], shifts[c], output_offset, activation_min,
+                                               activation_max);
+    }
+}

@@ -1,0 +1,194 @@
+/* Shared arithmetic of the int8 kernels: CMSIS-NN's fixed-point requantization (the default
+ * double-rounding variant, CMSIS_NN_USE_SINGLE_ROUNDING undefined), clamps, unaligned loads, and the
+ * inner helpers the convolution / fully-connected families share. The ISA is chosen by the
+ * compiler's own feature macros: MVE (__ARM_FEATURE_MVE, Cortex-M55/M85) before DSP
+ * (__ARM_FEATURE_DSP, Cortex-M4/M33), else plain C. mcu_export/int8/arith.py is the Python twin. */
+#ifndef ARM_NNSUPPORTFUNCTIONS_H
+#define ARM_NNSUPPORTFUNCTIONS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "arm_nn_types.h"
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define ARM_NN_USE_MVE 1
+#include <arm_mve.h>
+#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#define ARM_NN_USE_DSP 1
+#include <arm_acle.h>
+#endif
+
+#define NN_Q31_MAX ((int32_t)0x7FFFFFFFL)
+#define NN_Q31_MIN ((int32_t)0x80000000L)
+#define NN_Q7_MAX 127
+#define NN_Q7_MIN (-128)
+
+#define MAX(A, B) ((A) > (B) ? (A) : (B))
+#define MIN(A, B) ((A) < (B) ? (A) : (B))
+#define CLAMP(x, h, l) MAX(MIN((x), (h)), (l))
+#define LEFT_SHIFT(_shift) ((_shift) > 0 ? (_shift) : 0)
+#define RIGHT_SHIFT(_shift) ((_shift) > 0 ? 0 : -(_shift))
+
+/* Round-to-nearest high half of 2*m1*m2, without the saturation of the corner m1 == m2 == INT32_MIN
+ * (a multiplier is never INT32_MIN). */
+static inline int32_t arm_nn_doubling_high_mult_no_sat(const int32_t m1, const int32_t m2)
+{
+    const int64_t prod = (int64_t)m1 * m2 + ((int64_t)1 << 30);
+    return (int32_t)(prod >> 31);
+}
+
+/* dividend / 2^exponent rounded half away from zero; exponent in [0, 31]. */
+static inline int32_t arm_nn_divide_by_power_of_two(const int32_t dividend, const int32_t exponent)
+{
+    const int32_t mask = (int32_t)(((uint32_t)1 << exponent) - 1u);
+    const int32_t remainder = dividend & mask;
+    int32_t result = dividend >> exponent;
+    const int32_t threshold = (mask >> 1) + (result < 0 ? 1 : 0);
+    if (remainder > threshold) {
+        result++;
+    }
+    return result;
+}
+
+/* val * multiplier * 2^shift / 2^31 with CMSIS-NN's double rounding: a positive shift scales val first
+ * (wrapping as the C multiply does on every Arm target), a negative one divides the product after. */
+static inline int32_t arm_nn_requantize(const int32_t val, const int32_t multiplier, const int32_t shift)
+{
+    const int32_t scaled = (int32_t)((uint32_t)val << LEFT_SHIFT(shift));
+    return arm_nn_divide_by_power_of_two(arm_nn_doubling_high_mult_no_sat(scaled, multiplier), RIGHT_SHIFT(shift));
+}
+
+/* Requantize, add the output offset, clamp: the tail of every int8 kernel. */
+static inline int8_t arm_nn_requantize_clamp_s8(int32_t acc, int32_t multiplier, int32_t shift, int32_t out_offset,
+                                               int32_t act_min, int32_t act_max)
+{
+    acc = arm_nn_requantize(acc, multiplier, shift) + out_offset;
+    acc = MAX(acc, act_min);
+    acc = MIN(acc, act_max);
+    return (int8_t)acc;
+}
+
+/* Four int8 from any address as one word (a plain LDR: Cortex-M3 and up allow unaligned words). */
+static inline int32_t arm_nn_read_s8x4(const int8_t *in)
+{
+    int32_t v;
+    memcpy(&v, in, 4);
+    return v;
+}
+
+#if defined(ARM_NN_USE_DSP)
+static inline uint32_t arm_nn_ror8(uint32_t x)
+{
+    return (x >> 8) | (x << 24);
+}
+#endif
+
+#if defined(ARM_NN_USE_MVE)
+/* The vector twin of arm_nn_requantize, lane by lane bit-identical: VQRDMULH is the doubling high
+ * multiply (it saturates only for INT32_MIN * INT32_MIN), and VRSHL rounds half up, so negative lanes
+ * are first nudged by -1 to round half away from zero. */
+static inline int32x4_t arm_nn_requantize_mve_32x4(int32x4_t val, int32x4_t multiplier, int32x4_t shift)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t left = vmaxq_s32(shift, zero);
+    const int32x4_t right = vminq_s32(shift, zero);
+    val = vqrdmulhq_s32(vshlq_s32(val, left), multiplier);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(val, right), 31);
+    return vrshlq_s32(vqaddq_s32(val, fixup), right);
+}
+
+static inline int32x4_t arm_nn_requantize_mve(int32x4_t val, int32_t multiplier, int32_t shift)
+{
+    return arm_nn_requantize_mve_32x4(val, vdupq_n_s32(multiplier), vdupq_n_s32(shift));
+}
+#endif
+
+/* ---- inner helpers shared by a kernel family (one file each) ---- */
+
+/* dst[r * row_address_offset + c] = requant(bias[c] + sum_k (lhs[r * lhs_cols_offset + k] + lhs_offset)
+ * * rhs[c * rhs_cols + k]) for r < lhs_rows, c < rhs_rows: the GEMM behind every convolution. */
+arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
+                                            const int8_t *rhs,
+                                            const int32_t *bias,
+                                            int8_t *dst,
+                                            const int32_t *dst_multipliers,
+                                            const int32_t *dst_shifts,
+                                            int32_t lhs_rows,
+                                            int32_t rhs_rows,
+                                            int32_t rhs_cols,
+                                            int32_t lhs_offset,
+                                            int32_t dst_offset,
+                                            int32_t activation_min,
+                                            int32_t activation_max,
+                                            int32_t row_address_offset,
+                                            int32_t lhs_cols_offset);
+
+/* One vector times a [rhs_rows, rhs_cols] matrix with one per-tensor scale (fully connected).
+ * kernel_sum (MVE only, from arm_vector_sum_s8) holds lhs_offset * sum(rhs row + rhs_offset) + bias,
+ * and replaces bias there. */
+arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
+                                             const int8_t *rhs,
+                                             const int32_t *kernel_sum,
+                                             const int32_t *bias,
+                                             int8_t *dst,
+                                             int32_t lhs_offset,
+                                             int32_t dst_offset,
+                                             int32_t dst_multiplier,
+                                             int32_t dst_shift,
+                                             int32_t rhs_cols,
+                                             int32_t rhs_rows,
+                                             int32_t activation_min,
+                                             int32_t activation_max,
+                                             int32_t address_offset,
+                                             int32_t rhs_offset);
+
+/* One output pixel of a channel-multiplier-1 depthwise convolution, all channels: taps outside the
+ * input are skipped (a padded value plus the input offset is zero). base_y/base_x: input coordinates of
+ * the kernel's top-left tap; the kernel is [kernel_h, kernel_w, channels]. */
+void arm_nn_dw_conv_pixel_s8(const int8_t *input,
+                             int32_t input_h,
+                             int32_t input_w,
+                             int32_t channels,
+                             const int8_t *kernel,
+                             int32_t kernel_h,
+                             int32_t kernel_w,
+                             int32_t base_y,
+                             int32_t base_x,
+                             int32_t dilation_y,
+                             int32_t dilation_x,
+                             const int32_t *bias,
+                             int32_t input_offset,
+                             int32_t output_offset,
+                             const int32_t *multipliers,
+                             const int32_t *shifts,
+                             int32_t activation_min,
+                             int32_t activation_max,
+                             int8_t *output);
+
+/* ---- additions by the elementwise/pool/softmax kernels go below this line ---- */
+
+/* Saturating rounding doubling high multiply as gemmlowp/TFLite define it (softmax's fixed-point exp and
+ * reciprocal). Its nudge-and-truncate definition equals floor((m1 * m2 + 2^30) / 2^31), which is what
+ * MVE's VQRDMULH computes, so the scalar and vector softmax agree to the bit. */
+static inline int32_t arm_nn_doubling_high_mult(const int32_t m1, const int32_t m2)
+{
+    if (m1 == NN_Q31_MIN && m2 == NN_Q31_MIN) {
+        return NN_Q31_MAX;
+    }
+    return (int32_t)(((int64_t)m1 * m2 + ((int64_t)1 << 30)) >> 31);
+}
+
+#if defined(ARM_NN_USE_MVE)
+/* arm_nn_divide_by_power_of_two on four lanes: VRSHL rounds half up, so negative lanes are first nudged by
+ * -1 (the AND with -exponent keeps a sign bit only when exponent > 0). */
+static inline int32x4_t arm_nn_divide_by_power_of_two_mve(const int32x4_t dividend, const int32_t exponent)
+{
+    const int32x4_t shift = vdupq_n_s32(-exponent);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(dividend, shift), 31);
+    return vrshlq_s32(vqaddq_s32(dividend, fixup), shift);
+}
+#endif
+/* ---- end of the elementwise/pool/softmax additions ---- */
+
+#endif /* ARM_NNSUPPORTFUNCTIONS_H */

@@ -1,0 +1,310 @@
+"""Firmware for an exported model: render a self-contained CMake project at OUT/firmware/<board>/ and build it.
+
+The project (codegen/model/ templates + render_project's board part) holds:
+    model/model.json           I/O layout and the op of each instruction, for the host side of a run
+    model/model.pte            the program, assembled into `.mx_model.<region>` (16-byte aligned, used in place;
+                               the first of the board's [sections].model regions where it fits)
+    model/mx_model_data.c      the `.incbin` of model.pte
+    model/mx_model_memory.c    each planned arena (exact size, `.mx_arena.<region>`) and the metadata pool
+    model/kernel_table.c       the kernels this model uses, and no others
+    model/mx_model_hooks.c     per-op instruction-count markers, the running instruction for fault reports
+    model/main.c               inputs in<i>.bin → execute → outputs out<i>.bin, one result line on the UART
+    runtime/                   copies of runtime_c's core and of the used kernels with their util helpers
+Only the used kernels are copied and compiled, and `--gc-sections` drops every unused function, so the
+ELF's `mx_k_*` symbols are exactly the model's kernels.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import jinja2
+
+from mcu_export.assets import asset_dir
+from mcu_export.boards import Board, load_board
+from mcu_export.errors import UsageError
+from mcu_export.firmware.build import BuildResult, build_project, render_project
+from mcu_export.pte import program as P
+
+MODEL_DIR = "model"
+RUNTIME_DIR = "runtime"
+METHOD = "forward"
+MAX_INSTRUCTIONS = 32766   # icount tags are instruction + 1 and must stay below MX_ICOUNT_MAX_TAGS (32768)
+# Placement only (the real fit check is the map-based size check): room kept in an arena region for
+# whatever else the board puts there.
+DATA_RESERVE = 16 * 1024
+CODE_RESERVE = 128 * 1024
+
+ModelSource = Union["Artifact", bytes, str, Path]  # noqa: F821
+
+
+@dataclass(frozen=True)
+class PoolCounts:
+    """What mx_count_meta counts (runtime_c/src/meta_pool.c); the template turns it into bytes with sizeof."""
+    values: int
+    tensors: int
+    ints: int
+    doubles: int
+    tensor_refs: int
+    instrs: int
+    args: int
+    ops: int
+    inputs: int
+    outputs: int
+
+
+@dataclass(frozen=True)
+class ArenaPlacement:
+    memory_id: int
+    size: int
+    region: str
+
+
+def program_and_bytes(model: ModelSource) -> Tuple[P.Program, bytes]:
+    """(Program, .pte bytes) of an api.Artifact (its own Program), .pte bytes, or a .pte path / export folder."""
+    from mcu_export.pte.reader import read_program
+
+    if isinstance(model, (bytes, bytearray)):
+        pte = bytes(model)
+    elif isinstance(model, (str, Path)):
+        path = Path(model)
+        path = path / "model.pte" if path.is_dir() else path
+        if not path.is_file():
+            raise UsageError(f"program not found: {path}")
+        pte = path.read_bytes()
+    else:
+        return model.program, model.pte
+    return read_program(pte), pte
+
+
+def pool_counts(plan: P.ExecutionPlan) -> PoolCounts:
+    values = plan.values
+    instrs = plan.chains[0].instructions if plan.chains else []
+    return PoolCounts(
+        values=len(values),
+        tensors=sum(isinstance(v, P.Tensor) for v in values),
+        ints=sum(len(v.items) for v in values if isinstance(v, P.IntList)),
+        doubles=sum(len(v.items) for v in values if isinstance(v, P.DoubleList)),
+        tensor_refs=sum(len(v.items) for v in values if isinstance(v, (P.TensorList, P.OptionalTensorList))),
+        instrs=len(instrs),
+        args=sum(len(i.args) for i in instrs if isinstance(i, P.KernelCall)),
+        ops=len(plan.operators),
+        inputs=len(plan.inputs),
+        outputs=len(plan.outputs),
+    )
+
+
+def model_ops(plan: P.ExecutionPlan) -> list:
+    """The op-table entries of the plan's operators, in op-table order; unknown ops fail here."""
+    from mcu_export.ops.table import OPS
+
+    wanted = {op.qualified for op in plan.operators}
+    known = {op.qualified for op in OPS}
+    missing = sorted(wanted - known)
+    if missing:
+        raise UsageError(f"the program uses operators with no kernel in mcu-export: {', '.join(missing)}")
+    return [op for op in OPS if op.qualified in wanted]
+
+
+def _free_bytes(board: Board) -> Dict[str, int]:
+    """Room per region before the model's own data, keeping an estimate for what the board puts there."""
+    s = board.sections
+    free = {}
+    for r in board.memory:
+        used = board.stack_size if r.name == s.stack else 0
+        used += DATA_RESERVE if r.name in (s.data, s.bss, s.data_load) else 0
+        used += CODE_RESERVE if r.name in (s.text, s.vectors, s.rodata) else 0
+        free[r.name] = r.length - used
+    return free
+
+
+def _first_fit(regions: Sequence[str], free: Dict[str, int], size: int) -> str:
+    """The first region with room; one that fits nowhere goes to the roomiest, for the size check to report."""
+    return next((r for r in regions if free[r] >= size), max(regions, key=lambda r: free[r]))
+
+
+def place_model(board: Board, pte_size: int, free: Optional[Dict[str, int]] = None) -> str:
+    """The region of the embedded .pte: the first of the board's [sections].model where it fits."""
+    free = _free_bytes(board) if free is None else free
+    region = _first_fit(board.sections.model, free, pte_size)
+    free[region] -= pte_size
+    return region
+
+
+def place_arenas(board: Board, sizes: Sequence[int], pte_size: int,
+                 free: Optional[Dict[str, int]] = None) -> List[ArenaPlacement]:
+    """Arena i (memory_id i, sizes[0] being the reserved entry) goes to the first of the board's arena
+    regions where it still fits, after the .pte has taken its place."""
+    regions = board.sections.arenas
+    if not regions:
+        raise UsageError(f"board '{board.name}' declares no arena regions ([sections].arenas)")
+    if free is None:
+        free = _free_bytes(board)
+        place_model(board, pte_size, free)
+    placed = []
+    for memory_id, size in enumerate(sizes[1:], start=1):
+        region = _first_fit(regions, free, size)
+        free[region] -= (size + 15) // 16 * 16
+        placed.append(ArenaPlacement(memory_id=memory_id, size=size, region=region))
+    return placed
+
+
+_UTIL_INCLUDE = re.compile(r'#include\s+"(?:util/)?(mx_[a-z0-9_]+)\.h"')
+
+
+def kernel_sources(ops: Sequence) -> Dict[str, Path]:
+    """Project path → source for the used kernels and the util helpers they include (transitively)."""
+    root = asset_dir("runtime_c") / "kernels" / "portable"
+    files: Dict[str, Path] = {}
+    pending: List[Path] = []
+    for op in ops:
+        src = root / f"{op.kernel}.c"
+        if not src.is_file():
+            raise UsageError(f"no portable kernel source for {op.qualified} ({src.name})")
+        pending.append(src)
+    seen = set()
+    while pending:
+        src = pending.pop()
+        if src in seen:
+            continue
+        seen.add(src)
+        files[f"{RUNTIME_DIR}/kernels/portable/{src.relative_to(root)}"] = src
+        for name in _UTIL_INCLUDE.findall(src.read_text()):
+            for suffix in (".h", ".c"):
+                helper = root / "util" / f"{name}{suffix}"
+                if helper.is_file():
+                    pending.append(helper)
+    return files
+
+
+def runtime_sources() -> Dict[str, Path]:
+    runtime = asset_dir("runtime_c")
+    files = {}
+    for folder in ("include", "src"):
+        for path in sorted((runtime / folder).rglob("*")):
+            if path.is_file():
+                files[f"{RUNTIME_DIR}/{path.relative_to(runtime)}"] = path
+    return files
+
+
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+def _tensor_io(plan: P.ExecutionPlan, indices: Sequence[int], what: str) -> List[P.Tensor]:
+    out = []
+    for i, v in enumerate(indices):
+        t = plan.values[v]
+        if not isinstance(t, P.Tensor):
+            raise UsageError(f"model {what} {i} is a {type(t).__name__}, not a tensor: firmware supports tensor I/O only")
+        out.append(t)
+    return out
+
+
+def tensor_manifest(t: P.Tensor) -> Dict:
+    return {"dtype": int(t.scalar_type), "shape": list(t.sizes), "dim_order": list(t.dim_order),
+            "nbytes": t.nbytes}
+
+
+def manifest(plan: P.ExecutionPlan, inputs: Sequence[P.Tensor], outputs: Sequence[P.Tensor]) -> Dict:
+    """model/model.json: what the host side of a run needs (I/O layout, the op of each instruction),
+    so running never has to parse the .pte again."""
+    instructions = []
+    for i, ins in enumerate(plan.chains[0].instructions):
+        if isinstance(ins, P.KernelCall):
+            instructions.append({"index": i, "op": plan.operators[ins.op_index].qualified})
+    return {"method": METHOD, "inputs": [tensor_manifest(t) for t in inputs],
+            "outputs": [tensor_manifest(t) for t in outputs], "kernel_calls": instructions}
+
+
+def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: str = "model",
+                  fault_at_instruction: Optional[int] = None) -> Dict[str, Union[str, bytes, Path]]:
+    """Every app file of the project (model/ and runtime/), keyed by project path."""
+    from mcu_export.host_runtime import render_kernel_table
+
+    plan = program.method(METHOD)
+    if len(plan.chains) != 1:
+        raise UsageError(f"method '{METHOD}' has {len(plan.chains)} chains; firmware runs exactly one")
+    instructions = plan.chains[0].instructions
+    if len(instructions) > MAX_INSTRUCTIONS:
+        raise UsageError(f"method '{METHOD}' has {len(instructions)} instructions; per-op markers allow "
+                         f"at most {MAX_INSTRUCTIONS}")
+    if fault_at_instruction is not None and not 0 <= fault_at_instruction < len(instructions):
+        raise UsageError(f"fault_at_instruction {fault_at_instruction} is not an instruction of the method")
+    ops = model_ops(plan)
+    env = _templates()
+    free = _free_bytes(board)
+    inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
+    context = dict(
+        board=board, model_name=model_name, method=METHOD, inputs=inputs, outputs=outputs,
+        pte_size=len(pte), pte_sha256=hashlib.sha256(pte).hexdigest(), pool=pool_counts(plan),
+        model_region=place_model(board, len(pte), free), arenas=place_arenas(board, plan.non_const_buffer_sizes, len(pte), free),
+        fault_at=fault_at_instruction,
+    )
+    files: Dict[str, Union[str, bytes, Path]] = {
+        f"{MODEL_DIR}/model.pte": pte,
+        f"{MODEL_DIR}/model.json": json.dumps(manifest(plan, inputs, outputs), indent=1) + "\n",
+    }
+    for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c", "main.c"):
+        files[f"{MODEL_DIR}/{name}"] = env.get_template(f"model/{name}.j2").render(**context)
+    files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops)
+    files.update(runtime_sources())
+    files.update(kernel_sources(ops))
+    return files
+
+
+def project_dir(out_dir: Union[str, Path], board: Union[Board, str]) -> Path:
+    name = board if isinstance(board, str) else board.name
+    return Path(out_dir) / "firmware" / name
+
+
+def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: Union[str, Path], *,
+                         model_name: str = "model", fault_at_instruction: Optional[int] = None) -> Path:
+    """Write the firmware project for `model` (an api.Artifact, .pte bytes, or a .pte path / export folder)
+    into OUT/firmware/<board>/ and return that folder. `fault_at_instruction` is a test hook: the
+    firmware executes an undefined instruction when that instruction's kernel is about to run."""
+    board = load_board(board) if isinstance(board, str) else board
+    program, pte = program_and_bytes(model)
+    files = model_sources(program, pte, board, model_name=model_name, fault_at_instruction=fault_at_instruction)
+    project = project_dir(out_dir, board)
+    _remove_stale(project, files)
+    return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR])
+
+
+def _remove_stale(project: Path, files: Dict[str, object]) -> None:
+    """Files a previous render wrote for another model (e.g. a kernel it used): the folder must hold
+    exactly what this model needs, since users copy it whole."""
+    for folder in (MODEL_DIR, RUNTIME_DIR):
+        for path in sorted((project / folder).rglob("*"), reverse=True) if (project / folder).is_dir() else []:
+            rel = path.relative_to(project).as_posix()
+            if path.is_file() and rel not in files:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+
+def build_model_firmware(out_dir: Union[str, Path], board: Union[Board, str], *,
+                         model: Optional[ModelSource] = None, fault_at_instruction: Optional[int] = None) -> BuildResult:
+    """Render and build the firmware for the export in `out_dir` (its model.pte, unless `model` is given);
+    progress lines go to stderr. Returns the ELF (and .bin/.uf2 when the board wants them) and the map."""
+    board = load_board(board) if isinstance(board, str) else board
+    out_dir = Path(out_dir)
+    source = model if model is not None else out_dir / "model.pte"
+    print(f"mcu-export: build: rendering {project_dir(out_dir, board)}", file=sys.stderr, flush=True)
+    project = render_model_project(source, board, out_dir, model_name=out_dir.resolve().name,
+                                   fault_at_instruction=fault_at_instruction)
+    return build_project(project)
+
+
+def project_of(build: BuildResult) -> Path:
+    """The project folder a build came from (its ELF is in <project>/artifacts/ or <project>/build/)."""
+    project = Path(build.elf).resolve().parent.parent
+    if not (project / MODEL_DIR / "model.json").is_file():
+        raise UsageError(f"{build.elf} is not the output of a model firmware project (no {MODEL_DIR}/model.json)")
+    return project
