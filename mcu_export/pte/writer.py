@@ -32,6 +32,18 @@ class _Builder:
 
     def __init__(self) -> None:
         self.b = flatbuffers.Builder(4096)
+        self._vtables_by_size: dict = {}
+
+    def end_object(self) -> int:
+        """EndObject, sharing vtables only between tables of equal inline size.
+
+        flatbuffers 25.2.10 (the version tosa-tools pins) dedupes vtables on their field offsets alone, so an
+        Int table could reuse a TensorList's vtable and declare 8 inline bytes for its 8-byte field at +4.
+        Giving the builder one vtable cache per object size keeps sharing where it is correct."""
+        off = self.b.Offset()
+        size = off + ((-off) & 3) + 4 - self.b.objectEnd  # EndObject aligns to 4, then writes the soffset
+        self.b.vtables = self._vtables_by_size.setdefault(size, {})
+        return self.b.EndObject()
 
     def raw_vector(self, payload: bytes, elem_size: int, alignment: int = 4) -> int:
         n = len(payload) // elem_size
@@ -66,7 +78,7 @@ class _Builder:
                 # A None default makes doubles always written, so -0.0 survives (-0.0 == 0 would drop it).
                 default = None if kind == "Float64" else 0
                 getattr(self.b, f"Prepend{kind}Slot")(slot[fname], value, default)
-        return self.b.EndObject()
+        return self.end_object()
 
 
 def _evalue(w: _Builder, v: P.EValue) -> int:
