@@ -4,6 +4,9 @@
 #include "arm_nnsupportfunctions.h"
 
 #define CH_IN_BLOCK_MVE 124 /* channels per block of CMSIS-NN's MVE depthwise kernel */
+/* Above this many output channels from one input channel, CMSIS-NN's MVE wrapper runs the depthwise as a
+ * convolution (1 with GCC/clang builds of CMSIS-NN, 8 with armclang's). */
+#define DW_AS_CONV_OUTPUT_CH_THRESHOLD 1
 
 int32_t arm_depthwise_conv_s8_opt_get_buffer_size_mve(const cmsis_nn_dims *input_dims, const cmsis_nn_dims *filter_dims)
 {
@@ -55,6 +58,15 @@ int32_t arm_depthwise_conv_wrapper_s8_get_buffer_size_mve(const cmsis_nn_dw_conv
                                                           const cmsis_nn_dims *filter_dims,
                                                           const cmsis_nn_dims *output_dims)
 {
+    if (input_dims->c == 1 && output_dims->c > DW_AS_CONV_OUTPUT_CH_THRESHOLD) {
+        /* the convolution's scratch, then the filter transposed to [C_OUT, H, W, 1] */
+        const cmsis_nn_dw_conv_params *p = dw_conv_params;
+        const cmsis_nn_conv_params conv = {p->input_offset, p->output_offset, p->stride, p->padding, p->dilation,
+                                           p->activation};
+        const cmsis_nn_dims conv_filter = {output_dims->c, filter_dims->h, filter_dims->w, 1};
+        return arm_convolve_wrapper_s8_get_buffer_size_mve(&conv, input_dims, &conv_filter, output_dims) +
+               output_dims->c * filter_dims->h * filter_dims->w;
+    }
     if (!uses_opt(dw_conv_params, input_dims, output_dims)) {
         return 0;
     }

@@ -225,3 +225,20 @@ def test_fvp_run_matches_torch(exported):
     ex = exported("kws_dscnn")
     run = run_model_firmware(ex.build(board.name), board, _numpy(ex.inputs), sim="fvp", timeout=120)
     np.testing.assert_allclose(run.outputs[0], ex.torch_out(ex.inputs), rtol=1e-4, atol=1e-5)
+
+
+def test_run_command_reuses_the_build_and_writes_npz_and_json(exported, tmp_path, capsys):
+    from mcu_export.firmware.model_cli import current_build, run_command
+
+    ex = exported("kws_dscnn")
+    build = ex.build("mps2-an505")
+    assert current_build(ex.out_dir, "mps2-an505") == build
+    np.save(tmp_path / "x.npy", ex.inputs[0].numpy())
+    stamp = build.elf.stat().st_mtime_ns
+    assert run_command(ex.out_dir, board="mps2-an505", input_paths=[str(tmp_path / "x.npy")],
+                       output_path=str(tmp_path / "y.npz"), json_path=str(tmp_path / "run.json")) == 0
+    assert build.elf.stat().st_mtime_ns == stamp
+    np.testing.assert_allclose(np.load(tmp_path / "y.npz")["output_0"], ex.torch_out(ex.inputs), rtol=1e-4, atol=1e-5)
+    printed = capsys.readouterr().out
+    assert "aten::convolution.out" in printed and "total (inference)" in printed
+    assert json.loads((tmp_path / "run.json").read_text())["instructions_per_inference"] > 0

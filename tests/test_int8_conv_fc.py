@@ -171,7 +171,7 @@ def _cmsis_nn():
     return cmsis_nn
 
 
-@HYP
+@settings(HYP, max_examples=240)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_scratch_sizes_equal_cmsis_nn(lib, seed):
     cm = _cmsis_nn()

@@ -69,12 +69,13 @@ static inline int8_t arm_nn_requantize_clamp_s8(int32_t acc, int32_t multiplier,
     return (int8_t)acc;
 }
 
-/* Four int8 from any address as one word (a plain LDR: Cortex-M3 and up allow unaligned words). */
+/* Four int8 from any address as one word: a plain LDR (Cortex-M3 and up allow unaligned words). Not
+ * memcpy: firmware builds with -ffreestanding, where memcpy stays a call. */
+typedef int32_t __attribute__((aligned(1), may_alias)) arm_nn_unaligned_s32;
+
 static inline int32_t arm_nn_read_s8x4(const int8_t *in)
 {
-    int32_t v;
-    memcpy(&v, in, 4);
-    return v;
+    return *(const arm_nn_unaligned_s32 *)in;
 }
 
 #if defined(ARM_NN_USE_DSP)
