@@ -70,14 +70,16 @@ mx_error mx_fb_root(mx_fb *fb, mx_fb_table *out) {
   return open_table(fb, pos, out);
 }
 
-/* Position of field `id` holding `size` bytes, or 0 when absent. The field must lie inside its table. */
+/* Position of field `id` holding `size` bytes, or 0 when absent. The field must lie inside the buffer, not
+ * inside the vtable's declared table size: flatbuffers' Python builder 25.2.10 (ExecuTorch's serializer here)
+ * shares vtables between tables of different sizes, and flatbuffers' own verifier accepts that too. */
 static mx_error field_pos(const mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t size, uint32_t *pos) {
   uint32_t slot = 4u + 2u * (uint32_t)id;
   *pos = 0;
   if (slot + 2 > t->vt_size) return MX_OK;
   uint16_t fo = mx_load_u16(fb->buf + t->vt + slot);
   if (fo == 0) return MX_OK;
-  if (fo < 4 || (uint32_t)fo + size > t->tbl_size) return MX_ERR_BAD_VTABLE;
+  if (fo < 4 || (uint64_t)t->pos + fo + size > fb->len) return MX_ERR_BAD_VTABLE;
   *pos = t->pos + fo;
   return MX_OK;
 }
