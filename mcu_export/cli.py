@@ -26,13 +26,23 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="capture, plan and write OUT/model.pte and OUT/report.json")
     p.add_argument("model", metavar="MODEL_SPEC", help="path/file.py:factory; factory() returns (module, inputs)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
+    p.add_argument("--board", default="host",
+                   help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)")
     p.set_defaults(func=_cmd_export)
 
-    p = sub.add_parser("run", help="run a .pte on a board (host: the C runtime on this machine)")
-    p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder or a .pte file")
-    p.add_argument("--board", default="host", help="where to run it (default: host)")
+    p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
+    p.add_argument("program", metavar="OUT", help="an export folder (holding model.pte)")
+    p.add_argument("--board", required=True, help="a board from `mcu-export boards`")
+    p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
+    p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder (a .pte file for --board host)")
+    p.add_argument("--board", default="host", help="host (default) or a board from `mcu-export boards`")
+    p.add_argument("--sim", default="qemu", help="simulator for a board: qemu (default) or fvp")
     p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
+    p.add_argument("--json", metavar="RUN.json", help="write instruction counts per inference and per op")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="simulator timeout in seconds")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("boards", help="list the boards with their CPU, memory and simulators")
@@ -47,19 +57,52 @@ def _build_parser() -> argparse.ArgumentParser:
 def _cmd_export(args) -> int:
     from mcu_export.api import export_spec
 
+    _check_board(args.board)  # before the (slow) export, so a typo fails at once
+
     artifact = export_spec(args.model, progress=_progress)
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
     print(f"arena {mem['arena_bytes']} bytes (lower bound {mem['lower_bound_bytes']}), "
           f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops")
+    if args.board != "host":
+        return _build(out, args.board)
     return 0
 
 
-def _cmd_run(args) -> int:
-    from mcu_export.run import run_command
+def _check_board(board: str) -> None:
+    from mcu_export.boards import list_boards
 
-    return run_command(args.program, board=args.board, input_paths=args.input, output_path=args.output)
+    valid = ("host",) + tuple(list_boards())
+    if board not in valid:
+        raise UsageError(f"unknown board '{board}' (valid: {', '.join(valid)})")
+
+
+def _build(out, board: str) -> int:
+    from mcu_export.firmware.model_cli import build_command
+
+    return build_command(out, board=board)
+
+
+def _cmd_build(args) -> int:
+    if args.board == "host":
+        raise UsageError("the host needs no firmware build: use `mcu-export run OUT --board host`")
+    _check_board(args.board)
+    return _build(args.program, args.board)
+
+
+def _cmd_run(args) -> int:
+    if args.board == "host":
+        from mcu_export.run import run_command
+
+        if args.json:
+            raise UsageError("--json holds instruction counts, which only a simulated board gives")
+        return run_command(args.program, board=args.board, input_paths=args.input, output_path=args.output)
+    _check_board(args.board)
+    from mcu_export.firmware.model_cli import run_command as run_on_board
+
+    return run_on_board(args.program, board=args.board, input_paths=args.input, sim=args.sim,
+                        output_path=args.output, json_path=args.json, timeout=args.timeout)
 
 
 def _cmd_boards(args) -> int:

@@ -21,8 +21,10 @@ class Result:
         return [line for line in self.err.splitlines() if line.strip()]
 
 
-def cli(*args, cwd=None, timeout=300) -> Result:
+def cli(*args, cwd=None, timeout=300, env_path=None) -> Result:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONWARNINGS="ignore")
+    if env_path is not None:
+        env["PATH"] = env_path
     proc = subprocess.run([sys.executable, "-m", "mcu_export.cli", *map(str, args)], cwd=cwd or ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
     return Result(proc.returncode, proc.stdout, proc.stderr)

@@ -39,8 +39,10 @@ def current_build(out_dir: Union[str, Path], board: Union[Board, str]) -> Option
 
 
 def build_command(out_dir: Union[str, Path], *, board: str) -> int:
+    from mcu_export.firmware.flow import build_for_board
+
     out = _export_dir(out_dir)
-    result = build_model_firmware(out, board)
+    result = build_for_board(out, board)
     for path in (result.elf, result.bin, result.uf2, result.map):
         if path is not None:
             print(f"wrote {path}")
@@ -52,12 +54,17 @@ def run_command(out_dir: Union[str, Path], *, board: str, input_paths: Sequence[
                 timeout: float = 60.0) -> int:
     """Build if needed (once per model and board), run once with the .npy inputs, print outputs and the
     per-op table; save outputs (.npz) and RUN.json when asked."""
-    from mcu_export.run import load_input
+    from mcu_export.firmware.flow import build_for_board
+    from mcu_export.pte.reader import read_program_file
+    from mcu_export.run import check_inputs, load_input
 
     out = _export_dir(out_dir)
     board_def = load_board(board)
-    build = current_build(out, board_def) or build_model_firmware(out, board_def)
+    if sim not in ("qemu", "fvp"):
+        raise UsageError(f"unknown simulator '{sim}' (valid: qemu, fvp)")
     arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
+    check_inputs(read_program_file(out / "model.pte"), arrays, input_paths)
+    build = current_build(out, board_def) or build_for_board(out, board_def)
     run = run_model_firmware(build, board_def, arrays, sim=sim, timeout=timeout, icount=(sim == "qemu"))
     for i, o in enumerate(run.outputs):
         print(f"output_{i}: {o.dtype.name}{list(o.shape)}  min {o.min():.6g}  max {o.max():.6g}"

@@ -1,0 +1,53 @@
+"""From an export folder to built firmware for a board: fit check, build, size report into report.json."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Union
+
+from mcu_export import atomic
+from mcu_export.boards import Board, load_board
+from mcu_export.errors import UsageError
+from mcu_export.firmware.build import BuildResult
+from mcu_export.firmware.mapfile import parse_map
+from mcu_export.firmware.model_project import build_model_firmware, place_arenas, place_model
+from mcu_export.firmware.sizes import check_fit, estimate_demands, size_report
+from mcu_export.pte.reader import read_program
+
+# The runtime core alone links to ~6.3 KiB on every Cortex-M board (mcu_export.bench_firmware); counting
+# only that much code keeps the early check from ever refusing a model the linker would accept.
+MIN_CODE_BYTES = 6 * 1024
+
+
+def _export_dir(out_dir: Union[str, Path]) -> Path:
+    out = Path(out_dir)
+    if not (out / "model.pte").is_file():
+        raise UsageError(f"{out} holds no model.pte (run `mcu-export export` first)")
+    return out
+
+
+def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
+    """Raises FirmwareTooLarge naming the region and the bytes over, before the compiler or linker runs."""
+    pte = (_export_dir(out_dir) / "model.pte").read_bytes()
+    sizes = read_program(pte).method("forward").non_const_buffer_sizes
+    arenas: dict = {}
+    for placed in place_arenas(board, sizes, len(pte)):
+        arenas[placed.region] = arenas.get(placed.region, 0) + placed.size
+    demands = estimate_demands(board, len(pte), arenas, MIN_CODE_BYTES, pte_region=place_model(board, len(pte)))
+    check_fit(board, demands)
+
+
+def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
+    path = out_dir / "report.json"
+    report = json.loads(path.read_text()) if path.is_file() else {}
+    report.setdefault("firmware", {})[board.name] = sizes
+    atomic.write_bytes(path, json.dumps(report, indent=2, sort_keys=True).encode() + b"\n")
+
+
+def build_for_board(out_dir: Union[str, Path], board: Union[Board, str]) -> BuildResult:
+    board = load_board(board) if isinstance(board, str) else board
+    out = _export_dir(out_dir)
+    check_model_fits(out, board)
+    result = build_model_firmware(out, board)
+    _record_sizes(out, board, size_report(parse_map(result.map), board, elf=result.elf))
+    return result
