@@ -14,7 +14,7 @@ import torch
 from mcu_export.api import export
 from mcu_export.errors import McuExportError
 from mcu_export.examples import spec
-from mcu_export.firmware.flow import build_for_board
+from mcu_export.firmware.flow import build_for_board, record_run
 from mcu_export.firmware.model_run import run_model_firmware
 from mcu_export.model_spec import load_model
 
@@ -38,6 +38,7 @@ def main() -> int:
     build = build_for_board(OUT, BOARD)
     _say(f"running {build.elf} on QEMU (mps3-an547, Cortex-M55)")
     run = run_model_firmware(build, BOARD, [x.numpy() for x in inputs])
+    record_run(OUT, BOARD, run)
 
     with torch.no_grad():
         want = model(*inputs).numpy()

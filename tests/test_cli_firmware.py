@@ -41,6 +41,9 @@ def test_run_on_board_matches_torch_and_writes_run_json(mlp_export, tmp_path):
     assert run["instructions_per_inference"] > 0
     assert [op["op"] for op in run["per_op"]][:2] == ["aten::view_copy.out", "aten::addmm.out"]
     assert "aten::addmm.out" in result.out  # the per-op table is printed
+    sizes = json.loads((mlp_export / "report.json").read_text())["firmware"]["mps2-an505"]
+    assert 0 < sizes["stack_used_bytes"] < sizes["stack_size"]
+    assert sizes["instructions_per_inference"] == run["instructions_per_inference"]
 
 
 def test_unknown_board_lists_valid_ones(mlp_export, tmp_path):

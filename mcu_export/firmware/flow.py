@@ -37,11 +37,29 @@ def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
     check_fit(board, demands)
 
 
-def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
+def _update_report(out_dir: Path, board: Board, update) -> None:
     path = out_dir / "report.json"
     report = json.loads(path.read_text()) if path.is_file() else {}
-    report.setdefault("firmware", {})[board.name] = sizes
+    update(report.setdefault("firmware", {}).setdefault(board.name, {}))
     atomic.write_bytes(path, json.dumps(report, indent=2, sort_keys=True).encode() + b"\n")
+
+
+def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
+    def update(entry: dict) -> None:
+        entry.clear()
+        entry.update(sizes)
+    _update_report(out_dir, board, update)
+
+
+def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None:
+    """A run measures what the map cannot: the stack's high-water mark (painted stack) and the instructions."""
+    board = load_board(board) if isinstance(board, str) else board
+
+    def update(entry: dict) -> None:
+        entry["stack_used_bytes"] = run.stack_used
+        if run.instructions_per_inference is not None:
+            entry["instructions_per_inference"] = run.instructions_per_inference
+    _update_report(Path(out_dir), board, update)
 
 
 def build_for_board(out_dir: Union[str, Path], board: Union[Board, str]) -> BuildResult:

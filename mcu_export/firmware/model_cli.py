@@ -66,6 +66,9 @@ def run_command(out_dir: Union[str, Path], *, board: str, input_paths: Sequence[
     check_inputs(read_program_file(out / "model.pte"), arrays, input_paths)
     build = current_build(out, board_def) or build_for_board(out, board_def)
     run = run_model_firmware(build, board_def, arrays, sim=sim, timeout=timeout, icount=(sim == "qemu"))
+    from mcu_export.firmware.flow import record_run
+
+    record_run(out, board_def, run)
     for i, o in enumerate(run.outputs):
         print(f"output_{i}: {o.dtype.name}{list(o.shape)}  min {o.min():.6g}  max {o.max():.6g}"
               if o.size else f"output_{i}: {o.dtype.name}{list(o.shape)}")
