@@ -36,24 +36,63 @@ class Artifact:
         return run_program_bytes(self.pte, arrays, board=board)
 
 
-def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None) -> Artifact:
-    from mcu_export.pipeline import to_program
+def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None,
+           quantize: Optional[str] = None, calibrate=None, cpu: Optional[str] = None) -> Artifact:
+    """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
+    function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
+    cortex_m int8 kernels, with scratch sized for `cpu` (e.g. "cortex-m55"; None: any Cortex-M)."""
     from mcu_export.pte.writer import write_program
 
     say = progress or (lambda _m: None)
     started = time.perf_counter()
-    program, info, plan = to_program(model, tuple(example_inputs), progress=say)
+    if quantize is None:
+        from mcu_export.pipeline import to_program
+        program, info, plan = to_program(model, tuple(example_inputs), progress=say)
+        int8 = None
+    elif quantize == "int8":
+        from mcu_export.int8.pipeline import int8_report, to_int8_program
+        program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, cpu, say)
+        int8 = int8_report(info, quantized, cpu)
+    else:
+        from mcu_export.errors import UsageError
+        raise UsageError(f"quantize must be None or 'int8', got {quantize!r}")
     say("writing model.pte")
     pte = write_program(program)
     report = build_report(program, info, plan, pte, time.perf_counter() - started)
+    if int8 is not None:
+        report["int8"] = int8
     return Artifact(program=program, pte=pte, report=report, memory_plan=plan)
 
 
-def export_spec(spec: str, *, progress: Progress = None) -> Artifact:
+def prepare_qat(model: torch.nn.Module, example_inputs: tuple) -> torch.nn.Module:
+    """The model with fake-quant modules (CmsisNNQuantizer, QAT): train it, then call `export_qat`."""
+    from mcu_export.int8.prepare import prepare_qat as _prepare_qat
+    return _prepare_qat(model, tuple(example_inputs))
+
+
+def export_qat(prepared: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None,
+               cpu: Optional[str] = None) -> Artifact:
+    """Converts a QAT-trained module from `prepare_qat` and exports it in int8."""
+    from mcu_export.int8.pipeline import int8_report, lower_quantized
+    from mcu_export.int8.prepare import convert_qat
+    from mcu_export.pte.writer import write_program
+
+    say = progress or (lambda _m: None)
+    started = time.perf_counter()
+    quantized = convert_qat(prepared, tuple(example_inputs))
+    program, info, plan = lower_quantized(quantized, cpu, say)
+    pte = write_program(program)
+    report = build_report(program, info, plan, pte, time.perf_counter() - started)
+    report["int8"] = int8_report(info, quantized, cpu)
+    return Artifact(program=program, pte=pte, report=report, memory_plan=plan)
+
+
+def export_spec(spec: str, *, progress: Progress = None, quantize: Optional[str] = None, calibrate=None,
+                cpu: Optional[str] = None) -> Artifact:
     from mcu_export.model_spec import load_model
 
     model, inputs = load_model(spec)
-    artifact = export(model, inputs, progress=progress)
+    artifact = export(model, inputs, progress=progress, quantize=quantize, calibrate=calibrate, cpu=cpu)
     artifact.report["model"] = spec
     return artifact
 

@@ -80,11 +80,12 @@ def cache_root() -> Path:
 
 
 def default_ops() -> list:
-    """Every op of the op table whose portable kernel source exists (so builds work while kernels are written)."""
-    from mcu_export.ops.table import OPS
+    """Every op of the op table whose kernel source exists (so builds work while kernels are written):
+    the portable kernels and the int8 cortex_m ones (runtime_c/kernels/<library>/)."""
+    from mcu_export.ops.table import ALL_OPS
 
-    kernels = asset_dir("runtime_c") / "kernels" / "portable"
-    return [op for op in OPS if (kernels / f"{op.kernel}.c").is_file()]
+    kernels = asset_dir("runtime_c") / "kernels"
+    return [op for op in ALL_OPS if (kernels / op.library / f"{op.kernel}.c").is_file()]
 
 
 def render_kernel_table(ops: Sequence) -> str:
@@ -97,13 +98,14 @@ def render_kernel_table(ops: Sequence) -> str:
     return env.get_template("kernel_table.c.j2").render(ops=list(ops))
 
 
-def _sources_digest(runtime: Path) -> "hashlib._Hash":
+def _sources_digest(*roots: Path) -> "hashlib._Hash":
     h = hashlib.sha256()
-    for path in sorted(p for p in runtime.rglob("*") if p.is_file() and p.suffix in _SOURCE_SUFFIXES):
-        h.update(str(path.relative_to(runtime)).encode())
-        h.update(b"\0")
-        h.update(path.read_bytes())
-        h.update(b"\0")
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _SOURCE_SUFFIXES):
+            h.update(f"{root.name}/{path.relative_to(root)}".encode())
+            h.update(b"\0")
+            h.update(path.read_bytes())
+            h.update(b"\0")
     return h
 
 
@@ -134,8 +136,9 @@ def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False) 
     ops = default_ops() if ops is None else list(ops)
     table = render_kernel_table(ops)
     runtime = asset_dir("runtime_c")
+    cmsis_nn = asset_dir("cmsis_nn_kernels")
 
-    digest = _sources_digest(runtime)
+    digest = _sources_digest(runtime, cmsis_nn)
     for part in (table, target, f"sanitize={sanitize}", "layout=1"):
         digest.update(part.encode() + b"\0")
     host_root = cache_root() / "host"
@@ -156,7 +159,7 @@ def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False) 
         configure = [cmake, "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}", "-S", str(runtime),
                      "-B", str(tmp / "build"), f"-DMX_KERNEL_TABLE_SOURCE={tmp / 'kernel_table.c'}",
                      f"-DCMAKE_BUILD_TYPE={'RelWithDebInfo' if sanitize else 'Release'}",
-                     f"-DMX_SANITIZE={'ON' if sanitize else 'OFF'}"]
+                     f"-DMX_SANITIZE={'ON' if sanitize else 'OFF'}", f"-DMX_CMSIS_NN_DIR={cmsis_nn}"]
         if toolchain:
             configure.append(f"-DCMAKE_TOOLCHAIN_FILE={runtime / 'cmake' / toolchain}")
         else:

@@ -10,6 +10,8 @@ The project (codegen/model/ templates + render_project's board part) holds:
     model/mx_model_hooks.c     per-op instruction-count markers, the running instruction for fault reports
     model/main.c               inputs in<i>.bin → execute → outputs out<i>.bin, one result line on the UART
     runtime/                   copies of runtime_c's core and of the used kernels with their util helpers
+    cmsis_nn/                  for int8 (cortex_m) kernels: the CMSIS-NN headers and only the functions they
+                               call, from cmsis_nn_kernels/ or an installed CMSIS-NN (`cmsis_nn=PATH`)
 Only the used kernels are copied and compiled, and `--gc-sections` drops every unused function, so the
 ELF's `mx_k_*` symbols are exactly the model's kernels.
 """
@@ -101,14 +103,14 @@ def pool_counts(plan: P.ExecutionPlan) -> PoolCounts:
 
 def model_ops(plan: P.ExecutionPlan) -> list:
     """The op-table entries of the plan's operators, in op-table order; unknown ops fail here."""
-    from mcu_export.ops.table import OPS
+    from mcu_export.ops.table import ALL_OPS
 
     wanted = {op.qualified for op in plan.operators}
-    known = {op.qualified for op in OPS}
+    known = {op.qualified for op in ALL_OPS}
     missing = sorted(wanted - known)
     if missing:
         raise UsageError(f"the program uses operators with no kernel in mcu-export: {', '.join(missing)}")
-    return [op for op in OPS if op.qualified in wanted]
+    return [op for op in ALL_OPS if op.qualified in wanted]
 
 
 def _free_bytes(board: Board) -> Dict[str, int]:
@@ -155,17 +157,20 @@ def place_arenas(board: Board, sizes: Sequence[int], pte_size: int,
 
 
 _UTIL_INCLUDE = re.compile(r'#include\s+"(?:util/)?(mx_[a-z0-9_]+)\.h"')
+CortexM = Optional[Union[str, Path]]
 
 
 def kernel_sources(ops: Sequence) -> Dict[str, Path]:
-    """Project path → source for the used kernels and the util helpers they include (transitively)."""
-    root = asset_dir("runtime_c") / "kernels" / "portable"
+    """Project path → source for the used kernels (runtime_c/kernels/<library>/) and the util helpers they
+    include, transitively: a helper is looked up in its includer's library util/, then in portable/util/."""
+    kernels = asset_dir("runtime_c") / "kernels"
+    portable_util = kernels / "portable" / "util"
     files: Dict[str, Path] = {}
     pending: List[Path] = []
     for op in ops:
-        src = root / f"{op.kernel}.c"
+        src = kernels / op.library / f"{op.kernel}.c"
         if not src.is_file():
-            raise UsageError(f"no portable kernel source for {op.qualified} ({src.name})")
+            raise UsageError(f"no {op.library} kernel source for {op.qualified} ({src.name})")
         pending.append(src)
     seen = set()
     while pending:
@@ -173,13 +178,33 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
         if src in seen:
             continue
         seen.add(src)
-        files[f"{RUNTIME_DIR}/kernels/portable/{src.relative_to(root)}"] = src
+        rel = src.relative_to(kernels)
+        files[f"{RUNTIME_DIR}/kernels/{rel.as_posix()}"] = src
+        own_util = kernels / rel.parts[0] / "util"
         for name in _UTIL_INCLUDE.findall(src.read_text()):
-            for suffix in (".h", ".c"):
-                helper = root / "util" / f"{name}{suffix}"
-                if helper.is_file():
-                    pending.append(helper)
+            for folder in (own_util, portable_util):
+                if (folder / f"{name}.h").is_file():
+                    pending.extend(p for p in (folder / f"{name}.h", folder / f"{name}.c") if p.is_file())
+                    break
     return files
+
+
+def kernel_project(ops: Sequence, cmsis_nn: CortexM = None) -> Tuple[Dict[str, Path], List[str]]:
+    """(project path → source, include dirs) of the kernels `ops` need: their runtime kernels and helpers,
+    and for the cortex_m ones the CMSIS-NN functions they call, from cmsis_nn_kernels/ or from the
+    installed CMSIS-NN at `cmsis_nn` (see mcu_export.firmware.cmsis_nn), and nothing else."""
+    from mcu_export.firmware import cmsis_nn as cm
+
+    files = kernel_sources(ops)
+    cortex_m = [src for rel, src in files.items() if rel.startswith(f"{RUNTIME_DIR}/kernels/cortex_m/")]
+    if not cortex_m:
+        if cmsis_nn is not None:
+            cm.installed(cmsis_nn)  # a wrong path is reported even when this model needs no int8 kernel
+        return files, []
+    nn_files, nn_includes = cm.project_files(cortex_m, cmsis_nn)
+    files.update(nn_files)
+    # the cortex_m kernels reach the portable helpers as "util/mx_args.h"
+    return files, [f"{RUNTIME_DIR}/kernels/portable", *nn_includes]
 
 
 def runtime_sources() -> Dict[str, Path]:
@@ -224,8 +249,10 @@ def manifest(plan: P.ExecutionPlan, inputs: Sequence[P.Tensor], outputs: Sequenc
 
 
 def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: str = "model",
-                  fault_at_instruction: Optional[int] = None) -> Dict[str, Union[str, bytes, Path]]:
-    """Every app file of the project (model/ and runtime/), keyed by project path."""
+                  fault_at_instruction: Optional[int] = None, cmsis_nn: CortexM = None
+                  ) -> Tuple[Dict[str, Union[str, bytes, Path]], List[str]]:
+    """Every app file of the project (model/, runtime/, cmsis_nn/), keyed by project path, and the include
+    dirs beyond runtime/include and model/ that they need."""
     from mcu_export.host_runtime import render_kernel_table
 
     plan = program.method(METHOD)
@@ -255,8 +282,9 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
         files[f"{MODEL_DIR}/{name}"] = env.get_template(f"model/{name}.j2").render(**context)
     files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops)
     files.update(runtime_sources())
-    files.update(kernel_sources(ops))
-    return files
+    kernel_files, include_dirs = kernel_project(ops, cmsis_nn)
+    files.update(kernel_files)
+    return files, include_dirs
 
 
 def project_dir(out_dir: Union[str, Path], board: Union[Board, str]) -> Path:
@@ -265,22 +293,26 @@ def project_dir(out_dir: Union[str, Path], board: Union[Board, str]) -> Path:
 
 
 def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: Union[str, Path], *,
-                         model_name: str = "model", fault_at_instruction: Optional[int] = None) -> Path:
+                         model_name: str = "model", fault_at_instruction: Optional[int] = None,
+                         cmsis_nn: CortexM = None) -> Path:
     """Write the firmware project for `model` (an api.Artifact, .pte bytes, or a .pte path / export folder)
     into OUT/firmware/<board>/ and return that folder. `fault_at_instruction` is a test hook: the
-    firmware executes an undefined instruction when that instruction's kernel is about to run."""
+    firmware executes an undefined instruction when that instruction's kernel is about to run.
+    `cmsis_nn`: an installed CMSIS-NN (source tree or pack folder) for the int8 kernels to call instead
+    of cmsis_nn_kernels/."""
     board = load_board(board) if isinstance(board, str) else board
     program, pte = program_and_bytes(model)
-    files = model_sources(program, pte, board, model_name=model_name, fault_at_instruction=fault_at_instruction)
+    files, include_dirs = model_sources(program, pte, board, model_name=model_name,
+                                        fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn)
     project = project_dir(out_dir, board)
     _remove_stale(project, files)
-    return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR])
+    return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs])
 
 
 def _remove_stale(project: Path, files: Dict[str, object]) -> None:
     """Files a previous render wrote for another model (e.g. a kernel it used): the folder must hold
     exactly what this model needs, since users copy it whole."""
-    for folder in (MODEL_DIR, RUNTIME_DIR):
+    for folder in (MODEL_DIR, RUNTIME_DIR, "cmsis_nn"):
         for path in sorted((project / folder).rglob("*"), reverse=True) if (project / folder).is_dir() else []:
             rel = path.relative_to(project).as_posix()
             if path.is_file() and rel not in files:
@@ -290,15 +322,17 @@ def _remove_stale(project: Path, files: Dict[str, object]) -> None:
 
 
 def build_model_firmware(out_dir: Union[str, Path], board: Union[Board, str], *,
-                         model: Optional[ModelSource] = None, fault_at_instruction: Optional[int] = None) -> BuildResult:
+                         model: Optional[ModelSource] = None, fault_at_instruction: Optional[int] = None,
+                         cmsis_nn: CortexM = None) -> BuildResult:
     """Render and build the firmware for the export in `out_dir` (its model.pte, unless `model` is given);
-    progress lines go to stderr. Returns the ELF (and .bin/.uf2 when the board wants them) and the map."""
+    progress lines go to stderr. Returns the ELF (and .bin/.uf2 when the board wants them) and the map.
+    `cmsis_nn`: build the int8 kernels against this installed CMSIS-NN instead of cmsis_nn_kernels/."""
     board = load_board(board) if isinstance(board, str) else board
     out_dir = Path(out_dir)
     source = model if model is not None else out_dir / "model.pte"
     print(f"mcu-export: build: rendering {project_dir(out_dir, board)}", file=sys.stderr, flush=True)
     project = render_model_project(source, board, out_dir, model_name=out_dir.resolve().name,
-                                   fault_at_instruction=fault_at_instruction)
+                                   fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn)
     return build_project(project)
 
 

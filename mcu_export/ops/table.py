@@ -24,6 +24,9 @@ class OpDef:
     # The out-variant's schema as text, for ops whose library torch may not have loaded (ExecuTorch's
     # dim_order_ops exist only after `import executorch.exir`); parsed when torch.ops lacks the op.
     schema_text: Optional[str] = None
+    # Kernel folder runtime_c/kernels/<library>/: "portable" (plain C) or "cortex_m" (int8 kernels that call
+    # CMSIS-NN functions; builds that link them also compile cmsis_nn_kernels/ or an installed CMSIS-NN).
+    library: str = "portable"
 
     @property
     def qualified(self) -> str:
@@ -31,7 +34,7 @@ class OpDef:
 
     @property
     def kernel(self) -> str:
-        """C symbol of the portable kernel: mx_k_<namespace>_<name>_<overload>."""
+        """C symbol of the kernel: mx_k_<namespace>_<name>_<overload>."""
         ns, base = self.name.split("::")
         return f"mx_k_{ns}_{base.lstrip('_')}_{self.overload}"
 
@@ -57,6 +60,61 @@ ANY_DTYPE = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "
 def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str] = None,
         dtypes: Tuple[str, ...] = ("float32",)) -> OpDef:
     return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text, dtypes=dtypes)
+
+
+def _cortex_m(schema_text: str, dtypes: Tuple[str, ...] = ("int8",)) -> OpDef:
+    """An op of ExecuTorch's cortex_m library (executorch/backends/cortex_m/ops/operators.yaml), schema
+    copied from there: torch knows `cortex_m::` only once executorch's library is imported. No ATen
+    target lowers to these; the int8 lowering emits them by name."""
+    name, overload = schema_text.split("(", 1)[0].rsplit(".", 1)
+    return OpDef(name=name, overload=overload, aten=(), schema_text=schema_text, dtypes=dtypes, library="cortex_m")
+
+
+_CONV_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+              "int input_offset, int output_offset, Tensor requantize_multipliers, Tensor requantize_shifts, "
+              "int activation_min, int activation_max, Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)")
+_DW_CONV_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+                 "int depth_multiplier, int input_offset, int output_offset, Tensor requantize_multipliers, "
+                 "Tensor requantize_shifts, int activation_min, int activation_max, Tensor scratch, *, "
+                 "Tensor(a!) out) -> Tensor(a!)")
+_AVG_POOL_ARGS = ("Tensor input, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, int zero_point, "
+                  "int multiplier, int shift, Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)")
+_MAX_POOL_ARGS = ("Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode, "
+                  "int input_zero_point, int output_zero_point, int activation_min, int activation_max, *, "
+                  "Tensor(a!) out) -> Tensor(a!)")
+_QPARAMS = "float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype"
+
+# The int8 kernels (runtime_c/kernels/cortex_m/, README there: argument meanings, layouts, what the
+# exporter provides). Each 2-D op comes twice: channels-last [N, C, H, W] and the explicit-layout *_nhwc.
+CORTEX_M_OPS: Tuple[OpDef, ...] = (
+    _cortex_m(f"cortex_m::quantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+              dtypes=("int8", "int16")),
+    _cortex_m(f"cortex_m::dequantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+              dtypes=("float32",)),
+    _cortex_m("cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
+              "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
+              "int output_multiplier, int output_shift, int activation_min, int activation_max, *, "
+              "Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::quantized_mul.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+              "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::quantized_linear.out(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
+              "int input_offset, int filter_offset, int output_offset, int[] requantize_multipliers, "
+              "int[] requantize_shifts, int activation_max, int activation_min, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::softmax.out(Tensor input, int dim, int input_zero_point, int output_zero_point, "
+              "int input_multiplier, int input_shift, int diff_min, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::transpose.out(Tensor input, int[] perm, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, "
+              "Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m(f"cortex_m::quantized_conv2d.out({_CONV_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_conv2d_nhwc.out({_CONV_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}"),
+    _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}"),
+    _cortex_m("cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)"),
+)
 
 
 OPS: Tuple[OpDef, ...] = (
@@ -95,5 +153,8 @@ OPS: Tuple[OpDef, ...] = (
                     "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", dtypes=ANY_DTYPE),
 )
 
-BY_QUALIFIED: Dict[str, OpDef] = {op.qualified: op for op in OPS}
-BY_ATEN: Dict[str, OpDef] = {target: op for op in OPS for target in op.aten}
+# OPS: the portable (fp32 and layout) kernels; ALL_OPS adds the int8 cortex_m ones. Kernel tables, the
+# firmware's op lookup and the name index cover ALL_OPS.
+ALL_OPS: Tuple[OpDef, ...] = OPS + CORTEX_M_OPS
+BY_QUALIFIED: Dict[str, OpDef] = {op.qualified: op for op in ALL_OPS}
+BY_ATEN: Dict[str, OpDef] = {target: op for op in ALL_OPS for target in op.aten}

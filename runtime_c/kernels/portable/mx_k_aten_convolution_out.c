@@ -1,6 +1,7 @@
 /* aten::convolution.out for float32: 2-D NCHW (and 1-D NCL, run as H = 1) direct convolution with
  * stride, padding, dilation and groups (depthwise included). Transposed convolution is not supported. */
 #include "util/mx_args.h"
+#include "util/mx_conv2d_f32.h"
 #include "util/mx_tensor_util.h"
 
 #define MX_PARAM_MAX (1 << 20)
@@ -95,45 +96,18 @@ mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args, ui
   MX_TRY(mx_check_sizes(out, sizes, in->dim));
 
   /* Sizes fit int32 (checked against numel above); 32-bit loop arithmetic is what a Cortex-M wants. */
-  const int32_t IH = (int32_t)in_h, IW = (int32_t)in_w, KH = (int32_t)k_h, KW = (int32_t)k_w;
-  const int32_t SH = (int32_t)stride[0], SW = (int32_t)stride[1], PH = (int32_t)pad[0], PW = (int32_t)pad[1];
-  const int32_t DH = (int32_t)dil[0], DW = (int32_t)dil[1], CG = (int32_t)c_per_g;
-  const int32_t OH = (int32_t)out_h, OW = (int32_t)out_w, OG = (int32_t)(c_out / groups);
-  const float *x = (const float *)in->data, *wt = (const float *)w->data;
+  mx_conv2d_f32_shape shape = {
+      .c_in = (int32_t)c_in, .in_h = (int32_t)in_h, .in_w = (int32_t)in_w,
+      .c_out = (int32_t)c_out, .out_h = (int32_t)out_h, .out_w = (int32_t)out_w,
+      .k_h = (int32_t)k_h, .k_w = (int32_t)k_w, .groups = (int32_t)groups,
+      .stride = {(int32_t)stride[0], (int32_t)stride[1]}, .pad = {(int32_t)pad[0], (int32_t)pad[1]},
+      .dil = {(int32_t)dil[0], (int32_t)dil[1]},
+  };
+  const size_t in_image = (size_t)c_in * (size_t)(in_h * in_w), out_image = (size_t)c_out * (size_t)(out_h * out_w);
   const float *b = bias != NULL ? (const float *)bias->data : NULL;
-  float *y = (float *)out->data;
-  for (int32_t n = 0; n < (int32_t)n_batch; ++n) {
-    for (int32_t oc = 0; oc < (int32_t)c_out; ++oc) {
-      const float *xg = x + ((size_t)n * (size_t)c_in + (size_t)(oc / OG) * (size_t)CG) * (size_t)(IH * IW);
-      const float *wo = wt + (size_t)oc * (size_t)(CG * KH * KW);
-      float init = b != NULL ? b[oc] : 0.0f;
-      for (int32_t oh = 0; oh < OH; ++oh) {
-        int32_t ih0 = oh * SH - PH;
-        for (int32_t ow = 0; ow < OW; ++ow) {
-          int32_t iw0 = ow * SW - PW;
-          float acc = init;
-          for (int32_t c = 0; c < CG; ++c) {
-            const float *xc = xg + c * IH * IW;
-            const float *wc = wo + c * KH * KW;
-            for (int32_t kh = 0; kh < KH; ++kh) {
-              int32_t ih = ih0 + kh * DH;
-              if (ih < 0 || ih >= IH) {
-                continue;
-              }
-              const float *xr = xc + ih * IW;
-              const float *wr = wc + kh * KW;
-              for (int32_t kw = 0; kw < KW; ++kw) {
-                int32_t iw = iw0 + kw * DW;
-                if (iw >= 0 && iw < IW) {
-                  acc += xr[iw] * wr[kw];
-                }
-              }
-            }
-          }
-          *y++ = acc;
-        }
-      }
-    }
+  for (int64_t n = 0; n < n_batch; ++n) {
+    mx_conv2d_f32(&shape, (const float *)in->data + (size_t)n * in_image, (const float *)w->data, b,
+                  (float *)out->data + (size_t)n * out_image);
   }
   return MX_OK;
 }

@@ -61,6 +61,30 @@ mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t 
   }
   MX_TRY(mx_check_sizes(out, sizes, out_dim));
 
+  float *y = (float *)out->data;
+  const float *x = (const float *)in->data;
+  float fc = (float)count;
+  /* Only trailing dims reduced (a global average pool): each out element is one contiguous run, summed
+   * in the same order as the general loop below, so the result is the same to the bit. */
+  uint32_t lead = r;
+  while (lead > 0 && reduce[lead - 1]) {
+    --lead;
+  }
+  bool trailing = true;
+  for (uint32_t d = 0; d < lead; ++d) {
+    trailing = trailing && !reduce[d];
+  }
+  if (trailing && count > 0) {
+    for (uint32_t i = 0; i < out->numel; ++i, x += count) {
+      float acc = 0.0f;
+      for (uint32_t j = 0; j < count; ++j) {
+        acc += x[j];
+      }
+      y[i] = acc / fc;
+    }
+    return MX_OK;
+  }
+
   /* Each input element adds into the out element it reduces to: ostride is 0 along reduced dims. */
   uint32_t ostride[MX_MAX_DIM];
   uint32_t run = 1;
@@ -68,8 +92,6 @@ mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t 
     ostride[d] = reduce[d] ? 0u : run;
     run *= reduce[d] ? 1u : (uint32_t)in->sizes[d];
   }
-  float *y = (float *)out->data;
-  const float *x = (const float *)in->data;
   for (uint32_t i = 0; i < out->numel; ++i) {
     y[i] = 0.0f;
   }
@@ -87,7 +109,6 @@ mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t 
     }
   }
   /* count 0 (an empty reduced dim) gives NaN, as in torch */
-  float fc = (float)count;
   for (uint32_t i = 0; i < out->numel; ++i) {
     y[i] /= fc;
   }

@@ -1,0 +1,151 @@
+"""run_reference: a lowered Program executed instruction by instruction in Python — the bit-exact
+reference of what the C runtime computes.
+
+cortex_m int8 kernels run on the numpy references (`interpreter_ops`); every other op (fp32
+fallbacks, views, copies) runs on torch's own out-variant kernel with the same arguments. Tensors are
+held as logical numpy arrays; a tensor's dim order only matters to kernels that address memory
+directly (pad), which receive it.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence
+
+import numpy as np
+import torch
+
+from mcu_export.errors import UsageError
+from mcu_export.int8.interpreter_ops import KERNELS
+from mcu_export.int8.lower.cortex_m_ops import SCHEMAS, cortex_m_op
+from mcu_export.lower.values import SCALAR_TYPES
+from mcu_export.ops.table import BY_QUALIFIED
+from mcu_export.pte import program as pte
+
+_TORCH_DTYPE = {int(st): dt for dt, st in SCALAR_TYPES.items()}
+
+
+def _np_dtype(scalar_type) -> np.dtype:
+    return torch.empty(0, dtype=_TORCH_DTYPE[int(scalar_type)]).numpy().dtype
+
+
+def _load_constant(program: pte.Program, t: pte.Tensor) -> np.ndarray:
+    raw = np.frombuffer(program.constant_bytes(t.data_buffer_idx), dtype=_np_dtype(t.scalar_type))
+    physical = [t.sizes[d] for d in t.dim_order]
+    data = raw[:int(np.prod(physical, dtype=np.int64))].reshape(physical)
+    return np.ascontiguousarray(data.transpose(np.argsort(t.dim_order))) if t.dim_order else data.copy()
+
+
+def _schema(qualified: str):
+    op = BY_QUALIFIED.get(qualified)
+    if op is not None:
+        return op.schema()
+    name = qualified.split("::", 1)[1].rsplit(".", 1)[0]
+    if qualified.startswith("cortex_m::") and name in SCHEMAS:
+        return cortex_m_op(name).schema()
+    raise UsageError(f"the reference interpreter has no kernel for {qualified}")
+
+
+class _Machine:
+    def __init__(self, program: pte.Program, method: str):
+        self.program = program
+        self.plan = program.method(method)
+        self.tensors: Dict[int, np.ndarray] = {}
+
+    def value(self, index: int) -> Any:
+        v = self.plan.values[index]
+        if isinstance(v, pte.Tensor):
+            if index not in self.tensors:
+                if v.data_buffer_idx <= 0:  # a scratch buffer: its contents are the kernel's own business
+                    return np.zeros(v.sizes, dtype=_np_dtype(v.scalar_type))
+                self.tensors[index] = _load_constant(self.program, v)
+            return self.tensors[index]
+        if isinstance(v, pte.Null):
+            return None
+        if isinstance(v, pte.Int):
+            return v.int_val
+        if isinstance(v, pte.Double):
+            return v.double_val
+        if isinstance(v, pte.Bool):
+            return v.bool_val
+        if isinstance(v, pte.IntList):
+            return [self.plan.values[i].int_val for i in v.items]
+        if isinstance(v, pte.TensorList):
+            return [self.value(i) for i in v.items]
+        raise UsageError(f"value {index} of kind {type(v).__name__} is not supported by the interpreter")
+
+    def out_indices(self, index: int) -> List[int]:
+        v = self.plan.values[index]
+        return list(v.items) if isinstance(v, pte.TensorList) else [index]
+
+    def store(self, index: int, array) -> None:
+        t = self.plan.values[index]
+        array = np.asarray(array)
+        if list(array.shape) != list(t.sizes):
+            raise UsageError(f"kernel wrote shape {list(array.shape)} into a tensor of shape {list(t.sizes)}")
+        self.tensors[index] = array.astype(_np_dtype(t.scalar_type), copy=False)
+
+    def step(self, call: pte.KernelCall) -> None:
+        op = self.plan.operators[call.op_index]
+        qualified = op.qualified
+        schema = _schema(qualified)
+        named: Dict[str, Any] = {}
+        outs: List[int] = []
+        for arg, index in zip(schema.arguments, call.args):
+            if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
+                outs.append(index)
+            else:
+                named[arg.name] = self.value(index)
+                if isinstance(self.plan.values[index], pte.Tensor) and arg.name in ("input", "self"):
+                    named["_dim_order"] = list(self.plan.values[index].dim_order)
+        if qualified in KERNELS:
+            self.store(outs[0], KERNELS[qualified](named, list(self.plan.values[outs[0]].sizes)))
+        elif qualified == "dim_order_ops::_to_dim_order_copy.out":
+            self.store(outs[0], named["self"])
+        else:
+            self.torch_call(op, schema, named, outs)
+
+    def torch_call(self, op: pte.Operator, schema, named: Dict[str, Any], outs: List[int]) -> None:
+        ns, name = op.name.split("::")
+        fn = getattr(getattr(getattr(torch.ops, ns), name), op.overload)
+        positional, keywords, out_tensors = [], {}, []
+        for arg in schema.arguments:
+            if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
+                t = self.plan.values[outs[len(out_tensors)]]
+                value = torch.empty(t.sizes, dtype=_TORCH_DTYPE[int(t.scalar_type)])
+                out_tensors.append(value)
+            else:
+                value = _to_torch(named[arg.name], str(arg.type))
+            if arg.kwarg_only:
+                keywords[arg.name] = value
+            else:
+                positional.append(value)
+        with torch.no_grad():
+            fn(*positional, **keywords)
+        for index, t in zip(outs, out_tensors):
+            self.store(index, t.numpy())
+
+
+def _to_torch(value, type_name: str):
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value).copy())
+    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+        return [torch.from_numpy(np.ascontiguousarray(v).copy()) for v in value]
+    if "ScalarType" in type_name and isinstance(value, int):
+        return _TORCH_DTYPE[value]
+    return value
+
+
+def run_reference(program: pte.Program, inputs: Sequence, method: str = "forward") -> List[np.ndarray]:
+    """Runs `program` on `inputs` (tensors or arrays, in order) and returns its outputs as numpy arrays."""
+    machine = _Machine(program, method)
+    plan = machine.plan
+    if len(inputs) != len(plan.inputs):
+        raise UsageError(f"the program takes {len(plan.inputs)} inputs, got {len(inputs)}")
+    for index, x in zip(plan.inputs, inputs):
+        array = x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+        machine.store(index, array)
+    for chain in plan.chains:
+        for instr in chain.instructions:
+            if not isinstance(instr, pte.KernelCall):
+                raise UsageError(f"the interpreter runs kernel calls only, found {type(instr).__name__}")
+            machine.step(instr)
+    return [machine.tensors[i].copy() for i in plan.outputs]

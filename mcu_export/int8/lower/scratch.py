@@ -1,0 +1,92 @@
+"""Kernel scratch sizes, planned as arena tensors: the `_get_buffer_size` functions of cmsis_nn_kernels/
+(which equal CMSIS-NN v7's) re-expressed in Python, per instruction-set path.
+
+`cpu` names the target: Cortex-M55/M85 run the MVE paths, M4/M7/M33/M35P the DSP paths, M0/M0+/M3 and
+"host" the scalar C. When the target is unknown (None) the buffer is sized for the worst of the three,
+so that one .pte runs on any of them.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+MVE_CPUS = {"cortex-m55", "cortex-m85"}
+DSP_CPUS = {"cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p", "cortex-m52"}
+SCALAR_CPUS = {"host", "cortex-m0", "cortex-m0plus", "cortex-m0+", "cortex-m3", "cortex-m23"}
+ISAS = ("scalar", "dsp", "mve")
+_CH_IN_BLOCK_MVE = 124            # channels per block of the MVE depthwise kernel
+_DW_AS_CONV_THRESHOLD = 1         # MVE: a depthwise of one input channel into more runs as a convolution
+
+
+def isas_for(cpu: Optional[str]) -> Sequence[str]:
+    if cpu is None:
+        return ISAS
+    cpu = cpu.lower()
+    if cpu in MVE_CPUS:
+        return ("mve",)
+    if cpu in DSP_CPUS:
+        return ("dsp",)
+    if cpu in SCALAR_CPUS:
+        return ("scalar",)
+    raise ValueError(f"unknown cpu '{cpu}' (known: {', '.join(sorted(MVE_CPUS | DSP_CPUS | SCALAR_CPUS))})")
+
+
+def _round_up(x: int, to: int) -> int:
+    return -(-x // to) * to
+
+
+def _conv_general(isa: str, c_in: int, kh: int, kw: int) -> int:
+    cols = kh * kw * c_in
+    return 4 * _round_up(cols, 16) if isa == "mve" else 4 * _round_up(cols, 4)
+
+
+def _conv_1xn_mve(in_w: int, c_in: int, kw: int, kh: int, out_w: int, pad_w: int, stride_w: int) -> int:
+    total_pad = (out_w - 1) * stride_w + kw - in_w
+    asym = total_pad % 2
+    right = max(1, (pad_w + asym + stride_w - 1) // stride_w) if pad_w + asym != 0 else 0
+    left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w != 0 else 0
+    no_pad = max(out_w - (right + left), 0)
+    if right + no_pad + left != out_w:
+        return _conv_general("mve", c_in, kh, kw)
+    pad_left = pad_w * c_in
+    pad_right = right * c_in if asym else pad_left
+    left_elems = kw * c_in
+    return max(left_elems + pad_left, left_elems - c_in + pad_right)
+
+
+def conv_scratch(isa: str, in_nhwc, filter_ohwi, out_nhwc, stride, padding, dilation) -> int:
+    """arm_convolve_wrapper_s8_get_buffer_size for one ISA (filter as [C_out, KH, KW, C_in/groups])."""
+    _, in_h, in_w, c_in = in_nhwc
+    _, kh, kw, f_c = filter_ohwi
+    if f_c == c_in:
+        if padding == (0, 0) and (kh, kw) == (1, 1) and dilation == (1, 1):
+            return 0
+        if in_h == 1 and dilation[1] == 1 and kh == 1 and (stride[1] * c_in) % 4 == 0:
+            if isa == "mve":
+                return _conv_1xn_mve(in_w, c_in, kw, kh, out_nhwc[2], padding[1], stride[1])
+            return _conv_general(isa, c_in, kh, kw)
+    return _conv_general(isa, c_in, kh, kw)
+
+
+def depthwise_scratch(isa: str, in_nhwc, kernel_hw, out_nhwc, stride, padding, dilation) -> int:
+    """arm_depthwise_conv_wrapper_s8_get_buffer_size for one ISA."""
+    n, _, _, c_in = in_nhwc
+    c_out = out_nhwc[3]
+    kh, kw = kernel_hw
+    uses_opt = c_in == c_out and n == 1 and dilation == (1, 1)
+    uses_3x3 = (kh, kw) == (3, 3) and padding[0] <= 1 and padding[1] <= 1
+    if isa == "mve":
+        if c_in == 1 and c_out > _DW_AS_CONV_THRESHOLD:
+            conv = conv_scratch("mve", in_nhwc, (c_out, kh, kw, 1), out_nhwc, stride, padding, dilation)
+            return conv + c_out * kh * kw
+        return 4 * _CH_IN_BLOCK_MVE * kh * kw if uses_opt else 0
+    if isa == "dsp":
+        return c_in * kh * kw * 2 if uses_opt and not uses_3x3 else 0
+    return 0
+
+
+def avgpool_scratch(isa: str, channels: int) -> int:
+    return channels * 4 if isa == "dsp" else 0
+
+
+def worst(sizes: Iterable[int]) -> int:
+    return max(sizes)

@@ -1,0 +1,42 @@
+"""The int8 path in one call: quantize (PT2E) → lower to cortex_m kernels → plan memory."""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Tuple
+
+from torch import nn
+
+from mcu_export.int8.calibrate import CalibrationSource
+from mcu_export.int8.lower import Int8Info, lower_int8
+from mcu_export.int8.lower.cortex_m_ops import missing_from_table
+from mcu_export.int8.prepare import QuantizedModel, quantize
+from mcu_export.planner import MemoryPlan, plan_memory
+from mcu_export.pte.program import Program
+
+
+def lower_quantized(quantized: QuantizedModel, cpu: Optional[str] = None,
+                    progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, Int8Info, MemoryPlan]:
+    say = progress or (lambda _m: None)
+    say("lowering to cortex_m int8 kernels")
+    program, info = lower_int8(quantized.ep, cpu)
+    say("planning memory")
+    info.memory = plan_memory(program)
+    return program, info, info.memory
+
+
+def to_int8_program(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
+                    cpu: Optional[str] = None, progress: Optional[Callable[[str], None]] = None,
+                    per_channel_linear: bool = False):
+    """(program, info, memory plan, quantized model) for `model` in int8."""
+    quantized = quantize(model, example_inputs, calibrate, progress, per_channel_linear)
+    program, info, plan = lower_quantized(quantized, cpu, progress)
+    return program, info, plan, quantized
+
+
+def int8_report(info: Int8Info, quantized: QuantizedModel, cpu: Optional[str]) -> Dict:
+    return {
+        "fallbacks": list(info.fallbacks),
+        "calibration_batches": quantized.calibration_batches,
+        "warnings": list(quantized.warnings),
+        "cpu": cpu or "any (scratch sized for scalar, DSP and MVE)",
+        "ops_missing_from_op_table": missing_from_table(),
+    }

@@ -1,0 +1,178 @@
+"""CmsisNNQuantizer: a PT2E quantizer that annotates a graph the way CMSIS-NN's int8 kernels compute it.
+
+Which tensors get observed, and how (specs in `qspecs`):
+- conv2d / linear: input (activation), weight (per channel for conv; linear per tensor by default), bias (int32, derived), output. A
+  relu/relu6/hardtanh/clamp right after (sole user) is folded in: the output is observed after the
+  activation, so the lowering can turn the activation into the kernel's output clamp.
+- add / sub / mul: both operands and the output (add/sub fold a following activation too).
+- max/avg/adaptive-avg pooling, mean over H and W, views, flatten, permute, pad and cat: outputs share
+  their input's parameters (the int8 kernels move or average values without rescaling).
+- softmax: output fixed at 1/256, -128.
+- sigmoid, tanh, hardswish, hardsigmoid and unfused relu-likes: input and output (lookup tables).
+Anything else is left in float; the lowering runs it on the fp32 kernels between dequantize/quantize.
+The targets cover both the core-ATen graph (PTQ) and the training IR (QAT).
+"""
+from __future__ import annotations
+
+import operator
+from typing import Optional
+
+import torch
+from torch.fx import GraphModule, Node
+from torchao.quantization.pt2e.quantizer import QuantizationAnnotation, Quantizer, SharedQuantizationSpec
+
+from mcu_export.int8 import qspecs
+
+aten = torch.ops.aten
+
+CONV = {aten.conv2d.default, aten.convolution.default}
+LINEAR = {aten.linear.default}
+ADD = {aten.add.Tensor, aten.sub.Tensor, aten.add_.Tensor, aten.sub_.Tensor}
+MUL = {aten.mul.Tensor, aten.mul_.Tensor}
+FUSABLE_ACTIVATIONS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hardtanh_.default,
+                       aten.relu6.default, aten.clamp.default}
+LUT_ACTIVATIONS = {aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
+                   aten.hardswish_.default, aten.hardsigmoid_.default} | FUSABLE_ACTIVATIONS
+MAX_POOL = {aten.max_pool2d.default, aten.max_pool2d_with_indices.default}
+SHARED = {aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
+          aten.mean.dim, aten.view.default, aten.view_copy.default, aten._unsafe_view.default,
+          aten.reshape.default, aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims,
+          aten.unsqueeze.default, aten.permute.default, aten.permute_copy.default,
+          aten.constant_pad_nd.default, aten.pad.default} | MAX_POOL
+SOFTMAX = {aten.softmax.int, aten._softmax.default}
+CAT = {aten.cat.default, aten.concat.default}
+
+
+def _is_float_tensor(node) -> bool:
+    val = node.meta.get("val") if isinstance(node, Node) else None
+    return isinstance(val, torch.Tensor) and val.dtype == torch.float32
+
+
+def _annotated(node: Node) -> bool:
+    ann = node.meta.get("quantization_annotation")
+    return ann is not None and ann._annotated
+
+
+def _mark(node: Node, inputs: dict, output) -> None:
+    node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=inputs, output_qspec=output,
+                                                                  _annotated=True)
+
+
+def constant_bounds(node: Node):
+    """(lo, hi) of a relu-like node with constant bounds (None = unbounded), or None if not constant."""
+    t = node.target
+    if t in (aten.relu.default, aten.relu_.default):
+        return 0.0, None
+    if t == aten.relu6.default:
+        return 0.0, 6.0
+    if t in (aten.hardtanh.default, aten.hardtanh_.default):
+        lo = node.args[1] if len(node.args) > 1 else node.kwargs.get("min_val", -1.0)
+        hi = node.args[2] if len(node.args) > 2 else node.kwargs.get("max_val", 1.0)
+    elif t == aten.clamp.default:
+        lo = node.args[1] if len(node.args) > 1 else node.kwargs.get("min")
+        hi = node.args[2] if len(node.args) > 2 else node.kwargs.get("max")
+    else:
+        return None
+    if any(v is not None and not isinstance(v, (int, float)) for v in (lo, hi)):
+        return None
+    return (None if lo is None else float(lo)), (None if hi is None else float(hi))
+
+
+def fused_activation(node: Node) -> Optional[Node]:
+    """The relu-like node that can fold into `node`'s output clamp, if any."""
+    if len(node.users) != 1:
+        return None
+    user = next(iter(node.users))
+    if user.op == "call_function" and user.target in FUSABLE_ACTIVATIONS and constant_bounds(user) is not None:
+        return user
+    return None
+
+
+class CmsisNNQuantizer(Quantizer):
+    """int8 quantizer following CMSIS-NN's scheme. `qat=True` uses fake-quant modules (prepare_qat_pt2e).
+    Linear weights are per tensor by default: arm_fully_connected_s8 and ExecuTorch's quantized_linear
+    kernel requantize with one multiplier; `per_channel_linear=True` gives one per output row (the
+    lowering then emits a list of C_out multipliers, which the Python interpreter honours)."""
+
+    def __init__(self, qat: bool = False, per_channel_linear: bool = False, histogram: bool = False):
+        super().__init__()
+        self.qat = qat
+        self.per_channel_linear = per_channel_linear
+        self.act = qspecs.activation_spec(qat, histogram)
+
+    def annotate(self, model: GraphModule) -> GraphModule:
+        nodes = [n for n in model.graph.nodes if n.op == "call_function"]
+        # Producers with a foldable activation first, so that they claim their relu before the
+        # generic relu rule sees it.
+        for node in nodes:
+            if node.target in CONV | LINEAR:
+                self._weighted(node)
+            elif node.target in ADD | MUL:
+                self._binary(node)
+        for node in nodes:
+            if _annotated(node) or not _is_float_tensor(node.args[0] if node.args else None):
+                continue
+            if node.target in SOFTMAX:
+                _mark(node, {node.args[0]: self.act}, qspecs.softmax_output_spec(self.qat))
+            elif node.target in LUT_ACTIVATIONS:
+                _mark(node, {node.args[0]: self.act}, self.act)
+            elif node.target in SHARED:
+                self._shared(node)
+            elif node.target in CAT:
+                self._cat(node)
+        return model
+
+    def _output_spec(self, node: Node):
+        """Observe `node`'s output, or its folded activation's output instead."""
+        act = fused_activation(node)
+        if act is None:
+            return self.act
+        _mark(act, {}, self.act)
+        return None
+
+    def _weighted(self, node: Node) -> None:
+        x, w = node.args[0], node.args[1]
+        bias = node.args[2] if len(node.args) > 2 else None
+        if not (_is_float_tensor(x) and _is_float_tensor(w)):
+            return
+        if node.target == aten.convolution.default and node.args[6]:  # transposed: no int8 kernel here
+            return
+        per_channel = node.target in CONV or self.per_channel_linear
+        inputs = {x: self.act, w: qspecs.weight_spec(self.qat, per_channel)}
+        if isinstance(bias, Node) and _is_float_tensor(bias):
+            inputs[bias] = qspecs.bias_spec((x, node), (w, node), per_channel)
+        _mark(node, inputs, self._output_spec(node))
+
+    def _binary(self, node: Node) -> None:
+        operands = [a for a in node.args[:2] if isinstance(a, Node)]
+        if not operands or not all(_is_float_tensor(a) for a in operands):
+            return
+        if node.target in ADD and node.kwargs.get("alpha", 1) != 1:
+            return
+        output = self._output_spec(node) if node.target in ADD else self.act
+        _mark(node, {a: self.act for a in operands}, output)
+
+    def _shared(self, node: Node) -> None:
+        x = node.args[0]
+        shared = SharedQuantizationSpec((x, node))
+        if node.target == aten.max_pool2d_with_indices.default:
+            # The pool returns (values, indices): observe the values where getitem 0 takes them out.
+            _mark(node, {x: self.act}, None)
+            for user in node.users:
+                if user.target == operator.getitem and user.args[1] == 0:
+                    _mark(user, {}, shared)
+            return
+        _mark(node, {x: self.act}, shared)
+
+    def _cat(self, node: Node) -> None:
+        tensors = node.args[0]
+        if not tensors or not all(_is_float_tensor(t) for t in tensors):
+            return
+        first = tensors[0]
+        shared = SharedQuantizationSpec((first, node))
+        inputs = {first: self.act}
+        inputs.update({t: shared for t in tensors[1:] if t is not first})
+        _mark(node, inputs, shared)
+
+    def validate(self, model: GraphModule) -> None:
+        return None

@@ -1,0 +1,7 @@
+/* cortex_m::quantized_conv2d.out: activations [N, C, H, W] in channels-last dim order. Body and argument list: util/mx_cm_conv2d.c. */
+#include "util/mx_cm_conv2d.h"
+
+mx_error mx_k_cortex_m_quantized_conv2d_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+  (void)ctx;
+  return mx_cm_conv2d(args, nargs, false);
+}

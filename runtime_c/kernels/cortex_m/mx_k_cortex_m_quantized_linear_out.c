@@ -1,0 +1,118 @@
+/* cortex_m::quantized_linear.out via arm_fully_connected_s8. Args: (input [..., C_in], weights
+ * [C_out, C_in], bias? [C_out] int32, kernel_sum? [C_out] int32, input_offset, filter_offset,
+ * output_offset, requantize_multipliers int[1 or C_out], requantize_shifts int[1 or C_out],
+ * activation_max, activation_min, out [..., C_out], ret). Note max comes before min in the schema.
+ *
+ * kernel_sum[o] = input_offset * sum_i (w[o, i] + filter_offset) + bias[o] is ahead-of-time data. Where
+ * CMSIS-NN reads kernel sums from the context (MVE: arm_fully_connected_s8_get_buffer_size > 0) it is
+ * passed as ctx->buf and required; elsewhere, when present, it stands in for the bias with input_offset 0,
+ * which is the same integer sum (sum (x + a)(w + b) + c = sum x (w + b) + kernel_sum). So one program
+ * runs on every target when the exporter always provides kernel_sum. Per-channel multipliers run one
+ * output channel per call. */
+#include "arm_nnfunctions.h"
+#include "util/mx_cm_args.h"
+
+#define MX_CM_FC_MAX_CHANNELS 65536
+
+static mx_error per_channel_list(const mx_value *v, uint32_t c_out, const int64_t **items, uint32_t *len,
+                                 int64_t lo, int64_t hi) {
+  MX_TRY(mx_arg_int_list(v, items, len));
+  if (*len != 1 && *len != c_out) {
+    return MX_ERR_BAD_ARG_VALUE;
+  }
+  for (uint32_t i = 0; i < *len; ++i) {
+    if ((*items)[i] < lo || (*items)[i] > hi) {
+      return MX_ERR_BAD_ARG_VALUE;
+    }
+  }
+  return MX_OK;
+}
+
+mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+  (void)ctx;
+  if (nargs != 13) {
+    return MX_ERR_BAD_ARG_COUNT;
+  }
+  mx_tensor *in = NULL, *w = NULL, *bias = NULL, *ksum = NULL, *out = NULL;
+  int32_t in_off, f_off, out_off, act_max, act_min;
+  MX_TRY(mx_arg_tensor(args[0], &in));
+  MX_TRY(mx_arg_tensor(args[1], &w));
+  MX_TRY(mx_arg_opt_tensor(args[2], &bias));
+  MX_TRY(mx_arg_opt_tensor(args[3], &ksum));
+  MX_TRY(mx_cm_int_in(args[4], -127, 128, &in_off));
+  MX_TRY(mx_cm_int_in(args[5], -127, 128, &f_off));
+  MX_TRY(mx_cm_int_in(args[6], -128, 127, &out_off));
+  MX_TRY(mx_cm_int_in(args[9], -128, 127, &act_max));
+  MX_TRY(mx_cm_int_in(args[10], -128, act_max, &act_min));
+  MX_TRY(mx_arg_tensor(args[11], &out));
+  MX_TRY(mx_arg_ret_is(args[12], out));
+  MX_TRY(mx_check_tensor(in, MX_DTYPE_I8));
+  MX_TRY(mx_check_tensor(w, MX_DTYPE_I8));
+  MX_TRY(mx_check_tensor(out, MX_DTYPE_I8));
+  if (in->dim < 1 || w->dim != 2 || out->dim != in->dim || w->sizes[1] != in->sizes[in->dim - 1] ||
+      w->sizes[0] != out->sizes[out->dim - 1] || w->sizes[0] < 1 || w->sizes[0] > MX_CM_FC_MAX_CHANNELS) {
+    return MX_ERR_BAD_SHAPE;
+  }
+  for (uint32_t d = 0; d + 1 < in->dim; ++d) {
+    if (in->sizes[d] != out->sizes[d]) {
+      return MX_ERR_BAD_SHAPE;
+    }
+  }
+  const int32_t c_in = in->sizes[in->dim - 1], c_out = w->sizes[0];
+  const int32_t batches = c_in > 0 ? (int32_t)(in->numel / (uint32_t)c_in) : 0;
+  const int64_t *mults = NULL, *shifts = NULL;
+  uint32_t n_mult = 0, n_shift = 0;
+  MX_TRY(per_channel_list(args[7], (uint32_t)c_out, &mults, &n_mult, INT32_MIN, INT32_MAX));
+  MX_TRY(per_channel_list(args[8], (uint32_t)c_out, &shifts, &n_shift, -31, 31));
+  if (n_mult != n_shift) {
+    return MX_ERR_BAD_ARG_VALUE;
+  }
+  int32_t *bias_data = NULL, *ksum_data = NULL;
+  if (bias != NULL) {
+    MX_TRY(mx_cm_i32_vector(bias, c_out, &bias_data));
+  }
+  if (ksum != NULL) {
+    MX_TRY(mx_cm_i32_vector(ksum, c_out, &ksum_data));
+  }
+
+  const cmsis_nn_dims filter_dims = {c_in, 1, 1, c_out};
+  const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
+  cmsis_nn_context cm = {NULL, 0};
+  cmsis_nn_fc_params p = {in_off, f_off, out_off, {act_min, act_max}};
+  if (need > 0) {
+    if (ksum_data == NULL || (int32_t)ksum->nbytes < need) {
+      return MX_ERR_BAD_ARG_VALUE; /* this target reads kernel sums from the context: kernel_sum is required */
+    }
+    cm = (cmsis_nn_context){ksum_data, (int32_t)ksum->nbytes};
+  } else if (ksum_data != NULL) {
+    bias_data = ksum_data;
+    p.input_offset = 0;
+  }
+  if (batches == 0) {
+    return MX_OK;
+  }
+
+  const int8_t *x = (const int8_t *)in->data, *wd = (const int8_t *)w->data;
+  int8_t *y = (int8_t *)out->data;
+  const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
+  if (n_mult == 1) {
+    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[0], (int32_t)shifts[0]};
+    const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
+    return mx_cm_status(arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data,
+                                               &out_dims, y));
+  }
+  /* One output channel (one filter row) per call, so each gets its own multiplier and shift. */
+  const cmsis_nn_dims row_filter = {c_in, 1, 1, 1}, row_bias = {1, 1, 1, 1};
+  const cmsis_nn_dims in_dims = {1, 1, 1, c_in}, out_dims = {1, 1, 1, 1};
+  for (int32_t o = 0; o < c_out; ++o) {
+    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[o], (int32_t)shifts[o]};
+    cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4} : cm;
+    for (int32_t b = 0; b < batches; ++b) {
+      MX_TRY(mx_cm_status(arm_fully_connected_s8(&row_ctx, &p, &q, &in_dims, x + (size_t)b * (size_t)c_in,
+                                                 &row_filter, wd + (size_t)o * (size_t)c_in, &row_bias,
+                                                 bias_data != NULL ? bias_data + o : NULL, &out_dims,
+                                                 y + (size_t)b * (size_t)c_out + (size_t)o)));
+    }
+  }
+  return MX_OK;
+}

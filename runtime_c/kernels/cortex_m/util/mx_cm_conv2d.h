@@ -1,0 +1,8 @@
+#ifndef MX_CM_CONV2D_H
+#define MX_CM_CONV2D_H
+/* quantized_conv2d(_nhwc) via arm_convolve_wrapper_s8 (body shared by both spellings: see mx_cm_conv_args.h). */
+#include "mx/kernel.h"
+
+mx_error mx_cm_conv2d(mx_value *const *args, uint32_t nargs, bool nhwc);
+
+#endif

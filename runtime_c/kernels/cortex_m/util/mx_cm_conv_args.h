@@ -1,0 +1,27 @@
+#ifndef MX_CM_CONV_ARGS_H
+#define MX_CM_CONV_ARGS_H
+/* What the 2-D cortex_m ops share. Each comes in two spellings that differ only in how the NHWC activations
+ * are described: `quantized_conv2d` (sizes [N, C, H, W] in channels-last dim order, ExecuTorch's default
+ * lowering) and `quantized_conv2d_nhwc` (sizes [N, H, W, C], contiguous, its explicit-layout lowering);
+ * the bytes and the CMSIS-NN call are the same, so each pair of kernels shares one body (`nhwc` flag). */
+#include "mx_cm_args.h"
+
+/* torch's output length of a convolution or pooling window along one axis (symmetric padding);
+ * ceil_mode drops a last window that would start in the padding. */
+int64_t mx_cm_window_out(int64_t size, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
+
+/* The arguments both convolutions share, checked: offsets, stride/padding/dilation (h, w), per-channel
+ * requantization (shifts in [-31, 31]), clamp, scratch, and the output size torch gives. */
+typedef struct mx_cm_conv {
+  mx_tensor *in, *w, *bias, *scratch, *out;
+  cmsis_nn_dims in_dims, out_dims;
+  int32_t stride[2], pad[2], dil[2], in_off, out_off, act_min, act_max;
+  int32_t *mult, *shift, *bias_data;
+} mx_cm_conv;
+
+/* `extra` op-specific ints (depthwise: depth_multiplier) sit between dilation and input_offset. */
+mx_error mx_cm_read_conv(mx_value *const *args, uint32_t extra, bool nhwc, mx_cm_conv *c);
+
+#define MX_CM_PARAM_MAX (1 << 16)
+
+#endif

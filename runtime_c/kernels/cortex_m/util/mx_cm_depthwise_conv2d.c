@@ -1,0 +1,38 @@
+/* quantized_depthwise_conv2d(_nhwc) via arm_depthwise_conv_wrapper_s8. The wrapper picks the specialised kernel (1x1, 1xN, 3x3, ...) for the shape on this
+ * target; scratch must hold at least what the wrapper's _get_buffer_size asks for here. */
+#include "arm_nnfunctions.h"
+#include "mx_cm_conv_args.h"
+#include "mx_cm_depthwise_conv2d.h"
+
+/* Args: (input, weight [1, KH, KW, C_out], bias, stride, padding, dilation, depth_multiplier, input_offset,
+ * output_offset, requantize_multipliers, requantize_shifts, activation_min, activation_max, scratch, out, ret) */
+mx_error mx_cm_depthwise_conv2d(mx_value *const *args, uint32_t nargs, bool nhwc) {
+  if (nargs != 16) {
+    return MX_ERR_BAD_ARG_COUNT;
+  }
+  int32_t ch_mult = 0;
+  MX_TRY(mx_cm_int_in(args[6], 1, MX_CM_PARAM_MAX, &ch_mult));
+  mx_cm_conv c;
+  MX_TRY(mx_cm_read_conv(args, 1, nhwc, &c));
+  const int32_t c_out = c.out_dims.c;
+  if (c.w->sizes[0] != 1 || c.w->sizes[3] != c_out || (int64_t)c.in_dims.c * ch_mult != c_out) {
+    return MX_ERR_BAD_SHAPE;
+  }
+  if (c.bias_data == NULL) {
+    return MX_ERR_BAD_ARG_VALUE; /* CMSIS-NN's MVE depthwise reads the bias per channel block: pass zeros */
+  }
+  const cmsis_nn_dw_conv_params p = {c.in_off, c.out_off, ch_mult, {c.stride[1], c.stride[0]},
+                                     {c.pad[1], c.pad[0]}, {c.dil[1], c.dil[0]}, {c.act_min, c.act_max}};
+  const cmsis_nn_dims filter_dims = {1, c.w->sizes[1], c.w->sizes[2], c_out};
+  const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
+  cmsis_nn_context cm;
+  MX_TRY(mx_cm_scratch(c.scratch,
+                       arm_depthwise_conv_wrapper_s8_get_buffer_size(&p, &c.in_dims, &filter_dims, &c.out_dims), &cm));
+  if (c.out->numel == 0) {
+    return MX_OK;
+  }
+  const cmsis_nn_per_channel_quant_params q = {c.mult, c.shift};
+  return mx_cm_status(arm_depthwise_conv_wrapper_s8(&cm, &p, &q, &c.in_dims, (const int8_t *)c.in->data,
+                                                    &filter_dims, (const int8_t *)c.w->data, &bias_dims, c.bias_data,
+                                                    &c.out_dims, (int8_t *)c.out->data));
+}

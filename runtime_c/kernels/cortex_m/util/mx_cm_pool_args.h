@@ -1,0 +1,22 @@
+#ifndef MX_CM_POOL_ARGS_H
+#define MX_CM_POOL_ARGS_H
+/* What the two poolings share (both spellings of each: see mx_cm_conv_args.h). CMSIS-NN clips each window
+ * to the input, so padding never takes part (average: count_include_pad=False, which ExecuTorch's lowering
+ * asks for; it inserts an explicit pad op otherwise). */
+#include "mx_cm_conv_args.h"
+
+typedef struct mx_cm_pool {
+  mx_tensor *in, *out;
+  cmsis_nn_dims in_dims, out_dims;
+  int32_t kernel[2], stride[2], pad[2];
+} mx_cm_pool;
+
+#define MX_CM_POOL_MAX (1 << 16)
+
+/* input, kernel_size, stride, padding: args 0..3. */
+mx_error mx_cm_read_window(mx_value *const *args, mx_cm_pool *p);
+
+/* Once out and ceil_mode are known: NHWC memory, 2 * padding <= kernel, out's size as torch gives it. */
+mx_error mx_cm_pool_shapes(mx_cm_pool *p, bool nhwc, bool ceil_mode);
+
+#endif

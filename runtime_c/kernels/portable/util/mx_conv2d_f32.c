@@ -1,0 +1,246 @@
+#include "mx_conv2d_f32.h"
+
+#include "mx_matmul_f32.h"
+
+/* Direct convolution in register tiles: 4 (or 1) output channels times 4 (or 1) output pixels on one
+ * line, accumulated over (input channel, kernel row, kernel column) in FPU registers. A tap of the 4x4
+ * tile costs 8 loads for 16 multiply-adds instead of a load, a bounds check and a store per multiply-add.
+ * Padding stays outside the tiles: a tile gets only the kernel rows and columns that land inside the input
+ * for all of its pixels, so its loops carry no bounds checks. The tiles stay out of line: inlined into the
+ * driver's loop nest, -Os would spill far more of their pointers inside the innermost loop. */
+
+typedef struct tile {
+  const float *x;                /* input at (channel 0, first valid tap) under the tile's first pixel */
+  const float *w;                /* weights of the tile's first output channel at (channel 0, first valid tap) */
+  const float *bias;             /* at the tile's first output channel (zeros when the conv has none) */
+  float *y;                      /* output at the tile's first channel and pixel */
+  int32_t cg, nkh, nkw;          /* input channels per group, valid kernel rows, valid kernel columns */
+  int32_t x_c, x_kh, x_kw, x_px; /* input steps: channel plane, kernel row, kernel column, tile pixel */
+  int32_t x_oc;                  /* input step between the channels of a 4-group tile (a group's slice) */
+  int32_t w_oc, w_c, w_kh;       /* weight steps: output channel, input channel, kernel row */
+  int32_t y_oc, y_px;            /* output steps: channel plane, tile pixel */
+} tile;
+
+/* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
+ * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
+ * offsets, which leaves -Os enough core registers for the innermost loop. */
+static inline __attribute__((always_inline)) void tile_4oc_4px_body(const tile *t, const int32_t sp) {
+  const int32_t so = t->w_oc, step_kw = t->x_kw;
+  const float *bias = t->bias;
+  float a00 = bias[0], a01 = a00, a02 = a00, a03 = a00, a10 = bias[1], a11 = a10, a12 = a10, a13 = a10;
+  float a20 = bias[2], a21 = a20, a22 = a20, a23 = a20, a30 = bias[3], a31 = a30, a32 = a30, a33 = a30;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        float x0 = xp[0], x1 = xp[sp], x2 = xp[2 * sp], x3 = xp[3 * sp];
+        float v = wp[0];
+        a00 += v * x0, a01 += v * x1, a02 += v * x2, a03 += v * x3;
+        v = wp[so];
+        a10 += v * x0, a11 += v * x1, a12 += v * x2, a13 += v * x3;
+        v = wp[2 * so];
+        a20 += v * x0, a21 += v * x1, a22 += v * x2, a23 += v * x3;
+        v = wp[3 * so];
+        a30 += v * x0, a31 += v * x1, a32 += v * x2, a33 += v * x3;
+      }
+    }
+  }
+  const int32_t yp = t->y_px;
+  float *y = t->y;
+  y[0] = a00, y[yp] = a01, y[2 * yp] = a02, y[3 * yp] = a03;
+  y += t->y_oc;
+  y[0] = a10, y[yp] = a11, y[2 * yp] = a12, y[3 * yp] = a13;
+  y += t->y_oc;
+  y[0] = a20, y[yp] = a21, y[2 * yp] = a22, y[3 * yp] = a23;
+  y += t->y_oc;
+  y[0] = a30, y[yp] = a31, y[2 * yp] = a32, y[3 * yp] = a33;
+}
+
+__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
+
+__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
+
+/* 4 output channels of one group at 1 pixel */
+__attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
+  const int32_t so = t->w_oc, step_kw = t->x_kw;
+  float a0 = t->bias[0], a1 = t->bias[1], a2 = t->bias[2], a3 = t->bias[3];
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        float v = *xp;
+        a0 += wp[0] * v, a1 += wp[so] * v, a2 += wp[2 * so] * v, a3 += wp[3 * so] * v;
+      }
+    }
+  }
+  float *y = t->y;
+  y[0] = a0, y[t->y_oc] = a1, y[2 * t->y_oc] = a2, y[3 * t->y_oc] = a3;
+}
+
+/* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
+__attribute__((noinline)) static void tile_4g_1px(const tile *t) {
+  const int32_t so = t->w_oc, sx = t->x_oc, step_kw = t->x_kw;
+  float a0 = t->bias[0], a1 = t->bias[1], a2 = t->bias[2], a3 = t->bias[3];
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        a0 += wp[0] * xp[0], a1 += wp[so] * xp[sx], a2 += wp[2 * so] * xp[2 * sx], a3 += wp[3 * so] * xp[3 * sx];
+      }
+    }
+  }
+  float *y = t->y;
+  y[0] = a0, y[t->y_oc] = a1, y[2 * t->y_oc] = a2, y[3 * t->y_oc] = a3;
+}
+
+/* 1 output channel at 4 pixels */
+__attribute__((noinline)) static void tile_1oc_4px(const tile *t) {
+  const int32_t sp = t->x_px, step_kw = t->x_kw;
+  float a0 = t->bias[0], a1 = a0, a2 = a0, a3 = a0;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        float v = *wp;
+        a0 += v * xp[0], a1 += v * xp[sp], a2 += v * xp[2 * sp], a3 += v * xp[3 * sp];
+      }
+    }
+  }
+  const int32_t yp = t->y_px;
+  t->y[0] = a0, t->y[yp] = a1, t->y[2 * yp] = a2, t->y[3 * yp] = a3;
+}
+
+/* 1 output channel at 1 pixel */
+__attribute__((noinline)) static void tile_1oc_1px(const tile *t) {
+  const int32_t step_kw = t->x_kw;
+  float acc = t->bias[0];
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        acc += *wp * *xp;
+      }
+    }
+  }
+  *t->y = acc;
+}
+
+/* One spatial axis of the convolution, with the memory steps along it. */
+typedef struct axis {
+  int32_t in, out, k, stride, pad, dil;
+  int32_t x_step, w_step, y_step; /* input elements per input index, weights per tap, outputs per index */
+} axis;
+
+/* Taps [*first, *first + count) of output index `o` land inside the input; returns count (0: *first 0)
+ * and sets *offset to the input offset of the first one (0 when there is none). */
+static int32_t valid_taps(const axis *a, int32_t o, int32_t *first, int32_t *offset) {
+  int32_t start = o * a->stride - a->pad;
+  int32_t lo = start < 0 ? (a->dil - 1 - start) / a->dil : 0;
+  int32_t hi = start < a->in ? (a->in - start + a->dil - 1) / a->dil : 0;
+  hi = hi < a->k ? hi : a->k;
+  if (hi <= lo) {
+    *first = 0, *offset = 0;
+    return 0;
+  }
+  *first = lo, *offset = (start + lo * a->dil) * a->x_step;
+  return hi - lo;
+}
+
+/* Output indices [*lo, *hi) along `a` whose window lies inside the input (no padding reached). */
+static void interior(const axis *a, int32_t *lo, int32_t *hi) {
+  int32_t span = a->dil * (a->k - 1) + 1;
+  int32_t l = (a->pad + a->stride - 1) / a->stride;
+  int32_t h = a->in + a->pad >= span ? (a->in + a->pad - span) / a->stride + 1 : 0;
+  l = l < a->out ? l : a->out;
+  h = h < a->out ? h : a->out;
+  *lo = l, *hi = h > l ? h : l;
+}
+
+static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+
+/* The general path: any kernel, stride, padding, dilation and grouping. Pixels run along lines of
+ * the axis with more interior outputs, so narrow maps (KWS's 5 columns) still get 4-pixel tiles. */
+static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y) {
+  const axis ah = {s->in_h, s->out_h, s->k_h, s->stride[0], s->pad[0], s->dil[0], s->in_w, s->k_w, s->out_w};
+  const axis aw = {s->in_w, s->out_w, s->k_w, s->stride[1], s->pad[1], s->dil[1], 1, 1, 1};
+  int32_t h_lo, h_hi, w_lo, w_hi;
+  interior(&ah, &h_lo, &h_hi);
+  interior(&aw, &w_lo, &w_hi);
+  const bool along_w = w_hi - w_lo >= h_hi - h_lo;
+  const axis *u = along_w ? &ah : &aw, *v = along_w ? &aw : &ah; /* v: along the line */
+  const int32_t v_lo = along_w ? w_lo : h_lo, v_hi = along_w ? w_hi : h_hi;
+  const int32_t CG = s->c_in / s->groups, OG = s->c_out / s->groups;
+
+  tile t;
+  t.cg = CG;
+  t.x_c = s->in_h * s->in_w, t.x_kh = s->dil[0] * s->in_w, t.x_kw = s->dil[1];
+  t.x_px = v->stride * v->x_step, t.x_oc = CG * t.x_c;
+  t.w_oc = CG * s->k_h * s->k_w, t.w_c = s->k_h * s->k_w, t.w_kh = s->k_w;
+  t.y_oc = s->out_h * s->out_w, t.y_px = v->y_step;
+  for (int32_t o = 0; o < s->c_out;) {
+    /* a block of 4 output channels: of one group, or of 4 groups when each group has one */
+    const int32_t g = o / OG, in_group = OG - o % OG;
+    const int32_t n = OG == 1 ? (s->c_out - o >= 4 ? 4 : 1) : (in_group >= 4 ? 4 : 1);
+    const float *xg = x + (size_t)g * (size_t)t.x_c * (size_t)CG, *wo = w + (size_t)o * (size_t)t.w_oc;
+    float *yo = y + (size_t)o * (size_t)t.y_oc;
+    t.bias = bias != NULL ? bias + o : zeros;
+    for (int32_t iu = 0; iu < u->out; ++iu) {
+      int32_t u0 = 0, u_off = 0, nu = valid_taps(u, iu, &u0, &u_off);
+      const float *xu = xg + u_off, *wu = wo + u0 * u->w_step;
+      float *yu = yo + iu * u->y_step;
+      for (int32_t iv = 0; iv < v->out;) {
+        int32_t v0 = 0, v_off = 0, nv = valid_taps(v, iv, &v0, &v_off);
+        t.nkh = along_w ? nu : nv, t.nkw = along_w ? nv : nu;
+        t.x = xu + v_off, t.w = wu + v0 * v->w_step, t.y = yu + iv * v->y_step;
+        int32_t step = 1;
+        if (iv >= v_lo && v_hi - iv >= 4) {
+          step = 4;
+          if (n == 4 && OG > 1 && t.x_px == 1) {
+            tile_4oc_4px_unit(&t);
+          } else if (n == 4 && OG > 1) {
+            tile_4oc_4px(&t);
+          } else {
+            tile t1 = t;
+            for (int32_t i = 0; i < n; ++i, t1.x += t.x_oc, t1.w += t.w_oc, t1.y += t.y_oc, ++t1.bias) {
+              tile_1oc_4px(&t1);
+            }
+          }
+        } else if (n == 4) {
+          if (OG > 1) {
+            tile_4oc_1px(&t);
+          } else {
+            tile_4g_1px(&t);
+          }
+        } else {
+          tile_1oc_1px(&t);
+        }
+        iv += step;
+      }
+    }
+    o += n;
+  }
+}
+
+void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y) {
+  if (s->k_h == 1 && s->k_w == 1 && s->stride[0] == 1 && s->stride[1] == 1 && s->pad[0] == 0 && s->pad[1] == 0) {
+    /* 1x1: per group a matrix product, y[oc, :] = bias[oc] + sum_c w[oc, c] * x[c, :] */
+    const uint32_t cg = (uint32_t)(s->c_in / s->groups), og = (uint32_t)(s->c_out / s->groups);
+    const size_t hw = (size_t)s->in_h * (size_t)s->in_w;
+    for (uint32_t g = 0; g < (uint32_t)s->groups; ++g) {
+      mx_matmul_bias_f32(w + (size_t)g * og * cg, x + (size_t)g * cg * hw, bias != NULL ? bias + g * og : NULL,
+                         y + (size_t)g * og * hw, og, cg, (uint32_t)hw);
+    }
+    return;
+  }
+  conv_direct(s, x, w, bias, y);
+}

@@ -1,0 +1,137 @@
+"""The cortex_m kernels in firmware: a program calling every one of them (tests/cortex_m_chain.py) runs on
+QEMU for Cortex-M33 (DSP paths, mps2-an505) and Cortex-M55 (MVE paths, corstone-300) and equals the host
+runtime and the numpy references bit for bit; the project holds only the CMSIS-NN functions it calls;
+`cmsis_nn=PATH` builds against an installed CMSIS-NN instead (here a stand-in tree laid out like Arm's);
+find_cmsis_nn locates an installed pack through cmsis-pack-manager."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cortex_m_chain import chain
+from mcu_export.errors import UsageError
+from mcu_export.firmware.cmsis_nn import find_cmsis_nn
+from mcu_export.firmware.elf import Elf
+from mcu_export.firmware.model_project import build_model_firmware, model_ops, project_of, render_model_project
+from mcu_export.firmware.model_run import run_model_firmware
+from mcu_export.host_runtime import run_pte
+from mcu_export.pte.reader import read_program
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_firmware_tools = pytest.mark.skipif(
+    any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
+    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
+
+
+@pytest.fixture(scope="module")
+def program():
+    return chain(seed=0)
+
+
+def _assert_outputs(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+
+
+def test_chain_on_host_matches_references(program, tmp_path):
+    pte, inputs, expected = program
+    (tmp_path / "chain.pte").write_bytes(pte)
+    _assert_outputs(run_pte(tmp_path / "chain.pte", inputs), expected)
+
+
+@needs_firmware_tools
+@pytest.mark.parametrize("board", ["mps2-an505", "corstone-300"])
+def test_chain_on_qemu_is_bit_exact(program, tmp_path, board):
+    pte, inputs, expected = program
+    build = build_model_firmware(tmp_path, board, model=pte)
+    run = run_model_firmware(build, board, inputs)
+    _assert_outputs(run.outputs, expected)
+    # only what the kernels call: no int16/softmax-LUT/transpose-conv sources, and the ELF links no mx_k_aten_*
+    project = project_of(build)
+    copied = sorted(p.name for p in (project / "cmsis_nn" / "src").glob("*.c"))
+    ours = sorted(p.name for p in (ROOT / "cmsis_nn_kernels").glob("*.c"))
+    assert set(copied) <= set(ours) and "arm_convolve_wrapper_s8.c" in copied
+    assert "arm_vector_sum_s8.c" not in copied        # kernel sums are ahead-of-time data, not computed here
+    kernels = {s for s in Elf(build.elf).symbols() if s.startswith("mx_k_") and not s.endswith(".c")}
+    assert kernels == {op.kernel for op in model_ops(read_program(pte).method("forward"))}
+    assert len(kernels) == 13 and all(k.startswith("mx_k_cortex_m_") for k in kernels)
+
+
+def _standin_cmsis_nn(root: Path) -> Path:
+    """A tree laid out like Arm's CMSIS-NN (Include/, Source/<Family>/*.c), made from our kernels, without
+    arm_quantized_activation_s8 (which Arm's library lacks)."""
+    (root / "Include").mkdir(parents=True)
+    for h in (ROOT / "cmsis_nn_kernels" / "include").glob("*.h"):
+        shutil.copy(h, root / "Include" / h.name)
+    for src in (ROOT / "cmsis_nn_kernels").glob("*.c"):
+        if src.name == "arm_quantized_activation_s8.c":
+            continue
+        family = "ConvolutionFunctions" if "conv" in src.name else "NNSupportFunctions"
+        (root / "Source" / family).mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, root / "Source" / family / src.name)
+    return root
+
+
+def test_cmsis_nn_option_takes_sources_from_the_installed_tree(program, tmp_path):
+    from mcu_export.boards import load_board
+
+    pte = program[0]
+    tree = _standin_cmsis_nn(tmp_path / "CMSIS-NN")
+    project = render_model_project(pte, load_board("mps2-an505"), tmp_path / "out", cmsis_nn=tree)
+    files = sorted(p.relative_to(project / "cmsis_nn").as_posix() for p in (project / "cmsis_nn").rglob("*.c"))
+    assert "Source/ConvolutionFunctions/arm_convolve_wrapper_s8.c" in files
+    assert "src/arm_quantized_activation_s8.c" in files            # the gap is filled from ours
+    assert not any(f.startswith("src/") and f != "src/arm_quantized_activation_s8.c" for f in files)
+    cmake = (project / "CMakeLists.txt").read_text()
+    assert "cmsis_nn/include" in cmake and "runtime/kernels/portable" in cmake
+    with pytest.raises(UsageError, match="Include/arm_nnfunctions.h"):
+        render_model_project(pte, load_board("mps2-an505"), tmp_path / "out2", cmsis_nn=tmp_path / "nowhere")
+
+
+@needs_firmware_tools
+def test_firmware_built_against_an_installed_cmsis_nn_is_bit_exact(program, tmp_path):
+    pte, inputs, expected = program
+    tree = _standin_cmsis_nn(tmp_path / "CMSIS-NN")
+    build = build_model_firmware(tmp_path, "mps2-an505", model=pte, cmsis_nn=tree)
+    _assert_outputs(run_model_firmware(build, "mps2-an505", inputs).outputs, expected)
+
+
+# ---- locating a CMSIS-NN pack ---------------------------------------------------------------------
+
+PDSC = """<?xml version="1.0" encoding="UTF-8"?>
+<package schemaVersion="1.7.7"><vendor>ARM</vendor><name>CMSIS-NN</name><description>CMSIS NN</description>
+<url>https://www.keil.com/pack/</url><releases><release version="{v}">r</release></releases></package>
+"""
+
+
+def _pack(root: Path, version: str, pdsc: str = PDSC) -> Path:
+    folder = root / "ARM" / "CMSIS-NN" / version
+    _standin_cmsis_nn(folder)
+    (folder / "ARM.CMSIS-NN.pdsc").write_text(pdsc.format(v=version))
+    return folder
+
+
+def test_find_cmsis_nn_picks_the_newest_valid_pack(tmp_path):
+    assert find_cmsis_nn(tmp_path) is None
+    _pack(tmp_path, "6.0.0")
+    newest = _pack(tmp_path, "7.0.0")
+    _pack(tmp_path, "9.0.0", pdsc="not xml {v}")                 # cmsis-pack-manager cannot parse it
+    (tmp_path / "ARM" / "CMSIS-NN" / "8.0.0").mkdir()            # a folder without a description
+    assert find_cmsis_nn(tmp_path) == newest
+
+
+def test_real_cmsis_nn_if_installed(program, tmp_path):
+    found = find_cmsis_nn()
+    if found is None:
+        pytest.skip("no ARM.CMSIS-NN pack installed ($CMSIS_PACK_ROOT, ~/.cache/arm/packs or cmsis-pack-manager's "
+                    "cache): install one to check our kernels against Arm's")
+    if any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")):
+        pytest.skip("needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
+    pte, inputs, expected = program
+    build = build_model_firmware(tmp_path, "corstone-300", model=pte, cmsis_nn=found)
+    _assert_outputs(run_model_firmware(build, "corstone-300", inputs).outputs, expected)
