@@ -33,6 +33,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
     p.add_argument("program", metavar="OUT", help="an export folder (holding model.pte)")
     p.add_argument("--board", required=True, help="a board from `mcu-export boards`")
+    p.add_argument("--cmsis-nn", metavar="PATH", nargs="?", const="auto", default=None,
+                   help="link an installed CMSIS-NN (source tree or pack folder; without PATH: find a CMSIS pack) "
+                        "instead of mcu-export's own cmsis_nn_kernels")
     p.set_defaults(func=_cmd_build)
 
     p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
@@ -78,17 +81,29 @@ def _check_board(board: str) -> None:
         raise UsageError(f"unknown board '{board}' (valid: {', '.join(valid)})")
 
 
-def _build(out, board: str) -> int:
+def _build(out, board: str, cmsis_nn=None) -> int:
     from mcu_export.firmware.model_cli import build_command
 
-    return build_command(out, board=board)
+    return build_command(out, board=board, cmsis_nn=cmsis_nn)
+
+
+def _cmsis_nn_path(value):
+    if value != "auto":
+        return value
+    from mcu_export.firmware.cmsis_nn import find_cmsis_nn
+
+    found = find_cmsis_nn()
+    if found is None:
+        raise UsageError("no CMSIS-NN pack found (looked in $CMSIS_PACK_ROOT, ~/.cache/arm/packs and "
+                         "cmsis-pack-manager's cache): pass --cmsis-nn PATH")
+    return found
 
 
 def _cmd_build(args) -> int:
     if args.board == "host":
         raise UsageError("the host needs no firmware build: use `mcu-export run OUT --board host`")
     _check_board(args.board)
-    return _build(args.program, args.board)
+    return _build(args.program, args.board, _cmsis_nn_path(args.cmsis_nn) if args.cmsis_nn else None)
 
 
 def _cmd_run(args) -> int:

@@ -62,10 +62,11 @@ def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None
     _update_report(Path(out_dir), board, update)
 
 
-def build_for_board(out_dir: Union[str, Path], board: Union[Board, str]) -> BuildResult:
+def build_for_board(out_dir: Union[str, Path], board: Union[Board, str], *, cmsis_nn=None) -> BuildResult:
+    """cmsis_nn: an installed CMSIS-NN (source tree or pack folder) to link instead of cmsis_nn_kernels/."""
     board = load_board(board) if isinstance(board, str) else board
     out = _export_dir(out_dir)
     check_model_fits(out, board)
-    result = build_model_firmware(out, board)
+    result = build_model_firmware(out, board, cmsis_nn=cmsis_nn)
     _record_sizes(out, board, size_report(parse_map(result.map), board, elf=result.elf))
     return result

@@ -38,11 +38,11 @@ def current_build(out_dir: Union[str, Path], board: Union[Board, str]) -> Option
                        **{k: p if p.is_file() else None for k, p in optional.items()})
 
 
-def build_command(out_dir: Union[str, Path], *, board: str) -> int:
+def build_command(out_dir: Union[str, Path], *, board: str, cmsis_nn=None) -> int:
     from mcu_export.firmware.flow import build_for_board
 
     out = _export_dir(out_dir)
-    result = build_for_board(out, board)
+    result = build_for_board(out, board, cmsis_nn=cmsis_nn)
     for path in (result.elf, result.bin, result.uf2, result.map):
         if path is not None:
             print(f"wrote {path}")
