@@ -22,6 +22,7 @@ from mcu_export.int8.calibrate import CalibrationSource, run_calibration
 from mcu_export.int8.fold_linear_bn import fold_linear_batch_norm
 from mcu_export.int8.quantizer import CmsisNNQuantizer
 from mcu_export.passes import fold_batch_norm, fold_constants, remove_noops, scalars_to_tensors
+from mcu_export.passes.graph_utils import add_constant, constant_value, finish
 
 Progress = Optional[Callable[[str], None]]
 
@@ -61,9 +62,34 @@ class QuantizedModel:
     warnings: List[str] = field(default_factory=list)
 
 
+def _fold_float_constants(ep: ExportedProgram) -> None:
+    """Evaluate float calls on constants (what QAT's conv-BN folding leaves: var + eps, rsqrt, ...),
+    never the dequantize of a weight: the lowering reads the int8 data behind it."""
+    from torch.fx.node import map_arg
+
+    graph = ep.graph_module.graph
+    for node in list(graph.nodes):
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload) \
+                or node.target.namespace == "quantized_decomposed":
+            continue
+        values = {n: constant_value(ep, n) for n in node.all_input_nodes}
+        if not values or any(v is None for v in values.values()):
+            continue
+        with torch.no_grad():
+            result = node.target(*map_arg(node.args, values.get), **map_arg(node.kwargs, values.get))
+        if isinstance(result, torch.Tensor):
+            with graph.inserting_before(node):
+                folded = add_constant(ep, result.clone(), "qat_folded")
+            node.replace_all_uses_with(folded)
+            graph.erase_node(node)
+    finish(ep)
+
+
 def recapture(converted: torch.fx.GraphModule, example_inputs: tuple) -> ExportedProgram:
     ep = capture_keeping_linear(converted, example_inputs)
     remove_noops(ep)
+    scalars_to_tensors(ep)
+    _fold_float_constants(ep)
     return ep
 
 

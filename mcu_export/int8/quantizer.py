@@ -88,6 +88,25 @@ def fused_activation(node: Node) -> Optional[Node]:
     return None
 
 
+_BATCH_NORM = {aten.batch_norm.default, aten._native_batch_norm_legit.default,
+               aten._native_batch_norm_legit_no_training.default, aten.cudnn_batch_norm.default}
+
+
+def _qat_batch_norm_chain(node: Node):
+    """The single-user chain from a conv to the BatchNorm that follows it (QAT's fused pattern), or None."""
+    chain, current = [], node
+    for _ in range(4):
+        if len(current.users) != 1:
+            return None
+        current = next(iter(current.users))
+        chain.append(current)
+        if current.target in _BATCH_NORM:
+            return chain
+        if current.target not in (aten.div.Tensor, aten.add.Tensor, aten.mul.Tensor):
+            return None
+    return None
+
+
 class CmsisNNQuantizer(Quantizer):
     """int8 quantizer following CMSIS-NN's scheme. `qat=True` uses fake-quant modules (prepare_qat_pt2e).
     Linear weights are per tensor by default: arm_fully_connected_s8 and ExecuTorch's quantized_linear
@@ -141,6 +160,15 @@ class CmsisNNQuantizer(Quantizer):
         inputs = {x: self.act, w: qspecs.weight_spec(self.qat, per_channel)}
         if isinstance(bias, Node) and _is_float_tensor(bias):
             inputs[bias] = qspecs.bias_spec((x, node), (w, node), per_channel)
+        chain = _qat_batch_norm_chain(node) if self.qat else None
+        if chain:
+            # QAT: prepare_qat_pt2e rewrote conv → BN as conv → div → add → BN; convert folds it back
+            # only if nothing is observed in between, so observe after the BN (or its folded relu).
+            for between in chain[:-1]:
+                _mark(between, {}, None)
+            _mark(chain[-1], {}, self._output_spec(chain[-1]))
+            _mark(node, inputs, None)
+            return
         _mark(node, inputs, self._output_spec(node))
 
     def _binary(self, node: Node) -> None:
