@@ -100,3 +100,16 @@ def run_calibration(prepared: torch.nn.Module, example_inputs: tuple, source: Ca
         notes.append(text)
     say(f"calibrated on {count} batch(es)")
     return count, notes
+
+
+def load_calibration(spec: str) -> Callable[[], Iterable]:
+    """The calibration function named by a `path/file.py:function` spec (the CLI's --calibrate)."""
+    from mcu_export.model_spec import _import_file, parse_spec
+
+    path, name = parse_spec(spec)
+    if not path.is_file():
+        raise UsageError(f"calibration file not found: {path}")
+    fn = getattr(_import_file(path), name, None)
+    if not callable(fn):
+        raise UsageError(f"{path} has no calibration function '{name}'")
+    return fn

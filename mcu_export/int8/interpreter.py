@@ -15,7 +15,6 @@ import torch
 
 from mcu_export.errors import UsageError
 from mcu_export.int8.interpreter_ops import KERNELS
-from mcu_export.int8.lower.cortex_m_ops import SCHEMAS, cortex_m_op
 from mcu_export.lower.values import SCALAR_TYPES
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.pte import program as pte
@@ -38,9 +37,6 @@ def _schema(qualified: str):
     op = BY_QUALIFIED.get(qualified)
     if op is not None:
         return op.schema()
-    name = qualified.split("::", 1)[1].rsplit(".", 1)[0]
-    if qualified.startswith("cortex_m::") and name in SCHEMAS:
-        return cortex_m_op(name).schema()
     raise UsageError(f"the reference interpreter has no kernel for {qualified}")
 
 

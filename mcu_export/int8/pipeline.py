@@ -7,7 +7,6 @@ from torch import nn
 
 from mcu_export.int8.calibrate import CalibrationSource
 from mcu_export.int8.lower import Int8Info, lower_int8
-from mcu_export.int8.lower.cortex_m_ops import missing_from_table
 from mcu_export.int8.prepare import QuantizedModel, quantize
 from mcu_export.planner import MemoryPlan, plan_memory
 from mcu_export.pte.program import Program
@@ -38,5 +37,4 @@ def int8_report(info: Int8Info, quantized: QuantizedModel, cpu: Optional[str]) -
         "calibration_batches": quantized.calibration_batches,
         "warnings": list(quantized.warnings),
         "cpu": cpu or "any (scratch sized for scalar, DSP and MVE)",
-        "ops_missing_from_op_table": missing_from_table(),
     }

@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
@@ -26,7 +25,7 @@ from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.scratch import isas_for
 from mcu_export.lower.args import kernel_args
 from mcu_export.lower.lower import InstructionInfo, _bound_args
-from mcu_export.lower.values import ValueTable, scalar_type, tensor_bytes
+from mcu_export.lower.values import ValueTable, scalar_type
 from mcu_export.ops.table import BY_ATEN, BY_QUALIFIED, OpDef
 from mcu_export.passes.graph_utils import constant_value, input_spec
 from mcu_export.passes.source_location import source_location, stack_frames
@@ -153,7 +152,7 @@ class Int8Lowering:
             src = self.table.values[qt.index]
             out = self.new_tensor(torch.int8, src.sizes, cl)
             order = CHANNELS_LAST if cl else list(range(len(src.sizes)))
-            self.call_table(_TO_DIM_ORDER_OP, {"self": T(qt.index), "non_blocking": False, "dim_order": order}, [out])
+            self.call(_TO_DIM_ORDER_OP, {"self": T(qt.index), "non_blocking": False, "dim_order": order}, [out])
             self._layout_cache[key] = QTensor(out, qt.scale, qt.zp, cl)
         return self._layout_cache[key]
 
@@ -211,9 +210,6 @@ class Int8Lowering:
                 args.append(_emit_arg(self.table, arg.type, named[arg.name]))
         args.append(outs[0] if len(outs) == 1 else self.table.tensor_list(outs))
         self.emit(op, args, node)
-
-    def call_table(self, op: OpDef, named: Dict[str, Any], outs: Sequence[int]) -> None:
-        self.call(op, named, outs)
 
     def set_output(self, quantizers: List[Node], qt: QTensor, consumed: Sequence[Node] = ()) -> None:
         for q in quantizers:
@@ -325,7 +321,3 @@ class Int8Lowering:
         self.program.execution_plan.append(plan)
         self.info.op_counts = dict(Counter(i.op for i in self.info.instructions))
         return self.program
-
-
-def int8_bytes(values: np.ndarray) -> bytes:
-    return tensor_bytes(torch.from_numpy(np.ascontiguousarray(values)))
