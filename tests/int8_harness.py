@@ -1,15 +1,16 @@
-"""Run the int8 convolution / depthwise / fully-connected kernels of cmsis_nn_kernels/ from Python: on the
-host through ctypes and on QEMU boards through one firmware per board that reads a batch of cases from a
-semihosting file. Both drive the same C dispatcher (RUNNER_C), so a case is encoded once:
+"""Run the int8 kernels of cmsis_nn_kernels/ from Python: on the host through ctypes and on QEMU boards through
+one firmware per board that reads a batch of cases from a semihosting file. A suite is a set of kernels with its
+C dispatcher (`run_case`); the host library and the firmware both drive it through one batch loop, so a case is
+encoded once:
 
-    lib = build_host_library(tmp)                      # or elf = build_firmware(board, tmp)
-    results = host_run(lib, cases)                     # or qemu_run(board, elf, tmp, cases)
+    lib = CONV_FC.build_host_library(tmp)              # or elf = CONV_FC.build_firmware(board, tmp)
+    results = host_run(lib, cases)                     # or results, run = CONV_FC.qemu_run(board, elf, tmp, cases)
 
-Cases come from conv_case / dw_case / fc_case (numpy arrays in, the kernel's parameters beside them).
-The dispatcher hands each kernel exactly its _get_buffer_size bytes of scratch (NULL when that is 0) and
-reports a status of -101 if the kernel wrote past them. Batch file: per case int32 words
-[op, out_len, nparams, params..., data_len] then data padded to 4; result file: per case [status, out_len]
-then out_len bytes padded to 4.
+CONV_FC holds convolution / depthwise / fully-connected (cases from conv_case / dw_case / fc_case): its
+dispatcher hands each kernel exactly its _get_buffer_size bytes of scratch (NULL when that is 0) and reports a
+status of -101 if the kernel wrote past them. MISC holds elementwise, pooling, softmax, LUT, pad, transpose
+(cases from int8_misc_cases). Batch file: per case int32 words [op, out_len, nparams, params..., data_len] then
+data padded to 4; result file: per case [status, out_len] then out_len bytes padded to 4.
 """
 from __future__ import annotations
 
@@ -18,25 +19,20 @@ import dataclasses
 import struct
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL_DIR = ROOT / "cmsis_nn_kernels"
 INCLUDE_DIR = KERNEL_DIR / "include"
-KERNELS = ["arm_nn_mat_mult_nt_t_s8", "arm_nn_vec_mat_mult_t_s8", "arm_nn_dw_conv_pixel_s8",
-           "arm_convolve_s8", "arm_convolve_1x1_s8_fast", "arm_convolve_1x1_s8", "arm_convolve_1_x_n_s8",
-           "arm_convolve_wrapper_s8", "arm_convolve_get_buffer_sizes_s8",
-           "arm_depthwise_conv_s8", "arm_depthwise_conv_3x3_s8", "arm_depthwise_conv_s8_opt",
-           "arm_depthwise_conv_wrapper_s8", "arm_depthwise_conv_get_buffer_sizes_s8",
-           "arm_fully_connected_s8", "arm_vector_sum_s8", "arm_fully_connected_get_buffer_sizes_s8"]
+# Op numbers are per suite; the names are unique across suites.
 OPS = {"conv_wrapper": 1, "conv": 2, "conv_1x1_fast": 3, "conv_1x1": 4, "conv_1xn": 5,
-       "dw_wrapper": 6, "dw": 7, "dw_3x3": 8, "dw_opt": 9, "fc": 10}
-IN_CAP, OUT_CAP, SCRATCH = 192 * 1024, 64 * 1024, 48 * 1024
+       "dw_wrapper": 6, "dw": 7, "dw_3x3": 8, "dw_opt": 9, "fc": 10,
+       "add": 1, "mul": 2, "max_pool": 3, "avg_pool": 4, "softmax": 5, "lut": 6, "pad": 7, "transpose": 8}
 STATUS_SCRATCH_OVERRUN, STATUS_SCRATCH_TOO_BIG = -101, -100
 
-RUNNER_C = r"""
+RUNNER_HEAD_C = r"""
 #include <stdint.h>
 #include <string.h>
 #include "arm_nnfunctions.h"
@@ -45,11 +41,12 @@ RUNNER_C = r"""
 #define MX_ICOUNT_BEGIN(tag)
 #define MX_ICOUNT_END(tag)
 #endif
+"""
 
+CONV_FC_DISPATCH_C = r"""
+#define SCRATCH (48 * 1024)
 #define GUARD 64
 static int8_t scratch[SCRATCH + GUARD] __attribute__((aligned(16)));
-
-static int32_t word(const uint8_t *p) { int32_t v; memcpy(&v, p, 4); return v; }
 
 typedef arm_cmsis_nn_status (*conv_fn)(const cmsis_nn_context *, const cmsis_nn_conv_params *,
     const cmsis_nn_per_channel_quant_params *, const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *,
@@ -123,8 +120,59 @@ static int32_t run_fc(const int32_t *q, const uint8_t *d, int8_t *out, int32_t *
     return status;
 }
 
+static int32_t run_case(int32_t op, const int32_t *q, const uint8_t *d, int8_t *out)
+{
+    memset(scratch, 0x5A, sizeof scratch);
+    int32_t size = 0;
+    int32_t status = op == 10 ? run_fc(q, d, out, &size) : run_conv(op, q, d, out, &size);
+    for (int32_t i = 0; status == 0 && i < GUARD; i++) {
+        if (scratch[size + i] != 0x5A) status = -101;
+    }
+    return status;
+}
+"""
+
+MISC_DISPATCH_C = r"""
+static int32_t scratch[4096];
+
+static int32_t run_case(int32_t op, const int32_t *q, const uint8_t *data, int8_t *out)
+{
+    const int8_t *d = (const int8_t *)data;
+    switch (op) {
+    case 1: return arm_elementwise_add_s8(d, d + q[12], q[0], q[1], q[2], q[3], q[4], q[5], q[6], out, q[7], q[8],
+                                          q[9], q[10], q[11], q[12]);
+    case 2: return arm_elementwise_mul_s8(d, d + q[7], q[0], q[1], out, q[2], q[3], q[4], q[5], q[6], q[7]);
+    case 3:
+    case 4: {
+        const cmsis_nn_dims in = {q[0], q[1], q[2], q[3]}, filter = {1, q[4], q[5], 1}, outd = {q[0], q[12], q[13], q[3]};
+        const cmsis_nn_pool_params pp = {{q[7], q[6]}, {q[9], q[8]}, {q[10], q[11]}};
+        const cmsis_nn_context ctx = {scratch, (int32_t)sizeof scratch};
+        if (arm_avgpool_s8_get_buffer_size(q[13], q[3]) > (int32_t)sizeof scratch) return -100;
+        return op == 3 ? arm_max_pool_s8(&ctx, &pp, &in, d, &filter, &outd, out)
+                       : arm_avgpool_s8(&ctx, &pp, &in, d, &filter, &outd, out);
+    }
+    case 5: arm_softmax_s8(d, q[0], q[1], q[2], q[3], q[4], out); return 0;
+    case 6: return arm_quantized_activation_s8(d + 256, d, out, q[0]);
+    case 7: {
+        const cmsis_nn_dims in = {q[0], q[1], q[2], q[3]}, pre = {q[4], q[5], q[6], q[7]}, post = {q[8], q[9], q[10], q[11]};
+        return arm_pad_s8(d, out, (int8_t)q[12], &in, &pre, &post);
+    }
+    case 8: {
+        const cmsis_nn_dims in = {q[1], q[2], q[3], q[4]}, outd = {q[9], q[10], q[11], q[12]};
+        const uint32_t perm[4] = {(uint32_t)q[5], (uint32_t)q[6], (uint32_t)q[7], (uint32_t)q[8]};
+        const cmsis_nn_transpose_params tp = {q[0], perm};
+        return arm_transpose_s8(d, out, &in, &outd, &tp);
+    }
+    default: return -99;
+    }
+}
+"""
+
+BATCH_LOOP_C = r"""
+static int32_t word(const uint8_t *p) { int32_t v; memcpy(&v, p, 4); return v; }
+
 /* Runs every case of a batch; returns the bytes written to out, or -1 if out is too small. */
-int32_t mx_int8_conv_fc_run(const uint8_t *in, int32_t in_len, uint8_t *out, int32_t out_cap)
+int32_t mx_int8_batch_run(const uint8_t *in, int32_t in_len, uint8_t *out, int32_t out_cap)
 {
     int32_t pos = 0, written = 0;
     int32_t params[32];
@@ -137,13 +185,8 @@ int32_t mx_int8_conv_fc_run(const uint8_t *in, int32_t in_len, uint8_t *out, int
         const int32_t padded = (out_len + 3) & ~3;
         if (written + 8 + padded > out_cap) return -1;
         int8_t *dst = (int8_t *)(out + written + 8);
-        memset(dst, 0x5A, (size_t)padded);
-        memset(scratch, 0x5A, sizeof scratch);
-        int32_t size = 0;
-        int32_t status = op == 10 ? run_fc(params, in + pos, dst, &size) : run_conv(op, params, in + pos, dst, &size);
-        for (int32_t i = 0; status == 0 && i < GUARD; i++) {
-            if (scratch[size + i] != 0x5A) status = -101;
-        }
+        memset(dst, 0x5A, (size_t)padded); /* bytes a kernel forgets to write show up as 0x5A */
+        const int32_t status = run_case(op, params, in + pos, dst);
         memcpy(out + written, &status, 4);
         memcpy(out + written + 4, &out_len, 4);
         written += 8 + padded;
@@ -157,7 +200,7 @@ FIRMWARE_MAIN_C = r"""
 #include <stdint.h>
 #include "mx_platform.h"
 
-int32_t mx_int8_conv_fc_run(const uint8_t *in, int32_t in_len, uint8_t *out, int32_t out_cap);
+int32_t mx_int8_batch_run(const uint8_t *in, int32_t in_len, uint8_t *out, int32_t out_cap);
 
 static uint8_t in_buf[IN_CAP] __attribute__((aligned(4)));
 static uint8_t out_buf[OUT_CAP] __attribute__((aligned(4)));
@@ -170,7 +213,7 @@ int main(void)
         return 3;
     }
     mx_semihost_close(h);
-    int32_t written = mx_int8_conv_fc_run(in_buf, (int32_t)n, out_buf, (int32_t)sizeof out_buf);
+    int32_t written = mx_int8_batch_run(in_buf, (int32_t)n, out_buf, (int32_t)sizeof out_buf);
     if (written < 0) {
         return 4;
     }
@@ -189,7 +232,7 @@ class Case:
     op: str
     params: Sequence[int]
     data: bytes
-    out_shape: tuple
+    out_shape: Union[int, tuple]  # an int: a flat output of that many bytes
 
     @property
     def out_len(self) -> int:
@@ -248,47 +291,17 @@ def decode(blob: bytes, cases: Sequence[Case]) -> List[Result]:
     return results
 
 
-def kernel_sources() -> List[Path]:
-    return [KERNEL_DIR / f"{name}.c" for name in KERNELS]
-
-
-def _runner_c() -> str:
-    return f"#define SCRATCH {SCRATCH}\n" + RUNNER_C
-
-
-def build_host_library(out_dir: Path, cc: str = "cc") -> ctypes.CDLL:
-    """Kernels + dispatcher as one shared library (the host compiler: the plain C paths)."""
-    out_dir = Path(out_dir)
-    runner = out_dir / "conv_fc_runner.c"
-    runner.write_text(_runner_c())
-    lib = out_dir / "libmx_int8_conv_fc.so"
-    cmd = [cc, "-std=c11", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}",
-           *map(str, kernel_sources()), str(runner), "-o", str(lib)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"host build of the conv/fc kernels failed:\n{proc.stderr}")
-    dll = ctypes.CDLL(str(lib))
-    dll.mx_int8_conv_fc_run.restype = ctypes.c_int32
-    dll.mx_int8_conv_fc_run.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32]
-    return dll
+def _results_size(cases: Sequence[Case]) -> int:
+    return sum(8 + c.out_len + 3 for c in cases)
 
 
 def host_run(lib: ctypes.CDLL, cases: Sequence[Case]) -> List[Result]:
     blob = encode(cases)
-    cap = sum(8 + c.out_len + 3 for c in cases)
+    cap = _results_size(cases)
     out = ctypes.create_string_buffer(cap)
-    written = lib.mx_int8_conv_fc_run(blob, len(blob), out, cap)
+    written = lib.mx_int8_batch_run(blob, len(blob), out, cap)
     assert written >= 0, "result buffer too small"
     return decode(out.raw[:written], cases)
-
-
-def firmware_sources() -> Dict[str, object]:
-    sources: Dict[str, object] = {f"kernels/{p.name}": p for p in kernel_sources()}
-    for header in INCLUDE_DIR.glob("*.h"):
-        sources[f"kernels/include/{header.name}"] = header
-    sources["app/conv_fc_runner.c"] = _runner_c()
-    sources["app/main.c"] = FIRMWARE_MAIN_C.replace("IN_CAP", str(IN_CAP)).replace("OUT_CAP", str(OUT_CAP))
-    return sources
 
 
 def scalar_variant(board_name: str = "mps2-an505"):
@@ -299,26 +312,84 @@ def scalar_variant(board_name: str = "mps2-an505"):
     return dataclasses.replace(board, compiler=dataclasses.replace(board.compiler, cflags=flags))
 
 
-def build_firmware(board, out_dir: Path, icount: bool = False):
-    """One firmware per board (a Board, or a board name) with every conv/fc kernel and the dispatcher.
-    icount=True wraps each kernel call in the instruction-count markers (tag = op number)."""
-    from mcu_export.firmware.build import build_project, render_project
-    sources = firmware_sources()
-    if icount:
-        sources["app/conv_fc_runner.c"] = ('#include "mx_platform.h"\n#define MX_ICOUNT_BEGIN(tag) mx_icount_begin(tag)\n'
-                                           '#define MX_ICOUNT_END(tag) mx_icount_end(tag)\n'
-                                           + sources["app/conv_fc_runner.c"])
-    project = render_project(board, out_dir, sources, include_dirs=["kernels/include"])
-    return build_project(project).elf
+@dataclasses.dataclass(frozen=True)
+class Suite:
+    """A set of kernels, the C dispatcher that runs their cases, and the firmware's batch buffer sizes."""
+    name: str
+    kernels: Sequence[str]
+    dispatch_c: str
+    in_cap: int
+    out_cap: int
+
+    def kernel_sources(self) -> List[Path]:
+        return [KERNEL_DIR / f"{name}.c" for name in self.kernels]
+
+    def runner_c(self) -> str:
+        return RUNNER_HEAD_C + self.dispatch_c + BATCH_LOOP_C
+
+    def build_host_library(self, out_dir: Path, cc: str = "cc") -> ctypes.CDLL:
+        """Kernels + dispatcher as one shared library (the host compiler: the plain C paths)."""
+        out_dir = Path(out_dir)
+        runner = out_dir / f"{self.name}_runner.c"
+        runner.write_text(self.runner_c())
+        lib = out_dir / f"libmx_int8_{self.name}.so"
+        cmd = [cc, "-std=c11", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}",
+               *map(str, self.kernel_sources()), str(runner), "-o", str(lib)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"host build of the {self.name} kernels failed:\n{proc.stderr}")
+        dll = ctypes.CDLL(str(lib))
+        dll.mx_int8_batch_run.restype = ctypes.c_int32
+        dll.mx_int8_batch_run.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32]
+        return dll
+
+    def firmware_sources(self, icount: bool = False) -> Dict[str, object]:
+        """icount=True wraps each kernel call in the instruction-count markers (tag = op number)."""
+        sources: Dict[str, object] = {f"kernels/{p.name}": p for p in self.kernel_sources()}
+        for header in INCLUDE_DIR.glob("*.h"):
+            sources[f"kernels/include/{header.name}"] = header
+        markers = ('#include "mx_platform.h"\n#define MX_ICOUNT_BEGIN(tag) mx_icount_begin(tag)\n'
+                   '#define MX_ICOUNT_END(tag) mx_icount_end(tag)\n')
+        sources[f"app/{self.name}_runner.c"] = (markers if icount else "") + self.runner_c()
+        sources["app/main.c"] = (FIRMWARE_MAIN_C.replace("IN_CAP", str(self.in_cap))
+                                 .replace("OUT_CAP", str(self.out_cap)))
+        return sources
+
+    def build_firmware(self, board, out_dir: Path, icount: bool = False) -> Path:
+        """One firmware per board (a Board, or a board name) with every kernel of the suite and the dispatcher."""
+        from mcu_export.firmware.build import build_project, render_project
+        project = render_project(board, out_dir, self.firmware_sources(icount), include_dirs=["kernels/include"])
+        return build_project(project).elf
+
+    def qemu_run(self, board, elf: Path, work_dir: Path, cases: Sequence[Case], timeout: float = 60.0,
+                 plugin=None):
+        """Runs one batch on QEMU: (results, the QEMU run)."""
+        from mcu_export.firmware.qemu import run_qemu
+        blob = encode(cases)
+        assert len(blob) <= self.in_cap, f"batch of {len(blob)} bytes exceeds the firmware's {self.in_cap}"
+        assert _results_size(cases) <= self.out_cap, "batch results exceed the firmware's buffer"
+        work_dir = Path(work_dir)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        (work_dir / "cases.bin").write_bytes(blob)
+        (work_dir / "results.bin").unlink(missing_ok=True)
+        result = run_qemu(board, elf, timeout=timeout, semihosting_dir=work_dir, plugin=plugin)
+        assert result.exit_code == 0, f"firmware exited with {result.exit_code}: {result.uart_text}"
+        return decode((work_dir / "results.bin").read_bytes(), cases), result
 
 
-def qemu_run(board, elf: Path, work_dir: Path, cases: Sequence[Case], timeout: float = 60.0, plugin=None):
-    from mcu_export.firmware.qemu import run_qemu
-    work_dir = Path(work_dir)
-    work_dir.mkdir(parents=True, exist_ok=True)
-    blob = encode(cases)
-    assert len(blob) <= IN_CAP, f"batch of {len(blob)} bytes exceeds the firmware's {IN_CAP}"
-    (work_dir / "cases.bin").write_bytes(blob)
-    result = run_qemu(board, elf, timeout=timeout, semihosting_dir=work_dir, plugin=plugin)
-    assert result.exit_code == 0, f"firmware exited with {result.exit_code}: {result.uart_text}"
-    return decode((work_dir / "results.bin").read_bytes(), cases), result
+CONV_FC = Suite(
+    "conv_fc",
+    ["arm_nn_mat_mult_nt_t_s8", "arm_nn_vec_mat_mult_t_s8", "arm_nn_dw_conv_pixel_s8",
+     "arm_convolve_s8", "arm_convolve_1x1_s8_fast", "arm_convolve_1x1_s8", "arm_convolve_1_x_n_s8",
+     "arm_convolve_wrapper_s8", "arm_convolve_get_buffer_sizes_s8",
+     "arm_depthwise_conv_s8", "arm_depthwise_conv_3x3_s8", "arm_depthwise_conv_s8_opt",
+     "arm_depthwise_conv_wrapper_s8", "arm_depthwise_conv_get_buffer_sizes_s8",
+     "arm_fully_connected_s8", "arm_vector_sum_s8", "arm_fully_connected_get_buffer_sizes_s8"],
+    CONV_FC_DISPATCH_C, in_cap=192 * 1024, out_cap=64 * 1024)
+
+MISC = Suite(
+    "misc",
+    ["arm_elementwise_add_s8", "arm_elementwise_mul_s8", "arm_max_pool_s8", "arm_avgpool_s8",
+     "arm_avgpool_s8_get_buffer_size", "arm_softmax_s8", "arm_quantized_activation_s8", "arm_pad_s8",
+     "arm_transpose_s8"],
+    MISC_DISPATCH_C, in_cap=160 * 1024, out_cap=96 * 1024)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from int8_misc_harness import Case
+from int8_harness import Case
 from mcu_export.int8.reference import elementwise, lut, pad, pooling, softmax, transpose
 
 

@@ -98,7 +98,7 @@ def _check(results, cases, expected, where):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    return H.build_host_library(tmp_path_factory.mktemp("int8_conv_fc"))
+    return H.CONV_FC.build_host_library(tmp_path_factory.mktemp("int8_conv_fc"))
 
 
 HYP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -229,8 +229,8 @@ def _batch(seed: int, per_op: int = 8):
 @pytest.mark.parametrize("board_id", list(BOARDS))
 def test_qemu_equals_reference(board_id, tmp_path):
     board = BOARDS[board_id] or H.scalar_variant("mps2-an505")
-    elf = H.build_firmware(board, tmp_path / "fw")
+    elf = H.CONV_FC.build_firmware(board, tmp_path / "fw")
     for seed in (11, 12):
         cases, wants = _batch(seed)
-        results, _ = H.qemu_run(board, elf, tmp_path / f"run{seed}", cases)
+        results, _ = H.CONV_FC.qemu_run(board, elf, tmp_path / f"run{seed}", cases)
         _check(results, cases, wants, board_id)

@@ -1,7 +1,6 @@
 """The misc int8 kernels (elementwise add/mul, max/avg pooling, softmax, table lookup, pad, transpose) equal
 their numpy references bit for bit: on the host (ctypes) over random shapes and parameters, and on QEMU
 for Cortex-M55 (MVE path), Cortex-M33 and Cortex-M4 (DSP path) and a Cortex-M33 build without DSP (scalar)."""
-import dataclasses
 import shutil
 import subprocess
 
@@ -10,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import int8_misc_cases as cases
-from int8_misc_harness import Case, build_firmware, build_host_library, host_run, qemu_run
+from int8_harness import MISC, Case, host_run, scalar_variant
 from mcu_export.int8.reference import lut, softmax
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -18,7 +17,7 @@ SEEDS = st.integers(0, 2**32 - 1)
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    return build_host_library(tmp_path_factory.mktemp("misc_host"))
+    return MISC.build_host_library(tmp_path_factory.mktemp("misc_host"))
 
 
 def _check(lib, made):
@@ -106,13 +105,6 @@ def test_avgpool_buffer_sizes(lib):
 
 # --- QEMU -------------------------------------------------------------------------------------------
 
-def _scalar_board():
-    from mcu_export.boards import load_board
-    board = load_board("mps2-an505")
-    flags = tuple(f.replace("-mcpu=cortex-m33", "-mcpu=cortex-m33+nodsp") for f in board.compiler.cflags)
-    return dataclasses.replace(board, compiler=dataclasses.replace(board.compiler, cflags=flags))
-
-
 # (board, instruction that proves which path was compiled, instructions that must be absent)
 TARGETS = {
     "corstone-300": ("corstone-300", "vqrdmulh", ()),
@@ -127,9 +119,9 @@ TARGETS = {
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_qemu_matches_reference(target, tmp_path):
     name, present, absent = TARGETS[target]
-    board = _scalar_board() if name is None else name
-    firmware = build_firmware(board, tmp_path / "fw")
-    listing = subprocess.run(["arm-none-eabi-objdump", "-d", str(firmware.elf)], capture_output=True, text=True,
+    board = scalar_variant("mps2-an505") if name is None else name
+    elf = MISC.build_firmware(board, tmp_path / "fw")
+    listing = subprocess.run(["arm-none-eabi-objdump", "-d", str(elf)], capture_output=True, text=True,
                              check=True).stdout
     if present:
         assert present in listing, f"{target}: the optimized path was not compiled in"
@@ -137,7 +129,7 @@ def test_qemu_matches_reference(target, tmp_path):
         assert mnemonic not in listing, f"{target}: unexpected {mnemonic}"
     for seed in (11, 12):
         made = cases.batch(seed, per_op=30)
-        results = qemu_run(board, firmware.elf, tmp_path, [case for _, case, _ in made])
+        results, _ = MISC.qemu_run(board, elf, tmp_path, [case for _, case, _ in made])
         for (op, case, expected), result in zip(made, results):
             assert result.status == 0, (target, op, list(case.params))
             np.testing.assert_array_equal(result.out, expected.reshape(-1), err_msg=f"{target} {op} {list(case.params)}")

@@ -54,16 +54,20 @@ def test_conv_weights_per_channel_symmetric(convnet):
     assert bias.target == qd.dequantize_per_channel.default and bias.args[6] == torch.int32
 
 
-def test_linear_weights_per_tensor_by_default(convnet):
+def test_linear_weights_per_channel_symmetric(convnet):
     linear = _nodes(convnet.ep, aten.linear.default)[0]
     w = linear.args[1]
-    # One scale for all rows (arm_fully_connected_s8 takes one multiplier), still symmetric [-127, 127].
-    if w.target == qd.dequantize_per_channel.default:
-        scales = constant_value(convnet.ep, w.args[1])
-        assert len(set(scales.tolist())) == 1
-    else:
-        assert w.target == qd.dequantize_per_tensor.default and w.args[2] == 0
+    # Issue 4's scheme: per-channel symmetric weights for linear as for conv (one scale per output row).
+    assert w.target == qd.dequantize_per_channel.default and w.args[3] == 0
+    scales = constant_value(convnet.ep, w.args[1])
+    assert scales.numel() == linear.meta["val"].shape[-1] and len(set(scales.tolist())) > 1
     assert w.args[-3:] == (-127, 127, torch.int8)
+
+
+def test_linear_weights_per_tensor_option():
+    from mcu_export.int8.quantizer import CmsisNNQuantizer
+
+    assert CmsisNNQuantizer(per_channel_linear=False).per_channel_linear is False
 
 
 def test_activation_folded_into_conv_output(convnet):

@@ -24,7 +24,7 @@ def lower_quantized(quantized: QuantizedModel, cpu: Optional[str] = None,
 
 def to_int8_program(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
                     cpu: Optional[str] = None, progress: Optional[Callable[[str], None]] = None,
-                    per_channel_linear: bool = False):
+                    per_channel_linear: bool = True):
     """(program, info, memory plan, quantized model) for `model` in int8."""
     quantized = quantize(model, example_inputs, calibrate, progress, per_channel_linear)
     program, info, plan = lower_quantized(quantized, cpu, progress)

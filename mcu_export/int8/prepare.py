@@ -94,7 +94,7 @@ def recapture(converted: torch.fx.GraphModule, example_inputs: tuple) -> Exporte
 
 
 def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
-             progress: Progress = None, per_channel_linear: bool = False) -> QuantizedModel:
+             progress: Progress = None, per_channel_linear: bool = True) -> QuantizedModel:
     """PTQ: the model quantized with CmsisNNQuantizer, calibrated on `calibrate` (or the example inputs)."""
     say = progress or (lambda _m: None)
     model.eval()
@@ -112,7 +112,7 @@ def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSour
                           calibration_batches=batches, warnings=notes)
 
 
-def prepare_qat(model: nn.Module, example_inputs: tuple, per_channel_linear: bool = False) -> torch.fx.GraphModule:
+def prepare_qat(model: nn.Module, example_inputs: tuple, per_channel_linear: bool = True) -> torch.fx.GraphModule:
     """QAT: the model captured in its training form with fake-quant modules in it. Train the returned
     module as usual (it is an nn.Module), then pass it to `export_qat`."""
     try:
