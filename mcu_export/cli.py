@@ -28,6 +28,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
     p.add_argument("--board", default="host",
                    help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)")
+    p.add_argument("--quantize", choices=("int8",), default=None,
+                   help="PT2E int8 with CMSIS-NN's scheme (default: fp32)")
+    p.add_argument("--calibrate", metavar="FILE.py:FUNCTION",
+                   help="with --quantize: a function yielding input tuples (default: the example inputs, with a warning)")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
@@ -61,8 +65,18 @@ def _cmd_export(args) -> int:
     from mcu_export.api import export_spec
 
     _check_board(args.board)  # before the (slow) export, so a typo fails at once
+    calibrate, cpu = None, None
+    if args.calibrate:
+        if not args.quantize:
+            raise UsageError("--calibrate goes with --quantize int8")
+        from mcu_export.int8.calibrate import load_calibration
 
-    artifact = export_spec(args.model, progress=_progress)
+        calibrate = load_calibration(args.calibrate)
+    if args.quantize and args.board != "host":
+        from mcu_export.boards import load_board
+
+        cpu = load_board(args.board).cpu.mcpu  # scratch buffers sized for this CPU's kernels (DSP/MVE)
+    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, cpu=cpu)
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
