@@ -1,0 +1,56 @@
+"""Every example model in int8 on Cortex-M33 (DSP), Cortex-M4 (DSP) and Cortex-M55 (MVE) under QEMU:
+device output == host C runtime output == the Python reference interpreter, bit for bit.
+
+One .pte serves all three boards: exported without a CPU, its scratch buffers are sized for the largest
+of the scalar, DSP and MVE kernels' needs."""
+import numpy as np
+import pytest
+import torch
+
+from mcu_export import examples
+from mcu_export.api import export
+from mcu_export.firmware.flow import build_for_board
+from mcu_export.firmware.model_run import run_model_firmware
+from mcu_export.int8.interpreter import run_reference
+from mcu_export.model_spec import load_model
+
+BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")
+
+
+def _batches(like, n, seed, uniform):
+    gen = torch.Generator().manual_seed(seed)
+    draw = torch.rand if uniform else torch.randn
+    return [(draw(like.shape, generator=gen),) for _ in range(n)]
+
+
+@pytest.fixture(scope="module", params=sorted(examples.EXAMPLES))
+def int8_export(request, tmp_path_factory):
+    name = request.param
+    model, inputs = load_model(examples.spec(name))
+    uniform = name == "mnist_mlp"
+    calib = _batches(inputs[0], 16, 11, uniform)
+    artifact = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib))
+    out = artifact.save(tmp_path_factory.mktemp("int8") / name)
+    (x,) = _batches(inputs[0], 1, 99, uniform)[0]
+    host = artifact.run(x)
+    reference = run_reference(artifact.program, [x])
+    return name, artifact, out, x.numpy(), host, reference
+
+
+def test_host_runtime_equals_reference(int8_export):
+    _, _, _, _, host, reference = int8_export
+    for h, r in zip(host, reference):
+        assert h.dtype == r.dtype and h.shape == r.shape
+        assert np.array_equal(h, r)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_device_equals_host_and_reference(int8_export, board):
+    name, artifact, out, x, host, reference = int8_export
+    run = run_model_firmware(build_for_board(out, board), board, [x])
+    for d, h, r in zip(run.outputs, host, reference):
+        assert np.array_equal(d, h), f"{name} on {board}: device differs from the host runtime"
+        assert np.array_equal(d, r)
+    ops = {op.op for op in run.per_op}
+    assert any(op.startswith("cortex_m::quantized_") for op in ops)
+    assert run.instructions_per_inference > 0
