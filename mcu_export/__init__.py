@@ -1,5 +1,12 @@
 """mcu-export: PyTorch models to .pte programs, static C and firmware for microcontrollers and NPUs."""
+import logging as _logging
+
 from mcu_export.errors import McuExportError
+
+# torchao 0.18 logs a warning for each CUDA-only extension it cannot load on a CPU build, and torch 2.13 one
+# for torchao's Enum registration: noise about the install, not about the user's model or our output.
+_logging.getLogger("torchao").setLevel(_logging.ERROR)
+_logging.getLogger("torch.utils._pytree").setLevel(_logging.ERROR)
 
 __version__ = "0.1.0"
 __all__ = ["McuExportError", "__version__"]
