@@ -22,19 +22,7 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
         p->padding.h > 1 || p->dilation.w != 1 || p->dilation.h != 1) {
         return ARM_CMSIS_NN_ARG_ERROR;
     }
-    const int32_t in_h = input_dims->h, in_w = input_dims->w, ch = input_dims->c;
-    const int32_t out_h = output_dims->h, out_w = output_dims->w;
-    for (int32_t b = 0; b < input_dims->n; b++) {
-        const int8_t *in = input_data + b * in_h * in_w * ch;
-        for (int32_t oy = 0; oy < out_h; oy++) {
-            for (int32_t ox = 0; ox < out_w; ox++) {
-                arm_nn_dw_conv_pixel_s8(in, in_h, in_w, ch, filter_data, filter_dims->h, filter_dims->w,
-                                        oy * p->stride.h - p->padding.h, ox * p->stride.w - p->padding.w,
-                                        p->dilation.h, p->dilation.w, bias_data, p->input_offset, p->output_offset,
-                                        quant_params->multiplier, quant_params->shift, p->activation.min,
-                                        p->activation.max, output_data + ((b * out_h + oy) * out_w + ox) * ch);
-            }
-        }
-    }
+    arm_nn_dw_conv_ch_mult1_s8(dw_conv_params, quant_params, input_dims, input_data, filter_dims, filter_data,
+                               bias_data, output_dims, output_data);
     return ARM_CMSIS_NN_SUCCESS;
 }

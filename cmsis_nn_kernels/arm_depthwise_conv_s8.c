@@ -26,19 +26,17 @@ arm_cmsis_nn_status arm_depthwise_conv_s8(const cmsis_nn_context *ctx,
     if (mult < 1 || out_c != in_c * mult) {
         return ARM_CMSIS_NN_ARG_ERROR;
     }
+    if (mult == 1) {
+        arm_nn_dw_conv_ch_mult1_s8(dw_conv_params, quant_params, input_dims, input_data, filter_dims, filter_data,
+                                   bias_data, output_dims, output_data);
+        return ARM_CMSIS_NN_SUCCESS;
+    }
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in = input_data + b * in_h * in_w * in_c;
         for (int32_t oy = 0; oy < out_h; oy++) {
             for (int32_t ox = 0; ox < out_w; ox++) {
                 const int32_t base_y = oy * p->stride.h - p->padding.h, base_x = ox * p->stride.w - p->padding.w;
                 int8_t *out = output_data + ((b * out_h + oy) * out_w + ox) * out_c;
-                if (mult == 1) {
-                    arm_nn_dw_conv_pixel_s8(in, in_h, in_w, in_c, filter_data, k_h, k_w, base_y, base_x,
-                                            p->dilation.h, p->dilation.w, bias_data, p->input_offset,
-                                            p->output_offset, quant_params->multiplier, quant_params->shift,
-                                            p->activation.min, p->activation.max, out);
-                    continue;
-                }
                 for (int32_t oc = 0; oc < out_c; oc++) {
                     const int32_t ic = oc / mult;
                     int32_t acc = bias_data ? bias_data[oc] : 0;

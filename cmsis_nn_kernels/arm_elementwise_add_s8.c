@@ -1,13 +1,7 @@
 /* Elementwise int8 add, TFLite's quantized ADD: both inputs are brought to a common scale (left shift for
  * headroom, then each input's own requantization), summed in int32 and requantized to the output. */
-#include <string.h>
-
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
-
-#if defined(__ARM_FEATURE_DSP)
-#include <arm_acle.h>
-#endif
 
 typedef struct {
     int32_t off1, mult1, shift1, off2, mult2, shift2, left_shift, out_off, out_mult, out_shift, act_min, act_max;
@@ -34,7 +28,7 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect, const int
     const add_params p = {input_1_offset, input_1_mult, input_1_shift, input_2_offset, input_2_mult, input_2_shift,
                           left_shift, out_offset, out_mult, out_shift, out_activation_min, out_activation_max};
     int32_t i = 0;
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#if defined(ARM_NN_USE_MVE)
     for (; i < block_size; i += 4) {
         const mve_pred16_t pred = vctp32q((uint32_t)(block_size - i));
         int32x4_t a = vaddq_n_s32(vldrbq_z_s32(input_1_vect + i, pred), input_1_offset);
@@ -45,17 +39,12 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect, const int
         sum = vminq_s32(vmaxq_s32(sum, vdupq_n_s32(out_activation_min)), vdupq_n_s32(out_activation_max));
         vstrbq_p_s32(output + i, sum, pred);
     }
-#elif defined(__ARM_FEATURE_DSP)
-    /* Four lanes per word: SXTB16 widens bytes 0/2 (and, after a rotate, 1/3) to int16 pairs, SADD16 adds
-     * the offsets to two lanes at once; |in + offset| <= 255 so the int16 lanes never wrap. */
-    const int32_t off1 = (int32_t)(((uint32_t)input_1_offset << 16) | ((uint32_t)input_1_offset & 0xFFFFu));
-    const int32_t off2 = (int32_t)(((uint32_t)input_2_offset << 16) | ((uint32_t)input_2_offset & 0xFFFFu));
+#elif defined(ARM_NN_USE_DSP)
+    /* Four lanes per word, as offset-added int16 pairs. */
     for (; i + 4 <= block_size; i += 4) {
-        uint32_t w1, w2;
-        memcpy(&w1, input_1_vect + i, 4);
-        memcpy(&w2, input_2_vect + i, 4);
-        const int32_t even1 = __sadd16(__sxtb16(w1), off1), odd1 = __sadd16(__sxtb16(arm_nn_ror8(w1)), off1);
-        const int32_t even2 = __sadd16(__sxtb16(w2), off2), odd2 = __sadd16(__sxtb16(arm_nn_ror8(w2)), off2);
+        int32_t even1, odd1, even2, odd2;
+        arm_nn_s8x4_offset_s16x2(input_1_vect + i, input_1_offset, &even1, &odd1);
+        arm_nn_s8x4_offset_s16x2(input_2_vect + i, input_2_offset, &even2, &odd2);
         output[i + 0] = add_one(&p, (int16_t)even1, (int16_t)even2);
         output[i + 1] = add_one(&p, (int16_t)odd1, (int16_t)odd2);
         output[i + 2] = add_one(&p, even1 >> 16, even2 >> 16);

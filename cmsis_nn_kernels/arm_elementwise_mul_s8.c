@@ -1,12 +1,6 @@
 /* Elementwise int8 multiply, TFLite's quantized MUL: (in1 + off1) * (in2 + off2) requantized once. */
-#include <string.h>
-
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
-
-#if defined(__ARM_FEATURE_DSP)
-#include <arm_acle.h>
-#endif
 
 static inline int8_t mul_one(int32_t prod, int32_t out_offset, int32_t out_mult, int32_t out_shift, int32_t act_min,
                              int32_t act_max)
@@ -22,7 +16,7 @@ arm_cmsis_nn_status arm_elementwise_mul_s8(const int8_t *input_1_vect, const int
                                            const int32_t out_activation_max, const int32_t block_size)
 {
     int32_t i = 0;
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#if defined(ARM_NN_USE_MVE)
     for (; i < block_size; i += 4) {
         const mve_pred16_t pred = vctp32q((uint32_t)(block_size - i));
         const int32x4_t a = vaddq_n_s32(vldrbq_z_s32(input_1_vect + i, pred), input_1_offset);
@@ -31,17 +25,12 @@ arm_cmsis_nn_status arm_elementwise_mul_s8(const int8_t *input_1_vect, const int
         out = vminq_s32(vmaxq_s32(out, vdupq_n_s32(out_activation_min)), vdupq_n_s32(out_activation_max));
         vstrbq_p_s32(output + i, out, pred);
     }
-#elif defined(__ARM_FEATURE_DSP)
-    /* SXTB16 + SADD16 give offset-added int16 pairs (|in + offset| <= 255); the half-word products below
-     * compile to SMULBB/SMULTT. */
-    const int32_t off1 = (int32_t)(((uint32_t)input_1_offset << 16) | ((uint32_t)input_1_offset & 0xFFFFu));
-    const int32_t off2 = (int32_t)(((uint32_t)input_2_offset << 16) | ((uint32_t)input_2_offset & 0xFFFFu));
+#elif defined(ARM_NN_USE_DSP)
+    /* Offset-added int16 pairs; the half-word products below compile to SMULBB/SMULTT. */
     for (; i + 4 <= block_size; i += 4) {
-        uint32_t w1, w2;
-        memcpy(&w1, input_1_vect + i, 4);
-        memcpy(&w2, input_2_vect + i, 4);
-        const int32_t even1 = __sadd16(__sxtb16(w1), off1), odd1 = __sadd16(__sxtb16(arm_nn_ror8(w1)), off1);
-        const int32_t even2 = __sadd16(__sxtb16(w2), off2), odd2 = __sadd16(__sxtb16(arm_nn_ror8(w2)), off2);
+        int32_t even1, odd1, even2, odd2;
+        arm_nn_s8x4_offset_s16x2(input_1_vect + i, input_1_offset, &even1, &odd1);
+        arm_nn_s8x4_offset_s16x2(input_2_vect + i, input_2_offset, &even2, &odd2);
         output[i + 0] = mul_one((int16_t)even1 * (int16_t)even2, out_offset, out_mult, out_shift, out_activation_min,
                                 out_activation_max);
         output[i + 1] = mul_one((int16_t)odd1 * (int16_t)odd2, out_offset, out_mult, out_shift, out_activation_min,

@@ -6,6 +6,8 @@ torch's default core-ATen decompositions, so the graph the passes see is the one
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import torch
 from torch import nn
@@ -25,15 +27,30 @@ def _decomposition_table() -> dict:
 
 
 def capture(model: nn.Module, example_inputs: tuple) -> torch.export.ExportedProgram:
+    return export_decomposed(model, example_inputs, _decomposition_table, eval_mode=True)
+
+
+def export_decomposed(model: nn.Module, example_inputs: tuple, decompositions: Callable[[], dict], *,
+                      eval_mode: bool) -> torch.export.ExportedProgram:
+    """torch.export, then the decompositions `decompositions()` returns; eval_mode=False keeps the model's
+    train/eval mode as it is."""
     if not isinstance(example_inputs, tuple):
         raise UsageError(f"example inputs must be a tuple, got {type(example_inputs).__name__}")
-    model.eval()
+    if eval_mode:
+        model.eval()
+    with export_errors():
+        ep = torch.export.export(model, example_inputs, strict=False)
+        return ep.run_decompositions(decompositions())
+
+
+@contextmanager
+def export_errors() -> Iterator[None]:
+    """Around torch.export calls: any failure becomes one UsageError line."""
     try:
         with warnings.catch_warnings():
             # torch 2.13's own export internals trip this deprecation; it says nothing about the user's model.
             warnings.filterwarnings("ignore", message=r".*LeafSpec.*", category=FutureWarning)
-            ep = torch.export.export(model, example_inputs, strict=False)
-            return ep.run_decompositions(_decomposition_table())
+            yield
     except Exception as exc:  # torch raises many types here; the user needs the first line only
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UsageError(f"torch.export failed: {first}") from exc

@@ -379,7 +379,7 @@ class Suite:
 
 CONV_FC = Suite(
     "conv_fc",
-    ["arm_nn_mat_mult_nt_t_s8", "arm_nn_vec_mat_mult_t_s8", "arm_nn_dw_conv_pixel_s8",
+    ["arm_nn_mat_mult_nt_t_s8", "arm_nn_vec_mat_mult_t_s8", "arm_nn_dw_conv_pixel_s8", "arm_nn_dw_conv_ch_mult1_s8",
      "arm_convolve_s8", "arm_convolve_1x1_s8_fast", "arm_convolve_1x1_s8", "arm_convolve_1_x_n_s8",
      "arm_convolve_wrapper_s8", "arm_convolve_get_buffer_sizes_s8",
      "arm_depthwise_conv_s8", "arm_depthwise_conv_3x3_s8", "arm_depthwise_conv_s8_opt",

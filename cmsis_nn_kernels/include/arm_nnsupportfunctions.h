@@ -83,6 +83,18 @@ static inline uint32_t arm_nn_ror8(uint32_t x)
 {
     return (x >> 8) | (x << 24);
 }
+
+/* Four int8 at `in`, offset-added, as two int16 pairs: *even holds bytes 0 and 2, *odd bytes 1 and 3
+ * (SXTB16 widens, after a rotate for the odd ones; SADD16 adds `offset` to both lanes at once). The lanes
+ * never wrap while |in + offset| <= 255. */
+static inline void arm_nn_s8x4_offset_s16x2(const int8_t *in, int32_t offset, int32_t *even, int32_t *odd)
+{
+    const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    uint32_t w;
+    memcpy(&w, in, 4);
+    *even = __sadd16(__sxtb16(w), offset2);
+    *odd = __sadd16(__sxtb16(arm_nn_ror8(w)), offset2);
+}
 #endif
 
 #if defined(ARM_NN_USE_MVE)
@@ -166,6 +178,18 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
                              int32_t activation_min,
                              int32_t activation_max,
                              int8_t *output);
+
+/* Every output pixel of a channel-multiplier-1 depthwise convolution (input and output channels equal)
+ * through arm_nn_dw_conv_pixel_s8; no scratch. */
+void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
+                                const cmsis_nn_per_channel_quant_params *quant_params,
+                                const cmsis_nn_dims *input_dims,
+                                const int8_t *input_data,
+                                const cmsis_nn_dims *filter_dims,
+                                const int8_t *filter_data,
+                                const int32_t *bias_data,
+                                const cmsis_nn_dims *output_dims,
+                                int8_t *output_data);
 
 /* ---- additions by the elementwise/pool/softmax kernels go below this line ---- */
 

@@ -7,7 +7,6 @@ ExportedProgram of quantize/dequantize nodes around float ops: what `mcu_export.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
@@ -16,8 +15,7 @@ from torch import nn
 from torch.export import ExportedProgram
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, prepare_qat_pt2e
 
-from mcu_export.capture import _decomposition_table
-from mcu_export.errors import UsageError
+from mcu_export.capture import _decomposition_table, export_decomposed, export_errors
 from mcu_export.int8.calibrate import CalibrationSource, run_calibration
 from mcu_export.int8.fold_linear_bn import fold_linear_batch_norm
 from mcu_export.int8.quantizer import CmsisNNQuantizer
@@ -42,16 +40,7 @@ def _table_keeping_linear() -> dict:
 
 
 def capture_keeping_linear(model: nn.Module, example_inputs: tuple) -> ExportedProgram:
-    if not isinstance(example_inputs, tuple):
-        raise UsageError(f"example inputs must be a tuple, got {type(example_inputs).__name__}")
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r".*LeafSpec.*", category=FutureWarning)
-            ep = torch.export.export(model, example_inputs, strict=False)
-            return ep.run_decompositions(_table_keeping_linear())
-    except Exception as exc:  # torch raises many types here; the user needs the first line only
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise UsageError(f"torch.export failed: {first}") from exc
+    return export_decomposed(model, example_inputs, _table_keeping_linear, eval_mode=False)
 
 
 @dataclass
@@ -115,13 +104,8 @@ def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSour
 def prepare_qat(model: nn.Module, example_inputs: tuple, per_channel_linear: bool = True) -> torch.fx.GraphModule:
     """QAT: the model captured in its training form with fake-quant modules in it. Train the returned
     module as usual (it is an nn.Module), then pass it to `export_qat`."""
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r".*LeafSpec.*", category=FutureWarning)
-            gm = torch.export.export(model, example_inputs, strict=False).module(check_guards=False)
-    except Exception as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise UsageError(f"torch.export failed: {first}") from exc
+    with export_errors():
+        gm = torch.export.export(model, example_inputs, strict=False).module(check_guards=False)
     return prepare_qat_pt2e(gm, CmsisNNQuantizer(qat=True, per_channel_linear=per_channel_linear))
 
 

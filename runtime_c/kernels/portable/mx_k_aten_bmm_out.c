@@ -1,21 +1,13 @@
 /* aten::bmm.out for float32: (self [B, M, K], mat2 [B, K, N], out [B, M, N], ret). */
 #include "util/mx_args.h"
 #include "util/mx_matmul_f32.h"
+#include "util/mx_mm_args.h"
 #include "util/mx_tensor_util.h"
 
 mx_error mx_k_aten_bmm_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
   (void)ctx;
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
   mx_tensor *a = NULL, *b = NULL, *out = NULL;
-  MX_TRY(mx_arg_tensor(args[0], &a));
-  MX_TRY(mx_arg_tensor(args[1], &b));
-  MX_TRY(mx_arg_tensor(args[2], &out));
-  MX_TRY(mx_arg_ret_is(args[3], out));
-  MX_TRY(mx_check_tensor(a, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(b, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_mm_args(args, nargs, &a, &b, &out));
   if (a->dim != 3 || b->dim != 3 || a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1]) {
     return MX_ERR_BAD_SHAPE;
   }

@@ -12,23 +12,21 @@ mx_error mx_k_aten_clamp_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t
   double lo = 0.0, hi = 0.0;
   MX_TRY(mx_arg_opt_scalar_as_double(args[1], &has_lo, &lo));
   MX_TRY(mx_arg_opt_scalar_as_double(args[2], &has_hi, &hi));
-  const float *x = NULL;
-  float *y = NULL;
-  uint32_t n = 0;
-  MX_TRY(mx_unary_f32_args(args, 0, 3, &x, &y, &n));
+  mx_unary_f32 u;
+  MX_TRY(mx_unary_f32_at(args, 0, 3, &u));
   if (!has_lo && !has_hi) {
     return MX_ERR_BAD_ARG_VALUE; /* torch: at least one of min and max */
   }
   float flo = (float)lo, fhi = (float)hi;
-  for (uint32_t i = 0; i < n; ++i) {
-    float v = x[i];
+  for (uint32_t i = 0; i < u.numel; ++i) {
+    float v = u.in[i];
     if (has_lo && v < flo) {
       v = flo;
     }
     if (has_hi && v > fhi) {
       v = fhi;
     }
-    y[i] = v;
+    u.out[i] = v;
   }
   return MX_OK;
 }

@@ -10,15 +10,13 @@ mx_error mx_k_aten_hardtanh_out(mx_kernel_ctx *ctx, mx_value *const *args, uint3
   double lo = -1.0, hi = 1.0;
   MX_TRY(mx_arg_scalar_as_double(args[1], &lo));
   MX_TRY(mx_arg_scalar_as_double(args[2], &hi));
-  const float *x = NULL;
-  float *y = NULL;
-  uint32_t n = 0;
-  MX_TRY(mx_unary_f32_args(args, 0, 3, &x, &y, &n));
+  mx_unary_f32 u;
+  MX_TRY(mx_unary_f32_at(args, 0, 3, &u));
   float flo = (float)lo, fhi = (float)hi;
-  for (uint32_t i = 0; i < n; ++i) {
-    float v = x[i];
+  for (uint32_t i = 0; i < u.numel; ++i) {
+    float v = u.in[i];
     v = v < flo ? flo : v;
-    y[i] = v > fhi ? fhi : v;
+    u.out[i] = v > fhi ? fhi : v;
   }
   return MX_OK;
 }

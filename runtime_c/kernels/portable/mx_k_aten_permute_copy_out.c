@@ -1,25 +1,15 @@
 /* aten::permute_copy.out, any dtype and rank: (self, dims, out, ret); out dim i is self dim dims[i]. */
 #include "util/mx_args.h"
+#include "util/mx_copy_args.h"
 #include "util/mx_strided_copy.h"
 #include "util/mx_tensor_util.h"
 
 mx_error mx_k_aten_permute_copy_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
   (void)ctx;
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
   mx_tensor *in = NULL, *out = NULL;
   const int64_t *dims = NULL;
   uint32_t len = 0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int_list(args[1], &dims, &len));
-  MX_TRY(mx_arg_tensor(args[2], &out));
-  MX_TRY(mx_arg_ret_is(args[3], out));
-  MX_TRY(mx_check_contiguous(in));
-  MX_TRY(mx_check_contiguous(out));
-  if (in->dtype != out->dtype) {
-    return MX_ERR_BAD_DTYPE;
-  }
+  MX_TRY(mx_copy_args(args, nargs, &in, &dims, &len, &out));
   uint32_t r = in->dim;
   if (len != r) {
     return MX_ERR_BAD_ARG_VALUE;

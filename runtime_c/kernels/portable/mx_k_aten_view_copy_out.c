@@ -3,25 +3,15 @@
 #include <string.h>
 
 #include "util/mx_args.h"
+#include "util/mx_copy_args.h"
 #include "util/mx_tensor_util.h"
 
 mx_error mx_k_aten_view_copy_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
   (void)ctx;
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
   mx_tensor *in = NULL, *out = NULL;
   const int64_t *size = NULL;
   uint32_t len = 0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int_list(args[1], &size, &len));
-  MX_TRY(mx_arg_tensor(args[2], &out));
-  MX_TRY(mx_arg_ret_is(args[3], out));
-  MX_TRY(mx_check_contiguous(in));
-  MX_TRY(mx_check_contiguous(out));
-  if (in->dtype != out->dtype) {
-    return MX_ERR_BAD_DTYPE;
-  }
+  MX_TRY(mx_copy_args(args, nargs, &in, &size, &len, &out));
   if (len > MX_MAX_DIM) {
     return MX_ERR_BAD_ARG_VALUE;
   }

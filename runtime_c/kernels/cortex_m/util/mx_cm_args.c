@@ -122,3 +122,17 @@ mx_error mx_cm_status(arm_cmsis_nn_status status) {
       return MX_ERR_BAD_ARG_VALUE;
   }
 }
+
+mx_error mx_cm_qparams_args(mx_value *const *args, uint32_t nargs, mx_cm_qparams *q) {
+  if (nargs != 8) {
+    return MX_ERR_BAD_ARG_COUNT;
+  }
+  MX_TRY(mx_arg_tensor(args[0], &q->in));
+  MX_TRY(mx_arg_double(args[1], &q->scale));
+  MX_TRY(mx_cm_int32(args[2], &q->zero_point));
+  MX_TRY(mx_cm_int32(args[3], &q->quant_min));
+  MX_TRY(mx_cm_int32(args[4], &q->quant_max));
+  MX_TRY(mx_cm_int32(args[5], &q->dtype));
+  MX_TRY(mx_arg_tensor(args[6], &q->out));
+  return mx_arg_ret_is(args[7], q->out);
+}

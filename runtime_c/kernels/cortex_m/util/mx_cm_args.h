@@ -35,6 +35,18 @@ bool mx_cm_same_memory(const mx_tensor *a, const mx_tensor *b);
  * _get_buffer_size of the function about to run, on this build) and is 4-byte aligned. */
 mx_error mx_cm_scratch(const mx_tensor *scratch, int32_t need, cmsis_nn_context *ctx);
 
+/* The arguments of quantize_per_tensor and dequantize_per_tensor. */
+typedef struct {
+  mx_tensor *in, *out;
+  double scale;
+  int32_t zero_point, quant_min, quant_max, dtype;
+} mx_cm_qparams;
+
+/* (input, scale, zero_point, quant_min, quant_max, dtype, out, ret): nargs must be 8 (else
+ * MX_ERR_BAD_ARG_COUNT); each value read as its schema type, the ints as int32, ret must be out. Dtypes,
+ * shapes and ranges are the caller's to check. */
+mx_error mx_cm_qparams_args(mx_value *const *args, uint32_t nargs, mx_cm_qparams *q);
+
 /* A CMSIS-NN status as an mx_error. */
 mx_error mx_cm_status(arm_cmsis_nn_status status);
 

@@ -2,6 +2,7 @@
 
 #include "mx_args.h"
 #include "mx_broadcast.h"
+#include "mx_odometer.h"
 #include "mx_tensor_util.h"
 
 /* A float32 tensor, or a one-element tensor of another dtype held in *scalar. */
@@ -81,16 +82,7 @@ mx_error mx_binary_f32(mx_value *const *args, uint32_t nargs, mx_binop op) {
   float *po = (float *)out->data;
   for (uint32_t r = 0; r < rows; ++r) {
     row(op, (float)alpha, pa + a_off, sa, pb + b_off, sb, po + (size_t)r * inner, inner);
-    for (uint32_t d = dim > 0 ? dim - 1 : 0; d-- > 0;) {
-      a_off += as[d];
-      b_off += bs[d];
-      if (++idx[d] < (uint32_t)sizes[d]) {
-        break;
-      }
-      a_off -= as[d] * (uint32_t)sizes[d];
-      b_off -= bs[d] * (uint32_t)sizes[d];
-      idx[d] = 0;
-    }
+    mx_odometer_step(idx, sizes, dim > 0 ? dim - 1 : 0, as, &a_off, bs, &b_off);
   }
   return MX_OK;
 }

@@ -1,5 +1,7 @@
 #include "mx_convert.h"
 
+#include "mx_odometer.h"
+
 /* One element in transit: integers keep all 64 bits, floats stay floating. */
 typedef struct elem {
   bool is_float;
@@ -73,15 +75,6 @@ void mx_strided_convert(void *dst, uint8_t dst_dtype, const uint32_t *dst_stride
   uint32_t doff = 0, soff = 0;
   for (uint32_t n = 0; n < numel; ++n) {
     store(dst, dst_dtype, doff, load(src, src_dtype, soff));
-    for (uint32_t d = dim; d-- > 0;) {
-      doff += dst_strides[d];
-      soff += src_strides[d];
-      if (++idx[d] < (uint32_t)sizes[d]) {
-        break;
-      }
-      doff -= dst_strides[d] * (uint32_t)sizes[d];
-      soff -= src_strides[d] * (uint32_t)sizes[d];
-      idx[d] = 0;
-    }
+    mx_odometer_step(idx, sizes, dim, dst_strides, &doff, src_strides, &soff);
   }
 }

@@ -1,5 +1,7 @@
 #include "mx_strided_copy.h"
 
+#include "mx_odometer.h"
+
 /* One row along the last dim, with a typed loop per element size so the compiler emits plain loads
  * and stores rather than a memcpy call per element. */
 static void copy_row(uint8_t *dst, uint32_t ds, const uint8_t *src, uint32_t ss, uint32_t n, size_t elem) {
@@ -34,16 +36,7 @@ void mx_strided_copy(void *dst, const uint32_t *dst_strides, const void *src, co
   uint32_t doff = 0, soff = 0;
   for (uint32_t r = 0, rows = numel / inner; r < rows; ++r) {
     copy_row((uint8_t *)dst + doff * elem, ds, (const uint8_t *)src + soff * elem, ss, inner, elem);
-    for (uint32_t d = dim > 0 ? dim - 1 : 0; d-- > 0;) {
-      doff += dst_strides[d];
-      soff += src_strides[d];
-      if (++idx[d] < (uint32_t)sizes[d]) {
-        break;
-      }
-      doff -= dst_strides[d] * (uint32_t)sizes[d];
-      soff -= src_strides[d] * (uint32_t)sizes[d];
-      idx[d] = 0;
-    }
+    mx_odometer_step(idx, sizes, dim > 0 ? dim - 1 : 0, dst_strides, &doff, src_strides, &soff);
   }
 }
 
