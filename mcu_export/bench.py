@@ -79,6 +79,10 @@ def main() -> int:
     firmware_table(artifacts)
     print()
     runtime_core_main([])
+    print()
+    from mcu_export.bench_int8 import main as int8_main
+
+    int8_main()
     return 0
 
 
