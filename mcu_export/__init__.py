@@ -9,4 +9,14 @@ _logging.getLogger("torchao").setLevel(_logging.ERROR)
 _logging.getLogger("torch.utils._pytree").setLevel(_logging.ERROR)
 
 __version__ = "0.1.0"
-__all__ = ["McuExportError", "__version__"]
+__all__ = ["Artifact", "McuExportError", "export", "export_qat", "export_spec", "prepare_qat", "__version__"]
+_API = ("Artifact", "export", "export_qat", "export_spec", "prepare_qat")
+
+
+def __getattr__(name):
+    # The API pulls in torch: load it on first use, so `mcu-export --help` and the error paths stay quick.
+    if name in _API:
+        from mcu_export import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'mcu_export' has no attribute {name!r}")
