@@ -134,3 +134,37 @@ def test_boards_lists_every_board_file_with_memory():
         assert f"\n{name}: " in "\n" + result.out
     dtcm = load_board("corstone-300").region("dtcm")
     assert f"dtcm     0x{dtcm.origin:08x}" in result.out
+
+
+def test_int8_export_with_calibration(tmp_path):
+    calib = _write_model(tmp_path, """\
+        import torch
+
+        def batches():
+            g = torch.Generator().manual_seed(0)
+            for _ in range(4):
+                yield (torch.rand(1, 1, 28, 28, generator=g),)
+
+        def wrong():
+            yield (torch.rand(1, 784),)
+        """, name="calib.py")
+    mlp = ROOT / "examples" / "mnist_mlp.py"
+    out = tmp_path / "q"
+    result = cli("export", f"{mlp}:factory", "-o", out, "--quantize", "int8", "--calibrate", f"{calib}:batches")
+    assert result.code == 0, result.err
+    report = json.loads((out / "report.json").read_text())
+    assert report["int8"]["fallbacks"] == [] and report["int8"]["calibration_batches"] == 4
+    assert "cortex_m::quantized_linear.out" in report["ops"]
+    line = assert_one_line_error(cli("export", f"{mlp}:factory", "-o", tmp_path / "w", "--quantize", "int8",
+                                     "--calibrate", f"{calib}:wrong"), "wrong", "input 0")
+    assert "[1, 784]" in line.replace("(", "[").replace(")", "]") or "784" in line
+    assert not (tmp_path / "w").exists()
+    assert_one_line_error(cli("export", f"{mlp}:factory", "-o", tmp_path / "x", "--calibrate", f"{calib}:batches"),
+                          "--calibrate goes with --quantize int8")
+
+
+def test_int8_export_without_calibration_warns(tmp_path):
+    mlp = ROOT / "examples" / "mnist_mlp.py"
+    result = cli("export", f"{mlp}:factory", "-o", tmp_path / "q", "--quantize", "int8")
+    assert result.code == 0, result.err
+    assert "representative" in result.err
