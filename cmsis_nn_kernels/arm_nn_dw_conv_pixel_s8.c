@@ -4,9 +4,19 @@
  * DSP four per word (SXTB16 unpacks, SMLABB/SMLATT keep the lanes apart); the tail is plain C. */
 #include "arm_nnsupportfunctions.h"
 
-static inline int tap_inside(int32_t y, int32_t x, int32_t h, int32_t w)
+/* The taps k in [*k0, *k1) with 0 <= base + k * dilation < size: "inside" is separable in y and x and
+ * monotone in k, so the taps inside form one rectangle, found once per pixel rather than tested per tap. */
+static inline void inside_taps(int32_t base, int32_t dilation, int32_t taps, int32_t size, int32_t *k0, int32_t *k1)
 {
-    return y >= 0 && y < h && x >= 0 && x < w;
+    int32_t lo = 0, hi = taps;
+    while (lo < hi && base + lo * dilation < 0) {
+        lo++;
+    }
+    while (hi > lo && base + (hi - 1) * dilation >= size) {
+        hi--;
+    }
+    *k0 = lo;
+    *k1 = hi;
 }
 
 void arm_nn_dw_conv_pixel_s8(const int8_t *input,
@@ -29,21 +39,22 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
                              int32_t activation_max,
                              int8_t *output)
 {
+    int32_t ky0, ky1, kx0, kx1;
+    inside_taps(base_y, dilation_y, kernel_h, input_h, &ky0, &ky1);
+    inside_taps(base_x, dilation_x, kernel_w, input_w, &kx0, &kx1);
     int32_t c = 0;
 #if defined(ARM_NN_USE_MVE)
     for (; c < channels; c += 4) {
         const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
         int32x4_t acc = bias ? vldrwq_z_s32(bias + c, p) : vdupq_n_s32(0);
-        for (int32_t ky = 0; ky < kernel_h; ky++) {
-            for (int32_t kx = 0; kx < kernel_w; kx++) {
-                const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
-                if (!tap_inside(y, x, input_h, input_w)) {
-                    continue;
-                }
-                int32x4_t xv = vldrbq_z_s32(input + (y * input_w + x) * channels + c, p);
-                const int32x4_t wv = vldrbq_z_s32(kernel + (ky * kernel_w + kx) * channels + c, p);
-                xv = vaddq_n_s32(xv, input_offset);
-                acc = vaddq_s32(acc, vmulq_s32(xv, wv));
+        for (int32_t ky = ky0; ky < ky1; ky++) {
+            const int8_t *x = input + ((base_y + ky * dilation_y) * input_w + base_x + kx0 * dilation_x) * channels + c;
+            const int8_t *w = kernel + (ky * kernel_w + kx0) * channels + c;
+            for (int32_t kx = kx0; kx < kx1; kx++) {
+                const int32x4_t xv = vaddq_n_s32(vldrbq_z_s32(x, p), input_offset);
+                acc = vaddq_s32(acc, vmulq_s32(xv, vldrbq_z_s32(w, p)));
+                x += dilation_x * channels;
+                w += channels;
             }
         }
         acc = arm_nn_requantize_mve_32x4(acc, vldrwq_z_s32(multipliers + c, p), vldrwq_z_s32(shifts + c, p));
@@ -59,12 +70,9 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
         if (bias) {
             a0 = bias[c]; a1 = bias[c + 1]; a2 = bias[c + 2]; a3 = bias[c + 3];
         }
-        for (int32_t ky = 0; ky < kernel_h; ky++) {
-            for (int32_t kx = 0; kx < kernel_w; kx++) {
+        for (int32_t ky = ky0; ky < ky1; ky++) {
+            for (int32_t kx = kx0; kx < kx1; kx++) {
                 const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
-                if (!tap_inside(y, x, input_h, input_w)) {
-                    continue;
-                }
                 const uint32_t xi = (uint32_t)arm_nn_read_s8x4(input + (y * input_w + x) * channels + c);
                 const uint32_t wi = (uint32_t)arm_nn_read_s8x4(kernel + (ky * kernel_w + kx) * channels + c);
                 const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)__sxtab16(off2, arm_nn_ror8(xi));
@@ -84,13 +92,11 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
 #endif
     for (; c < channels; c++) {
         int32_t acc = bias ? bias[c] : 0;
-        for (int32_t ky = 0; ky < kernel_h; ky++) {
-            for (int32_t kx = 0; kx < kernel_w; kx++) {
+        for (int32_t ky = ky0; ky < ky1; ky++) {
+            for (int32_t kx = kx0; kx < kx1; kx++) {
                 const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
-                if (tap_inside(y, x, input_h, input_w)) {
-                    acc += (input[(y * input_w + x) * channels + c] + input_offset) *
-                           kernel[(ky * kernel_w + kx) * channels + c];
-                }
+                acc += (input[(y * input_w + x) * channels + c] + input_offset) *
+                       kernel[(ky * kernel_w + kx) * channels + c];
             }
         }
         output[c] = arm_nn_requantize_clamp_s8(acc, multipliers[c], shifts[c], output_offset, activation_min,

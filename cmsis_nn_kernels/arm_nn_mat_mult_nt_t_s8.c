@@ -4,33 +4,59 @@
 #include "arm_nnsupportfunctions.h"
 
 #if defined(ARM_NN_USE_MVE)
-/* dot(lhs, rhs) and sum(rhs) over cols, 16 lanes at a time; predicated tail loads read zeros. */
-static void dot4_mve(const int8_t *lhs, const int8_t *rhs, int32_t rhs_rows_left, int32_t cols, int32_t acc[4],
-                     int32_t rsum[4])
+/* Four lhs rows (patches) against one rhs row (filter), 16 columns per step: each filter vector is loaded
+ * once for the four rows, and its sum (for the lhs offset: sum((x + off) * w) = sum(x * w) + off * sum(w))
+ * once per four outputs. The four results share the filter's multiplier, so they are requantized as one
+ * vector and scattered to the four output rows. Rows past lhs_rows repeat row 0 and are not stored. */
+static void rows4_mve(const int8_t *lhs, int32_t n_rows, const int8_t *rhs, const int32_t *bias, int8_t *dst,
+                      const int32_t *dst_multipliers, const int32_t *dst_shifts, int32_t rhs_rows, int32_t rhs_cols,
+                      int32_t lhs_offset, int32_t dst_offset, int32_t activation_min, int32_t activation_max,
+                      int32_t row_address_offset, int32_t lhs_cols_offset)
 {
-    const int8_t *r0 = rhs;
-    const int8_t *r1 = rhs + (rhs_rows_left > 1 ? cols : 0);
-    const int8_t *r2 = rhs + (rhs_rows_left > 2 ? 2 * cols : 0);
-    const int8_t *r3 = rhs + (rhs_rows_left > 3 ? 3 * cols : 0);
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (int32_t k = 0; k < cols; k += 16) {
-        const mve_pred16_t p = vctp8q((uint32_t)(cols - k));
-        const int8x16_t x = vldrbq_z_s8(lhs + k, p);
-        const int8x16_t w0 = vldrbq_z_s8(r0 + k, p);
-        const int8x16_t w1 = vldrbq_z_s8(r1 + k, p);
-        const int8x16_t w2 = vldrbq_z_s8(r2 + k, p);
-        const int8x16_t w3 = vldrbq_z_s8(r3 + k, p);
-        a0 = vmladavaq_s8(a0, x, w0);
-        a1 = vmladavaq_s8(a1, x, w1);
-        a2 = vmladavaq_s8(a2, x, w2);
-        a3 = vmladavaq_s8(a3, x, w3);
-        s0 = vaddvaq_s8(s0, w0);
-        s1 = vaddvaq_s8(s1, w1);
-        s2 = vaddvaq_s8(s2, w2);
-        s3 = vaddvaq_s8(s3, w3);
+    const int8_t *x0 = lhs;
+    const int8_t *x1 = lhs + (n_rows > 1 ? lhs_cols_offset : 0);
+    const int8_t *x2 = lhs + (n_rows > 2 ? 2 * lhs_cols_offset : 0);
+    const int8_t *x3 = lhs + (n_rows > 3 ? 3 * lhs_cols_offset : 0);
+    const uint32x4_t rows = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)row_address_offset);
+    const mve_pred16_t store = vctp32q((uint32_t)n_rows);
+    for (int32_t c = 0; c < rhs_rows; c++) {
+        const int8_t *w = rhs + c * rhs_cols;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, sum = 0;
+        const int8_t *p0 = x0, *p1 = x1, *p2 = x2, *p3 = x3;
+        /* Whole vectors unpredicated (no predicate moves in the loop), then one predicated tail. */
+        for (int32_t n = rhs_cols >> 4; n > 0; n--) {
+            const int8x16_t wv = vldrbq_s8(w);
+            sum = vaddvaq_s8(sum, wv);
+            a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
+            a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
+            a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
+            a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
+            w += 16;
+            p0 += 16;
+            p1 += 16;
+            p2 += 16;
+            p3 += 16;
+        }
+        if (rhs_cols & 15) {
+            const mve_pred16_t p = vctp8q((uint32_t)(rhs_cols & 15));
+            const int8x16_t wv = vldrbq_z_s8(w, p);
+            sum = vaddvaq_s8(sum, wv);
+            a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, p), wv);
+            a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, p), wv);
+            a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, p), wv);
+            a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, p), wv);
+        }
+        int32x4_t v = vdupq_n_s32(a0);
+        v = vsetq_lane_s32(a1, v, 1);
+        v = vsetq_lane_s32(a2, v, 2);
+        v = vsetq_lane_s32(a3, v, 3);
+        v = vaddq_n_s32(v, sum * lhs_offset + (bias ? bias[c] : 0));
+        v = arm_nn_requantize_mve(v, dst_multipliers[c], dst_shifts[c]);
+        v = vaddq_n_s32(v, dst_offset);
+        v = vmaxq_s32(v, vdupq_n_s32(activation_min));
+        v = vminq_s32(v, vdupq_n_s32(activation_max));
+        vstrbq_scatter_offset_p_s32(dst + c, rows, v, store);
     }
-    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
-    rsum[0] = s0; rsum[1] = s1; rsum[2] = s2; rsum[3] = s3;
 }
 #elif defined(ARM_NN_USE_DSP)
 /* sum_k (lhs[k] + lhs_offset) * rhs_a[k] and the same for rhs_b: four bytes unpacked into two
@@ -78,27 +104,17 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                                             int32_t row_address_offset,
                                             int32_t lhs_cols_offset)
 {
+#if defined(ARM_NN_USE_MVE)
+    for (int32_t r = 0; r < lhs_rows; r += 4) {
+        rows4_mve(lhs + r * lhs_cols_offset, MIN(4, lhs_rows - r), rhs, bias, dst + r * row_address_offset,
+                  dst_multipliers, dst_shifts, rhs_rows, rhs_cols, lhs_offset, dst_offset, activation_min,
+                  activation_max, row_address_offset, lhs_cols_offset);
+    }
+#else
     for (int32_t r = 0; r < lhs_rows; r++) {
         const int8_t *x = lhs + r * lhs_cols_offset;
         int8_t *out = dst + r * row_address_offset;
-#if defined(ARM_NN_USE_MVE)
-        for (int32_t c = 0; c < rhs_rows; c += 4) {
-            const int32_t n = MIN(4, rhs_rows - c);
-            int32_t acc[4], rsum[4];
-            dot4_mve(x, rhs + c * rhs_cols, n, rhs_cols, acc, rsum);
-            int32x4_t v = vldrwq_s32(acc);
-            v = vmlaq_n_s32(v, vldrwq_s32(rsum), lhs_offset);
-            const mve_pred16_t p = vctp32q((uint32_t)n);
-            if (bias) {
-                v = vaddq_s32(v, vldrwq_z_s32(bias + c, p));
-            }
-            v = arm_nn_requantize_mve_32x4(v, vldrwq_z_s32(dst_multipliers + c, p), vldrwq_z_s32(dst_shifts + c, p));
-            v = vaddq_n_s32(v, dst_offset);
-            v = vmaxq_s32(v, vdupq_n_s32(activation_min));
-            v = vminq_s32(v, vdupq_n_s32(activation_max));
-            vstrbq_p_s32(out + c, v, p);
-        }
-#elif defined(ARM_NN_USE_DSP)
+#if defined(ARM_NN_USE_DSP)
         int32_t c = 0;
         for (; c + 2 <= rhs_rows; c += 2) {
             int32_t a = bias ? bias[c] : 0;
@@ -128,5 +144,6 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         }
 #endif
     }
+#endif
     return ARM_CMSIS_NN_SUCCESS;
 }

@@ -29,6 +29,30 @@ EXIT_IO_ERROR = 2
 _OK_LINE = re.compile(r"^mx: ok ticks=(\d+) stack=(\d+) pool=(\d+)/(\d+)\s*$", re.M)
 _ERROR_LINE = re.compile(r"^mx: (?:io )?error.*$", re.M)
 _FAULT_OP = re.compile(r"mx: hard fault.* op=(\d+)")
+# The firmware prints only the code (its texts would cost ~1.7 KB of flash); errors.def has the texts.
+_CODE_ONLY = re.compile(r"^mx: error (0x[0-9a-fA-F]{4})(?= \(|\s*$)")
+_ERRORS_DEF = re.compile(r'^X\(\s*\w+\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)', re.M)
+_error_texts: Optional[Dict[int, str]] = None
+
+
+def error_text(code: int) -> str:
+    """The text errors.def gives `code` (what mx_error_to_string says on the device)."""
+    global _error_texts
+    if _error_texts is None:
+        from mcu_export.assets import asset_dir
+
+        text = (asset_dir("runtime_c") / "include" / "mx" / "errors.def").read_text()
+        _error_texts = {int(c, 16): t for c, t in _ERRORS_DEF.findall(text)}
+    return _error_texts.get(code, "unknown runtime error")
+
+
+def decode_error_line(line: str) -> str:
+    """`mx: error 0x0305 (instruction 3, ...)` → `mx: error 0x0305 <text> (instruction 3, ...)`;
+    a line that already has its text (or is not a runtime error) is returned as it is."""
+    m = _CODE_ONLY.match(line)
+    if m is None:
+        return line
+    return f"{line[:m.end()]} {error_text(int(m.group(1), 16))}{line[m.end():]}".rstrip()
 
 
 @dataclass
@@ -120,7 +144,7 @@ def _raise_for(result: RunResult, board: Board, sim: str, elf: Path, manifest: D
     if result.exit_code == 0:
         return
     lines = _ERROR_LINE.findall(result.uart_text)
-    said = lines[-1] if lines else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
+    said = decode_error_line(lines[-1]) if lines else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
     kinds = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
     kind = kinds.get(result.exit_code, f"exit code {result.exit_code}")
     raise RuntimeFailure(f"firmware on {board.name} ({sim}) failed with a {kind}: {said}")

@@ -5,6 +5,10 @@ cortex_m int8 kernels run on the numpy references (`interpreter_ops`); every oth
 fallbacks, views, copies) runs on torch's own out-variant kernel with the same arguments. Tensors are
 held as logical numpy arrays; a tensor's dim order only matters to kernels that address memory
 directly (pad), which receive it.
+
+Planned tensors are also written into emulated arenas, because a program may read a tensor that no
+instruction writes: ExecuTorch's emitter drops a static view_copy (e.g. a flatten) and gives the view
+the same arena bytes as its source, so the view is read from the arena as the C runtime would.
 """
 from __future__ import annotations
 
@@ -45,14 +49,32 @@ class _Machine:
         self.program = program
         self.plan = program.method(method)
         self.tensors: Dict[int, np.ndarray] = {}
+        self.arenas: Dict[int, bytearray] = {}
+
+    def _arena_span(self, t: pte.Tensor) -> memoryview:
+        a = t.allocation_info
+        arena = self.arenas.setdefault(a.memory_id, bytearray())
+        end = a.memory_offset + t.numel * _np_dtype(t.scalar_type).itemsize
+        if len(arena) < end:
+            arena.extend(bytes(end - len(arena)))
+        return memoryview(arena)[a.memory_offset:end]
+
+    def _from_arena(self, t: pte.Tensor) -> np.ndarray:
+        """The tensor as its arena bytes hold it (memory order -> logical)."""
+        physical = [t.sizes[d] for d in t.dim_order] if t.dim_order else list(t.sizes)
+        data = np.frombuffer(bytes(self._arena_span(t)), dtype=_np_dtype(t.scalar_type)).reshape(physical)
+        return np.ascontiguousarray(data.transpose(np.argsort(t.dim_order))) if t.dim_order else data.copy()
 
     def value(self, index: int) -> Any:
         v = self.plan.values[index]
         if isinstance(v, pte.Tensor):
             if index not in self.tensors:
-                if v.data_buffer_idx <= 0:  # a scratch buffer: its contents are the kernel's own business
+                if v.data_buffer_idx > 0:
+                    self.tensors[index] = _load_constant(self.program, v)
+                elif v.allocation_info is not None:  # an alias of a written tensor, or a scratch buffer
+                    return self._from_arena(v)
+                else:
                     return np.zeros(v.sizes, dtype=_np_dtype(v.scalar_type))
-                self.tensors[index] = _load_constant(self.program, v)
             return self.tensors[index]
         if isinstance(v, pte.Null):
             return None
@@ -78,6 +100,9 @@ class _Machine:
         if list(array.shape) != list(t.sizes):
             raise UsageError(f"kernel wrote shape {list(array.shape)} into a tensor of shape {list(t.sizes)}")
         self.tensors[index] = array.astype(_np_dtype(t.scalar_type), copy=False)
+        if t.allocation_info is not None and t.data_buffer_idx <= 0:
+            memory = np.transpose(self.tensors[index], t.dim_order) if t.dim_order else self.tensors[index]
+            self._arena_span(t)[:] = np.ascontiguousarray(memory).tobytes()
 
     def step(self, call: pte.KernelCall) -> None:
         op = self.plan.operators[call.op_index]
@@ -144,4 +169,4 @@ def run_reference(program: pte.Program, inputs: Sequence, method: str = "forward
             if not isinstance(instr, pte.KernelCall):
                 raise UsageError(f"the interpreter runs kernel calls only, found {type(instr).__name__}")
             machine.step(instr)
-    return [machine.tensors[i].copy() for i in plan.outputs]
+    return [np.array(machine.value(i)) for i in plan.outputs]

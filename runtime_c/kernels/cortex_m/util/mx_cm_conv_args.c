@@ -1,11 +1,29 @@
 #include "mx_cm_conv_args.h"
 
+/* Shift-and-subtract division for the 64-bit case that mx_cm_window_out's callers never reach. */
+static int64_t span_div(uint64_t n, uint64_t d) {
+  uint64_t q = 0, r = 0;
+  for (int b = 63; b >= 0; --b) {
+    r = (r << 1) | ((n >> b) & 1u);
+    if (r >= d) {
+      r -= d;
+      q |= (uint64_t)1 << b;
+    }
+  }
+  return (int64_t)q;
+}
+
 int64_t mx_cm_window_out(int64_t size, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
   int64_t span = size + 2 * pad - dilation * (kernel - 1) - 1;
   if (span < 0) {
     return 0;
   }
-  int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  /* Callers pass int32 sizes and parameters up to MX_CM_PARAM_MAX, so the dividend fits 32 bits and the
+   * division needs no libgcc __aeabi_ldivmod; larger values (never passed) take the 64-bit path. */
+  const uint64_t num = (uint64_t)(span + (ceil_mode ? stride - 1 : 0));
+  int64_t out = (num >> 32) == 0 && stride > 0 && stride <= UINT32_MAX
+                    ? (int64_t)((uint32_t)num / (uint32_t)stride) + 1
+                    : span_div(num, (uint64_t)stride) + 1;
   if (ceil_mode && (out - 1) * stride >= size + pad) {
     --out;
   }

@@ -1,5 +1,7 @@
 #include "mx_args.h"
 
+#include "mx_int_float.h"
+
 mx_error mx_arg_tensor(const mx_value *v, mx_tensor **out) {
   if (v == NULL || v->tag != MX_TAG_TENSOR || v->u.t == NULL) {
     return MX_ERR_BAD_ARG_TYPE;
@@ -38,7 +40,7 @@ mx_error mx_arg_double(const mx_value *v, double *out) {
     return MX_OK;
   }
   if (v != NULL && v->tag == MX_TAG_INT) {
-    *out = (double)v->u.i;
+    *out = mx_i64_to_f64(v->u.i);
     return MX_OK;
   }
   return MX_ERR_BAD_ARG_TYPE;

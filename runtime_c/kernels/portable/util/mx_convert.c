@@ -1,5 +1,6 @@
 #include "mx_convert.h"
 
+#include "mx_int_float.h"
 #include "mx_odometer.h"
 
 /* One element in transit: integers keep all 64 bits, floats stay floating. */
@@ -60,8 +61,8 @@ static void store(void *p, uint8_t dtype, uint32_t k, elem e) {
     case MX_DTYPE_I16: ((int16_t *)p)[k] = (int16_t)as_int(e); break;
     case MX_DTYPE_I32: ((int32_t *)p)[k] = (int32_t)as_int(e); break;
     case MX_DTYPE_I64: ((int64_t *)p)[k] = as_int(e); break;
-    case MX_DTYPE_F32: ((float *)p)[k] = e.is_float ? (float)e.d : (float)e.i; break;
-    default: ((double *)p)[k] = e.is_float ? e.d : (double)e.i; break;
+    case MX_DTYPE_F32: ((float *)p)[k] = e.is_float ? (float)e.d : mx_i64_to_f32(e.i); break;
+    default: ((double *)p)[k] = e.is_float ? e.d : mx_i64_to_f64(e.i); break;
   }
 }
 

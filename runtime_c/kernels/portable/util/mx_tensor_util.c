@@ -1,5 +1,7 @@
 #include "mx_tensor_util.h"
 
+#include "mx_int_float.h"
+
 size_t mx_dtype_size(uint8_t dtype) {
   switch (dtype) {
     case MX_DTYPE_U8: case MX_DTYPE_I8: case MX_DTYPE_BOOL: return 1;
@@ -108,7 +110,7 @@ mx_error mx_tensor_item_as_float(const mx_tensor *t, float *out) {
     case MX_DTYPE_I8: *out = (float)*(const int8_t *)t->data; return MX_OK;
     case MX_DTYPE_I16: *out = (float)*(const int16_t *)t->data; return MX_OK;
     case MX_DTYPE_I32: *out = (float)*(const int32_t *)t->data; return MX_OK;
-    case MX_DTYPE_I64: *out = (float)*(const int64_t *)t->data; return MX_OK;
+    case MX_DTYPE_I64: *out = mx_i64_to_f32(*(const int64_t *)t->data); return MX_OK;
     case MX_DTYPE_F32: *out = *(const float *)t->data; return MX_OK;
     case MX_DTYPE_F64: *out = (float)*(const double *)t->data; return MX_OK;
     default: return MX_ERR_BAD_DTYPE;
