@@ -95,3 +95,11 @@ def test_cmsis_nn_option_names_what_is_missing(mlp_export, tmp_path):
     result = cli("build", mlp_export, "--board", "mps2-an505", "--cmsis-nn")
     if result.code != 0:  # no pack on this machine (the usual case): the message says where it looked
         assert_one_line_error(result, "no CMSIS-NN pack found")
+
+
+def test_int8_export_for_one_cpu_is_refused_for_another(tmp_path):
+    out = tmp_path / "q8"
+    result = cli("export", f"{MLP}:factory", "-o", out, "--quantize", "int8", "--board", "corstone-300")
+    assert result.code == 0, result.err
+    assert_one_line_error(cli("build", out, "--board", "mps2-an505"),
+                          "exported in int8 for cortex-m55", "re-export with --board mps2-an505")

@@ -26,6 +26,23 @@ def _export_dir(out_dir: Union[str, Path]) -> Path:
     return out
 
 
+def check_scratch_target(out_dir: Path, board: Board) -> None:
+    """An int8 export sizes its kernels' scratch buffers for one CPU's ISA (scalar, DSP or MVE), or for all
+    when exported without a board; firmware for a CPU whose kernels need more would fail at run time."""
+    from mcu_export.int8.lower.scratch import isas_for
+
+    path = out_dir / "report.json"
+    report = json.loads(path.read_text()) if path.is_file() else {}
+    sized_for = (report.get("int8") or {}).get("cpu")
+    if sized_for is None:
+        return
+    missing = set(isas_for(board.cpu.mcpu)) - set(isas_for(sized_for))
+    if missing:
+        raise UsageError(f"{out_dir} was exported in int8 for {sized_for}; board '{board.name}' ({board.cpu.mcpu}) "
+                         f"runs {'/'.join(sorted(missing))} kernels with other scratch needs: re-export with "
+                         f"--board {board.name}, or without --board for every CPU")
+
+
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
     """Raises FirmwareTooLarge naming the region and the bytes over, before the compiler or linker runs."""
     pte = (_export_dir(out_dir) / "model.pte").read_bytes()
@@ -66,6 +83,7 @@ def build_for_board(out_dir: Union[str, Path], board: Union[Board, str], *, cmsi
     """cmsis_nn: an installed CMSIS-NN (source tree or pack folder) to link instead of cmsis_nn_kernels/."""
     board = load_board(board) if isinstance(board, str) else board
     out = _export_dir(out_dir)
+    check_scratch_target(out, board)
     check_model_fits(out, board)
     result = build_model_firmware(out, board, cmsis_nn=cmsis_nn)
     _record_sizes(out, board, size_report(parse_map(result.map), board, elf=result.elf))
