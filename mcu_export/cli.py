@@ -55,6 +55,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("boards", help="list the boards with their CPU, memory and simulators")
     p.set_defaults(func=_cmd_boards)
 
+    p = sub.add_parser("ops", help="list every supported operator with its kernel and dtypes")
+    p.set_defaults(func=_cmd_ops)
+
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
     p.add_argument("program", metavar="FILE.pte")
     p.set_defaults(func=_cmd_inspect)
@@ -138,6 +141,13 @@ def _cmd_boards(args) -> int:
     from mcu_export.boards_cmd import format_boards
 
     print(format_boards(), end="")
+    return 0
+
+
+def _cmd_ops(args) -> int:
+    from mcu_export.ops.listing import format_ops
+
+    print(format_ops(), end="")
     return 0
 
 

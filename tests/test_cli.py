@@ -168,3 +168,12 @@ def test_int8_export_without_calibration_warns(tmp_path):
     result = cli("export", f"{mlp}:factory", "-o", tmp_path / "q", "--quantize", "int8")
     assert result.code == 0, result.err
     assert "representative" in result.err
+
+
+def test_ops_lists_every_table_entry():
+    from mcu_export.ops.table import ALL_OPS
+
+    result = cli("ops")
+    assert result.code == 0, result.err
+    for op in ALL_OPS:
+        assert any(line.startswith(op.qualified + " ") and op.kernel in line for line in result.out.splitlines()), op
