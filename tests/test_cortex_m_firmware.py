@@ -55,7 +55,9 @@ def test_chain_on_qemu_is_bit_exact(program, tmp_path, board):
     project = project_of(build)
     copied = sorted(p.name for p in (project / "cmsis_nn" / "src").glob("*.c"))
     ours = sorted(p.name for p in (ROOT / "cmsis_nn_kernels").glob("*.c"))
-    assert set(copied) <= set(ours) and "arm_convolve_wrapper_s8.c" in copied
+    assert set(copied) <= set(ours) and "arm_convolve_s8.c" in copied
+    # the convolution variants are chosen ahead of time (model/mx_model_cmsis_nn.c): no wrapper is linked
+    assert "arm_convolve_wrapper_s8.c" not in copied and "arm_depthwise_conv_wrapper_s8.c" not in copied
     assert "arm_vector_sum_s8.c" not in copied        # kernel sums are ahead-of-time data, not computed here
     kernels = {s for s in Elf(build.elf).symbols() if s.startswith("mx_k_") and not s.endswith(".c")}
     assert kernels == {op.kernel for op in model_ops(read_program(pte).method("forward"))}
@@ -84,7 +86,7 @@ def test_cmsis_nn_option_takes_sources_from_the_installed_tree(program, tmp_path
     tree = _standin_cmsis_nn(tmp_path / "CMSIS-NN")
     project = render_model_project(pte, load_board("mps2-an505"), tmp_path / "out", cmsis_nn=tree)
     files = sorted(p.relative_to(project / "cmsis_nn").as_posix() for p in (project / "cmsis_nn").rglob("*.c"))
-    assert "Source/ConvolutionFunctions/arm_convolve_wrapper_s8.c" in files
+    assert "Source/ConvolutionFunctions/arm_convolve_s8.c" in files  # the variant chosen ahead of time
     assert "src/arm_quantized_activation_s8.c" in files            # the gap is filled from ours
     assert not any(f.startswith("src/") and f != "src/arm_quantized_activation_s8.c" for f in files)
     cmake = (project / "CMakeLists.txt").read_text()

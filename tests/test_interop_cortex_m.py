@@ -33,7 +33,7 @@ pytestmark = pytest.mark.interop
 
 NO_CONSTANTS = "runtime_c refuses ExecuTorch's empty constant segment without an extended header (MX_ERR_BAD_SEGMENT)"
 C1_DIM_ORDER = "runtime_c's cortex_m kernels refuse dim order (0, 2, 1, 3) of a channels-last [N, 1, H, W] input"
-KNOWN_FAILURES = {"add": NO_CONSTANTS, "avg_pool": NO_CONSTANTS, "max_pool": NO_CONSTANTS, "kws_dscnn": C1_DIM_ORDER}
+KNOWN_FAILURES = {"kws_dscnn": C1_DIM_ORDER}
 RUN_AS_IS = [n for n in MODELS if n not in KNOWN_FAILURES]
 
 # The cortex_m operators ExecuTorch must have lowered each model to (else the test checks something else).

@@ -96,10 +96,16 @@ def called_functions(kernel_files: Iterable[Path]) -> List[str]:
     return sorted(names)
 
 
-def project_files(kernel_files: Iterable[Path], cmsis_nn: Optional[Union[str, Path]] = None
-                  ) -> Tuple[Dict[str, Path], List[str]]:
+def calls_in(code: str) -> List[str]:
+    """The arm_* functions a C source text calls (e.g. a generated one that is not a file yet)."""
+    return sorted(set(_CALL.findall(_COMMENT.sub(" ", code))))
+
+
+def project_files(kernel_files: Iterable[Path], cmsis_nn: Optional[Union[str, Path]] = None,
+                  extra_roots: Iterable[str] = ()) -> Tuple[Dict[str, Path], List[str]]:
     """(project path -> source, include dirs) of the CMSIS-NN part of a firmware whose cortex_m kernels are
-    `kernel_files`: ours by default, else the installed CMSIS-NN at `cmsis_nn` with ours filling its gaps."""
+    `kernel_files` (and that calls `extra_roots` from elsewhere, e.g. generated model code): ours by
+    default, else the installed CMSIS-NN at `cmsis_nn` with ours filling its gaps."""
     kernel_files = list(kernel_files)
     if not kernel_files:
         return {}, []
@@ -112,7 +118,7 @@ def project_files(kernel_files: Iterable[Path], cmsis_nn: Optional[Union[str, Pa
     files: Dict[str, Path] = {}
     for header in sorted(header_root.rglob("*.h")):
         files[f"{PROJECT_DIR}/include/{header.relative_to(header_root).as_posix()}"] = header
-    for lib, src in needed_sources(called_functions(kernel_files), libraries):
+    for lib, src in needed_sources([*called_functions(kernel_files), *extra_roots], libraries):
         # the installed library's files keep their Source/ sub-path; ours (a gap filler) go to src/
         rel = src.relative_to(lib.include_dir.parent / "Source") if lib is not own else src.name
         files[f"{PROJECT_DIR}/{'src' if lib is own else 'Source'}/{Path(rel).as_posix()}"] = src

@@ -33,9 +33,10 @@ def check_scratch_target(out_dir: Path, board: Board) -> None:
 
     path = out_dir / "report.json"
     report = json.loads(path.read_text()) if path.is_file() else {}
-    sized_for = (report.get("int8") or {}).get("cpu")
-    if sized_for is None:
+    int8 = report.get("int8")
+    if not int8 or int8.get("cpu") is None:
         return
+    sized_for = int8["cpu"]
     missing = set(isas_for(board.cpu.mcpu)) - set(isas_for(sized_for))
     if missing:
         raise UsageError(f"{out_dir} was exported in int8 for {sized_for}; board '{board.name}' ({board.cpu.mcpu}) "

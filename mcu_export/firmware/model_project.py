@@ -7,6 +7,8 @@ The project (codegen/model/ templates + render_project's board part) holds:
     model/mx_model_data.c      the `.incbin` of model.pte
     model/mx_model_memory.c    each planned arena (exact size, `.mx_arena.<region>`) and the metadata pool
     model/kernel_table.c       the kernels this model uses, and no others
+    model/mx_model_cmsis_nn.c  the CMSIS-NN convolution variants this model's convolutions run (chosen
+                               ahead of time as the wrappers choose), so that no other variant is linked
     model/mx_model_hooks.c     per-op instruction-count markers, the running instruction for fault reports
     model/main.c               inputs in<i>.bin → execute → outputs out<i>.bin, one result line on the UART
     runtime/                   copies of runtime_c's core and of the used kernels with their util helpers
@@ -31,6 +33,8 @@ from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult, build_project, render_project
+from mcu_export.firmware.cmsis_nn import calls_in
+from mcu_export.firmware.conv_dispatch import render_conv_dispatch
 from mcu_export.pte import program as P
 
 MODEL_DIR = "model"
@@ -189,10 +193,12 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
     return files
 
 
-def kernel_project(ops: Sequence, cmsis_nn: CortexM = None) -> Tuple[Dict[str, Path], List[str]]:
+def kernel_project(ops: Sequence, cmsis_nn: CortexM = None, extra_roots: Sequence[str] = ()
+                   ) -> Tuple[Dict[str, Path], List[str]]:
     """(project path → source, include dirs) of the kernels `ops` need: their runtime kernels and helpers,
-    and for the cortex_m ones the CMSIS-NN functions they call, from cmsis_nn_kernels/ or from the
-    installed CMSIS-NN at `cmsis_nn` (see mcu_export.firmware.cmsis_nn), and nothing else."""
+    and for the cortex_m ones the CMSIS-NN functions they call (and `extra_roots`, called by generated
+    model code), from cmsis_nn_kernels/ or from the installed CMSIS-NN at `cmsis_nn` (see
+    mcu_export.firmware.cmsis_nn), and nothing else."""
     from mcu_export.firmware import cmsis_nn as cm
 
     files = kernel_sources(ops)
@@ -201,10 +207,11 @@ def kernel_project(ops: Sequence, cmsis_nn: CortexM = None) -> Tuple[Dict[str, P
         if cmsis_nn is not None:
             cm.installed(cmsis_nn)  # a wrong path is reported even when this model needs no int8 kernel
         return files, []
-    nn_files, nn_includes = cm.project_files(cortex_m, cmsis_nn)
+    nn_files, nn_includes = cm.project_files(cortex_m, cmsis_nn, extra_roots)
     files.update(nn_files)
-    # the cortex_m kernels reach the portable helpers as "util/mx_args.h"
-    return files, [f"{RUNTIME_DIR}/kernels/portable", *nn_includes]
+    # the cortex_m kernels reach the portable helpers as "util/mx_args.h"; generated model code reaches
+    # the cortex_m ones (mx_cm_conv_dispatch.h) by name
+    return files, [f"{RUNTIME_DIR}/kernels/portable", f"{RUNTIME_DIR}/kernels/cortex_m/util", *nn_includes]
 
 
 def runtime_sources() -> Dict[str, Path]:
@@ -282,7 +289,10 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
         files[f"{MODEL_DIR}/{name}"] = env.get_template(f"model/{name}.j2").render(**context)
     files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops)
     files.update(runtime_sources())
-    kernel_files, include_dirs = kernel_project(ops, cmsis_nn)
+    dispatch = render_conv_dispatch(plan, board, _templates())
+    if dispatch is not None:
+        files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
+    kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else ())
     files.update(kernel_files)
     return files, include_dirs
 

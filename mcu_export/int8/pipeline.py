@@ -7,6 +7,7 @@ from torch import nn
 
 from mcu_export.int8.calibrate import CalibrationSource
 from mcu_export.int8.lower import Int8Info, lower_int8
+from mcu_export.int8.lower.scratch import isas_for
 from mcu_export.int8.prepare import QuantizedModel, quantize
 from mcu_export.planner import MemoryPlan, plan_memory
 from mcu_export.pte.program import Program
@@ -36,5 +37,6 @@ def int8_report(info: Int8Info, quantized: QuantizedModel, cpu: Optional[str]) -
         "fallbacks": list(info.fallbacks),
         "calibration_batches": quantized.calibration_batches,
         "warnings": list(quantized.warnings),
-        "cpu": cpu or "any (scratch sized for scalar, DSP and MVE)",
+        "cpu": cpu,                                  # None: scratch sized for the scalar, DSP and MVE kernels
+        "scratch_sized_for": list(isas_for(cpu)),
     }

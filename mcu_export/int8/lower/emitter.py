@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -34,6 +34,12 @@ from mcu_export.pte import program as pte
 CHANNELS_LAST = [0, 2, 3, 1]
 _VIEW_OP = BY_QUALIFIED["aten::view_copy.out"]
 _TO_DIM_ORDER_OP = BY_QUALIFIED["dim_order_ops::_to_dim_order_copy.out"]
+
+
+def same_bytes(sizes: Sequence[int], dim_order: Sequence[int]) -> bool:
+    """Whether a tensor of these sizes holds the same bytes in `dim_order` as in contiguous order: the
+    dims of size 1 move no byte, so only the order of the others counts (C == 1, or H == W == 1)."""
+    return [d for d in dim_order if sizes[d] != 1] == [d for d in range(len(sizes)) if sizes[d] != 1]
 
 
 @dataclass(frozen=True)
@@ -106,10 +112,15 @@ class Int8Lowering:
 
     # ---- values -------------------------------------------------------------------------------
     def new_tensor(self, dtype: torch.dtype, shape, cl: bool = False) -> int:
+        """A planned tensor; asked for channels-last, it is contiguous anyway when that holds the same
+        bytes, so that neither layout needs a copy (the NHWC kernels read such a tensor as it is)."""
         index = self.table.planned_tensor(dtype, shape, f"output of {self.current.name if self.current else '?'}")
-        if cl:
+        if cl and not same_bytes([int(s) for s in shape], CHANNELS_LAST):
             self.table.values[index].dim_order = list(CHANNELS_LAST)
         return index
+
+    def is_cl(self, index: int) -> bool:
+        return list(self.table.values[index].dim_order or []) == CHANNELS_LAST
 
     def const(self, tensor: torch.Tensor, cl: bool = False) -> int:
         tensor = tensor.detach().contiguous()
@@ -145,8 +156,10 @@ class Int8Lowering:
         return None
 
     def to_layout(self, qt: QTensor, cl: bool) -> QTensor:
-        if qt.cl == cl:
-            return qt
+        qt = replace(qt, cl=self.is_cl(qt.index))
+        sizes = [int(s) for s in self.table.values[qt.index].sizes]
+        if qt.cl == cl or (cl and len(sizes) == 4 and same_bytes(sizes, CHANNELS_LAST)):
+            return qt  # already there, or contiguous bytes that are NHWC bytes too (C == 1, H == W == 1)
         key = (qt.index, cl)
         if key not in self._layout_cache:
             src = self.table.values[qt.index]
@@ -212,6 +225,7 @@ class Int8Lowering:
         self.emit(op, args, node)
 
     def set_output(self, quantizers: List[Node], qt: QTensor, consumed: Sequence[Node] = ()) -> None:
+        qt = replace(qt, cl=self.is_cl(qt.index))  # the layout the tensor really has (see new_tensor)
         for q in quantizers:
             self.qvals[q] = qt
             self.done.add(q)
@@ -238,7 +252,7 @@ class Int8Lowering:
         out = self.new_tensor(torch.int8, self.table.values[qt.index].sizes, qt.cl)
         self.call(cortex_m_op("quantized_activation"),
                   dict(input=T(qt.index), lut=T(self.const(torch.from_numpy(lut)))), [out])
-        return QTensor(out, q.scale, q.zp, qt.cl)
+        return QTensor(out, q.scale, q.zp, self.is_cl(out))
 
     def quantize(self, node: Node) -> None:
         q = match.qparams(node)

@@ -90,3 +90,28 @@ def avgpool_scratch(isa: str, channels: int) -> int:
 
 def worst(sizes: Iterable[int]) -> int:
     return max(sizes)
+
+
+# ---- which variant the wrappers run (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) ----------
+
+def conv_kind(in_nhwc, filter_ohwi, stride, padding, dilation) -> str:
+    """arm_convolve_wrapper_s8's choice: "1x1_fast", "1x1", "1_x_n" or "general" (stride etc. as (h, w))."""
+    _, in_h, _, c_in = in_nhwc
+    _, kh, kw, f_c = filter_ohwi
+    if f_c != c_in:
+        return "general"
+    if tuple(padding) == (0, 0) and (kh, kw) == (1, 1) and tuple(dilation) == (1, 1):
+        return "1x1_fast" if tuple(stride) == (1, 1) else "1x1"
+    if in_h == 1 and dilation[1] == 1 and kh == 1 and (stride[1] * c_in) % 4 == 0:
+        return "1_x_n"
+    return "general"
+
+
+def depthwise_kind(isa: str, in_nhwc, kernel_hw, out_nhwc, ch_mult: int, padding, dilation) -> str:
+    """arm_depthwise_conv_wrapper_s8's choice on one ISA: "3x3" (not on MVE), "opt" or "general"."""
+    n, _, _, c_in = in_nhwc
+    if ch_mult != 1 or c_in != out_nhwc[3] or n != 1 or tuple(dilation) != (1, 1):
+        return "general"
+    if isa != "mve" and tuple(kernel_hw) == (3, 3) and padding[0] <= 1 and padding[1] <= 1:
+        return "3x3"
+    return "opt"

@@ -1,7 +1,8 @@
-/* quantized_depthwise_conv2d(_nhwc) via arm_depthwise_conv_wrapper_s8. The wrapper picks the specialised kernel (1x1, 1xN, 3x3, ...) for the shape on this
- * target; scratch must hold at least what the wrapper's _get_buffer_size asks for here. */
-#include "arm_nnfunctions.h"
+/* quantized_depthwise_conv2d(_nhwc) via mx_cm_dw_conv_s8 (mx_cm_conv_dispatch.h): CMSIS-NN's wrapper on the
+ * host, the variant the wrapper would pick in a model's firmware. Scratch must hold at least what that
+ * variant asks for on this target. */
 #include "mx_cm_conv_args.h"
+#include "mx_cm_conv_dispatch.h"
 #include "mx_cm_depthwise_conv2d.h"
 
 /* Args: (input, weight [1, KH, KW, C_out], bias, stride, padding, dilation, depth_multiplier, input_offset,
@@ -27,12 +28,12 @@ mx_error mx_cm_depthwise_conv2d(mx_value *const *args, uint32_t nargs, bool nhwc
   const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
   cmsis_nn_context cm;
   MX_TRY(mx_cm_scratch(c.scratch,
-                       arm_depthwise_conv_wrapper_s8_get_buffer_size(&p, &c.in_dims, &filter_dims, &c.out_dims), &cm));
+                       mx_cm_dw_conv_s8_buffer_size(&p, &c.in_dims, &filter_dims, &c.out_dims), &cm));
   if (c.out->numel == 0) {
     return MX_OK;
   }
   const cmsis_nn_per_channel_quant_params q = {c.mult, c.shift};
-  return mx_cm_status(arm_depthwise_conv_wrapper_s8(&cm, &p, &q, &c.in_dims, (const int8_t *)c.in->data,
+  return mx_cm_status(mx_cm_dw_conv_s8(&cm, &p, &q, &c.in_dims, (const int8_t *)c.in->data,
                                                     &filter_dims, (const int8_t *)c.w->data, &bias_dims, c.bias_data,
                                                     &c.out_dims, (int8_t *)c.out->data));
 }

@@ -1,0 +1,77 @@
+"""model/mx_model_cmsis_nn.c: which CMSIS-NN convolution variants a model's firmware links.
+
+CMSIS-NN's wrappers (arm_convolve_wrapper_s8, arm_depthwise_conv_wrapper_s8) pick a variant at run time
+and so link all of them. The exporter knows every convolution's shapes: it picks the variants here with
+the wrappers' rules (mcu_export.int8.lower.scratch.conv_kind / depthwise_kind, twins of
+runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) and renders mx_cm_conv_s8 / mx_cm_dw_conv_s8
+calling only those. Host builds define the same two functions as the wrappers
+(mx_cm_conv_dispatch_wrappers.c).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import jinja2
+
+from mcu_export.boards import Board
+from mcu_export.pte import program as P
+
+# The CMSIS-NN function of each variant mx_cm_conv_kind_of / mx_cm_dw_conv_kind_of can pick.
+CONV_FUNCTIONS = {"1x1_fast": ("MX_CM_CONV_1X1_FAST", "arm_convolve_1x1_s8_fast"),
+                  "1x1": ("MX_CM_CONV_1X1", "arm_convolve_1x1_s8"),
+                  "1_x_n": ("MX_CM_CONV_1_X_N", "arm_convolve_1_x_n_s8"),
+                  "general": ("MX_CM_CONV_GENERAL", "arm_convolve_s8")}
+DW_FUNCTIONS = {"3x3": ("MX_CM_DW_3X3", "arm_depthwise_conv_3x3_s8"),
+                "opt": ("MX_CM_DW_OPT", "arm_depthwise_conv_s8_opt"),
+                "general": ("MX_CM_DW_GENERAL", "arm_depthwise_conv_s8")}
+_CONV_OPS = ("cortex_m::quantized_conv2d.out", "cortex_m::quantized_conv2d_nhwc.out")
+_DW_OPS = ("cortex_m::quantized_depthwise_conv2d.out", "cortex_m::quantized_depthwise_conv2d_nhwc.out")
+
+
+def board_isa(board: Board) -> str:
+    return "mve" if board.cpu.mve else "dsp" if board.cpu.dsp else "scalar"
+
+
+def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]]:
+    """(conv kinds, depthwise kinds) the plan's convolutions run on `isa`, as the CMSIS-NN wrappers would
+    choose them; every kind of an op whose arguments do not read as expected (the firmware then still
+    runs it, and the kernel reports what is wrong)."""
+    from mcu_export.int8.lower.scratch import conv_kind, depthwise_kind
+
+    conv, dw = set(), set()
+    values = plan.values
+    for ins in plan.chains[0].instructions if plan.chains else []:
+        if not isinstance(ins, P.KernelCall):
+            continue
+        op = plan.operators[ins.op_index].qualified
+        if op not in _CONV_OPS + _DW_OPS:
+            continue
+        nhwc = op.endswith("_nhwc.out")
+        try:
+            x, w = values[ins.args[0]], values[ins.args[1]]
+            stride, padding, dilation = ([values[i].int_val for i in values[ins.args[k]].items] for k in (3, 4, 5))
+            stride, padding, dilation = ((v * 2 if len(v) == 1 else v) for v in (stride, padding, dilation))
+            n, c, h, wd = x.sizes if not nhwc else (x.sizes[0], x.sizes[3], x.sizes[1], x.sizes[2])
+            if op in _CONV_OPS:
+                conv.add(conv_kind((n, h, wd, c), tuple(w.sizes), stride, padding, dilation))
+            else:
+                ch_mult = values[ins.args[6]].int_val
+                dw.add(depthwise_kind(isa, (n, h, wd, c), tuple(w.sizes[1:3]), (n, 0, 0, w.sizes[3]), ch_mult,
+                                      padding, dilation))
+        except (AttributeError, IndexError, TypeError, ValueError):
+            (conv if op in _CONV_OPS else dw).update(CONV_FUNCTIONS if op in _CONV_OPS else DW_FUNCTIONS)
+    return sorted(conv, key=list(CONV_FUNCTIONS).index), sorted(dw, key=list(DW_FUNCTIONS).index)
+
+
+def render_conv_dispatch(plan: P.ExecutionPlan, board: Board, templates: jinja2.Environment) -> Optional[str]:
+    """model/mx_model_cmsis_nn.c: mx_cm_conv_s8 / mx_cm_dw_conv_s8 calling only this model's variants;
+    None when the model has no convolution."""
+    ops = {op.qualified for op in plan.operators}
+    has_conv, has_dw = bool(ops & set(_CONV_OPS)), bool(ops & set(_DW_OPS))
+    if not (has_conv or has_dw):
+        return None
+    conv, dw = conv_variants(plan, board_isa(board))
+    env = templates.overlay(trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
+        has_conv=has_conv, has_dw=has_dw, conv_kinds=conv, dw_kinds=dw,
+        conv_functions=[CONV_FUNCTIONS[k] for k in conv], dw_functions=[DW_FUNCTIONS[k] for k in dw])
