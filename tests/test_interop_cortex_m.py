@@ -2,16 +2,9 @@
 a test says M33) on our runtime: host C == our Python reference bit for bit, both within 1 LSB of ExecuTorch's
 fake-quantized torch model, and QEMU firmware == host bit for bit.
 
-Two mismatches between ExecuTorch's files and our C runtime are pinned as strict xfails (they turn into failures
-once runtime_c accepts the files, so the marks must then go):
-- NO_CONSTANTS: a program without constant tensors is written with one empty data segment, a constant_segment
-  with offsets [0] and no extended header; runtime_c/src/program.c refuses it (MX_ERR_BAD_SEGMENT), ExecuTorch's
-  runtime loads it.
-- C1_DIM_ORDER: a channels-last [N, 1, H, W] tensor gets dim order (0, 2, 1, 3) (torch breaks the C/W stride
-  tie that way); mx_cm_nhwc (runtime_c/kernels/cortex_m/util/mx_cm_args.c) accepts only (0, 2, 3, 1) or a
-  contiguous tensor, so the first convolution of kws_dscnn is refused (MX_ERR_BAD_ARG_VALUE).
-The same programs re-serialized by our writer (header added, dim order spelled (0, 2, 3, 1): the same bytes)
-run and match, which shows the kernels follow ExecuTorch's argument conventions.
+Two spellings of ExecuTorch's that the runtime must accept, both exercised here: a program without constant
+tensors is written with one empty data segment and no extended header (add, avg_pool, max_pool), and a
+channels-last [N, 1, H, W] tensor gets dim order (0, 2, 1, 3) (kws_dscnn's input).
 """
 import numpy as np
 import pytest
@@ -24,17 +17,11 @@ from et_cortex_m_flow import MODELS, et_case  # noqa: E402
 
 from mcu_export.errors import RuntimeFailure  # noqa: E402
 from mcu_export.int8.interpreter import run_reference  # noqa: E402
-from mcu_export.pte import program as P  # noqa: E402
 from mcu_export.pte.reader import read_program  # noqa: E402
-from mcu_export.pte.writer import write_program  # noqa: E402
 from mcu_export.run import run_program_bytes  # noqa: E402
 
 pytestmark = pytest.mark.interop
 
-NO_CONSTANTS = "runtime_c refuses ExecuTorch's empty constant segment without an extended header (MX_ERR_BAD_SEGMENT)"
-C1_DIM_ORDER = "runtime_c's cortex_m kernels refuse dim order (0, 2, 1, 3) of a channels-last [N, 1, H, W] input"
-KNOWN_FAILURES = {"kws_dscnn": C1_DIM_ORDER}
-RUN_AS_IS = [n for n in MODELS if n not in KNOWN_FAILURES]
 
 # The cortex_m operators ExecuTorch must have lowered each model to (else the test checks something else).
 EXPECTED_OPS = {
@@ -72,16 +59,6 @@ def _operator_names(pte: bytes):
     return {op.name.split("::")[1] for op in plan.operators if op.name.startswith("cortex_m::")}
 
 
-def _respelled(pte: bytes) -> bytes:
-    """ExecuTorch's program as our writer lays it out: the same values and constants, with an extended header,
-    and (0, 2, 3, 1) for the dim order (0, 2, 1, 3) of single-channel 4-D tensors (identical bytes)."""
-    program = read_program(pte)
-    for v in program.method("forward").values:
-        if isinstance(v, P.Tensor) and list(v.dim_order) == [0, 2, 1, 3] and v.sizes[1] == 1:
-            v.dim_order = [0, 2, 3, 1]
-    return write_program(program)
-
-
 @pytest.mark.parametrize("name", list(MODELS))
 def test_executorch_lowered_to_cortex_m_ops(name):
     assert EXPECTED_OPS[name] <= _operator_names(et_case(name).pte)
@@ -93,22 +70,10 @@ def test_reference_interpreter_matches_fake_quant(name):
     _check_lsb(name, run_reference(read_program(case.pte), list(case.inputs)), case)
 
 
-@pytest.mark.parametrize("name", [
-    *RUN_AS_IS,
-    *(pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=RuntimeFailure, reason=why))
-      for n, why in KNOWN_FAILURES.items()),
-])
+@pytest.mark.parametrize("name", list(MODELS))
 def test_host_runs_executorch_program(name):
     case = et_case(name)
     host = run_program_bytes(case.pte, _arrays(case))
-    _check_bit_exact(f"{name}: host vs reference", host, run_reference(read_program(case.pte), list(case.inputs)))
-    _check_lsb(name, host, case)
-
-
-@pytest.mark.parametrize("name", sorted(KNOWN_FAILURES))
-def test_host_runs_respelled_executorch_program(name):
-    case = et_case(name)
-    host = run_program_bytes(_respelled(case.pte), _arrays(case))
     _check_bit_exact(f"{name}: host vs reference", host, run_reference(read_program(case.pte), list(case.inputs)))
     _check_lsb(name, host, case)
 
@@ -117,8 +82,7 @@ def test_host_runs_respelled_executorch_program(name):
 def test_host_runs_m33_program(name):
     """Programs made for Cortex-M33 (DSP): scratch sized for DSP, quantized_linear with bias and no kernel_sum."""
     case = et_case(name, "M33")
-    pte = _respelled(case.pte) if name in KNOWN_FAILURES else case.pte
-    host = run_program_bytes(pte, _arrays(case))
+    host = run_program_bytes(case.pte, _arrays(case))
     _check_bit_exact(f"{name} (M33): host vs reference", host,
                      run_reference(read_program(case.pte), list(case.inputs)))
     _check_lsb(name, host, case)

@@ -31,6 +31,25 @@ mx_error mx_cm_pair(const mx_value *v, int32_t lo, int32_t hi, int32_t out[2]) {
   return MX_OK;
 }
 
+/* Whether two dim orders of one shape lay the bytes out identically: equal once size-1 dims are skipped. */
+static bool orders_match(const int32_t *sizes, uint32_t dim, const uint8_t *a, const uint8_t *b) {
+  uint32_t i = 0, j = 0;
+  for (;;) {
+    while (i < dim && sizes[a[i]] == 1) {
+      ++i;
+    }
+    while (j < dim && sizes[b[j]] == 1) {
+      ++j;
+    }
+    if (i == dim || j == dim) {
+      return i == dim && j == dim;
+    }
+    if (a[i++] != b[j++]) {
+      return false;
+    }
+  }
+}
+
 mx_error mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical, cmsis_nn_dims *dims) {
   MX_TRY(mx_tensor_check(t));
   if (t->dtype != MX_DTYPE_I8) {
@@ -47,10 +66,10 @@ mx_error mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical, cmsis_nn_dims *dims) 
     *dims = (cmsis_nn_dims){s[0], s[1], s[2], s[3]};
     return MX_OK;
   }
-  const uint8_t *o = t->dim_order;
-  bool channels_last = o[0] == 0 && o[1] == 2 && o[2] == 3 && o[3] == 1;
-  bool same_bytes = mx_is_contiguous(t) && (s[1] == 1 || (s[2] == 1 && s[3] == 1));
-  if (!channels_last && !same_bytes) {
+  /* Channels-last bytes under any dim order that lays them out the same: ExecuTorch writes (0, 2, 1, 3) for
+   * a channels-last [N, 1, H, W], and our lowering leaves such tensors contiguous. */
+  static const uint8_t nhwc[4] = {0, 2, 3, 1};
+  if (!orders_match(s, 4, t->dim_order, nhwc)) {
     return MX_ERR_BAD_ARG_VALUE;
   }
   *dims = (cmsis_nn_dims){s[0], s[2], s[3], s[1]};
@@ -79,24 +98,7 @@ mx_error mx_cm_physical4(const mx_tensor *t, int32_t sizes[4]) {
 }
 
 bool mx_cm_same_memory(const mx_tensor *a, const mx_tensor *b) {
-  if (!mx_same_shape(a, b)) {
-    return false;
-  }
-  uint32_t i = 0, j = 0;
-  for (;;) {
-    while (i < a->dim && a->sizes[a->dim_order[i]] == 1) {
-      ++i;
-    }
-    while (j < b->dim && b->sizes[b->dim_order[j]] == 1) {
-      ++j;
-    }
-    if (i == a->dim || j == b->dim) {
-      return i == a->dim && j == b->dim;
-    }
-    if (a->dim_order[i++] != b->dim_order[j++]) {
-      return false;
-    }
-  }
+  return mx_same_shape(a, b) && orders_match(a->sizes, a->dim, a->dim_order, b->dim_order);
 }
 
 mx_error mx_cm_scratch(const mx_tensor *scratch, int32_t need, cmsis_nn_context *ctx) {
