@@ -7,12 +7,11 @@ with s = gamma / sqrt(var + eps).
 """
 from __future__ import annotations
 
-import operator
-
 import torch
 from torch.export import ExportedProgram
 
-from mcu_export.passes.graph_utils import add_constant, constant_value, finish
+from mcu_export.passes.fold_batch_norm import fold_into
+from mcu_export.passes.graph_utils import finish
 
 aten = torch.ops.aten
 
@@ -23,34 +22,7 @@ def _fold_one(ep: ExportedProgram, bn: torch.fx.Node) -> bool:
         return False
     if len(linear.users) != 1 or len(linear.meta["val"].shape) != 2:
         return False
-    if any(u.target != operator.getitem or u.args[1] != 0 for u in bn.users):
-        return False
-    weight = constant_value(ep, linear.args[1])
-    bias_node = linear.args[2] if len(linear.args) > 2 else None
-    bias = constant_value(ep, bias_node) if bias_node is not None else None
-    gamma, beta, mean, var = (constant_value(ep, a) if a is not None else None for a in bn.args[1:5])
-    if weight is None or mean is None or var is None or (bias_node is not None and bias is None):
-        return False
-    if (bn.args[1] is not None and gamma is None) or (bn.args[2] is not None and beta is None):
-        return False
-    scale = torch.rsqrt(var.double() + bn.args[6])
-    if gamma is not None:
-        scale = scale * gamma.double()
-    shift = -mean.double() * scale
-    if bias is not None:
-        shift = shift + bias.double() * scale
-    if beta is not None:
-        shift = shift + beta.double()
-    graph = ep.graph_module.graph
-    with graph.inserting_before(linear):
-        w_node = add_constant(ep, (weight.double() * scale[:, None]).to(weight.dtype), "folded_linear_weight")
-        b_node = add_constant(ep, shift.to(weight.dtype), "folded_linear_bias")
-    linear.args = (linear.args[0], w_node, b_node)
-    for user in list(bn.users):
-        user.replace_all_uses_with(linear)
-        graph.erase_node(user)
-    graph.erase_node(bn)
-    return True
+    return fold_into(ep, bn, linear, "linear")
 
 
 def fold_linear_batch_norm(ep: ExportedProgram) -> None:

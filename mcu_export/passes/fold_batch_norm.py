@@ -18,26 +18,23 @@ from mcu_export.passes.graph_utils import add_constant, constant_value, finish
 aten = torch.ops.aten
 
 
-def _fold_one(ep: ExportedProgram, bn: torch.fx.Node) -> bool:
-    conv = bn.args[0]
-    if not (isinstance(conv, torch.fx.Node) and conv.target == aten.convolution.default):
-        return False
-    if len(conv.users) != 1 or conv.args[6]:  # transposed convolutions keep output channels in dim 1
-        return False
+def fold_into(ep: ExportedProgram, bn: torch.fx.Node, producer: torch.fx.Node, name: str) -> bool:
+    """Folds `bn` into `producer` (args: input, weight, bias, ...; output channels on the weight's dim 0).
+    The caller has checked the pattern; this checks the constants and rewrites the graph."""
     if any(u.target != operator.getitem or u.args[1] != 0 for u in bn.users):
         return False  # the saved mean/invstd outputs are used: keep the BN
-    weight = constant_value(ep, conv.args[1])
-    bias = constant_value(ep, conv.args[2]) if conv.args[2] is not None else None
+    bias_node = producer.args[2] if len(producer.args) > 2 else None
+    weight = constant_value(ep, producer.args[1])
+    bias = constant_value(ep, bias_node) if bias_node is not None else None
     gamma, beta, mean, var = (constant_value(ep, a) if a is not None else None for a in bn.args[1:5])
     if weight is None or mean is None or var is None:
         return False
-    if (conv.args[2] is not None and bias is None) or (bn.args[1] is not None and gamma is None) \
+    if (bias_node is not None and bias is None) or (bn.args[1] is not None and gamma is None) \
             or (bn.args[2] is not None and beta is None):
         return False
-    eps = bn.args[6]
 
     # In float64, so that the folded weights are the float32 rounding of the exact product.
-    scale = torch.rsqrt(var.double() + eps)
+    scale = torch.rsqrt(var.double() + bn.args[6])
     if gamma is not None:
         scale = scale * gamma.double()
     shift = -mean.double() * scale
@@ -49,15 +46,24 @@ def _fold_one(ep: ExportedProgram, bn: torch.fx.Node) -> bool:
     new_bias = shift.to(weight.dtype)
 
     graph = ep.graph_module.graph
-    with graph.inserting_before(conv):
-        w_node = add_constant(ep, new_weight, "folded_weight")
-        b_node = add_constant(ep, new_bias, "folded_bias")
-    conv.args = (conv.args[0], w_node, b_node, *conv.args[3:])
+    with graph.inserting_before(producer):
+        w_node = add_constant(ep, new_weight, f"folded_{name}_weight")
+        b_node = add_constant(ep, new_bias, f"folded_{name}_bias")
+    producer.args = (producer.args[0], w_node, b_node, *producer.args[3:])
     for user in list(bn.users):
-        user.replace_all_uses_with(conv)
+        user.replace_all_uses_with(producer)
         graph.erase_node(user)
     graph.erase_node(bn)
     return True
+
+
+def _fold_one(ep: ExportedProgram, bn: torch.fx.Node) -> bool:
+    conv = bn.args[0]
+    if not (isinstance(conv, torch.fx.Node) and conv.target == aten.convolution.default):
+        return False
+    if len(conv.users) != 1 or conv.args[6]:  # transposed convolutions keep output channels in dim 1
+        return False
+    return fold_into(ep, bn, conv, "conv")
 
 
 def fold_batch_norm(ep: ExportedProgram) -> None:
