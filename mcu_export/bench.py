@@ -19,7 +19,11 @@ def executorch_planned_bytes(model: torch.nn.Module, inputs: tuple) -> Optional[
         from executorch.exir._serialize._program import deserialize_pte_binary
     except ImportError:
         return None
-    ep = torch.export.export(model, inputs, strict=False)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*LeafSpec.*", category=FutureWarning)  # torch-internal
+        ep = torch.export.export(model, inputs, strict=False)
     buffer = to_edge(ep).to_executorch().buffer
     program = deserialize_pte_binary(buffer)
     program = getattr(program, "program", program)
