@@ -113,9 +113,10 @@ def pool_case(rng, kind: str, nhwc: bool, n=1, h=9, w=8, c=5, k=(3, 3), stride=(
 
 
 def linear_case(rng, lead=(3,), c_in=12, c_out=7, bias=True, kernel_sum=True, per_channel=False,
-                filter_offset=0, pass_bias=True) -> Case:
+                filter_offset=0, pass_bias=True, pooled=None) -> Case:
     """`pass_bias=False`: the bias exists (and is folded into kernel_sum) but the bias argument is None, as
-    ExecuTorch's lowering writes it for Cortex-M55."""
+    ExecuTorch's lowering writes it for Cortex-M55. `pooled=(h, w)`: the input is a 4-D [N, C_in, h, w]
+    tensor (a pooled one, as the int8 lowering passes it unflattened when h == w == 1; lead is (N,))."""
     x = i8(rng, *lead, c_in)
     wt = rng.integers(-127, 128, (c_out, c_in)).astype(I8)
     b = rng.integers(-20000, 20000, c_out).astype(np.int32) if bias else None
@@ -133,6 +134,7 @@ def linear_case(rng, lead=(3,), c_in=12, c_out=7, bias=True, kernel_sum=True, pe
                                      output_offset=out_off, multiplier=int(mult[0]), shift=int(shift[0]),
                                      activation=act)
     p = OpProgram("cortex_m::quantized_linear.out")
+    x = x if pooled is None else x.reshape(*lead, c_in // (pooled[0] * pooled[1]), *pooled)
     xi, out = p.input(x), p.planned((*lead, c_out), I8)
     ks = arm_vector_sum_s8(wt, in_off, filter_offset, b).reshape(1, c_out) if kernel_sum else None
     args = [xi, p.const(wt), p.const(b) if bias and pass_bias else p.null(), p.const(ks) if kernel_sum else p.null(),

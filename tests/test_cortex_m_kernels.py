@@ -156,6 +156,15 @@ def test_quantized_linear_kernel_sum_only_still_carries_the_bias(run):
     check(run, C.linear_case(np.random.default_rng(4), per_channel=True, pass_bias=False))
 
 
+def test_quantized_linear_reads_a_pooled_nchw_input_as_rows(run):
+    """[N, C, 1, 1] into [N, C_out]: the int8 lowering drops the flattening view_copy before the layer."""
+    check(run, C.linear_case(np.random.default_rng(5), lead=(2,), c_in=16, c_out=5, pooled=(1, 1)))
+    for pooled in ((2, 1), (1, 2)):  # H or W > 1: not [N, C] rows (the channels dim no longer matches)
+        case = C.linear_case(np.random.default_rng(6), lead=(2,), c_in=16, c_out=5, pooled=pooled)
+        with pytest.raises(RuntimeFailure, match=BAD_SHAPE):
+            run(case.pte, case.inputs)
+
+
 # ---- softmax, activation, transpose, pad ---------------------------------------------------------
 
 @pytest.mark.parametrize("layout", ["rows", "channels_last"])

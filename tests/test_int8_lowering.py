@@ -104,6 +104,17 @@ class PadCatPermute(nn.Module):
         return z.permute(0, 2, 3, 1)
 
 
+class PoolFlattenLinear(nn.Module):
+    """DS-CNN's head: global pooling to [N, C, 1, 1], flatten, linear."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        return self.fc(nn.functional.adaptive_avg_pool2d(torch.relu(self.conv(x)), 1).flatten(1))
+
+
 CASES = {
     "conv_relu": (ConvRelu, (1, 3, 10, 10), "cortex_m::quantized_conv2d.out"),
     "depthwise": (Depthwise, (1, 4, 7, 7), "cortex_m::quantized_depthwise_conv2d.out"),
@@ -114,6 +125,7 @@ CASES = {
     "softmax": (Softmax, (2, 16), "cortex_m::softmax.out"),
     "sigmoid_lut": (SigmoidMul, (1, 3, 6, 6), "cortex_m::quantized_activation.out"),
     "pad_cat_permute": (PadCatPermute, (1, 3, 7, 7), "cortex_m::pad.out"),
+    "pool_flatten_linear": (PoolFlattenLinear, (2, 3, 6, 6), "cortex_m::quantized_linear.out"),
 }
 
 
@@ -195,6 +207,20 @@ def test_op_names_and_argument_counts_follow_operators_yaml(lowered):
         assert op in schemas, op
         n_args = len([a for a in schemas[op].split(",") if a.strip() and a.strip() != "*"])
         assert len(instr.args) == n_args + 1, (op, len(instr.args), n_args)  # + the returned out
+
+
+def test_flatten_before_linear_is_no_copy():
+    """quantized_linear reads the pooled [N, C, 1, 1] tensor as [N, C] rows: no view_copy, nor its kernel
+    (the pool_flatten_linear case above checks the numbers, on the host C runtime too)."""
+    torch.manual_seed(7)
+    calib = _data((2, 3, 6, 6), 4, 1)
+    program, info, _plan, _q = to_int8_program(PoolFlattenLinear().eval(), calib[0], calibrate=calib)
+    plan = program.execution_plan[0]
+    assert [op.qualified for op in plan.operators if op.qualified.startswith("aten::")] == []
+    linear = next(i for i in plan.chains[0].instructions
+                  if plan.operators[i.op_index].qualified == "cortex_m::quantized_linear.out")
+    assert list(plan.values[linear.args[0]].sizes) == [2, 8, 1, 1]
+    assert [i.index for i in info.instructions] == list(range(len(plan.chains[0].instructions)))
 
 
 def test_conv_activations_are_channels_last(lowered):

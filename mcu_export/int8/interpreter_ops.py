@@ -64,7 +64,8 @@ def quantized_depthwise_conv2d(a, out_shape):
 
 
 def quantized_linear(a, out_shape):
-    x = np.asarray(a["input"], np.int64).reshape(-1, a["input"].shape[-1])
+    # rows of C_in: also a pooled [N, C_in, 1, 1] input, as the kernel reads it
+    x = np.asarray(a["input"], np.int64).reshape(-1, a["weights"].shape[1])
     w = np.asarray(a["weights"], np.int64)
     if a["bias"] is None and a["kernel_sum"] is not None:
         # MVE form: x.w + filter_offset * sum(x) + (input_offset * sum(w + filter_offset) + bias)

@@ -22,6 +22,7 @@ from torch.fx import Node
 from mcu_export.errors import UnsupportedOpError, UsageError
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
+from mcu_export.int8.lower.fold_views import fold_flatten_into_linear
 from mcu_export.int8.lower.scratch import isas_for
 from mcu_export.lower.args import kernel_args
 from mcu_export.lower.lower import InstructionInfo, _bound_args
@@ -326,6 +327,11 @@ class Int8Lowering:
                 reason = rule(self, node) if rule is not None else f"no int8 kernel for {node.target}"
                 if reason is not None:
                     self.fallback(node, reason)
+        removed = set(fold_flatten_into_linear(self.instructions, self.operators, self.table.values, outputs))
+        if removed:
+            self.stacktrace = [t for i, t in enumerate(self.stacktrace) if i not in removed]
+            kept = [info for info in self.info.instructions if info.index not in removed]
+            self.info.instructions = [replace(info, index=i) for i, info in enumerate(kept)]
         has_trace = any(self.stacktrace)
         chain = pte.Chain(inputs=list(self.inputs), outputs=outputs, instructions=self.instructions,
                           stacktrace=self.stacktrace if has_trace else None)

@@ -1,5 +1,5 @@
-/* cortex_m::quantized_linear.out via arm_fully_connected_s8. Args: (input [..., C_in], weights
- * [C_out, C_in], bias? [C_out] int32, kernel_sum? [C_out] int32, input_offset, filter_offset,
+/* cortex_m::quantized_linear.out via arm_fully_connected_s8. Args: (input [..., C_in] or [N, C_in, 1, 1],
+ * weights [C_out, C_in], bias? [C_out] int32, kernel_sum? [C_out] int32, input_offset, filter_offset,
  * output_offset, requantize_multipliers int[1 or C_out], requantize_shifts int[1 or C_out],
  * activation_max, activation_min, out [..., C_out], ret). Note max comes before min in the schema.
  *
@@ -34,31 +34,40 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
     return MX_ERR_BAD_ARG_COUNT;
   }
   mx_tensor *in = NULL, *w = NULL, *bias = NULL, *ksum = NULL, *out = NULL;
-  int32_t in_off, f_off, out_off, act_max, act_min;
   MX_TRY(mx_arg_tensor(args[0], &in));
   MX_TRY(mx_arg_tensor(args[1], &w));
   MX_TRY(mx_arg_opt_tensor(args[2], &bias));
   MX_TRY(mx_arg_opt_tensor(args[3], &ksum));
-  MX_TRY(mx_cm_int_in(args[4], -127, 128, &in_off));
-  MX_TRY(mx_cm_int_in(args[5], -127, 128, &f_off));
-  MX_TRY(mx_cm_int_in(args[6], -128, 127, &out_off));
-  MX_TRY(mx_cm_int_in(args[9], -128, 127, &act_max));
-  MX_TRY(mx_cm_int_in(args[10], -128, act_max, &act_min));
+  /* input_offset, filter_offset, output_offset, activation_max, activation_min (<= activation_max) */
+  static const struct { uint8_t arg; int16_t lo, hi; } ints[5] = {
+      {4, -127, 128}, {5, -127, 128}, {6, -128, 127}, {9, -128, 127}, {10, -128, 127}};
+  int32_t v[5];
+  for (uint32_t i = 0; i < 5; ++i) {
+    MX_TRY(mx_cm_int_in(args[ints[i].arg], ints[i].lo, ints[i].hi, &v[i]));
+  }
+  const int32_t in_off = v[0], f_off = v[1], out_off = v[2], act_max = v[3], act_min = v[4];
+  if (act_min > act_max) {
+    return MX_ERR_BAD_ARG_VALUE;
+  }
   MX_TRY(mx_arg_tensor(args[11], &out));
   MX_TRY(mx_arg_ret_is(args[12], out));
   MX_TRY(mx_check_tensor(in, MX_DTYPE_I8));
   MX_TRY(mx_check_tensor(w, MX_DTYPE_I8));
   MX_TRY(mx_check_tensor(out, MX_DTYPE_I8));
-  if (in->dim < 1 || w->dim != 2 || out->dim != in->dim || w->sizes[1] != in->sizes[in->dim - 1] ||
+  /* A pooled [N, C, 1, 1] input into a [N, C_out] out is read as [N, C] rows: with H == W == 1 every dim
+   * order holds those bytes, so the exporter needs no view_copy before the linear layer. */
+  const int flat = in->dim == 4 && out->dim == 2 && in->sizes[2] == 1 && in->sizes[3] == 1;
+  const uint32_t c_dim = flat ? 1 : in->dim - 1;
+  if (in->dim < 1 || w->dim != 2 || (!flat && out->dim != in->dim) || w->sizes[1] != in->sizes[c_dim] ||
       w->sizes[0] != out->sizes[out->dim - 1] || w->sizes[0] < 1 || w->sizes[0] > MX_CM_FC_MAX_CHANNELS) {
     return MX_ERR_BAD_SHAPE;
   }
-  for (uint32_t d = 0; d + 1 < in->dim; ++d) {
+  for (uint32_t d = 0; d + 1 < out->dim; ++d) {
     if (in->sizes[d] != out->sizes[d]) {
       return MX_ERR_BAD_SHAPE;
     }
   }
-  const int32_t c_in = in->sizes[in->dim - 1], c_out = w->sizes[0];
+  const int32_t c_in = in->sizes[c_dim], c_out = w->sizes[0];
   const int32_t batches = c_in > 0 ? (int32_t)(in->numel / (uint32_t)c_in) : 0;
   const int64_t *mults = NULL, *shifts = NULL;
   uint32_t n_mult = 0, n_shift = 0;
@@ -94,20 +103,15 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
 
   const int8_t *x = (const int8_t *)in->data, *wd = (const int8_t *)w->data;
   int8_t *y = (int8_t *)out->data;
-  const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
-  if (n_mult == 1) {
-    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[0], (int32_t)shifts[0]};
-    const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
-    return mx_cm_status(arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data,
-                                               &out_dims, y));
-  }
-  /* One output channel (one filter row) per call, so each gets its own multiplier and shift. */
-  const cmsis_nn_dims row_filter = {c_in, 1, 1, 1}, row_bias = {1, 1, 1, 1};
-  const cmsis_nn_dims in_dims = {1, 1, 1, c_in}, out_dims = {1, 1, 1, 1};
-  for (int32_t o = 0; o < c_out; ++o) {
+  /* One multiplier: one call for every channel and batch. Per-channel: one output channel (one filter row)
+   * per call and batch, so each gets its own multiplier and shift (its outputs are c_out apart). */
+  const int32_t per = n_mult == 1 ? c_out : 1, rows = n_mult == 1 ? batches : 1;
+  const cmsis_nn_dims in_dims = {rows, 1, 1, c_in}, row_filter = {c_in, 1, 1, per}, row_bias = {1, 1, 1, per};
+  const cmsis_nn_dims out_dims = {rows, 1, 1, per};
+  for (int32_t o = 0; o < c_out; o += per) {
     const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[o], (int32_t)shifts[o]};
-    cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4} : cm;
-    for (int32_t b = 0; b < batches; ++b) {
+    cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4 * per} : cm;
+    for (int32_t b = 0; b < batches; b += rows) {
       MX_TRY(mx_cm_status(arm_fully_connected_s8(&row_ctx, &p, &q, &in_dims, x + (size_t)b * (size_t)c_in,
                                                  &row_filter, wd + (size_t)o * (size_t)c_in, &row_bias,
                                                  bias_data != NULL ? bias_data + o : NULL, &out_dims,
