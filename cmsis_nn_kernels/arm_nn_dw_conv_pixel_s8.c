@@ -65,27 +65,35 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
     }
 #elif defined(ARM_NN_USE_DSP)
     const uint32_t off2 = ((uint32_t)(uint16_t)input_offset << 16) | (uint16_t)input_offset;
+    const int32_t x_step = dilation_x * channels, y_step = dilation_y * input_w * channels;
     for (; c + 4 <= channels; c += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         if (bias) {
             a0 = bias[c]; a1 = bias[c + 1]; a2 = bias[c + 2]; a3 = bias[c + 3];
         }
-        for (int32_t ky = ky0; ky < ky1; ky++) {
-            for (int32_t kx = kx0; kx < kx1; kx++) {
-                const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
-                const uint32_t xi = (uint32_t)arm_nn_read_s8x4(input + (y * input_w + x) * channels + c);
-                const uint32_t wi = (uint32_t)arm_nn_read_s8x4(kernel + (ky * kernel_w + kx) * channels + c);
-                const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)__sxtab16(off2, arm_nn_ror8(xi));
-                const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)__sxtb16(arm_nn_ror8(wi));
+        /* Walk the inside taps with pointers: a step along x is dilation_x pixels of input and one tap of
+         * kernel, a step along y the rest of a row of each. */
+        const int8_t *xp = input + ((base_y + ky0 * dilation_y) * input_w + base_x + kx0 * dilation_x) * channels + c;
+        const int8_t *wp = kernel + (ky0 * kernel_w + kx0) * channels + c;
+        for (int32_t ky = ky1 - ky0; ky > 0; ky--) {
+            const int8_t *xr = xp, *wr = wp;
+            for (int32_t kx = kx1 - kx0; kx > 0; kx--) {
+                const uint32_t xi = (uint32_t)arm_nn_read_s8x4(xr), wi = (uint32_t)arm_nn_read_s8x4(wr);
+                xr += x_step;
+                wr += channels;
+                const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)arm_nn_sxtab16_ror8(off2, xi);
+                const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)arm_nn_sxtb16_ror8(wi);
                 a0 = __smlabb(x02, w02, a0);
                 a2 = __smlatt(x02, w02, a2);
                 a1 = __smlabb(x13, w13, a1);
                 a3 = __smlatt(x13, w13, a3);
             }
+            xp += y_step;
+            wp += kernel_w * channels;
         }
         const int32_t acc[4] = {a0, a1, a2, a3};
         for (int32_t i = 0; i < 4; i++) {
-            output[c + i] = arm_nn_requantize_clamp_s8(acc[i], multipliers[c + i], shifts[c + i], output_offset,
+            output[c + i] = arm_nn_requantize_clamp_s8_1step(acc[i], multipliers[c + i], shifts[c + i], output_offset,
                                                        activation_min, activation_max);
         }
     }

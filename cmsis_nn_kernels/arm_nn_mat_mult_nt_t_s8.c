@@ -59,32 +59,127 @@ static void rows4_mve(const int8_t *lhs, int32_t n_rows, const int8_t *rhs, cons
     }
 }
 #elif defined(ARM_NN_USE_DSP)
-/* sum_k (lhs[k] + lhs_offset) * rhs_a[k] and the same for rhs_b: four bytes unpacked into two
- * halfword pairs (SXTB16 / SXTAB16, which adds the offset) feed two SMLADs per row. */
-static void dot2_dsp(const int8_t *lhs, const int8_t *rhs_a, const int8_t *rhs_b, int32_t cols, int32_t lhs_offset,
-                     int32_t *acc_a, int32_t *acc_b)
+/* Four columns of two lhs rows against two rhs rows: each word is unpacked once into two halfword pairs
+ * (SXTAB16 adds the lhs offset on the way) and feeds four SMLADs. */
+static inline void step4_dsp(const int8_t *xa_p, const int8_t *xb_p, const int8_t *wa_p, const int8_t *wb_p,
+                             uint32_t off2, int32_t *a00, int32_t *a01, int32_t *a10, int32_t *a11)
+{
+    const uint32_t wa = (uint32_t)arm_nn_read_s8x4(wa_p), wb = (uint32_t)arm_nn_read_s8x4(wb_p);
+    const uint32_t xa = (uint32_t)arm_nn_read_s8x4(xa_p), xb = (uint32_t)arm_nn_read_s8x4(xb_p);
+    const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
+    const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
+    const int32_t xa02 = (int32_t)__sxtab16(off2, xa), xa13 = (int32_t)arm_nn_sxtab16_ror8(off2, xa);
+    *a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, *a00));
+    *a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, *a01));
+    const int32_t xb02 = (int32_t)__sxtab16(off2, xb), xb13 = (int32_t)arm_nn_sxtab16_ror8(off2, xb);
+    *a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, *a10));
+    *a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, *a11));
+}
+
+/* Two filters against all lhs rows, for long lhs (1x1 convolutions): the lhs offset enters once per
+ * filter as lhs_offset * sum(w) (sum((x + o) * w) = sum(x * w) + o * sum(w)), so the loop needs no offset
+ * register and, with one register fewer, stays out of the stack. w1 may repeat w0 (then d1 is NULL). */
+static void filters2_dsp(const int8_t *lhs, int32_t lhs_rows, int32_t lhs_cols_offset, const int8_t *w0,
+                         const int8_t *w1, int32_t init0, int32_t init1, int8_t *d0, int8_t *d1,
+                         int32_t row_address_offset, int32_t m0, int32_t s0, int32_t m1, int32_t s1, int32_t rhs_cols,
+                         int32_t lhs_offset, int32_t dst_offset, int32_t activation_min, int32_t activation_max)
+{
+    int32_t sum0 = 0, sum1 = 0;
+    for (int32_t k = 0; k < rhs_cols; k++) {
+        sum0 += w0[k];
+        sum1 += w1[k];
+    }
+    init0 += lhs_offset * sum0;
+    init1 += lhs_offset * sum1;
+    for (int32_t r = 0; r < lhs_rows; r += 2) {
+        const int two = r + 1 < lhs_rows;
+        const int8_t *p0 = lhs + r * lhs_cols_offset, *p1 = two ? p0 + lhs_cols_offset : p0;
+        const int8_t *q0 = w0, *q1 = w1;
+        int32_t a00 = init0, a01 = init1, a10 = init0, a11 = init1;
+        const int8_t *const end = p0 + (rhs_cols & ~3);
+        const int32_t dq = (int32_t)(q1 - q0), dp = (int32_t)(p1 - p0);
+        while (p0 != end) {
+            const uint32_t wa = (uint32_t)arm_nn_read_s8x4(q0), wb = (uint32_t)arm_nn_read_s8x4(q0 + dq);
+            const uint32_t xa = (uint32_t)arm_nn_read_s8x4(p0), xb = (uint32_t)arm_nn_read_s8x4(p0 + dp);
+            q0 += 4;
+            p0 += 4;
+            const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
+            const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
+            const int32_t xa02 = (int32_t)__sxtb16(xa), xa13 = (int32_t)arm_nn_sxtb16_ror8(xa);
+            a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, a00));
+            a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, a01));
+            const int32_t xb02 = (int32_t)__sxtb16(xb), xb13 = (int32_t)arm_nn_sxtb16_ror8(xb);
+            a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, a10));
+            a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, a11));
+        }
+        p1 = p0 + dp;
+        q1 = q0 + dq;
+        for (int32_t n = rhs_cols & 3; n > 0; n--) {
+            const int32_t xa = *p0++, xb = *p1++, wa = *q0++, wb = *q1++;
+            a00 += xa * wa;
+            a01 += xa * wb;
+            a10 += xb * wa;
+            a11 += xb * wb;
+        }
+        int8_t *o = d0 + r * row_address_offset;
+        o[0] = arm_nn_requantize_clamp_s8_1step(a00, m0, s0, dst_offset, activation_min, activation_max);
+        if (two) {
+            o[row_address_offset] = arm_nn_requantize_clamp_s8_1step(a10, m0, s0, dst_offset, activation_min,
+                                                                     activation_max);
+        }
+        if (d1) {
+            o = d1 + r * row_address_offset;
+            o[0] = arm_nn_requantize_clamp_s8_1step(a01, m1, s1, dst_offset, activation_min, activation_max);
+            if (two) {
+                o[row_address_offset] = arm_nn_requantize_clamp_s8_1step(a11, m1, s1, dst_offset,
+                                                                         activation_min, activation_max);
+            }
+        }
+    }
+}
+
+/* Two lhs rows against two rhs rows, so each unpacked word serves two outputs and the multiplier and
+ * shift of a filter serve both rows. With one row left, x1 repeats x0 and d1 is not written. */
+static void rows2_dsp(const int8_t *x0, const int8_t *x1, int8_t *d0, int8_t *d1, const int8_t *rhs,
+                      const int32_t *bias, const int32_t *dst_multipliers, const int32_t *dst_shifts, int32_t rhs_rows,
+                      int32_t rhs_cols, int32_t lhs_offset, int32_t dst_offset, int32_t activation_min,
+                      int32_t activation_max)
 {
     const uint32_t off2 = ((uint32_t)(uint16_t)lhs_offset << 16) | (uint16_t)lhs_offset;
-    int32_t a = *acc_a, b = *acc_b;
-    int32_t k = 0;
-    for (; k + 4 <= cols; k += 4) {
-        const uint32_t x = (uint32_t)arm_nn_read_s8x4(lhs + k);
-        const int32_t x02 = (int32_t)__sxtab16(off2, x);
-        const int32_t x13 = (int32_t)__sxtab16(off2, arm_nn_ror8(x));
-        const uint32_t wa = (uint32_t)arm_nn_read_s8x4(rhs_a + k);
-        const uint32_t wb = (uint32_t)arm_nn_read_s8x4(rhs_b + k);
-        a = __smlad(x02, (int32_t)__sxtb16(wa), a);
-        a = __smlad(x13, (int32_t)__sxtb16(arm_nn_ror8(wa)), a);
-        b = __smlad(x02, (int32_t)__sxtb16(wb), b);
-        b = __smlad(x13, (int32_t)__sxtb16(arm_nn_ror8(wb)), b);
+    for (int32_t c = 0; c < rhs_rows; c += 2) {
+        const int32_t c1 = c + 1 < rhs_rows ? c + 1 : c; /* an odd last filter pairs with itself */
+        const int8_t *w0 = rhs + c * rhs_cols, *w1 = rhs + c1 * rhs_cols;
+        const int8_t *p0 = x0, *p1 = x1;
+        int32_t a00 = bias ? bias[c] : 0, a01 = bias ? bias[c1] : 0;
+        int32_t a10 = a00, a11 = a01;
+        /* Second row and filter as distances from the first: two registers fewer than four pointers. */
+        const int32_t dw = (int32_t)(w1 - w0), dp = (int32_t)(p1 - p0);
+        for (const int8_t *const end = p0 + (rhs_cols & ~3); p0 != end; p0 += 4, w0 += 4) {
+            step4_dsp(p0, p0 + dp, w0, w0 + dw, off2, &a00, &a01, &a10, &a11);
+        }
+        p1 = p0 + dp;
+        w1 = w0 + dw;
+        for (int32_t n = rhs_cols & 3; n > 0; n--) {
+            const int32_t xa = *p0++ + lhs_offset, xb = *p1++ + lhs_offset;
+            const int32_t wa = *w0++, wb = *w1++;
+            a00 += xa * wa;
+            a01 += xa * wb;
+            a10 += xb * wa;
+            a11 += xb * wb;
+        }
+        const int32_t m0 = dst_multipliers[c], s0 = dst_shifts[c];
+        const int32_t m1 = dst_multipliers[c1], s1 = dst_shifts[c1];
+        d0[c] = arm_nn_requantize_clamp_s8_1step(a00, m0, s0, dst_offset, activation_min, activation_max);
+        if (d1) {
+            d1[c] = arm_nn_requantize_clamp_s8_1step(a10, m0, s0, dst_offset, activation_min, activation_max);
+        }
+        if (c1 != c) {
+            d0[c1] = arm_nn_requantize_clamp_s8_1step(a01, m1, s1, dst_offset, activation_min, activation_max);
+            if (d1) {
+                d1[c1] = arm_nn_requantize_clamp_s8_1step(a11, m1, s1, dst_offset, activation_min, activation_max);
+            }
+        }
     }
-    for (; k < cols; k++) {
-        const int32_t x = lhs[k] + lhs_offset;
-        a += x * rhs_a[k];
-        b += x * rhs_b[k];
-    }
-    *acc_a = a;
-    *acc_b = b;
 }
 #endif
 
@@ -110,29 +205,28 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                   dst_multipliers, dst_shifts, rhs_rows, rhs_cols, lhs_offset, dst_offset, activation_min,
                   activation_max, row_address_offset, lhs_cols_offset);
     }
+#elif defined(ARM_NN_USE_DSP)
+    if (lhs_rows > 8) {
+        for (int32_t c = 0; c < rhs_rows; c += 2) {
+            const int32_t c1 = c + 1 < rhs_rows ? c + 1 : c;
+            filters2_dsp(lhs, lhs_rows, lhs_cols_offset, rhs + c * rhs_cols, rhs + c1 * rhs_cols, bias ? bias[c] : 0,
+                         bias ? bias[c1] : 0, dst + c, c1 != c ? dst + c1 : NULL, row_address_offset,
+                         dst_multipliers[c], dst_shifts[c], dst_multipliers[c1], dst_shifts[c1], rhs_cols, lhs_offset,
+                         dst_offset, activation_min, activation_max);
+        }
+        return ARM_CMSIS_NN_SUCCESS;
+    }
+    for (int32_t r = 0; r < lhs_rows; r += 2) {
+        const int8_t *x0 = lhs + r * lhs_cols_offset;
+        const int two = r + 1 < lhs_rows;
+        rows2_dsp(x0, two ? x0 + lhs_cols_offset : x0, dst + r * row_address_offset,
+                  two ? dst + (r + 1) * row_address_offset : NULL, rhs, bias, dst_multipliers, dst_shifts, rhs_rows,
+                  rhs_cols, lhs_offset, dst_offset, activation_min, activation_max);
+    }
 #else
     for (int32_t r = 0; r < lhs_rows; r++) {
         const int8_t *x = lhs + r * lhs_cols_offset;
         int8_t *out = dst + r * row_address_offset;
-#if defined(ARM_NN_USE_DSP)
-        int32_t c = 0;
-        for (; c + 2 <= rhs_rows; c += 2) {
-            int32_t a = bias ? bias[c] : 0;
-            int32_t b = bias ? bias[c + 1] : 0;
-            dot2_dsp(x, rhs + c * rhs_cols, rhs + (c + 1) * rhs_cols, rhs_cols, lhs_offset, &a, &b);
-            out[c] = arm_nn_requantize_clamp_s8(a, dst_multipliers[c], dst_shifts[c], dst_offset, activation_min,
-                                                activation_max);
-            out[c + 1] = arm_nn_requantize_clamp_s8(b, dst_multipliers[c + 1], dst_shifts[c + 1], dst_offset,
-                                                    activation_min, activation_max);
-        }
-        if (c < rhs_rows) {
-            int32_t a = bias ? bias[c] : 0;
-            int32_t unused = 0;
-            dot2_dsp(x, rhs + c * rhs_cols, rhs + c * rhs_cols, rhs_cols, lhs_offset, &a, &unused);
-            out[c] = arm_nn_requantize_clamp_s8(a, dst_multipliers[c], dst_shifts[c], dst_offset, activation_min,
-                                                activation_max);
-        }
-#else
         for (int32_t c = 0; c < rhs_rows; c++) {
             const int8_t *w = rhs + c * rhs_cols;
             int32_t acc = bias ? bias[c] : 0;
@@ -142,7 +236,6 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
             out[c] = arm_nn_requantize_clamp_s8(acc, dst_multipliers[c], dst_shifts[c], dst_offset, activation_min,
                                                 activation_max);
         }
-#endif
     }
 #endif
     return ARM_CMSIS_NN_SUCCESS;

@@ -84,6 +84,56 @@ static inline uint32_t arm_nn_ror8(uint32_t x)
     return (x >> 8) | (x << 24);
 }
 
+/* arm_nn_requantize in one 64-bit rounding step, bit for bit (about 5 instructions fewer per output):
+ * with Q = val * multiplier + 2^30 and e = -shift > 0, rounding Q / 2^31 and then dividing by 2^e half
+ * away from zero equals floor((Q + t * 2^31) / 2^(31 + e)) with t = 2^(e-1) - (Q < 0), since
+ * floor((floor(a / b) + t) / c) = floor((a + t * b) / (b * c)) for integer t. */
+static inline int32_t arm_nn_requantize_1step(const int32_t val, const int32_t multiplier, const int32_t shift)
+{
+    if (shift >= 0) {
+        const int32_t scaled = (int32_t)((uint32_t)val << shift);
+        return (int32_t)(((int64_t)scaled * multiplier + ((int64_t)1 << 30)) >> 31);
+    }
+    int64_t q = (int64_t)val * multiplier + ((int64_t)1 << 30);
+    const uint32_t t = (1u << (-shift - 1)) - (uint32_t)((int32_t)(q >> 32) < 0);
+    q += (int64_t)((uint64_t)t << 31);
+    return (int32_t)(q >> 32) >> (-shift - 1);
+}
+
+static inline int8_t arm_nn_requantize_clamp_s8_1step(int32_t acc, int32_t multiplier, int32_t shift,
+                                                      int32_t out_offset, int32_t act_min, int32_t act_max)
+{
+    acc = arm_nn_requantize_1step(acc, multiplier, shift) + out_offset;
+    acc = MAX(acc, act_min);
+    acc = MIN(acc, act_max);
+    return (int8_t)acc;
+}
+
+/* Bytes 1 and 3 sign-extended to halfwords (plus `a` for SXTAB16): one instruction with the rotate in
+ * SXTB16's own operand. ACLE has no rotated form and GCC 12 does not fold a separate rotate into it, so
+ * the GNU-syntax asm; other compilers get the two-instruction intrinsic form. */
+static inline uint32_t arm_nn_sxtb16_ror8(uint32_t x)
+{
+#if defined(__GNUC__)
+    uint32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+#else
+    return (uint32_t)__sxtb16(arm_nn_ror8(x));
+#endif
+}
+
+static inline uint32_t arm_nn_sxtab16_ror8(uint32_t a, uint32_t x)
+{
+#if defined(__GNUC__)
+    uint32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+#else
+    return (uint32_t)__sxtab16(a, arm_nn_ror8(x));
+#endif
+}
+
 /* Four int8 at `in`, offset-added, as two int16 pairs: *even holds bytes 0 and 2, *odd bytes 1 and 3
  * (SXTB16 widens, after a rotate for the odd ones; SADD16 adds `offset` to both lanes at once). The lanes
  * never wrap while |in + offset| <= 255. */
