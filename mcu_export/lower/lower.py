@@ -164,15 +164,21 @@ class _Lowering:
                 outputs = self.output(node)
             else:
                 raise UnsupportedOpError(f"graph node {node.name} ({node.op}) is not supported")
-        has_trace = any(self.stacktrace)
-        chain = pte.Chain(inputs=list(self.inputs), outputs=outputs, instructions=self.instructions,
-                          stacktrace=self.stacktrace if has_trace else None)
-        plan = pte.ExecutionPlan(name="forward", values=self.table.values, inputs=list(self.inputs),
-                                 outputs=outputs, chains=[chain], operators=self.operators,
-                                 non_const_buffer_sizes=[0, 0])
-        self.program.execution_plan.append(plan)
-        self.info.op_counts = dict(Counter(i.op for i in self.info.instructions))
-        return self.program
+        return close_forward(self, outputs)
+
+
+def close_forward(lowering, outputs: List[int]) -> pte.Program:
+    """Ends a lowering (fp32 or int8: both keep inputs, instructions, stacktrace, operators, values table, program
+    and info under these names) with its one method, `forward`: the chain, values and operators."""
+    trace = lowering.stacktrace if any(lowering.stacktrace) else None
+    chain = pte.Chain(inputs=list(lowering.inputs), outputs=outputs, instructions=lowering.instructions,
+                      stacktrace=trace)
+    plan = pte.ExecutionPlan(name="forward", values=lowering.table.values, inputs=list(lowering.inputs),
+                             outputs=outputs, chains=[chain], operators=lowering.operators,
+                             non_const_buffer_sizes=[0, 0])
+    lowering.program.execution_plan.append(plan)
+    lowering.info.op_counts = dict(Counter(i.op for i in lowering.info.instructions))
+    return lowering.program
 
 
 def lower(ep: ExportedProgram, with_stacktrace: bool = True):

@@ -10,7 +10,6 @@ inputs, and is recorded as a fallback. Dequantizes are emitted lazily, only wher
 from __future__ import annotations
 
 import operator
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -25,7 +24,7 @@ from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.fold_views import fold_flatten_into_linear
 from mcu_export.int8.lower.scratch import isas_for
 from mcu_export.lower.args import kernel_args
-from mcu_export.lower.lower import InstructionInfo, _bound_args
+from mcu_export.lower.lower import InstructionInfo, _bound_args, close_forward
 from mcu_export.lower.values import ValueTable, scalar_type
 from mcu_export.ops.table import BY_ATEN, BY_QUALIFIED, OpDef
 from mcu_export.passes.graph_utils import constant_value, input_spec
@@ -332,12 +331,4 @@ class Int8Lowering:
             self.stacktrace = [t for i, t in enumerate(self.stacktrace) if i not in removed]
             kept = [info for info in self.info.instructions if info.index not in removed]
             self.info.instructions = [replace(info, index=i) for i, info in enumerate(kept)]
-        has_trace = any(self.stacktrace)
-        chain = pte.Chain(inputs=list(self.inputs), outputs=outputs, instructions=self.instructions,
-                          stacktrace=self.stacktrace if has_trace else None)
-        plan = pte.ExecutionPlan(name="forward", values=self.table.values, inputs=list(self.inputs),
-                                 outputs=outputs, chains=[chain], operators=self.operators,
-                                 non_const_buffer_sizes=[0, 0])
-        self.program.execution_plan.append(plan)
-        self.info.op_counts = dict(Counter(i.op for i in self.info.instructions))
-        return self.program
+        return close_forward(self, outputs)
