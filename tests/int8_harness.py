@@ -28,7 +28,7 @@ KERNEL_DIR = ROOT / "cmsis_nn_kernels"
 INCLUDE_DIR = KERNEL_DIR / "include"
 # Op numbers are per suite; the names are unique across suites.
 OPS = {"conv_wrapper": 1, "conv": 2, "conv_1x1_fast": 3, "conv_1x1": 4, "conv_1xn": 5,
-       "dw_wrapper": 6, "dw": 7, "dw_3x3": 8, "dw_opt": 9, "fc": 10,
+       "dw_wrapper": 6, "dw": 7, "dw_3x3": 8, "dw_opt": 9, "fc": 10, "fc_per_channel": 11,
        "add": 1, "mul": 2, "max_pool": 3, "avg_pool": 4, "softmax": 5, "lut": 6, "pad": 7, "transpose": 8}
 STATUS_SCRATCH_OVERRUN, STATUS_SCRATCH_TOO_BIG = -101, -100
 
@@ -120,11 +120,35 @@ static int32_t run_fc(const int32_t *q, const uint8_t *d, int8_t *out, int32_t *
     return status;
 }
 
+/* q: batches depth oc in_off filter_off out_off act_min act_max has_bias
+ * data: bias[oc] mult[oc] shift[oc] (int32) | input | filter */
+static int32_t run_fc_per_channel(const int32_t *q, const uint8_t *d, int8_t *out, int32_t *size)
+{
+    int32_t *bias = (int32_t *)d, *mult = bias + q[2], *shift = mult + q[2];
+    const int8_t *input = (const int8_t *)(shift + q[2]);
+    const int8_t *filter = input + q[0] * q[1];
+    const cmsis_nn_dims in = {q[0], 1, 1, q[1]}, fd = {q[1], 1, 1, q[2]}, bd = {1, 1, 1, q[2]}, outd = {q[0], 1, 1, q[2]};
+    const cmsis_nn_fc_params fp = {q[3], q[4], q[5], {q[6], q[7]}};
+    const cmsis_nn_per_channel_quant_params qp = {mult, shift};
+    const int32_t *b = q[8] ? bias : NULL;
+    *size = arm_fully_connected_s8_get_buffer_size(&fd);
+    if (*size > SCRATCH) return -100;
+    if (*size) {
+        arm_vector_sum_s8((int32_t *)scratch, q[1], q[2], filter, q[3], q[4], b);
+    }
+    const cmsis_nn_context ctx = {*size ? scratch : NULL, *size};
+    MX_ICOUNT_BEGIN(11);
+    const int32_t status = arm_fully_connected_per_channel_s8(&ctx, &fp, &qp, &in, input, &fd, filter, &bd, b, &outd, out);
+    MX_ICOUNT_END(11);
+    return status;
+}
+
 static int32_t run_case(int32_t op, const int32_t *q, const uint8_t *d, int8_t *out)
 {
     memset(scratch, 0x5A, sizeof scratch);
     int32_t size = 0;
-    int32_t status = op == 10 ? run_fc(q, d, out, &size) : run_conv(op, q, d, out, &size);
+    int32_t status = op == 10 ? run_fc(q, d, out, &size) : op == 11 ? run_fc_per_channel(q, d, out, &size)
+                                                        : run_conv(op, q, d, out, &size);
     for (int32_t i = 0; status == 0 && i < GUARD; i++) {
         if (scratch[size + i] != 0x5A) status = -101;
     }
@@ -277,6 +301,15 @@ def fc_case(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], *, input_o
     return Case("fc", params, _i32(b) + x.astype(np.int8).tobytes() + w.astype(np.int8).tobytes(), (n, oc))
 
 
+def fc_per_channel_case(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], *, input_offset: int,
+                        filter_offset: int, output_offset: int, multipliers, shifts, activation=(-128, 127)) -> Case:
+    n, depth = x.shape
+    oc = w.shape[0]
+    params = [n, depth, oc, input_offset, filter_offset, output_offset, *activation, bias is not None]
+    b = bias if bias is not None else np.zeros(oc)
+    data = _i32(b) + _i32(multipliers) + _i32(shifts) + x.astype(np.int8).tobytes() + w.astype(np.int8).tobytes()
+    return Case("fc_per_channel", params, data, (n, oc))
+
 def encode(cases: Sequence[Case]) -> bytes:
     return b"".join(c.encode() for c in cases)
 
@@ -384,7 +417,8 @@ CONV_FC = Suite(
      "arm_convolve_wrapper_s8", "arm_convolve_get_buffer_sizes_s8",
      "arm_depthwise_conv_s8", "arm_depthwise_conv_3x3_s8", "arm_depthwise_conv_s8_opt",
      "arm_depthwise_conv_wrapper_s8", "arm_depthwise_conv_get_buffer_sizes_s8",
-     "arm_fully_connected_s8", "arm_vector_sum_s8", "arm_fully_connected_get_buffer_sizes_s8"],
+     "arm_fully_connected_s8", "arm_vector_sum_s8", "arm_fully_connected_get_buffer_sizes_s8",
+     "arm_nn_vec_mat_mult_t_per_ch_s8", "arm_fully_connected_per_channel_s8"],
     CONV_FC_DISPATCH_C, in_cap=192 * 1024, out_cap=64 * 1024)
 
 MISC = Suite(

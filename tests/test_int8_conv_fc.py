@@ -17,6 +17,7 @@ from mcu_export.int8.reference._common import conv_output_size
 
 CONV_OPS = ["conv_wrapper", "conv", "conv_1x1_fast", "conv_1x1", "conv_1xn"]
 DW_OPS = ["dw_wrapper", "dw", "dw_3x3", "dw_opt"]
+FC_OPS = ["fc", "fc_per_channel"]
 
 
 def _quant(rng, n):
@@ -43,6 +44,23 @@ def random_case(rng: np.random.Generator, op: str):
         kw = dict(input_offset=input_offset, filter_offset=filter_offset, output_offset=output_offset,
                   multiplier=m, shift=s, activation=_act(rng))
         return H.fc_case(x, w, bias, **kw), fully_connected.arm_fully_connected_s8(x, w, bias, **kw)
+    if op == "fc_per_channel":
+        n, depth, oc = r(1, 3), r(1, 40), r(1, 20)
+        x = rng.integers(-128, 128, (n, depth), dtype=np.int8)
+        w = rng.integers(-127, 128, (oc, depth), dtype=np.int8)
+        bias = rng.integers(-(1 << 20), 1 << 20, oc).astype(np.int32) if rng.random() < 0.8 else None
+        mults, shifts = _quant(rng, oc)
+        filter_offset = 0 if rng.random() < 0.6 else -r(-128, 127)
+        kw = dict(input_offset=input_offset, filter_offset=filter_offset, output_offset=output_offset,
+                  multipliers=mults, shifts=shifts, activation=_act(rng))
+        want = fully_connected.arm_fully_connected_per_channel_s8(x, w, bias, **kw)
+        # the same as one per-tensor call per filter row
+        rows = [fully_connected.arm_fully_connected_s8(
+            x, w[o:o + 1], None if bias is None else bias[o:o + 1], input_offset=input_offset,
+            filter_offset=filter_offset, output_offset=output_offset, multiplier=mults[o], shift=shifts[o],
+            activation=kw["activation"]) for o in range(oc)]
+        assert np.array_equal(want, np.concatenate(rows, axis=1))
+        return H.fc_per_channel_case(x, w, bias, **kw), want
     n, h, wd, c = r(1, 2), r(1, 12), r(1, 12), r(1, 20)
     kh, kw_ = r(1, 5), r(1, 5)
     sh, sw, dh, dw = r(1, 3), r(1, 3), r(1, 2), r(1, 2)
@@ -104,7 +122,7 @@ def lib(tmp_path_factory):
 HYP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@pytest.mark.parametrize("op", CONV_OPS + DW_OPS + ["fc"])
+@pytest.mark.parametrize("op", CONV_OPS + DW_OPS + FC_OPS)
 @HYP
 @given(seed=st.integers(0, 2**32 - 1))
 def test_host_equals_reference(lib, op, seed):
@@ -125,6 +143,15 @@ def _extreme_cases():
                   padding=(1, 1), dilation=(1, 1), activation=(-128, 127), output_hw=(5, 5))
         cases.append(H.conv_case("conv", x, w, bias, **kw))
         wants.append(convolution.arm_convolve_s8(x, w, bias, **kw))
+    # the same corners as one per-channel fully-connected layer (one corner per output channel)
+    pairs = [(2**31 - 1, 1), (2**30, -31), (2**30, 0), (1518500250, -7), (2**31 - 1, -1), (1 << 30, 2)]
+    x = rng.integers(-128, 128, (3, 37), dtype=np.int8)
+    w = rng.integers(-127, 128, (len(pairs), 37), dtype=np.int8)
+    bias = rng.integers(-(1 << 16), 1 << 16, len(pairs)).astype(np.int32)
+    kw = dict(input_offset=128, filter_offset=0, output_offset=-128, multipliers=[m for m, _ in pairs],
+              shifts=[sh for _, sh in pairs])
+    cases.append(H.fc_per_channel_case(x, w, bias, **kw))
+    wants.append(fully_connected.arm_fully_connected_per_channel_s8(x, w, bias, **kw))
     return cases, wants
 
 
@@ -222,7 +249,7 @@ BOARDS = {"mps2-an505": "mps2-an505", "mps2-an386": "mps2-an386", "corstone-300"
 def _batch(seed: int, per_op: int = 8):
     rng = np.random.default_rng(seed)
     cases, wants = [], []
-    for op in CONV_OPS + DW_OPS + ["fc"]:
+    for op in CONV_OPS + DW_OPS + FC_OPS:
         for _ in range(per_op):
             case, want = random_case(rng, op)
             cases.append(case)

@@ -124,6 +124,21 @@ int32_t arm_fully_connected_s8_get_buffer_size(const cmsis_nn_dims *filter_dims)
 int32_t arm_fully_connected_s8_get_buffer_size_dsp(const cmsis_nn_dims *filter_dims);
 int32_t arm_fully_connected_s8_get_buffer_size_mve(const cmsis_nn_dims *filter_dims);
 
+/* arm_fully_connected_s8 with one multiplier and shift per output channel (quant_params arrays of C_OUT):
+ * every channel and batch in one call. Same scratch contract: size from
+ * arm_fully_connected_s8_get_buffer_size, on MVE ctx->buf holds the arm_vector_sum_s8 kernel sums. */
+arm_cmsis_nn_status arm_fully_connected_per_channel_s8(const cmsis_nn_context *ctx,
+                                                       const cmsis_nn_fc_params *fc_params,
+                                                       const cmsis_nn_per_channel_quant_params *quant_params,
+                                                       const cmsis_nn_dims *input_dims,
+                                                       const int8_t *input_data,
+                                                       const cmsis_nn_dims *filter_dims,
+                                                       const int8_t *filter_data,
+                                                       const cmsis_nn_dims *bias_dims,
+                                                       const int32_t *bias_data,
+                                                       const cmsis_nn_dims *output_dims,
+                                                       int8_t *output_data);
+
 /* vector_sum_buf[r] = lhs_offset * sum_c (vector_data[r, c] + rhs_offset) + (bias_data ? bias_data[r] : 0). */
 arm_cmsis_nn_status arm_vector_sum_s8(int32_t *vector_sum_buf,
                                       int32_t vector_cols,

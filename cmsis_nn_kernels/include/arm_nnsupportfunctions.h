@@ -206,6 +206,23 @@ arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
                                              int32_t address_offset,
                                              int32_t rhs_offset);
 
+/* arm_nn_vec_mat_mult_t_s8 with dst_multiplier[r] / dst_shift[r] per rhs row (per-channel fully connected). */
+arm_cmsis_nn_status arm_nn_vec_mat_mult_t_per_ch_s8(const int8_t *lhs,
+                                                    const int8_t *rhs,
+                                                    const int32_t *kernel_sum,
+                                                    const int32_t *bias,
+                                                    int8_t *dst,
+                                                    int32_t lhs_offset,
+                                                    int32_t dst_offset,
+                                                    const int32_t *dst_multiplier,
+                                                    const int32_t *dst_shift,
+                                                    int32_t rhs_cols,
+                                                    int32_t rhs_rows,
+                                                    int32_t activation_min,
+                                                    int32_t activation_max,
+                                                    int32_t address_offset,
+                                                    int32_t rhs_offset);
+
 /* One output pixel of a channel-multiplier-1 depthwise convolution, all channels: taps outside the
  * input are skipped (a padded value plus the input offset is zero). base_y/base_x: input coordinates of
  * the kernel's top-left tap; the kernel is [kernel_h, kernel_w, channels]. */

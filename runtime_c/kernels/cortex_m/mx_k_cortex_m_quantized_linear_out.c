@@ -7,12 +7,14 @@
  * CMSIS-NN reads kernel sums from the context (MVE: arm_fully_connected_s8_get_buffer_size > 0) it is
  * passed as ctx->buf and required; elsewhere, when present, it stands in for the bias with input_offset 0,
  * which is the same integer sum (sum (x + a)(w + b) + c = sum x (w + b) + kernel_sum). So one program
- * runs on every target when the exporter always provides kernel_sum. Per-channel multipliers run one
- * output channel per call. */
+ * runs on every target when the exporter always provides kernel_sum. Per-channel multipliers go to
+ * arm_fully_connected_per_channel_s8, which wants int32 arrays: the int[] lists are converted on the stack
+ * MX_CM_FC_CHUNK channels at a time, so a layer of up to that many channels is one call for all batches. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 
 #define MX_CM_FC_MAX_CHANNELS 65536
+#define MX_CM_FC_CHUNK 128 /* 1 KiB of stack for the int32 multipliers and shifts */
 
 static mx_error per_channel_list(const mx_value *v, uint32_t c_out, const int64_t **items, uint32_t *len,
                                  int64_t lo, int64_t hi) {
@@ -20,7 +22,8 @@ static mx_error per_channel_list(const mx_value *v, uint32_t c_out, const int64_
   if (*len != 1 && *len != c_out) {
     return MX_ERR_BAD_ARG_VALUE;
   }
-  for (uint32_t i = 0; i < *len; ++i) {
+  /* Per-channel lists are range-checked as they are converted to int32, one pass instead of two. */
+  for (uint32_t i = 0; *len == 1 && i < *len; ++i) {
     if ((*items)[i] < lo || (*items)[i] > hi) {
       return MX_ERR_BAD_ARG_VALUE;
     }
@@ -103,19 +106,35 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
 
   const int8_t *x = (const int8_t *)in->data, *wd = (const int8_t *)w->data;
   int8_t *y = (int8_t *)out->data;
-  /* One multiplier: one call for every channel and batch. Per-channel: one output channel (one filter row)
-   * per call and batch, so each gets its own multiplier and shift (its outputs are c_out apart). */
-  const int32_t per = n_mult == 1 ? c_out : 1, rows = n_mult == 1 ? batches : 1;
-  const cmsis_nn_dims in_dims = {rows, 1, 1, c_in}, row_filter = {c_in, 1, 1, per}, row_bias = {1, 1, 1, per};
-  const cmsis_nn_dims out_dims = {rows, 1, 1, per};
+  if (n_mult == 1) {
+    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[0], (int32_t)shifts[0]};
+    const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
+    const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
+    return mx_cm_status(arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data,
+                                               &out_dims, y));
+  }
+  /* Per-channel: all channels in one chunk take every batch in one call (outputs c_out apart); wider
+   * layers run a chunk of channels per call and batch, since the kernel's output stride is its depth. */
+  int32_t m32[MX_CM_FC_CHUNK], s32[MX_CM_FC_CHUNK];
+  const int32_t per = c_out < MX_CM_FC_CHUNK ? c_out : MX_CM_FC_CHUNK, rows = per == c_out ? batches : 1;
   for (int32_t o = 0; o < c_out; o += per) {
-    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[o], (int32_t)shifts[o]};
-    cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4 * per} : cm;
+    const int32_t n = c_out - o < per ? c_out - o : per;
+    for (int32_t i = 0; i < n; ++i) {
+      const int64_t m = mults[o + i], sh = shifts[o + i];
+      if (m != (int32_t)m || sh < -31 || sh > 31) {
+        return MX_ERR_BAD_ARG_VALUE;
+      }
+      m32[i] = (int32_t)m;
+      s32[i] = (int32_t)sh;
+    }
+    const cmsis_nn_per_channel_quant_params q = {m32, s32};
+    const cmsis_nn_dims in_dims = {rows, 1, 1, c_in}, row_filter = {c_in, 1, 1, n}, row_bias = {1, 1, 1, n};
+    const cmsis_nn_dims out_dims = {rows, 1, 1, n};
+    const cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4 * n} : cm;
     for (int32_t b = 0; b < batches; b += rows) {
-      MX_TRY(mx_cm_status(arm_fully_connected_s8(&row_ctx, &p, &q, &in_dims, x + (size_t)b * (size_t)c_in,
-                                                 &row_filter, wd + (size_t)o * (size_t)c_in, &row_bias,
-                                                 bias_data != NULL ? bias_data + o : NULL, &out_dims,
-                                                 y + (size_t)b * (size_t)c_out + (size_t)o)));
+      MX_TRY(mx_cm_status(arm_fully_connected_per_channel_s8(
+          &row_ctx, &p, &q, &in_dims, x + (size_t)b * (size_t)c_in, &row_filter, wd + (size_t)o * (size_t)c_in,
+          &row_bias, bias_data != NULL ? bias_data + o : NULL, &out_dims, y + (size_t)b * (size_t)c_out + (size_t)o)));
     }
   }
   return MX_OK;
