@@ -1,8 +1,5 @@
-/* One input vector times the transposed weight matrix, per-tensor requantized: the fully-connected inner
- * loop. On MVE the offsets and bias come folded in kernel_sum (arm_vector_sum_s8, computed once), since
- * sum (x + a)(w + b) + bias = sum x*w + b * sum x + [a * sum (w + b) + bias]; DSP and plain C add the
- * offsets as they go. All three give the same int32 sum, then the same requantization. */
-#include "arm_nnsupportfunctions.h"
+/* One input vector times the transposed weight matrix, per-tensor requantized (see arm_nn_vec_mat_mult_core.h). */
+#include "arm_nn_vec_mat_mult_core.h"
 
 arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
                                              const int8_t *rhs,
@@ -20,63 +17,7 @@ arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
                                              int32_t address_offset,
                                              int32_t rhs_offset)
 {
-#if defined(ARM_NN_USE_MVE)
-    (void)bias;
-    (void)lhs_offset;
-    int32_t lhs_sum = 0;
-    if (rhs_offset != 0) {
-        for (int32_t k = 0; k < rhs_cols; k += 16) {
-            lhs_sum = vaddvaq_s8(lhs_sum, vldrbq_z_s8(lhs + k, vctp8q((uint32_t)(rhs_cols - k))));
-        }
-    }
-    for (int32_t r = 0; r < rhs_rows; r += 4) {
-        const int32_t n = MIN(4, rhs_rows - r);
-        const int8_t *w0 = rhs + r * rhs_cols;
-        const int8_t *w1 = n > 1 ? w0 + rhs_cols : w0;
-        const int8_t *w2 = n > 2 ? w0 + 2 * rhs_cols : w0;
-        const int8_t *w3 = n > 3 ? w0 + 3 * rhs_cols : w0;
-        int32_t acc[4] = {0, 0, 0, 0};
-        for (int32_t k = 0; k < rhs_cols; k += 16) {
-            const mve_pred16_t p = vctp8q((uint32_t)(rhs_cols - k));
-            const int8x16_t x = vldrbq_z_s8(lhs + k, p);
-            acc[0] = vmladavaq_s8(acc[0], x, vldrbq_z_s8(w0 + k, p));
-            acc[1] = vmladavaq_s8(acc[1], x, vldrbq_z_s8(w1 + k, p));
-            acc[2] = vmladavaq_s8(acc[2], x, vldrbq_z_s8(w2 + k, p));
-            acc[3] = vmladavaq_s8(acc[3], x, vldrbq_z_s8(w3 + k, p));
-        }
-        const mve_pred16_t p = vctp32q((uint32_t)n);
-        int32x4_t v = vaddq_s32(vldrwq_s32(acc), vldrwq_z_s32(kernel_sum + r, p));
-        v = vaddq_n_s32(v, rhs_offset * lhs_sum);
-        v = arm_nn_requantize_mve(v, dst_multiplier, dst_shift);
-        v = vaddq_n_s32(v, dst_offset);
-        v = vmaxq_s32(v, vdupq_n_s32(activation_min));
-        v = vminq_s32(v, vdupq_n_s32(activation_max));
-        const uint32x4_t lanes = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)address_offset);
-        vstrbq_scatter_offset_p_s32(dst + r * address_offset, lanes, v, p);
-    }
-#else
-    (void)kernel_sum;
-    for (int32_t r = 0; r < rhs_rows; r++) {
-        const int8_t *w = rhs + r * rhs_cols;
-        int32_t acc = bias ? bias[r] : 0;
-        int32_t k = 0;
-#if defined(ARM_NN_USE_DSP)
-        const uint32_t lhs_off2 = ((uint32_t)(uint16_t)lhs_offset << 16) | (uint16_t)lhs_offset;
-        const uint32_t rhs_off2 = ((uint32_t)(uint16_t)rhs_offset << 16) | (uint16_t)rhs_offset;
-        for (; k + 4 <= rhs_cols; k += 4) {
-            const uint32_t x = (uint32_t)arm_nn_read_s8x4(lhs + k);
-            const uint32_t y = (uint32_t)arm_nn_read_s8x4(w + k);
-            acc = __smlad((int32_t)__sxtab16(lhs_off2, x), (int32_t)__sxtab16(rhs_off2, y), acc);
-            acc = __smlad((int32_t)__sxtab16(lhs_off2, arm_nn_ror8(x)), (int32_t)__sxtab16(rhs_off2, arm_nn_ror8(y)),
-                          acc);
-        }
-#endif
-        for (; k < rhs_cols; k++) {
-            acc += (lhs[k] + lhs_offset) * (w[k] + rhs_offset);
-        }
-        dst[r * address_offset] = arm_nn_requantize_clamp_s8(acc, dst_multiplier, dst_shift, dst_offset,
-                                                             activation_min, activation_max);
-    }
-#endif
+    arm_nn_vec_mat_mult_t_core(lhs, rhs, kernel_sum, bias, dst, lhs_offset, dst_offset, &dst_multiplier, &dst_shift, false,
+                               rhs_cols, rhs_rows, activation_min, activation_max, address_offset, rhs_offset);
     return ARM_CMSIS_NN_SUCCESS;
 }
