@@ -41,6 +41,18 @@ class OpDef:
     def schema(self) -> torch.FunctionSchema:
         return _schema_of(self)
 
+    def arg_names(self) -> Tuple[str, ...]:
+        """The names of a KernelCall's arguments, in order: the schema's (kwarg-only outs included), then
+        `ret` for the return value that repeats the out tensor (or lists the outs)."""
+        return tuple(a.name for a in self.schema().arguments) + ("ret",)
+
+    def arg_index(self, name: str) -> int:
+        """Position of argument `name` in a KernelCall's args: the one place that says it."""
+        names = self.arg_names()
+        if name not in names:
+            raise KeyError(f"{self.qualified} has no argument {name!r} (it has: {', '.join(names)})")
+        return names.index(name)
+
 
 @functools.lru_cache(maxsize=None)
 def _schema_of(op: OpDef) -> torch.FunctionSchema:
