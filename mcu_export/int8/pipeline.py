@@ -6,15 +6,16 @@ from typing import Callable, Dict, Optional, Tuple
 from torch import nn
 
 from mcu_export.int8.calibrate import CalibrationSource
-from mcu_export.int8.lower import Int8Info, lower_int8
+from mcu_export.int8.lower import lower_int8
 from mcu_export.int8.lower.scratch import isas_for
 from mcu_export.int8.prepare import QuantizedModel, quantize
+from mcu_export.lower.builder import LoweringInfo
 from mcu_export.planner import MemoryPlan, plan_memory
 from mcu_export.pte.program import Program
 
 
 def lower_quantized(quantized: QuantizedModel, cpu: Optional[str] = None,
-                    progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, Int8Info, MemoryPlan]:
+                    progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, LoweringInfo, MemoryPlan]:
     say = progress or (lambda _m: None)
     say("lowering to cortex_m int8 kernels")
     program, info = lower_int8(quantized.ep, cpu)
@@ -32,7 +33,7 @@ def to_int8_program(model: nn.Module, example_inputs: tuple, calibrate: Calibrat
     return program, info, plan, quantized
 
 
-def int8_report(info: Int8Info, quantized: QuantizedModel, cpu: Optional[str]) -> Dict:
+def int8_report(info: LoweringInfo, quantized: QuantizedModel, cpu: Optional[str]) -> Dict:
     return {
         "fallbacks": list(info.fallbacks),
         "calibration_batches": quantized.calibration_batches,

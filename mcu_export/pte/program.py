@@ -219,9 +219,12 @@ class Chain:
     stacktrace: Optional[List[List[Frame]]] = None  # one frame list per instruction
 
 
+INLINE, SEGMENT = 0, 1  # BackendDelegateDataReference.location: program.backend_delegate_data or a segment
+
+
 @dataclass
 class BackendDelegateDataReference:
-    location: int  # 0 INLINE, 1 SEGMENT
+    location: int  # INLINE or SEGMENT
     index: int
 
 

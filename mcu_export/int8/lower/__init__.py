@@ -1,7 +1,8 @@
 """Lowering of a PT2E-converted core-ATen graph to a `.pte` Program of cortex_m int8 kernels.
 
-`lower_int8(ep, cpu)` returns the Program (planned tensors not yet placed) and its Int8Info, whose
-`fallbacks` list every op left on an fp32 kernel, with its source line and the reason.
+`lower_int8(ep, cpu)` runs the cortex_m backend first and the portable fp32 backend for what it refuses;
+it returns the Program (planned tensors not yet placed) and its LoweringInfo, whose `fallbacks` list
+every op left on an fp32 kernel, with its source line and the reason.
 """
 from __future__ import annotations
 
@@ -9,19 +10,20 @@ from typing import Callable, Dict, Optional, Tuple
 
 import torch
 from torch.export import ExportedProgram
-from torch.fx import Node
 
-from mcu_export.int8.lower.emitter import Int8Info, Int8Lowering
-from mcu_export.int8.lower.rules_common import Decline
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
+from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
+from mcu_export.lower.backend import lower_graph
+from mcu_export.lower.builder import LoweringInfo
+from mcu_export.lower.portable import PortableBackend
 from mcu_export.pte import program as pte
 
 aten = torch.ops.aten
 
-_RULES: Dict[object, Callable] = {
+RULES: Dict[object, Callable] = {
     aten.convolution.default: wt.lower_conv,
     aten.linear.default: wt.lower_linear,
     aten.add.Tensor: ew.lower_add, aten.sub.Tensor: ew.lower_add,
@@ -37,33 +39,20 @@ _RULES: Dict[object, Callable] = {
 }
 for _t in (aten.view.default, aten.view_copy.default, aten._unsafe_view.default, aten.reshape.default,
            aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default):
-    _RULES[_t] = lay.lower_view
+    RULES[_t] = lay.lower_view
 for _t in (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
            *FUSABLE_ACTIVATIONS):
-    _RULES[_t] = ew.lower_lut
+    RULES[_t] = ew.lower_lut
 
 
-def _guarded(rule: Callable) -> Callable[[Int8Lowering, Node], Optional[str]]:
-    def run(lw: Int8Lowering, node: Node) -> Optional[str]:
-        try:
-            rule(lw, node)
-        except Decline as why:
-            return str(why)
-        return None
-    return run
-
-
-RULES = {target: _guarded(rule) for target, rule in _RULES.items()}
+def int8_backends(cpu: Optional[str] = None) -> list:
+    """The backends of an int8 program, in priority order."""
+    return [CortexMBackend(RULES, cpu), PortableBackend()]
 
 
 def lower_int8(ep: ExportedProgram, cpu: Optional[str] = None,
-               with_stacktrace: bool = True) -> Tuple[pte.Program, Int8Info]:
-    for spec in ep.graph_signature.output_specs:
-        if spec.kind.name != "USER_OUTPUT":
-            raise ValueError(f"model output {spec.arg} is a {spec.kind.name.lower()}")
-    lowering = Int8Lowering(ep, cpu, with_stacktrace)
-    program = lowering.run(RULES)
-    return program, lowering.info
+               with_stacktrace: bool = True) -> Tuple[pte.Program, LoweringInfo]:
+    return lower_graph(ep, int8_backends(cpu), with_stacktrace)
 
 
-__all__ = ["lower_int8", "Int8Info", "RULES"]
+__all__ = ["lower_int8", "int8_backends", "RULES"]

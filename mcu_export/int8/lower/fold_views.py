@@ -29,7 +29,8 @@ def _is_flatten(values: Sequence, src: int, dst: int) -> bool:
 
 def fold_flatten_into_linear(instructions: List[pte.Instruction], operators: List[pte.Operator],
                              values: list, outputs: Sequence[int]) -> List[int]:
-    """Rewrites `instructions` in place; returns the indices of the removed ones (ascending)."""
+    """Points each such linear at the view's input; returns the indices of the views, now unused, for
+    the caller to remove (ascending)."""
     name = [f"{op.name}.{op.overload}" for op in operators]
     calls = [i for i in instructions if isinstance(i, pte.KernelCall)]
     uses = Counter(a for i in calls for a in _named(values, i.args))
@@ -48,19 +49,4 @@ def fold_flatten_into_linear(instructions: List[pte.Instruction], operators: Lis
         users[0].args[0] = src
         values[dst] = pte.Null()  # nothing names it any more: no arena space for it
         removed.append(step)
-    for step in reversed(removed):
-        del instructions[step]
-    _drop_unused_operators(instructions, operators)
     return removed
-
-
-def _drop_unused_operators(instructions: List[pte.Instruction], operators: list) -> None:
-    """The firmware links a kernel for every operator listed, used or not."""
-    used = sorted({i.op_index for i in instructions if isinstance(i, pte.KernelCall)})
-    if len(used) == len(operators):
-        return
-    new_index = {old: new for new, old in enumerate(used)}
-    operators[:] = [operators[i] for i in used]
-    for i in instructions:
-        if isinstance(i, pte.KernelCall):
-            i.op_index = new_index[i.op_index]

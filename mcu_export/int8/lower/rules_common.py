@@ -10,10 +10,9 @@ from torch.fx import Node
 
 from mcu_export.int8.lower import match
 from mcu_export.int8.quantizer import constant_bounds, fused_activation
+from mcu_export.lower.backend import Refusal  # a rule raises it to refuse a node, with the reason
 
-
-class Decline(Exception):
-    """A rule cannot lower this node to int8; the message is the fallback's reason."""
+__all__ = ["Refusal", "terminal", "activation_range", "weight", "bias"]
 
 
 def terminal(node: Node, fuse: bool = True) -> Tuple[Node, Optional[Node], List[Node]]:
@@ -22,7 +21,7 @@ def terminal(node: Node, fuse: bool = True) -> Tuple[Node, Optional[Node], List[
     last = act if act is not None else node
     quantizers = match.output_quantizers(last)
     if quantizers is None:
-        raise Decline("its output is not quantized to int8")
+        raise Refusal("its output is not quantized to int8")
     return last, act, quantizers
 
 
@@ -40,16 +39,16 @@ def weight(lw, node, channels: int) -> Tuple[torch.Tensor, np.ndarray]:
     if match.is_dq_channel(node):
         data, scales, zps = (lw.constant_of(a) for a in node.args[:3])
         if data is None or scales is None or data.dtype != torch.int8 or node.args[3] != 0:
-            raise Decline("its weight is not a constant int8 tensor quantized along axis 0")
+            raise Refusal("its weight is not a constant int8 tensor quantized along axis 0")
         if zps is not None and bool((zps != 0).any()):
-            raise Decline("its weight is not symmetrically quantized")
+            raise Refusal("its weight is not symmetrically quantized")
         return data, scales.double().numpy()
     if match.is_dq(node):
         data = lw.constant_of(node.args[0])
         if data is None or data.dtype != torch.int8 or int(node.args[2]) != 0:
-            raise Decline("its weight is not a constant symmetric int8 tensor")
+            raise Refusal("its weight is not a constant symmetric int8 tensor")
         return data, np.full(channels, float(node.args[1]))
-    raise Decline("its weight is not quantized")
+    raise Refusal("its weight is not quantized")
 
 
 def bias(lw, node, input_scale: float, weight_scales: np.ndarray) -> Optional[torch.Tensor]:
@@ -62,7 +61,7 @@ def bias(lw, node, input_scale: float, weight_scales: np.ndarray) -> Optional[to
             return data
     data = lw.constant_of(node)
     if data is None or not data.is_floating_point():
-        raise Decline("its bias is not a constant")
+        raise Refusal("its bias is not a constant")
     # An unobserved float bias: quantize it the way the derived spec would have.
     q = np.round(data.double().numpy() / (input_scale * weight_scales))
     return torch.from_numpy(np.clip(q, -(1 << 31), (1 << 31) - 1).astype(np.int32))

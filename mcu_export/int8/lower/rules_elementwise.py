@@ -11,8 +11,8 @@ from torch.fx import Node
 
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
-from mcu_export.int8.lower.emitter import QTensor, T
-from mcu_export.int8.lower.rules_common import Decline, activation_range, terminal
+from mcu_export.int8.lower.backend import QTensor, T
+from mcu_export.int8.lower.rules_common import Refusal, activation_range, terminal
 from mcu_export.int8.quantizer import constant_bounds
 from mcu_export.int8.reference.elementwise import add_params, mul_params
 from mcu_export.int8.reference.lut import FUNCTIONS, build_lut
@@ -26,7 +26,7 @@ def _operands(lw, node: Node):
     a, b = node.args[0], node.args[1]
     qa, qb = lw.qinput(a), lw.qinput(b)
     if qa is None or qb is None:
-        raise Decline("an operand is not int8")
+        raise Refusal("an operand is not int8")
     shape = lw.shape(node)
     qa, qb = (_full_shape(lw, q, operand, shape) for q, operand in ((qa, a), (qb, b)))
     if qa.cl != qb.cl:
@@ -39,13 +39,13 @@ def _full_shape(lw, qt: QTensor, operand: Node, shape) -> QTensor:
         return qt
     data = lw.constant_of(operand.args[0])
     if data is None:  # the kernels do not broadcast
-        raise Decline(f"operand shapes differ ({list(lw.shape(operand))} vs {list(shape)}): no broadcasting kernel")
+        raise Refusal(f"operand shapes differ ({list(lw.shape(operand))} vs {list(shape)}): no broadcasting kernel")
     return QTensor(lw.const(data.expand(shape).contiguous()), qt.scale, qt.zp, False)
 
 
 def lower_add(lw, node: Node) -> None:
     if node.kwargs.get("alpha", 1) != 1:
-        raise Decline("add with alpha")
+        raise Refusal("add with alpha")
     last, act, quantizers = terminal(node)
     out = match.qparams(quantizers[0])
     qa, qb = _operands(lw, node)
@@ -53,7 +53,7 @@ def lower_add(lw, node: Node) -> None:
     if node.target in (aten.sub.Tensor, aten.sub_.Tensor):
         p["input_2_mult"] = -p["input_2_mult"]  # a - b = a + (-1) * b: the sign rides on b's multiplier
     if p["out_shift"] > 0:  # left shift of the int32 sum: it could wrap (see ExecuTorch's add lowering)
-        raise Decline("the output scale is so small against the operands' that int32 requantization could wrap")
+        raise Refusal("the output scale is so small against the operands' that int32 requantization could wrap")
     act_min, act_max = activation_range(act, out)
     result = lw.new_tensor(torch.int8, lw.shape(last), qa.cl)
     lw.call(cortex_m_op("quantized_add"),
@@ -81,14 +81,14 @@ def lower_softmax(lw, node: Node) -> None:
     x, dim = node.args[0], node.args[1]
     qx = lw.qinput(x)
     if qx is None:
-        raise Decline("its input is not int8")
+        raise Refusal("its input is not int8")
     rank = len(lw.shape(x))
     if dim % rank != rank - 1:
-        raise Decline("softmax over a dimension other than the last")
+        raise Refusal("softmax over a dimension other than the last")
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])
     if abs(out.scale - 1.0 / 256) > 1e-12 or out.zp != -128:
-        raise Decline("softmax output is not quantized at 1/256, -128")
+        raise Refusal("softmax output is not quantized at 1/256, -128")
     mult, shift, diff_min = softmax_params(qx.scale)
     qx = lw.to_layout(qx, False)
     result = lw.new_tensor(torch.int8, lw.shape(node))
@@ -118,10 +118,10 @@ def _float_function(node: Node):
 def lower_lut(lw, node: Node) -> None:
     fn = _float_function(node)
     if fn is None:
-        raise Decline("activation bounds are not constants")
+        raise Refusal("activation bounds are not constants")
     qx = lw.qinput(node.args[0])
     if qx is None:
-        raise Decline("its input is not int8")
+        raise Refusal("its input is not int8")
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])
     lut = build_lut(fn, qx.scale, qx.zp, out.scale, out.zp)

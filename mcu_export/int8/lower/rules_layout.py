@@ -11,8 +11,8 @@ from torch.fx import Node
 from mcu_export.int8.arith import quantize_multiplier
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
-from mcu_export.int8.lower.emitter import CHANNELS_LAST, QTensor, T
-from mcu_export.int8.lower.rules_common import Decline, terminal
+from mcu_export.int8.lower.backend import CHANNELS_LAST, QTensor, T
+from mcu_export.int8.lower.rules_common import Refusal, terminal
 from mcu_export.int8.lower.scratch import avgpool_scratch
 from mcu_export.ops.table import BY_QUALIFIED
 
@@ -22,11 +22,11 @@ aten = torch.ops.aten
 def _shared_input(lw, node: Node, x: Node, out_node: Node):
     qx = lw.qinput(x)
     if qx is None:
-        raise Decline("its input is not int8")
+        raise Refusal("its input is not int8")
     _, _, quantizers = terminal(out_node, fuse=False)
     out = match.qparams(quantizers[0])
     if out != qx.q:
-        raise Decline("output quantization differs from the input's")
+        raise Refusal("output quantization differs from the input's")
     return qx, quantizers
 
 
@@ -38,14 +38,14 @@ def _pair(v, default):
 def lower_max_pool(lw, node: Node) -> None:
     users = list(node.users)
     if len(users) != 1 or users[0].target.__name__ != "getitem" or users[0].args[1] != 0:
-        raise Decline("its indices are used")
+        raise Refusal("its indices are used")
     values = users[0]
     args = list(node.args) + [None] * (6 - len(node.args))
     x, kernel, stride, padding, dilation, ceil_mode = args[:6]
     kernel = _pair(kernel, ())
     stride, padding, dilation = _pair(stride, kernel), _pair(padding, (0, 0)), _pair(dilation, (1, 1))
     if dilation != [1, 1] or ceil_mode:
-        raise Decline("dilated or ceil-mode max pooling")
+        raise Refusal("dilated or ceil-mode max pooling")
     qx, quantizers = _shared_input(lw, node, x, values)
     qx = lw.to_layout(qx, True)
     result = lw.new_tensor(torch.int8, lw.shape(values), cl=True)
@@ -76,9 +76,9 @@ def lower_avg_pool(lw, node: Node) -> None:
     stride, padding = _pair(stride, kernel), _pair(padding, (0, 0))
     count_include_pad = True if count_include_pad is None else count_include_pad
     if ceil_mode or divisor is not None or len(lw.shape(x)) != 4:
-        raise Decline("ceil-mode, divisor_override or non-4-D average pooling")
+        raise Refusal("ceil-mode, divisor_override or non-4-D average pooling")
     if count_include_pad and padding != [0, 0]:
-        raise Decline("average pooling that counts padding")
+        raise Refusal("average pooling that counts padding")
     qt, quantizers = _avg_pool(lw, node, x, kernel, stride, padding, lw.shape(node))
     lw.set_output(quantizers, qt, [node])
 
@@ -88,7 +88,7 @@ def lower_adaptive_avg_pool(lw, node: Node) -> None:
     n, c, h, w = lw.shape(x)
     oh, ow = lw.shape(node)[2:]
     if h % oh or w % ow:
-        raise Decline("adaptive pooling with uneven windows")
+        raise Refusal("adaptive pooling with uneven windows")
     kernel = [h // oh, w // ow]
     qt, quantizers = _avg_pool(lw, node, x, kernel, kernel, [0, 0], lw.shape(node))
     lw.set_output(quantizers, qt, [node])
@@ -99,7 +99,7 @@ def lower_mean(lw, node: Node) -> None:
     keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
     shape = lw.shape(x)
     if len(shape) != 4 or sorted(d % 4 for d in dims) != [2, 3] or node.kwargs.get("dtype") is not None:
-        raise Decline("mean over other dimensions than H and W")
+        raise Refusal("mean over other dimensions than H and W")
     n, c, h, w = shape
     qt, quantizers = _avg_pool(lw, node, x, [h, w], [h, w], [0, 0], [n, c, 1, 1])
     if not keepdim:
@@ -123,7 +123,7 @@ def lower_permute(lw, node: Node) -> None:
     x = node.args[0]
     rank = len(lw.shape(x))
     if rank > 4:
-        raise Decline("transpose of more than 4 dimensions")
+        raise Refusal("transpose of more than 4 dimensions")
     qx, quantizers = _shared_input(lw, node, x, node)
     qx = lw.to_layout(qx, False)
     result = lw.new_tensor(torch.int8, lw.shape(node))
@@ -136,7 +136,7 @@ def lower_pad(lw, node: Node) -> None:
     value = node.args[2] if len(node.args) > 2 else 0.0
     rank = len(lw.shape(x))
     if rank > 4 or len(pads) % 2 or len(pads) // 2 > rank or any(p < 0 for p in pads):
-        raise Decline("padding of more than 4 dimensions or negative padding")
+        raise Refusal("padding of more than 4 dimensions or negative padding")
     qx, quantizers = _shared_input(lw, node, x, node)
     pre, post = [0] * 4, [0] * 4          # logical dims, right-aligned to 4
     for i in range(len(pads) // 2):
@@ -158,7 +158,7 @@ def lower_cat(lw, node: Node) -> None:
     for t in tensors:
         qt = lw.qinput(t)
         if qt is None:
-            raise Decline("an input is not int8")
+            raise Refusal("an input is not int8")
         parts.append(T(lw.requantize(lw.to_layout(qt, False), out).index))
     result = lw.new_tensor(torch.int8, lw.shape(node))
     lw.emit(BY_QUALIFIED["aten::cat.out"],

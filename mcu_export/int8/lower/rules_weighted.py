@@ -13,8 +13,8 @@ from torch.fx import Node
 from mcu_export.int8.arith import quantize_multiplier, wrap_int32
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
-from mcu_export.int8.lower.emitter import QTensor, T
-from mcu_export.int8.lower.rules_common import Decline, activation_range, bias, terminal, weight
+from mcu_export.int8.lower.backend import QTensor, T
+from mcu_export.int8.lower.rules_common import Refusal, activation_range, bias, terminal, weight
 from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch
 
 
@@ -33,12 +33,12 @@ def _is_depthwise(c_in: int, c_out: int, groups: int, batch: int) -> bool:
 def lower_conv(lw, node: Node) -> None:
     x, w, b, stride, padding, dilation, transposed, _out_pad, groups = node.args
     if transposed:
-        raise Decline("transposed convolution has no int8 kernel here")
+        raise Refusal("transposed convolution has no int8 kernel here")
     if len(lw.shape(node)) != 4:
-        raise Decline("only 2-D convolution has an int8 kernel")
+        raise Refusal("only 2-D convolution has an int8 kernel")
     qx = lw.qinput(x)
     if qx is None:
-        raise Decline("its input is not int8")
+        raise Refusal("its input is not int8")
     last, act, quantizers = terminal(node)
     out = match.qparams(quantizers[0])
     n, c_in, h, wd = lw.shape(x)
@@ -79,7 +79,7 @@ def lower_linear(lw, node: Node) -> None:
     b = node.args[2] if len(node.args) > 2 else None
     qx = lw.qinput(x)
     if qx is None:
-        raise Decline("its input is not int8")
+        raise Refusal("its input is not int8")
     last, act, quantizers = terminal(node)
     out = match.qparams(quantizers[0])
     shape = lw.shape(node)
