@@ -46,8 +46,9 @@ def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress 
     say = progress or (lambda _m: None)
     started = time.perf_counter()
     if quantize is None:
-        from mcu_export.pipeline import to_program
-        program, info, plan = to_program(model, tuple(example_inputs), progress=say)
+        from mcu_export.lower import to_program
+        program, info = to_program(model, tuple(example_inputs), progress=say)
+        plan = info.memory
         int8 = None
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program

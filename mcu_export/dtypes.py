@@ -1,45 +1,60 @@
-"""One mapping between the .pte's ScalarType codes, numpy dtypes and torch dtypes."""
+"""The .pte's scalar types as numpy and torch dtypes, from the one table in `mcu_export.pte.program.DTYPES`."""
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from mcu_export.pte.program import ScalarType
+from mcu_export.pte.program import DTYPE_OF, DTYPES, ScalarType
 
-_TABLE = (
-    (ScalarType.BYTE, np.uint8, torch.uint8),
-    (ScalarType.CHAR, np.int8, torch.int8),
-    (ScalarType.SHORT, np.int16, torch.int16),
-    (ScalarType.INT, np.int32, torch.int32),
-    (ScalarType.LONG, np.int64, torch.int64),
-    (ScalarType.HALF, np.float16, torch.float16),
-    (ScalarType.FLOAT, np.float32, torch.float32),
-    (ScalarType.DOUBLE, np.float64, torch.float64),
-    (ScalarType.BOOL, np.bool_, torch.bool),
-)
-_BY_CODE = {int(code): (np.dtype(npd), td) for code, npd, td in _TABLE}
-_BY_TORCH = {td: code for code, _, td in _TABLE}
-_BY_NUMPY = {np.dtype(npd): code for code, npd, _ in _TABLE}
+# numpy only for the types the C runtime handles: those are the ones whose bytes cross to it.
+_NUMPY = {d.code: np.dtype(d.name) for d in DTYPES if d.runtime}
+_BY_NUMPY = {npd: code for code, npd in _NUMPY.items()}
+_TORCH = {d.code: getattr(torch, d.name) for d in DTYPES if isinstance(getattr(torch, d.name, None), torch.dtype)}
+_BY_TORCH = {td: code for code, td in _TORCH.items()}
+
+
+def _code(code: int):
+    try:
+        return ScalarType(int(code))
+    except ValueError:
+        raise ValueError(f"scalar type {int(code)} is not in the .pte schema") from None
 
 
 def numpy_dtype(code: int) -> np.dtype:
-    try:
-        return _BY_CODE[int(code)][0]
-    except KeyError:
-        raise ValueError(f"scalar type {code} has no numpy equivalent") from None
+    found = _NUMPY.get(_code(code))
+    if found is None:
+        raise ValueError(f"scalar type {int(code)} ({name(code)}) has no numpy equivalent")
+    return found
+
+
+def torch_dtype(code: int) -> torch.dtype:
+    found = _TORCH.get(_code(code))
+    if found is None:
+        raise ValueError(f"scalar type {int(code)} ({name(code)}) has no torch equivalent")
+    return found
 
 
 def name(code: int) -> str:
-    """Readable dtype name (numpy's), e.g. 'float32'; unknown codes read as 'scalar_type(N)'."""
-    entry = _BY_CODE.get(int(code))
-    return entry[0].name if entry else f"scalar_type({int(code)})"
+    """Readable dtype name (torch's), e.g. 'float32'; unknown codes read as 'scalar_type(N)'."""
+    try:
+        return DTYPE_OF[ScalarType(int(code))].name
+    except ValueError:
+        return f"scalar_type({int(code)})"
+
+
+def short_name(code: int) -> str:
+    """The short form `mcu-export inspect` prints, e.g. 'f32'."""
+    try:
+        return DTYPE_OF[ScalarType(int(code))].short
+    except ValueError:
+        return f"st{int(code)}"
 
 
 def from_torch(dtype: torch.dtype) -> ScalarType:
     try:
         return _BY_TORCH[dtype]
     except KeyError:
-        raise ValueError(f"torch dtype {dtype} is not supported") from None
+        raise ValueError(f"torch dtype {dtype} has no .pte scalar type") from None
 
 
 def from_numpy(dtype) -> ScalarType:

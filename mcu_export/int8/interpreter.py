@@ -17,21 +17,14 @@ from typing import Any, Dict, List, Sequence
 import numpy as np
 import torch
 
+from mcu_export import dtypes
 from mcu_export.errors import UsageError
 from mcu_export.int8.interpreter_ops import KERNELS
-from mcu_export.lower.values import SCALAR_TYPES
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.pte import program as pte
 
-_TORCH_DTYPE = {int(st): dt for dt, st in SCALAR_TYPES.items()}
-
-
-def _np_dtype(scalar_type) -> np.dtype:
-    return torch.empty(0, dtype=_TORCH_DTYPE[int(scalar_type)]).numpy().dtype
-
-
 def _load_constant(program: pte.Program, t: pte.Tensor) -> np.ndarray:
-    raw = np.frombuffer(program.constant_bytes(t.data_buffer_idx), dtype=_np_dtype(t.scalar_type))
+    raw = np.frombuffer(program.constant_bytes(t.data_buffer_idx), dtype=dtypes.numpy_dtype(t.scalar_type))
     physical = [t.sizes[d] for d in t.dim_order]
     data = raw[:int(np.prod(physical, dtype=np.int64))].reshape(physical)
     return np.ascontiguousarray(data.transpose(np.argsort(t.dim_order))) if t.dim_order else data.copy()
@@ -54,7 +47,7 @@ class _Machine:
     def _arena_span(self, t: pte.Tensor) -> memoryview:
         a = t.allocation_info
         arena = self.arenas.setdefault(a.memory_id, bytearray())
-        end = a.memory_offset + t.numel * _np_dtype(t.scalar_type).itemsize
+        end = a.memory_offset + t.numel * dtypes.numpy_dtype(t.scalar_type).itemsize
         if len(arena) < end:
             arena.extend(bytes(end - len(arena)))
         return memoryview(arena)[a.memory_offset:end]
@@ -62,7 +55,7 @@ class _Machine:
     def _from_arena(self, t: pte.Tensor) -> np.ndarray:
         """The tensor as its arena bytes hold it (memory order -> logical)."""
         physical = [t.sizes[d] for d in t.dim_order] if t.dim_order else list(t.sizes)
-        data = np.frombuffer(bytes(self._arena_span(t)), dtype=_np_dtype(t.scalar_type)).reshape(physical)
+        data = np.frombuffer(bytes(self._arena_span(t)), dtype=dtypes.numpy_dtype(t.scalar_type)).reshape(physical)
         return np.ascontiguousarray(data.transpose(np.argsort(t.dim_order))) if t.dim_order else data.copy()
 
     def value(self, index: int) -> Any:
@@ -74,7 +67,7 @@ class _Machine:
                 elif v.allocation_info is not None:  # an alias of a written tensor, or a scratch buffer
                     return self._from_arena(v)
                 else:
-                    return np.zeros(v.sizes, dtype=_np_dtype(v.scalar_type))
+                    return np.zeros(v.sizes, dtype=dtypes.numpy_dtype(v.scalar_type))
             return self.tensors[index]
         if isinstance(v, pte.Null):
             return None
@@ -99,7 +92,7 @@ class _Machine:
         array = np.asarray(array)
         if list(array.shape) != list(t.sizes):
             raise UsageError(f"kernel wrote shape {list(array.shape)} into a tensor of shape {list(t.sizes)}")
-        self.tensors[index] = array.astype(_np_dtype(t.scalar_type), copy=False)
+        self.tensors[index] = array.astype(dtypes.numpy_dtype(t.scalar_type), copy=False)
         if t.allocation_info is not None and t.data_buffer_idx <= 0:
             memory = np.transpose(self.tensors[index], t.dim_order) if t.dim_order else self.tensors[index]
             self._arena_span(t)[:] = np.ascontiguousarray(memory).tobytes()
@@ -131,7 +124,7 @@ class _Machine:
         for arg in schema.arguments:
             if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
                 t = self.plan.values[outs[len(out_tensors)]]
-                value = torch.empty(t.sizes, dtype=_TORCH_DTYPE[int(t.scalar_type)])
+                value = torch.empty(t.sizes, dtype=dtypes.torch_dtype(t.scalar_type))
                 out_tensors.append(value)
             else:
                 value = _to_torch(named[arg.name], str(arg.type))
@@ -151,7 +144,7 @@ def _to_torch(value, type_name: str):
     if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
         return [torch.from_numpy(np.ascontiguousarray(v).copy()) for v in value]
     if "ScalarType" in type_name and isinstance(value, int):
-        return _TORCH_DTYPE[value]
+        return dtypes.torch_dtype(value)
     return value
 
 

@@ -10,22 +10,15 @@ from typing import Dict, List, Tuple
 
 import torch
 
+from mcu_export import dtypes
 from mcu_export.errors import UsageError
 from mcu_export.pte import program as pte
 
-SCALAR_TYPES: Dict[torch.dtype, pte.ScalarType] = {
-    torch.uint8: pte.ScalarType.BYTE, torch.int8: pte.ScalarType.CHAR, torch.int16: pte.ScalarType.SHORT,
-    torch.int32: pte.ScalarType.INT, torch.int64: pte.ScalarType.LONG, torch.float16: pte.ScalarType.HALF,
-    torch.float32: pte.ScalarType.FLOAT, torch.float64: pte.ScalarType.DOUBLE, torch.bool: pte.ScalarType.BOOL,
-    torch.bfloat16: pte.ScalarType.BFLOAT16, torch.uint16: pte.ScalarType.UINT16,
-    torch.uint32: pte.ScalarType.UINT32, torch.uint64: pte.ScalarType.UINT64,
-}
-
-
 def scalar_type(dtype: torch.dtype) -> pte.ScalarType:
-    if dtype not in SCALAR_TYPES:
-        raise UsageError(f"tensors of dtype {dtype} cannot be written to a .pte")
-    return SCALAR_TYPES[dtype]
+    try:
+        return dtypes.from_torch(dtype)
+    except ValueError:
+        raise UsageError(f"tensors of dtype {dtype} cannot be written to a .pte") from None
 
 
 def static_sizes(shape, what: str) -> List[int]:

@@ -10,25 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, List
 
+from mcu_export import dtypes
 from mcu_export.pte import program as P
 
-DTYPE_NAMES: Dict[P.ScalarType, tuple] = {
-    P.ScalarType.BYTE: ("uint8", "u8"), P.ScalarType.CHAR: ("int8", "i8"),
-    P.ScalarType.SHORT: ("int16", "i16"), P.ScalarType.INT: ("int32", "i32"),
-    P.ScalarType.LONG: ("int64", "i64"), P.ScalarType.HALF: ("float16", "f16"),
-    P.ScalarType.FLOAT: ("float32", "f32"), P.ScalarType.DOUBLE: ("float64", "f64"),
-    P.ScalarType.BOOL: ("bool", "b8"), P.ScalarType.QINT8: ("qint8", "qi8"),
-    P.ScalarType.QUINT8: ("quint8", "qu8"), P.ScalarType.QINT32: ("qint32", "qi32"),
-    P.ScalarType.BFLOAT16: ("bfloat16", "bf16"), P.ScalarType.UINT16: ("uint16", "u16"),
-    P.ScalarType.UINT32: ("uint32", "u32"), P.ScalarType.UINT64: ("uint64", "u64"),
-}
-
-
 def dtype_name(st: int, short: bool = False) -> str:
-    names = DTYPE_NAMES.get(P.ScalarType(st))
-    if names is None:
-        return P.ScalarType(st).name.lower()
-    return names[1] if short else names[0]
+    return dtypes.short_name(st) if short else dtypes.name(st)
 
 
 def _shape(t: P.Tensor) -> str:

@@ -42,16 +42,36 @@ class ScalarType(IntEnum):
     UINT64 = 29
 
 
-ELEMENT_SIZE = {
-    ScalarType.BYTE: 1, ScalarType.CHAR: 1, ScalarType.SHORT: 2, ScalarType.INT: 4,
-    ScalarType.LONG: 8, ScalarType.HALF: 2, ScalarType.FLOAT: 4, ScalarType.DOUBLE: 8,
-    ScalarType.BOOL: 1, ScalarType.QINT8: 1, ScalarType.QUINT8: 1, ScalarType.QINT32: 4,
-    ScalarType.BFLOAT16: 2, ScalarType.UINT16: 2, ScalarType.UINT32: 4, ScalarType.UINT64: 8,
-    # Packed sub-byte types count one byte per element here: an upper bound, never used by our kernels.
-    ScalarType.QUINT4X2: 1, ScalarType.QUINT2X4: 1, ScalarType.BITS16: 2,
-    ScalarType.FLOAT8E5M2: 1, ScalarType.FLOAT8E4M3FN: 1, ScalarType.FLOAT8E5M2FNUZ: 1,
-    ScalarType.FLOAT8E4M3FNUZ: 1,
-}
+@dataclass(frozen=True)
+class DType:
+    """One scalar type of the schema: the one table that lowering, inspect, the interpreter, the host
+    runner and the C runtime's `mx_dtype` enum (held to it by a test) agree on."""
+    code: ScalarType
+    name: str        # torch's and, where it has one, numpy's name
+    short: str       # as `mcu-export inspect` prints it, e.g. f32
+    size: int        # bytes per element; packed sub-byte types count one byte (an upper bound, never used)
+    runtime: bool    # the C runtime reads and writes tensors of this type (runtime_c/include/mx/value.h)
+
+
+DTYPES = (
+    DType(ScalarType.BYTE, "uint8", "u8", 1, True), DType(ScalarType.CHAR, "int8", "i8", 1, True),
+    DType(ScalarType.SHORT, "int16", "i16", 2, True), DType(ScalarType.INT, "int32", "i32", 4, True),
+    DType(ScalarType.LONG, "int64", "i64", 8, True), DType(ScalarType.HALF, "float16", "f16", 2, True),
+    DType(ScalarType.FLOAT, "float32", "f32", 4, True), DType(ScalarType.DOUBLE, "float64", "f64", 8, True),
+    DType(ScalarType.BOOL, "bool", "b8", 1, True), DType(ScalarType.QINT8, "qint8", "qi8", 1, False),
+    DType(ScalarType.QUINT8, "quint8", "qu8", 1, False), DType(ScalarType.QINT32, "qint32", "qi32", 4, False),
+    DType(ScalarType.BFLOAT16, "bfloat16", "bf16", 2, False),
+    DType(ScalarType.QUINT4X2, "quint4x2", "qu4x2", 1, False),
+    DType(ScalarType.QUINT2X4, "quint2x4", "qu2x4", 1, False), DType(ScalarType.BITS16, "bits16", "b16", 2, False),
+    DType(ScalarType.FLOAT8E5M2, "float8_e5m2", "f8e5m2", 1, False),
+    DType(ScalarType.FLOAT8E4M3FN, "float8_e4m3fn", "f8e4m3fn", 1, False),
+    DType(ScalarType.FLOAT8E5M2FNUZ, "float8_e5m2fnuz", "f8e5m2fnuz", 1, False),
+    DType(ScalarType.FLOAT8E4M3FNUZ, "float8_e4m3fnuz", "f8e4m3fnuz", 1, False),
+    DType(ScalarType.UINT16, "uint16", "u16", 2, False), DType(ScalarType.UINT32, "uint32", "u32", 4, False),
+    DType(ScalarType.UINT64, "uint64", "u64", 8, False),
+)
+DTYPE_OF = {d.code: d for d in DTYPES}
+ELEMENT_SIZE = {d.code: d.size for d in DTYPES}
 
 
 @dataclass
