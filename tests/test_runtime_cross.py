@@ -2,20 +2,16 @@
 clearly when their SDK is absent."""
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mcu_export.assets import asset_dir
 
-_spec = importlib.util.spec_from_file_location("runtime_pte_models", Path(__file__).with_name("runtime_pte_models.py"))
-M = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(M)
+import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
 RUNTIME = asset_dir("runtime_c")
 

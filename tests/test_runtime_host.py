@@ -1,17 +1,13 @@
 """End to end on the host: ExecuTorch-exported programs run by our C runtime match torch."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mcu_export.errors import RuntimeFailure, UsageError
 
-_spec = importlib.util.spec_from_file_location("runtime_pte_models", Path(__file__).with_name("runtime_pte_models.py"))
-M = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(M)
+import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
 NEEDED = {"linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
           "small_conv": {"aten::convolution", "aten::relu"}}

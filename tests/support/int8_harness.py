@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KERNEL_DIR = ROOT / "cmsis_nn_kernels"
 INCLUDE_DIR = KERNEL_DIR / "include"
 # Op numbers are per suite; the names are unique across suites.
