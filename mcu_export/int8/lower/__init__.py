@@ -1,6 +1,6 @@
 """Lowering of a PT2E-converted core-ATen graph to a `.pte` Program of cortex_m int8 kernels.
 
-`lower_int8(ep, cpu)` returns the Program (planned tensors not yet placed) and its Int8Info, whose
+`lower_int8(ep, board)` returns the Program (planned tensors not yet placed) and its Int8Info, whose
 `fallbacks` list every op left on an fp32 kernel, with its source line and the reason.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import torch
 from torch.export import ExportedProgram
 from torch.fx import Node
 
+from mcu_export.boards import Board
 from mcu_export.int8.lower.emitter import Int8Info, Int8Lowering
 from mcu_export.int8.lower.rules_common import Decline
 from mcu_export.int8.lower import rules_elementwise as ew
@@ -56,12 +57,12 @@ def _guarded(rule: Callable) -> Callable[[Int8Lowering, Node], Optional[str]]:
 RULES = {target: _guarded(rule) for target, rule in _RULES.items()}
 
 
-def lower_int8(ep: ExportedProgram, cpu: Optional[str] = None,
+def lower_int8(ep: ExportedProgram, board: Optional[Board] = None,
                with_stacktrace: bool = True) -> Tuple[pte.Program, Int8Info]:
     for spec in ep.graph_signature.output_specs:
         if spec.kind.name != "USER_OUTPUT":
             raise ValueError(f"model output {spec.arg} is a {spec.kind.name.lower()}")
-    lowering = Int8Lowering(ep, cpu, with_stacktrace)
+    lowering = Int8Lowering(ep, board, with_stacktrace)
     program = lowering.run(RULES)
     return program, lowering.info
 

@@ -18,6 +18,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 from torch.fx import Node
 
+from mcu_export.boards import Board
 from mcu_export.errors import UnsupportedOpError, UsageError
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
@@ -89,10 +90,9 @@ def _emit_arg(table: ValueTable, typ, value) -> int:
 
 
 class Int8Lowering:
-    def __init__(self, ep: ExportedProgram, cpu: Optional[str] = None, with_stacktrace: bool = True):
+    def __init__(self, ep: ExportedProgram, board: Optional[Board] = None, with_stacktrace: bool = True):
         self.ep = ep
-        self.cpu = cpu
-        self.isas = isas_for(cpu)
+        self.isas = isas_for(board)
         self.program = pte.Program(execution_plan=[])
         self.table = ValueTable(self.program)
         self.floats: Dict[Node, Any] = {}
