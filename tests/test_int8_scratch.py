@@ -17,7 +17,7 @@ from mcu_export.int8.lower import scratch as S
 
 DISPATCH_DIR = H.ROOT / "runtime_c" / "kernels" / "cortex_m" / "util"
 SIZE_SOURCES = ["arm_convolve_get_buffer_sizes_s8.c", "arm_depthwise_conv_get_buffer_sizes_s8.c",
-                "arm_avgpool_s8_get_buffer_size.c"]
+                "arm_avgpool_s8_get_buffer_size.c", "arm_fully_connected_get_buffer_sizes_s8.c"]
 # The compiler macros an Arm compiler defines for each ISA (M4/M33: DSP; M55: DSP and MVE). The dispatch file
 # reads only these and includes no intrinsics header, so the host compiler builds it for each ISA.
 ISA_DEFINES = {"scalar": [], "dsp": ["-D__ARM_FEATURE_DSP=1"], "mve": ["-D__ARM_FEATURE_DSP=1", "-D__ARM_FEATURE_MVE=1"]}
@@ -120,6 +120,16 @@ def test_avgpool_sizes_equal_c(sizes, out_w, channels):
     for isa in S.ISAS:
         assert S.avgpool_scratch(isa, channels) == getattr(sizes, "arm_avgpool_s8_get_buffer_size" + SUFFIX[isa])(
             out_w, channels), isa
+
+
+@needs_cc
+@HYP
+@given(c_in=st.integers(1, 4096), c_out=st.integers(1, 4096))
+def test_fc_sizes_equal_c(sizes, c_in, c_out):
+    filter_dims = ctypes.byref(H.Dims(c_in, 1, 1, c_out))
+    for isa in S.ISAS:
+        assert S.fc_scratch(isa, c_out) == getattr(sizes, "arm_fully_connected_s8_get_buffer_size" + SUFFIX[isa])(
+            filter_dims), isa
 
 
 @needs_cc

@@ -11,6 +11,7 @@ library and compares the two on hypothesis-drawn shapes, strides, paddings and d
 | `conv_scratch`        | arm_convolve_wrapper_s8_get_buffer_size{,_dsp,_mve}                           |
 | `depthwise_scratch`   | arm_depthwise_conv_wrapper_s8_get_buffer_size{,_dsp,_mve}                     |
 | `avgpool_scratch`     | arm_avgpool_s8_get_buffer_size{,_dsp,_mve}                                    |
+| `fc_scratch`          | arm_fully_connected_s8_get_buffer_size{,_dsp,_mve}                            |
 | `conv_kind`           | mx_cm_conv_kind_of (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c)    |
 | `depthwise_kind`      | mx_cm_dw_conv_kind_of, built for each ISA                                     |
 
@@ -101,6 +102,11 @@ def depthwise_scratch(isa: str, in_nhwc, kernel_hw, out_nhwc, stride, padding, d
 
 def avgpool_scratch(isa: str, channels: int) -> int:
     return channels * 4 if isa == "dsp" else 0
+
+
+def fc_scratch(isa: str, c_out: int) -> int:
+    """The MVE kernel's scratch holds its kernel sums, one int32 per output channel."""
+    return c_out * 4 if isa == "mve" else 0
 
 
 # ---- which variant the wrappers run (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) ----------
