@@ -58,22 +58,21 @@ def _enum(name):
 
 @st.composite
 def geometries(draw, depthwise=False):
-    """(in NHWC, filter OHWI, out NHWC, stride, padding, dilation, ch_mult); stride etc. as (h, w). Heights and
-    kernels of 1 come often: they select the 1xN and 1x1 kernels."""
-    small = lambda hi: st.one_of(st.just(1), st.integers(1, hi))  # noqa: E731
-    n, h, w, c_in = draw(small(2)), draw(small(9)), draw(st.integers(1, 16)), draw(small(12))
-    kh, kw = draw(small(5)), draw(small(5))
-    stride = (draw(small(4)), draw(small(4)))
-    padding = (draw(st.integers(0, 3)), draw(st.integers(0, 3)))
-    dilation = (draw(small(3)), draw(small(3)))
+    """(in NHWC, filter OHWI, out NHWC, stride, padding, dilation, ch_mult); stride etc. as (h, w). What selects
+    a variant comes often: batch 1, height 1 (1xN), 1x1 and 3x3 kernels, padding up to 1, no dilation."""
+    often = lambda values, hi, lo=1: st.one_of(st.sampled_from(values), st.integers(lo, hi))  # noqa: E731
+    pair = lambda values, hi, lo=1: draw(st.one_of(  # noqa: E731
+        often(values, hi, lo).map(lambda v: (v, v)), st.tuples(often(values, hi, lo), often(values, hi, lo))))
+    n, h, w, c_in = draw(often([1], 2)), draw(often([1], 9)), draw(st.integers(1, 16)), draw(often([1, 4], 12))
+    (kh, kw), stride, padding, dilation = pair([1, 3], 5), pair([1], 4), pair([0, 1], 3, 0), pair([1], 3)
     out_h, out_w = ((i + 2 * p - d * (k - 1) - 1) // s + 1
                     for i, p, d, k, s in zip((h, w), padding, dilation, (kh, kw), stride))
     assume(out_h >= 1 and out_w >= 1)
-    ch_mult = draw(small(3))
+    ch_mult = draw(often([1], 3))
     if depthwise:
         c_out, f_c = c_in * ch_mult, c_in
     else:
-        c_out = draw(small(12))
+        c_out = draw(often([1], 12))
         f_c = c_in // draw(st.sampled_from([g for g in range(1, c_in + 1) if c_in % g == 0]))  # groups
     return (n, h, w, c_in), (c_out, kh, kw, f_c), (n, out_h, out_w, c_out), stride, padding, dilation, ch_mult
 
@@ -86,76 +85,52 @@ def _c_args(g, depthwise):
     return [ctypes.byref(v) for v in (params, H.Dims(*in_nhwc), filter_dims, H.Dims(*out_nhwc))]
 
 
+def _c(lib, name, isa):
+    """The C function `name` for `isa`."""
+    return getattr(lib, name + SUFFIX[isa])
+
+
 @needs_cc
 @HYP
 @given(g=geometries())
-def test_conv_sizes_equal_c(sizes, g):
+def test_conv_equals_c(sizes, dispatch, g):
     in_nhwc, f, out_nhwc, stride, padding, dilation, _ = g
     params, ind, fd, outd = _c_args(g, False)
+    kind = CONV_FUNCTIONS[S.conv_kind(in_nhwc, f, stride, padding, dilation)][0]
     for isa in S.ISAS:
-        sfx = SUFFIX[isa]
         assert S.conv_scratch(isa, in_nhwc, f, out_nhwc, stride, padding, dilation) == \
-            getattr(sizes, "arm_convolve_wrapper_s8_get_buffer_size" + sfx)(params, ind, fd, outd), isa
+            _c(sizes, "arm_convolve_wrapper_s8_get_buffer_size", isa)(params, ind, fd, outd), isa
         assert S._conv_general(isa, in_nhwc[3], f[1], f[2]) == \
-            getattr(sizes, "arm_convolve_s8_get_buffer_size" + sfx)(ind, fd), isa
+            _c(sizes, "arm_convolve_s8_get_buffer_size", isa)(ind, fd), isa
+        assert _enum("mx_cm_conv_kind")[dispatch[isa].mx_cm_conv_kind_of(params, ind, fd)] == kind, isa
     assert S._conv_1xn_mve(in_nhwc[2], in_nhwc[3], f[2], f[1], out_nhwc[2], padding[1], stride[1]) == \
         sizes.arm_convolve_1_x_n_s8_get_buffer_size_mve(params, ind, fd, outd)
 
 
 @needs_cc
 @HYP
-@given(g=geometries(depthwise=True))
-def test_depthwise_sizes_equal_c(sizes, g):
-    in_nhwc, f, out_nhwc, stride, padding, dilation, _ = g
-    args = _c_args(g, True)
-    for isa in S.ISAS:
-        assert S.depthwise_scratch(isa, in_nhwc, f[1:3], out_nhwc, stride, padding, dilation) == \
-            getattr(sizes, "arm_depthwise_conv_wrapper_s8_get_buffer_size" + SUFFIX[isa])(*args), isa
-
-
-@needs_cc
-@HYP
-@given(out_w=st.integers(1, 64), channels=st.integers(1, 512))
-def test_avgpool_sizes_equal_c(sizes, out_w, channels):
-    for isa in S.ISAS:
-        assert S.avgpool_scratch(isa, channels) == getattr(sizes, "arm_avgpool_s8_get_buffer_size" + SUFFIX[isa])(
-            out_w, channels), isa
-
-
-@needs_cc
-@HYP
-@given(c_in=st.integers(1, 4096), c_out=st.integers(1, 4096))
-def test_fc_sizes_equal_c(sizes, c_in, c_out):
-    filter_dims = ctypes.byref(H.Dims(c_in, 1, 1, c_out))
-    for isa in S.ISAS:
-        assert S.fc_scratch(isa, c_out) == getattr(sizes, "arm_fully_connected_s8_get_buffer_size" + SUFFIX[isa])(
-            filter_dims), isa
-
-
-@needs_cc
-@HYP
-@given(g=geometries())
-def test_conv_kind_equals_c(dispatch, g):
-    in_nhwc, f, _, stride, padding, dilation, _ = g
-    params, ind, fd, _ = _c_args(g, False)
-    members = _enum("mx_cm_conv_kind")
-    want = CONV_FUNCTIONS[S.conv_kind(in_nhwc, f, stride, padding, dilation)][0]
-    for isa, lib in dispatch.items():
-        assert members[lib.mx_cm_conv_kind_of(params, ind, fd)] == want, isa
-
-
-@needs_cc
-@HYP
 @given(g=geometries(depthwise=True), odd_mult=st.booleans())
-def test_depthwise_kind_equals_c(dispatch, g, odd_mult):
+def test_depthwise_equals_c(sizes, dispatch, g, odd_mult):
     in_nhwc, f, out_nhwc, stride, padding, dilation, ch_mult = g
     if odd_mult:  # the C reads ch_mult and the channel counts separately: so may a caller
         ch_mult += 1
         g = g[:6] + (ch_mult,)
-    members = _enum("mx_cm_dw_kind")
-    for isa, lib in dispatch.items():
-        want = DW_FUNCTIONS[S.depthwise_kind(isa, in_nhwc, f[1:3], out_nhwc, ch_mult, padding, dilation)][0]
-        assert members[lib.mx_cm_dw_conv_kind_of(*_c_args(g, True))] == want, isa
+    args = _c_args(g, True)
+    for isa in S.ISAS:
+        assert S.depthwise_scratch(isa, in_nhwc, f[1:3], out_nhwc, stride, padding, dilation) == \
+            _c(sizes, "arm_depthwise_conv_wrapper_s8_get_buffer_size", isa)(*args), isa
+        kind = DW_FUNCTIONS[S.depthwise_kind(isa, in_nhwc, f[1:3], out_nhwc, ch_mult, padding, dilation)][0]
+        assert _enum("mx_cm_dw_kind")[dispatch[isa].mx_cm_dw_conv_kind_of(*args)] == kind, isa
+
+
+@needs_cc
+@HYP
+@given(out_w=st.integers(1, 64), channels=st.integers(1, 512), c_in=st.integers(1, 4096))
+def test_pool_and_fc_sizes_equal_c(sizes, out_w, channels, c_in):
+    for isa in S.ISAS:
+        assert S.avgpool_scratch(isa, channels) == _c(sizes, "arm_avgpool_s8_get_buffer_size", isa)(out_w, channels)
+        assert S.fc_scratch(isa, channels) == \
+            _c(sizes, "arm_fully_connected_s8_get_buffer_size", isa)(ctypes.byref(H.Dims(c_in, 1, 1, channels)))
 
 
 def test_isa_comes_from_the_board_file():
