@@ -39,8 +39,9 @@ def check_scratch_target(out_dir: Path, board: Board) -> None:
     isa = board_isa(board)
     if isa not in int8["scratch_sized_for"]:
         raise UsageError(f"{out_dir} was exported in int8 for board '{int8.get('board')}': its scratch was not "
-                         f"sized for the {isa} kernels of board '{board.name}' ({board.cpu.mcpu}): re-export with "
-                         f"--board {board.name}, or without --board for every board")
+                         f"sized for the {isa} kernels of board '{board.name}' ({board.cpu.mcpu}), only for "
+                         f"{'/'.join(int8['scratch_sized_for'])}: re-export with --board {board.name}, or without "
+                         f"--board for every board")
 
 
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
