@@ -11,12 +11,13 @@ from pathlib import Path
 import torch
 
 from mcu_export.api import export
+from mcu_export.boards import load_board
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.firmware.flow import build_for_board
 from mcu_export.firmware.model_run import format_per_op_table, run_model_firmware
 from mcu_export.model_spec import load_model
 
-BOARDS = {"mps2-an505": "cortex-m33", "mps2-an386": "cortex-m4", "corstone-300": "cortex-m55"}
+BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")  # DSP (M33), DSP (M4), MVE (M55)
 
 
 def _calibration(name: str, like: torch.Tensor):
@@ -45,11 +46,12 @@ def main() -> int:
             calib = _calibration(name, inputs[0])
             fp32 = export(model, inputs)
             x = inputs[0].numpy()
-            for board, cpu in BOARDS.items():
-                int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), cpu=cpu)
+            for board in BOARDS:
+                int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), board=board)
                 run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x)
                 run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x)
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference
+                cpu = load_board(board).cpu.mcpu
                 print(f"{name:<12} {board:<13} {cpu:<11} {i8:>12,} {i32:>12,} {i32 / i8:>9.2f} "
                       f"{int8.report['memory']['arena_bytes']:>9} {fp32.report['memory']['arena_bytes']:>9} "
                       f"{code8:>8} {code32:>8}")

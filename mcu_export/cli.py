@@ -68,18 +68,15 @@ def _cmd_export(args) -> int:
     from mcu_export.api import export_spec
 
     _check_board(args.board)  # before the (slow) export, so a typo fails at once
-    calibrate, cpu = None, None
+    calibrate = None
     if args.calibrate:
         if not args.quantize:
             raise UsageError("--calibrate goes with --quantize int8")
         from mcu_export.int8.calibrate import load_calibration
 
         calibrate = load_calibration(args.calibrate)
-    if args.quantize and args.board != "host":
-        from mcu_export.boards import load_board
-
-        cpu = load_board(args.board).cpu.mcpu  # scratch buffers sized for this CPU's kernels (DSP/MVE)
-    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, cpu=cpu)
+    board = None if args.board == "host" else args.board  # int8 scratch sized for this board's ISA (DSP/MVE)
+    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, board=board)
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")

@@ -1,7 +1,7 @@
 """Every example model in int8 on Cortex-M33 (DSP), Cortex-M4 (DSP) and Cortex-M55 (MVE) under QEMU:
 device output == host C runtime output == the Python reference interpreter, bit for bit.
 
-One .pte serves all three boards: exported without a CPU, its scratch buffers are sized for the largest
+One .pte serves all three boards: exported without a board, its scratch buffers are sized for the largest
 of the scalar, DSP and MVE kernels' needs."""
 import numpy as np
 import pytest

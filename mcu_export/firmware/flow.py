@@ -27,21 +27,21 @@ def _export_dir(out_dir: Union[str, Path]) -> Path:
 
 
 def check_scratch_target(out_dir: Path, board: Board) -> None:
-    """An int8 export sizes its kernels' scratch buffers for one CPU's ISA (scalar, DSP or MVE), or for all
-    when exported without a board; firmware for a CPU whose kernels need more would fail at run time."""
-    from mcu_export.int8.lower.scratch import isas_for
+    """An int8 export sizes its kernels' scratch buffers for one board's ISA (scalar, DSP or MVE), or for all
+    when exported without a board; firmware for a board whose kernels need more would fail at run time."""
+    from mcu_export.int8.lower.scratch import board_isa
 
     path = out_dir / "report.json"
     report = json.loads(path.read_text()) if path.is_file() else {}
     int8 = report.get("int8")
-    if not int8 or int8.get("cpu") is None:
+    if not int8 or "scratch_sized_for" not in int8:
         return
-    sized_for = int8["cpu"]
-    missing = set(isas_for(board.cpu.mcpu)) - set(isas_for(sized_for))
-    if missing:
-        raise UsageError(f"{out_dir} was exported in int8 for {sized_for}; board '{board.name}' ({board.cpu.mcpu}) "
-                         f"runs {'/'.join(sorted(missing))} kernels with other scratch needs: re-export with "
-                         f"--board {board.name}, or without --board for every CPU")
+    isa = board_isa(board)
+    if isa not in int8["scratch_sized_for"]:
+        raise UsageError(f"{out_dir} was exported in int8 for board '{int8.get('board')}': its scratch was not "
+                         f"sized for the {isa} kernels of board '{board.name}' ({board.cpu.mcpu}), only for "
+                         f"{'/'.join(int8['scratch_sized_for'])}: re-export with --board {board.name}, or without "
+                         f"--board for every board")
 
 
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
