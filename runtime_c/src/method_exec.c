@@ -1,5 +1,6 @@
-/* Running a loaded method: chain 0 in order, each kernel bracketed by the platform's profiling hooks. */
-#include "mx/runtime.h"
+/* Running a loaded method: chain 0 in order, each kernel or delegate bracketed by the platform's profiling
+ * hooks. */
+#include "delegate.h"
 
 mx_error mx_method_execute(mx_method *m) {
   if (!m->kernels_resolved) return MX_ERR_KERNEL_MISSING;
@@ -11,10 +12,13 @@ mx_error mx_method_execute(mx_method *m) {
     }
     mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
-    mx_error e = m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
+    /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
+    mx_error e = ins->kind == MX_INSTR_DELEGATE ? mx_delegates->execute(m, ins, &ctx)
+                                                : m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
     mx_platform_op_end(i, e);
     if (e != MX_OK) {
       m->site.instruction = i;
+      if (ins->kind == MX_INSTR_DELEGATE) return e;   /* the delegate half named the delegate */
       m->site.op_index = ins->op;
       m->site.op_name = m->op_names[ins->op];
       m->site.op_overload = m->op_overloads[ins->op];

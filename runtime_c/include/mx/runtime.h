@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mx/backend.h"
 #include "mx/errors.h"
 #include "mx/kernel.h"
 #include "mx/value.h"
@@ -57,15 +58,16 @@ typedef struct mx_method_config {
   size_t meta_pool_size;
   const mx_span *arenas;      /* index = memory_id; arenas[0] is never used */
   uint32_t arena_count;
-  bool skip_kernels;          /* validate everything but leave operators unresolved (inspection tools) */
+  bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
+                                 backend and init (inspection tools) */
 } mx_method_config;
 
-enum { MX_INSTR_KERNEL = 1, MX_INSTR_MOVE = 3 };
+enum { MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_MOVE = 3 };
 
 typedef struct mx_instr {
   uint8_t kind;               /* MX_INSTR_* (the schema's InstructionArguments tag) */
-  uint32_t op;                /* kernel: operator index; move: source value */
-  uint32_t nargs;             /* kernel: argument count; move: destination value */
+  uint32_t op;                /* kernel: operator index; delegate: delegate index; move: source value */
+  uint32_t nargs;             /* kernel, delegate: argument count; move: destination value */
   mx_value **args;
 } mx_instr;
 
@@ -76,6 +78,8 @@ typedef struct mx_error_site {
   int64_t op_index;
   const char *op_name;
   const char *op_overload;
+  int64_t delegate_index;
+  const char *delegate_id;
 } mx_error_site;
 
 typedef struct mx_method {
@@ -92,6 +96,8 @@ typedef struct mx_method {
   const char **op_names;
   const char **op_overloads;
   uint32_t op_count;
+  mx_delegate *delegates;
+  uint32_t delegate_count;
   bool kernels_resolved;
   mx_error_site site;
 } mx_method;
