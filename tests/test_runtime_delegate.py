@@ -190,3 +190,54 @@ def test_inspect_shows_the_delegate(tmp_path):
 ], ids=["processed", "delegate"])
 def test_inspect_refuses_dangling_delegate_references(tmp_path, kw, fragment):
     assert_one_line_error(cli("inspect", write(tmp_path, delegate_program(relu_blob(), **kw))), fragment)
+
+
+# --- the exporter's metadata-pool counts are the runtime's ---------------------------------------------
+
+def assert_counts_match(path, plan):
+    from mcu_export.firmware.model_project import pool_counts
+
+    counted = dict(program_info(path).meta_counts)
+    expected = dataclasses.asdict(pool_counts(plan, HOST_BACKENDS))
+    assert set(counted) == set(expected)   # every count the pool layout uses, and no other
+    assert counted == expected
+
+
+def test_pool_counts_match_the_runtime_for_delegate_programs(tmp_path):
+    two = delegate_program(affine_blob(2.0, 1.0), constant=True)
+    two.method().delegates.append(P.BackendDelegate("MxTestDelegate", P.BackendDelegateDataReference(INLINE, 1)))
+    two.backend_delegate_data.append(relu_blob())
+    two.method().chains[0].instructions.insert(2, P.DelegateCall(1, [2, 2]))
+    for k, program in enumerate([delegate_program(relu_blob(), location=SEGMENT), two]):
+        path = write(tmp_path, program, f"d{k}.pte")
+        assert_counts_match(path, program.method())
+    assert dict(program_info(path).meta_counts)["delegate_state"] == 2 * 16   # 12 bytes each, rounded to 8
+
+
+def test_test_delegate_state_bytes_match_its_source():
+    from mcu_export.assets import asset_dir
+    from mcu_export.host_runtime import TEST_DELEGATE
+
+    source = (asset_dir("runtime_c") / "host" / "mx_test_delegate.c").read_text()
+    fields = re.search(r"typedef struct test_state \{(.*?)\} test_state;", source, re.S).group(1)
+    # fixed-width 4-byte fields only, so sizeof is the same on every target
+    names = re.findall(r"(?:uint32_t|float)\s+([\w, ]+);", fields)
+    assert sum(len(n.split(",")) for n in names) * 4 == TEST_DELEGATE.state_bytes
+    assert f'"{TEST_DELEGATE.id}", sizeof(test_state)' in source
+
+
+@pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
+@pytest.mark.parametrize("name", ["kws_dscnn", "resnet8", "mnist_mlp", "autoencoder"])
+@pytest.mark.parametrize("quantize", [False, True], ids=["fp32", "int8"])
+def test_pool_counts_match_the_runtime_for_examples(tmp_path, name, quantize):
+    import example_models
+    import mcu_export.api
+
+    if quantize:
+        model, inputs = example_models.model_and_inputs(name)
+        artifact = mcu_export.api.export(model, inputs, quantize="int8")
+    else:
+        artifact = example_models.exported(name)
+    path = tmp_path / "model.pte"
+    path.write_bytes(artifact.pte)
+    assert_counts_match(path, artifact.program.method())

@@ -10,12 +10,13 @@ struct mx_delegate_support {
   /* Fills method->delegates: checks each processed reference, finds the backend, runs its init. On error
    * method->site names the delegate. */
   mx_error (*load)(mx_load_ctx *ctx);
-  /* Runs DelegateCall `ins`; on error method->site names the delegate. */
-  mx_error (*execute)(mx_method *m, const mx_instr *ins, mx_kernel_ctx *kctx);
+  /* Runs instruction i, a DelegateCall, bracketed by the platform's profiling hooks as a kernel is; on
+   * error method->site names the instruction and the delegate. */
+  mx_error (*execute)(mx_method *m, uint32_t i);
 };
 
 mx_error mx_delegate_count(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c);
 mx_error mx_delegate_load(mx_load_ctx *ctx);
-mx_error mx_delegate_execute(mx_method *m, const mx_instr *ins, mx_kernel_ctx *kctx);
+mx_error mx_delegate_execute(mx_method *m, uint32_t i);
 
 #endif

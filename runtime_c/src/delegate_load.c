@@ -83,11 +83,11 @@ mx_error mx_delegate_load(mx_load_ctx *ctx) {
   mx_method *m = ctx->m;
   mx_fb_vec delegates;
   mx_error e = mx_fb_vector(&ctx->fb, &ctx->plan, PLAN_DELEGATES, 4, &delegates);
-  if (e == MX_OK && delegates.len > m->delegate_count) e = MX_ERR_META_POOL_FULL;
+  if (e == MX_OK && delegates.len > ctx->delegate_count) e = MX_ERR_META_POOL_FULL;
   for (uint32_t i = 0; e == MX_OK && i < delegates.len; i++) {
     e = load_delegate(ctx, &delegates, i, &m->delegates[i]);
     if (e != MX_OK) {
-      m->site.delegate_index = i;
+      m->site.delegate_index = (int32_t)i;
       m->site.delegate_id = m->delegates[i].id;
     }
   }

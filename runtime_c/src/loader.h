@@ -4,11 +4,9 @@
 #include "mx/meta_pool.h"
 #include "program_internal.h"
 
-/* Byte offset of each region of the pool (mx/meta_pool.def), and the total. */
+/* Byte offset of each region of the pool (index MX_META_<region>), and the total. */
 typedef struct mx_meta_layout {
-#define X(region, count, elem_size) uint64_t region;
-#include "mx/meta_pool.def"
-#undef X
+  uint64_t at[MX_META_REGIONS];
   uint64_t total;
 } mx_meta_layout;
 
@@ -31,6 +29,7 @@ typedef struct mx_load_ctx {
   uint32_t tensor_refs_left;
   mx_value **args;
   uint32_t args_left;
+  uint32_t delegate_count;
   uint8_t *delegate_state;
   uint64_t delegate_state_left;
 } mx_load_ctx;

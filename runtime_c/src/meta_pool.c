@@ -1,4 +1,6 @@
 /* Sizing the metadata pool: one counting walk over a plan, then a fixed layout from the counts. */
+#include <stddef.h>
+
 #include "delegate.h"
 #include "schema_ids.h"
 
@@ -76,15 +78,25 @@ mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   return e;
 }
 
-mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
-  uint64_t cur = 0;
-  /* Each count below 2^32 keeps the sum from wrapping. */
-#define X(region, count, elem_size) \
-  if (c->count > UINT32_MAX) return MX_ERR_TOO_LARGE; \
-  l->region = cur;                                    \
-  cur += MX_META_REGION_BYTES(c->count, elem_size);
+/* Each region's count (its place in mx_meta_counts) and element size: a table and one loop, which is
+ * far smaller code than one unrolled step per region. */
+static const struct {
+  uint8_t count_at;
+  uint8_t elem_size;
+} regions[MX_META_REGIONS] = {
+#define X(region, count, elem_size) {offsetof(mx_meta_counts, count), elem_size},
 #include "mx/meta_pool.def"
 #undef X
+};
+
+mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
+  uint64_t cur = 0;
+  for (uint32_t r = 0; r < MX_META_REGIONS; r++) {
+    uint64_t n = *(const uint64_t *)(const void *)((const uint8_t *)c + regions[r].count_at);
+    if (n > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sum below from wrapping */
+    l->at[r] = cur;
+    cur += MX_META_REGION_BYTES(n, regions[r].elem_size);
+  }
   l->total = cur;
   if (l->total > SIZE_MAX || l->total > UINT32_MAX) return MX_ERR_TOO_LARGE;
   return MX_OK;

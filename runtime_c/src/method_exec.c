@@ -10,15 +10,18 @@ mx_error mx_method_execute(mx_method *m) {
       m->values[ins->nargs] = m->values[ins->op];
       continue;
     }
+    if (ins->kind == MX_INSTR_DELEGATE) {
+      /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
+      mx_error e = mx_delegates->execute(m, i);
+      if (e != MX_OK) return e;
+      continue;
+    }
     mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
-    /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
-    mx_error e = ins->kind == MX_INSTR_DELEGATE ? mx_delegates->execute(m, ins, &ctx)
-                                                : m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
+    mx_error e = m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
     mx_platform_op_end(i, e);
     if (e != MX_OK) {
       m->site.instruction = i;
-      if (ins->kind == MX_INSTR_DELEGATE) return e;   /* the delegate half named the delegate */
       m->site.op_index = ins->op;
       m->site.op_name = m->op_names[ins->op];
       m->site.op_overload = m->op_overloads[ins->op];

@@ -51,7 +51,7 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
   mx_error e = mx_fb_i32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
   if (e == MX_OK) e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
   if (e != MX_OK) return e;
-  uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : m->delegate_count;
+  uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : ctx->delegate_count;
   if (op < 0 || (uint32_t)op >= limit) return MX_ERR_BAD_INDEX;
   if (args.len > ctx->args_left) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < args.len; k++) {
@@ -78,10 +78,11 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
   if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK) return e;
   switch (tag) {
-    case INSTR_KERNEL_CALL:
-      return load_call(ctx, MX_INSTR_KERNEL, &call, out);
     case INSTR_DELEGATE_CALL:
-      return mx_delegates != NULL ? load_call(ctx, MX_INSTR_DELEGATE, &call, out) : MX_ERR_BACKEND_MISSING;
+      if (mx_delegates == NULL) return MX_ERR_BACKEND_MISSING;
+      /* fall through */
+    case INSTR_KERNEL_CALL:
+      return load_call(ctx, tag, &call, out);   /* the schema's tags are the MX_INSTR_* kinds */
     case INSTR_MOVE_CALL:
       e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_FROM, 0, &from);
       if (e == MX_OK) e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_TO, 0, &to);
@@ -118,31 +119,31 @@ static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
   if (l.total > 0 && (base == NULL || size < skew || size - skew < l.total)) return MX_ERR_META_POOL_FULL;
   base += skew;
   if (l.total > 0) memset(base, 0, (size_t)l.total);
-  m->values = (mx_value *)(void *)(base + l.values);
+  m->values = (mx_value *)(void *)(base + l.at[MX_META_values]);
   m->value_count = (uint32_t)c->values;
-  ctx->tensors = (mx_tensor *)(void *)(base + l.tensors);
+  ctx->tensors = (mx_tensor *)(void *)(base + l.at[MX_META_tensors]);
   ctx->tensors_left = (uint32_t)c->tensors;
-  ctx->ints = (int64_t *)(void *)(base + l.ints);
+  ctx->ints = (int64_t *)(void *)(base + l.at[MX_META_ints]);
   ctx->ints_left = (uint32_t)c->ints;
-  ctx->doubles = (double *)(void *)(base + l.doubles);
+  ctx->doubles = (double *)(void *)(base + l.at[MX_META_doubles]);
   ctx->doubles_left = (uint32_t)c->doubles;
-  ctx->tensor_refs = (mx_tensor **)(void *)(base + l.tensor_refs);
+  ctx->tensor_refs = (mx_tensor **)(void *)(base + l.at[MX_META_tensor_refs]);
   ctx->tensor_refs_left = (uint32_t)c->tensor_refs;
-  m->instrs = (mx_instr *)(void *)(base + l.instrs);
+  m->instrs = (mx_instr *)(void *)(base + l.at[MX_META_instrs]);
   m->instr_count = (uint32_t)c->instrs;
-  ctx->args = (mx_value **)(void *)(base + l.args);
+  ctx->args = (mx_value **)(void *)(base + l.at[MX_META_args]);
   ctx->args_left = (uint32_t)c->args;
-  m->ops = (const mx_kernel_entry **)(void *)(base + l.ops);
-  m->op_names = (const char **)(void *)(base + l.op_names);
-  m->op_overloads = (const char **)(void *)(base + l.op_overloads);
+  m->ops = (const mx_kernel_entry **)(void *)(base + l.at[MX_META_ops]);
+  m->op_names = (const char **)(void *)(base + l.at[MX_META_op_names]);
+  m->op_overloads = (const char **)(void *)(base + l.at[MX_META_op_overloads]);
   m->op_count = (uint32_t)c->ops;
-  m->inputs = (const uint32_t *)(void *)(base + l.inputs);
+  m->inputs = (const uint32_t *)(void *)(base + l.at[MX_META_inputs]);
   m->input_count = (uint32_t)c->inputs;
-  m->outputs = (const uint32_t *)(void *)(base + l.outputs);
+  m->outputs = (const uint32_t *)(void *)(base + l.at[MX_META_outputs]);
   m->output_count = (uint32_t)c->outputs;
-  m->delegates = (mx_delegate *)(void *)(base + l.delegates);
-  m->delegate_count = (uint32_t)c->delegates;
-  ctx->delegate_state = base + l.delegate_state;
+  m->delegates = (mx_delegate *)(void *)(base + l.at[MX_META_delegates]);
+  ctx->delegate_count = (uint32_t)c->delegates;
+  ctx->delegate_state = base + l.at[MX_META_delegate_state];
   ctx->delegate_state_left = c->delegate_state;
   return MX_OK;
 }

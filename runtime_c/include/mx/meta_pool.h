@@ -12,6 +12,14 @@ typedef struct mx_meta_counts {
       delegate_state;
 } mx_meta_counts;
 
+/* Region indices, in layout order. */
+enum {
+#define X(region, count, elem_size) MX_META_##region,
+#include "mx/meta_pool.def"
+#undef X
+  MX_META_REGIONS
+};
+
 #define MX_META_ALIGN8(n) (((n) + 7u) & ~(uint64_t)7u)
 /* Bytes of one region: every region starts 8-aligned, so the pool is the sum of these. An integer
  * constant expression for constant counts (the firmware sizes its pool array with it). */

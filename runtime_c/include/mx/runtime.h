@@ -78,7 +78,7 @@ typedef struct mx_error_site {
   int64_t op_index;
   const char *op_name;
   const char *op_overload;
-  int64_t delegate_index;
+  int32_t delegate_index;
   const char *delegate_id;
 } mx_error_site;
 
@@ -97,7 +97,6 @@ typedef struct mx_method {
   const char **op_overloads;
   uint32_t op_count;
   mx_delegate *delegates;
-  uint32_t delegate_count;
   bool kernels_resolved;
   mx_error_site site;
 } mx_method;
