@@ -207,7 +207,8 @@ def runner_command(target: str, runner: Path) -> List[str]:
 
 def _run(cmd: List[str]) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # errors="replace": a corrupt program can make mx_run echo undecodable names from it
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
                               timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise RuntimeFailure(f"mx_run did not finish within {RUN_TIMEOUT_S} s") from None

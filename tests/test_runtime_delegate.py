@@ -241,3 +241,42 @@ def test_pool_counts_match_the_runtime_for_examples(tmp_path, name, quantize):
     path = tmp_path / "model.pte"
     path.write_bytes(artifact.pte)
     assert_counts_match(path, artifact.program.method())
+
+
+# --- under AddressSanitizer + UBSan: bad delegate programs are errors, never crashes ----------------------
+
+SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:exitcode=99",
+           "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98:print_stacktrace=1"}
+
+
+def test_sanitized_runs_and_corrupted_words(tmp_path):
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    runner = build_host_runner(sanitize=True)
+    for location in (INLINE, SEGMENT):
+        program = delegate_program(affine_blob(3.0, -1.0), location=location, constant=True)
+        (out,) = run_pte(write(tmp_path, program), [X], runner=runner)
+        np.testing.assert_array_equal(out, reference(X, lambda r: r * np.float32(3) - np.float32(1), True))
+
+    data = write_program(delegate_program(affine_blob(3.0, -1.0), location=SEGMENT))
+    env = dict(os.environ, **SAN_ENV)
+
+    def one(job):
+        pos, value = job
+        bad = bytearray(data)
+        bad[pos:pos + 4] = struct.pack("<I", value)
+        path = tmp_path / f"w{pos}_{value:x}.pte"
+        path.write_bytes(bytes(bad))
+        proc = subprocess.run([str(runner), str(path), "--load-only"], capture_output=True, text=True, errors="replace",
+                              env=env, timeout=60)
+        path.unlink()
+        lines = proc.stderr.splitlines()
+        assert proc.returncode == 0 or (proc.returncode == 3 and len(lines) == 1
+                                        and lines[0].startswith("mx_run: error: ")), (pos, value, proc.stderr[-2000:])
+        return proc.returncode
+
+    jobs = [(pos, v) for pos in range(0, len(data) - 3, 4) for v in (0, 3, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFC)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        codes = list(pool.map(one, jobs))
+    assert codes.count(3) > len(jobs) // 4   # the corpus does reach the error paths
