@@ -71,14 +71,15 @@ typedef struct mx_instr {
   mx_value **args;
 } mx_instr;
 
-/* Where a load or execution failed; fields are -1 / NULL when they do not apply. */
+/* Where a load or execution failed; fields are -1 / NULL when they do not apply. Indices fit in 32 bits:
+ * each entry of a vector in the (at most 4 GiB) file takes at least 4 bytes. */
 typedef struct mx_error_site {
-  int64_t instruction;
-  int64_t value;
-  int64_t op_index;
+  int32_t instruction;
+  int32_t value;
+  int32_t op_index;
+  int32_t delegate_index;
   const char *op_name;
   const char *op_overload;
-  int32_t delegate_index;
   const char *delegate_id;
 } mx_error_site;
 
