@@ -19,7 +19,6 @@ from mcu_export.pte import program as P
 from mcu_export.pte.writer import write_program
 
 SHAPE = (2, 3)
-NBYTES = 2 * 3 * 4
 INLINE, SEGMENT = 0, 1
 ERR_BACKEND = "a delegate in the program has no backend in this build"
 ERR_DATA = "a delegate's processed data is malformed or not what its backend runs"
@@ -68,6 +67,15 @@ def delegate_program(blob: bytes, *, location: int = INLINE, backend: str = "MxT
     return program
 
 
+def with_second_delegate(program: P.Program, blob: bytes) -> P.Program:
+    """Adds delegate 1 (inline blob), run in place on the first delegate's output before aten::add."""
+    plan = program.method()
+    plan.delegates.append(P.BackendDelegate("MxTestDelegate", P.BackendDelegateDataReference(INLINE, 1)))
+    program.backend_delegate_data.append(blob)
+    plan.chains[0].instructions.insert(2, P.DelegateCall(1, [2, 2]))
+    return program
+
+
 def reference(x: np.ndarray, op, constant: bool = False) -> np.ndarray:
     other = np.arange(6, dtype=np.float32).reshape(SHAPE) if constant else x
     return (op(np.maximum(x, 0)) + other).astype(np.float32)
@@ -97,11 +105,7 @@ def test_relu_delegate(tmp_path):
 
 def test_two_delegates_one_backend(tmp_path):
     """Each delegate has its own state: the second call must not see the first one's operands."""
-    program = delegate_program(affine_blob(2.0, 1.0))
-    plan = program.method()
-    plan.delegates.append(P.BackendDelegate("MxTestDelegate", P.BackendDelegateDataReference(INLINE, 1)))
-    program.backend_delegate_data.append(affine_blob(0.5, -3.0))
-    plan.chains[0].instructions.insert(2, P.DelegateCall(1, [2, 2]))
+    program = with_second_delegate(delegate_program(affine_blob(2.0, 1.0)), affine_blob(0.5, -3.0))
     (out,) = run_pte(write(tmp_path, program), [X])
     np.testing.assert_array_equal(out, reference(X, lambda r: (r * np.float32(2) + np.float32(1)) * np.float32(0.5)
                                                  - np.float32(3)))
@@ -204,10 +208,7 @@ def assert_counts_match(path, plan):
 
 
 def test_pool_counts_match_the_runtime_for_delegate_programs(tmp_path):
-    two = delegate_program(affine_blob(2.0, 1.0), constant=True)
-    two.method().delegates.append(P.BackendDelegate("MxTestDelegate", P.BackendDelegateDataReference(INLINE, 1)))
-    two.backend_delegate_data.append(relu_blob())
-    two.method().chains[0].instructions.insert(2, P.DelegateCall(1, [2, 2]))
+    two = with_second_delegate(delegate_program(affine_blob(2.0, 1.0), constant=True), relu_blob())
     for k, program in enumerate([delegate_program(relu_blob(), location=SEGMENT), two]):
         path = write(tmp_path, program, f"d{k}.pte")
         assert_counts_match(path, program.method())
