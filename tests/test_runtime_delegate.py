@@ -161,6 +161,28 @@ def test_bad_args_are_an_execute_error(tmp_path):
     assert "a kernel argument has the wrong type" in msg and "delegate 0 MxTestDelegate" in msg
 
 
+def test_executorch_delegated_program_parses_and_names_its_backend(tmp_path):
+    """ExecuTorch's own delegate layout (its demo backend over aten.mm + aten.add, args = inputs then outputs)
+    reads in our runtime; a build without that backend refuses it at load, naming it."""
+    import torch
+    from executorch.exir import to_edge
+    from executorch.exir.backend.test.op_partitioner_demo import AddMulPartitionerDemo
+
+    class MmAddRelu(torch.nn.Module):
+        def forward(self, a, x, b):
+            return torch.relu(torch.mm(a, x) + b)
+
+    inputs = tuple(torch.randn(2, 2) for _ in range(3))
+    edge = to_edge(torch.export.export(MmAddRelu(), inputs)).to_backend(AddMulPartitionerDemo())
+    path = tmp_path / "et.pte"
+    path.write_bytes(edge.to_executorch().buffer)
+    info = program_info(path)
+    assert len(info.inputs) == 3 and dict(info.meta_counts)["delegates"] == 1
+    with pytest.raises(RuntimeFailure) as failure:
+        run_pte(path, [t.numpy() for t in inputs])
+    assert str(failure.value) == f"mx_run: error: {ERR_BACKEND} (method forward, delegate 0 BackendWithCompilerDemo)"
+
+
 def test_runner_without_backends_refuses_delegate_calls(tmp_path):
     runner = build_host_runner(backends=())
     with pytest.raises(RuntimeFailure) as info:
