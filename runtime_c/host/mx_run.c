@@ -199,7 +199,7 @@ static void print_info(const state *st, const options *o) {
   for (uint32_t id = 1; id < st->arena_count; id++) printf("arena %u %zu\n", id, st->arenas[id].size);
   for (uint32_t i = 0; i < m->input_count; i++) print_io("input", i, m, m->inputs);
   for (uint32_t i = 0; i < m->output_count; i++) print_io("output", i, m, m->outputs);
-  if (mx_program_method_counts(&st->program, o->method, &c) != MX_OK) return;   /* the load already counted */
+  if (mx_program_method_counts(&st->program, o->method, &c) != MX_OK) return;   /* cannot fail: loading counted */
 #define X(region, count, elem_size) printf("meta %s %s %llu\n", #region, #count, (unsigned long long)c.count);
 #include "mx/meta_pool.def"
 #undef X
