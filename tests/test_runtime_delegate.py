@@ -237,6 +237,17 @@ def test_pool_counts_match_the_runtime_for_delegate_programs(tmp_path):
     assert dict(program_info(path).meta_counts)["delegate_state"] == 2 * 16   # 12 bytes each, rounded to 8
 
 
+def test_pool_counts_refuse_a_delegate_no_linked_backend_runs():
+    from mcu_export.errors import UsageError
+    from mcu_export.firmware.model_project import pool_counts
+
+    plan = delegate_program(relu_blob()).method()
+    with pytest.raises(UsageError, match=r"^delegate 0 \(MxTestDelegate\): no backend for it in this build "
+                                         r"\(linked: none\)$"):
+        pool_counts(plan)   # firmware links no backend yet
+    assert pool_counts(plan, HOST_BACKENDS).delegate_state == 16
+
+
 def test_test_delegate_state_bytes_match_its_source():
     from mcu_export.assets import asset_dir
     from mcu_export.host_runtime import TEST_DELEGATE
