@@ -43,6 +43,21 @@ RUN_TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
+class LinkedBackend:
+    """A delegate backend a C build links: its BackendDelegate id, its `mx_backend` symbol, and its
+    state_bytes (the same on every target, see runtime_c/include/mx/backend.h), which the metadata pool holds."""
+    id: str
+    symbol: str
+    state_bytes: int
+
+
+# The backends mx_run links (runtime_c/host/); state_bytes is sizeof(test_state) in mx_test_delegate.c,
+# held to it by tests/test_runtime_delegate.py.
+TEST_DELEGATE = LinkedBackend("MxTestDelegate", "mx_test_delegate_backend", 12)
+HOST_BACKENDS = (TEST_DELEGATE,)
+
+
+@dataclass(frozen=True)
 class TensorInfo:
     dtype: int                 # .pte ScalarType code
     shape: Tuple[int, ...]
@@ -60,6 +75,7 @@ class ProgramInfo:
     arenas: Tuple[int, ...]    # declared size of arena 1, 2, ... (memory_id - 1)
     inputs: Tuple[TensorInfo, ...]
     outputs: Tuple[TensorInfo, ...]
+    meta_counts: Tuple[Tuple[str, int], ...] = ()   # (mx_meta_counts field, count) per pool region
 
 
 def _check_target(target: str) -> None:
@@ -88,14 +104,15 @@ def default_ops() -> list:
     return [op for op in ALL_OPS if (kernels / op.library / f"{op.kernel}.c").is_file()]
 
 
-def render_kernel_table(ops: Sequence) -> str:
-    """C source of `mx_kernel_table[]` for `ops` (objects with .name, .overload, .kernel)."""
+def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -> str:
+    """C source of `mx_kernel_table[]` for `ops` (objects with .name, .overload, .kernel) and of
+    `mx_backend_table[]` for `backends`; without backends the runtime's delegate half is left unlinked."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    return env.get_template("kernel_table.c.j2").render(ops=list(ops))
+    return env.get_template("kernel_table.c.j2").render(ops=list(ops), backends=list(backends))
 
 
 def _sources_digest(*roots: Path) -> "hashlib._Hash":
@@ -127,14 +144,16 @@ def _run_build_step(cmd: List[str], what: str) -> None:
         raise ToolchainError(f"host runtime {what} failed: {_first_error_line(proc.stdout)}")
 
 
-def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False) -> Path:
-    """Path of an `mx_run` built for `target` with a kernel table for `ops`; built once per configuration."""
+def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False,
+                      backends: Sequence[LinkedBackend] = HOST_BACKENDS) -> Path:
+    """Path of an `mx_run` built for `target` with a kernel table for `ops` and `backends` (of those mx_run
+    links: HOST_BACKENDS or none); built once per configuration."""
     _check_target(target)
     compiler, toolchain, _ = TARGETS[target]
     if sanitize and target != "x86_64":
         raise UsageError("sanitizer builds are host-only (target x86_64)")
     ops = default_ops() if ops is None else list(ops)
-    table = render_kernel_table(ops)
+    table = render_kernel_table(ops, backends)
     runtime = asset_dir("runtime_c")
     cmsis_nn = asset_dir("cmsis_nn_kernels")
 
@@ -188,7 +207,8 @@ def runner_command(target: str, runner: Path) -> List[str]:
 
 def _run(cmd: List[str]) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # errors="replace": a corrupt program can make mx_run echo undecodable names from it
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
                               timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise RuntimeFailure(f"mx_run did not finish within {RUN_TIMEOUT_S} s") from None
@@ -217,7 +237,7 @@ def _parse_tensor(fields: List[str], line: str) -> TensorInfo:
 
 def parse_info(text: str) -> ProgramInfo:
     """Reads mx_run's --info lines (format documented in runtime_c/host/mx_run.c)."""
-    method, pool, arenas, inputs, outputs = "", 0, [], [], []
+    method, pool, arenas, inputs, outputs, counts = "", 0, [], [], [], {}
     for line in text.splitlines():
         fields = line.split()
         if not fields:
@@ -230,7 +250,9 @@ def parse_info(text: str) -> ProgramInfo:
             arenas.append(int(fields[2]))
         elif fields[0] in ("input", "output"):
             (inputs if fields[0] == "input" else outputs).append(_parse_tensor(fields, line))
-    return ProgramInfo(method, pool, tuple(arenas), tuple(inputs), tuple(outputs))
+        elif fields[0] == "meta":
+            counts[fields[2]] = int(fields[3])
+    return ProgramInfo(method, pool, tuple(arenas), tuple(inputs), tuple(outputs), tuple(counts.items()))
 
 
 def program_info(pte_path, target: str = "x86_64", method: str = "forward") -> ProgramInfo:

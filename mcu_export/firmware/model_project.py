@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -51,7 +51,8 @@ ModelSource = Union["Artifact", bytes, str, Path]  # noqa: F821
 
 @dataclass(frozen=True)
 class PoolCounts:
-    """What mx_count_meta counts (runtime_c/src/meta_pool.c); the template turns it into bytes with sizeof."""
+    """What mx_count_meta counts (runtime_c/src/meta_pool.c; fields as in mx_meta_counts): the template
+    turns them into bytes with the runtime's own layout (runtime_c/include/mx/meta_pool.def) and sizeof."""
     values: int
     tensors: int
     ints: int
@@ -62,6 +63,8 @@ class PoolCounts:
     ops: int
     inputs: int
     outputs: int
+    delegates: int
+    delegate_state: int   # bytes: each delegate's backend state_bytes rounded up to 8
 
 
 @dataclass(frozen=True)
@@ -88,9 +91,16 @@ def program_and_bytes(model: ModelSource) -> Tuple[P.Program, bytes]:
     return read_program(pte), pte
 
 
-def pool_counts(plan: P.ExecutionPlan) -> PoolCounts:
+def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
+    """The counts of `plan` for a build that links `backends` (host_runtime.LinkedBackend); a delegate
+    whose id none of them has is an error, as loading it would be."""
     values = plan.values
     instrs = plan.chains[0].instructions if plan.chains else []
+    state = {b.id: b.state_bytes for b in backends}
+    for k, d in enumerate(plan.delegates):
+        if d.id not in state:
+            raise UsageError(f"delegate {k} ({d.id}): no backend for it in this build"
+                             f" (linked: {', '.join(sorted(state)) or 'none'})")
     return PoolCounts(
         values=len(values),
         tensors=sum(isinstance(v, P.Tensor) for v in values),
@@ -98,10 +108,12 @@ def pool_counts(plan: P.ExecutionPlan) -> PoolCounts:
         doubles=sum(len(v.items) for v in values if isinstance(v, P.DoubleList)),
         tensor_refs=sum(len(v.items) for v in values if isinstance(v, (P.TensorList, P.OptionalTensorList))),
         instrs=len(instrs),
-        args=sum(len(i.args) for i in instrs if isinstance(i, P.KernelCall)),
+        args=sum(len(i.args) for i in instrs if isinstance(i, (P.KernelCall, P.DelegateCall))),
         ops=len(plan.operators),
         inputs=len(plan.inputs),
         outputs=len(plan.outputs),
+        delegates=len(plan.delegates),
+        delegate_state=sum((state[d.id] + 7) // 8 * 8 for d in plan.delegates),
     )
 
 
@@ -277,7 +289,7 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
     context = dict(
         board=board, model_name=model_name, method=METHOD, inputs=inputs, outputs=outputs,
-        pte_size=len(pte), pte_sha256=hashlib.sha256(pte).hexdigest(), pool=pool_counts(plan),
+        pte_size=len(pte), pte_sha256=hashlib.sha256(pte).hexdigest(), pool=asdict(pool_counts(plan)),
         model_region=place_model(board, len(pte), free), arenas=place_arenas(board, plan.non_const_buffer_sizes, len(pte), free),
         fault_at=fault_at_instruction,
     )

@@ -15,6 +15,8 @@
  *   input <i> <dtype> <shape> <dim_order>            dim_order like 0,1,2,3 ("-" for 0-dim)
  *   output <i> <dtype> <shape> <dim_order>
  *   input <i> nontensor <tag>                        for non-tensor inputs/outputs (tag = mx_tag code)
+ *   meta <region> <count_name> <count>               per metadata pool region (mx/meta_pool.def), as the
+ *                                                    loader counts them (count_name: mx_meta_counts field)
  * --parse-only validates the whole method without resolving kernels; --load-only also resolves them.
  * --list-errors prints "0x<code> <NAME> <text>" for every runtime error.
  * --meta-pool-size N gives the loader a smaller metadata pool than it needs (for tests; never larger).
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mx/meta_pool.h"
 #include "mx/runtime.h"
 #include "mx_run_io.h"
 
@@ -113,7 +116,10 @@ static void site_detail(const mx_error_site *s, const char *method, char *buf, s
   if (s->value >= 0 && n >= 0 && (size_t)n < cap)
     n += snprintf(buf + n, cap - (size_t)n, ", value %lld", (long long)s->value);
   if (s->op_name != NULL && n >= 0 && (size_t)n < cap)
-    snprintf(buf + n, cap - (size_t)n, ", op %s.%s", s->op_name, s->op_overload);
+    n += snprintf(buf + n, cap - (size_t)n, ", op %s.%s", s->op_name, s->op_overload);
+  if (s->delegate_index >= 0 && n >= 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, ", delegate %lld %s", (long long)s->delegate_index,
+             s->delegate_id != NULL ? s->delegate_id : "?");
 }
 
 static int open_method(state *st, const options *o, char *detail, size_t cap) {
@@ -187,11 +193,16 @@ static void print_io(const char *kind, uint32_t i, const mx_method *m, const uin
 
 static void print_info(const state *st, const options *o) {
   const mx_method *m = &st->method;
+  mx_meta_counts c;
   printf("method %s\n", o->method);
   printf("meta_pool %zu\n", st->meta.meta_pool_bytes);
   for (uint32_t id = 1; id < st->arena_count; id++) printf("arena %u %zu\n", id, st->arenas[id].size);
   for (uint32_t i = 0; i < m->input_count; i++) print_io("input", i, m, m->inputs);
   for (uint32_t i = 0; i < m->output_count; i++) print_io("output", i, m, m->outputs);
+  if (mx_program_method_counts(&st->program, o->method, &c) != MX_OK) return;   /* cannot fail: loading counted */
+#define X(region, count, elem_size) printf("meta %s %s %llu\n", #region, #count, (unsigned long long)c.count);
+#include "mx/meta_pool.def"
+#undef X
 }
 
 static int same_shape(const mx_run_shape *a, const mx_run_shape *b) {

@@ -1,5 +1,6 @@
-/* Running a loaded method: chain 0 in order, each kernel bracketed by the platform's profiling hooks. */
-#include "mx/runtime.h"
+/* Running a loaded method: chain 0 in order, each kernel or delegate bracketed by the platform's profiling
+ * hooks. */
+#include "delegate.h"
 
 mx_error mx_method_execute(mx_method *m) {
   if (!m->kernels_resolved) return MX_ERR_KERNEL_MISSING;
@@ -7,6 +8,12 @@ mx_error mx_method_execute(mx_method *m) {
     const mx_instr *ins = &m->instrs[i];
     if (ins->kind == MX_INSTR_MOVE) {
       m->values[ins->nargs] = m->values[ins->op];
+      continue;
+    }
+    if (ins->kind == MX_INSTR_DELEGATE) {
+      /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
+      mx_error e = mx_delegates->execute(m, i);
+      if (e != MX_OK) return e;
       continue;
     }
     mx_kernel_ctx ctx = {.instruction = i};

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mx/backend.h"
 #include "mx/errors.h"
 #include "mx/kernel.h"
 #include "mx/value.h"
@@ -57,25 +58,29 @@ typedef struct mx_method_config {
   size_t meta_pool_size;
   const mx_span *arenas;      /* index = memory_id; arenas[0] is never used */
   uint32_t arena_count;
-  bool skip_kernels;          /* validate everything but leave operators unresolved (inspection tools) */
+  bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
+                                 backend and init (inspection tools) */
 } mx_method_config;
 
-enum { MX_INSTR_KERNEL = 1, MX_INSTR_MOVE = 3 };
+enum { MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_MOVE = 3 };
 
 typedef struct mx_instr {
   uint8_t kind;               /* MX_INSTR_* (the schema's InstructionArguments tag) */
-  uint32_t op;                /* kernel: operator index; move: source value */
-  uint32_t nargs;             /* kernel: argument count; move: destination value */
+  uint32_t op;                /* kernel: operator index; delegate: delegate index; move: source value */
+  uint32_t nargs;             /* kernel, delegate: argument count; move: destination value */
   mx_value **args;
 } mx_instr;
 
-/* Where a load or execution failed; fields are -1 / NULL when they do not apply. */
+/* Where a load or execution failed; fields are -1 / NULL when they do not apply. Indices fit in 32 bits:
+ * each entry of a vector in the (at most 4 GiB) file takes at least 4 bytes. */
 typedef struct mx_error_site {
-  int64_t instruction;
-  int64_t value;
-  int64_t op_index;
+  int32_t instruction;
+  int32_t value;
+  int32_t op_index;
+  int32_t delegate_index;
   const char *op_name;
   const char *op_overload;
+  const char *delegate_id;
 } mx_error_site;
 
 typedef struct mx_method {
@@ -92,6 +97,7 @@ typedef struct mx_method {
   const char **op_names;
   const char **op_overloads;
   uint32_t op_count;
+  mx_delegate *delegates;
   bool kernels_resolved;
   mx_error_site site;
 } mx_method;
