@@ -30,7 +30,7 @@ class Artifact:
 
     def run(self, *inputs, board: str = "host") -> List[np.ndarray]:
         """Runs the program on the C runtime (never on torch) and returns its outputs."""
-        from mcu_export.run import run_program_bytes
+        from mcu_export.runners import run_program_bytes
 
         arrays = [x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x) for x in inputs]
         return run_program_bytes(self.pte, arrays, board=board)

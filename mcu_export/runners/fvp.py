@@ -1,0 +1,22 @@
+"""Target `fvp`: model firmware on the board's Arm FVP (needs the binary on PATH; no per-op counts)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcu_export.boards import Board
+from mcu_export.firmware.results import RunResult
+from mcu_export.runners.firmware import FirmwareRunner
+
+
+class FvpRunner(FirmwareRunner):
+    name = "fvp"
+    rank = 20
+
+    @classmethod
+    def serves(cls, board) -> bool:
+        return isinstance(board, Board) and board.fvp is not None
+
+    def simulate(self, elf: Path, workdir: Path) -> RunResult:
+        from mcu_export.firmware.fvp import run_fvp
+
+        return run_fvp(self.board, elf, timeout=self.timeout, semihosting_dir=workdir, check_errors=False)
