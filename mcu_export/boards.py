@@ -371,12 +371,24 @@ class _Reader:
         t = self.table("simulators.fvp", required=False)
         if t is None:
             return None
-        params = self.get(t, "simulators.fvp", "params", dict, {})
-        for k, v in params.items():
-            if not isinstance(v, str):
-                raise self.fail(f"simulators.fvp.params.{k}", "expected a string value")
         return FvpSim(
             binary=self.get(t, "simulators.fvp", "binary", str),
-            params=tuple(params.items()),
+            params=self.fvp_params(self.get(t, "simulators.fvp", "params", str)),
             semihosting_cwd_param=self.get(t, "simulators.fvp", "semihosting_cwd_param", str, None),
         )
+
+    def fvp_params(self, name: str) -> Tuple[Tuple[str, str], ...]:
+        """fvp/<name>: `key=value` lines, `#` comments (the FVP's own `-f` config-file format)."""
+        path = asset_dir("fvp") / name
+        if not path.is_file():
+            raise self.fail("simulators.fvp.params", f"no parameter file {path}")
+        params = []
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            key, eq, value = (part.strip() for part in line.partition("="))
+            if not eq or not key:
+                raise BoardFileError(f"FVP parameter file {path}:{number}: expected key=value, got {line!r}")
+            params.append((key, value))
+        return tuple(params)

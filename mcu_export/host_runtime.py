@@ -17,8 +17,6 @@ import tempfile
 from pathlib import Path
 from typing import List, Sequence
 
-import jinja2
-
 from mcu_export.assets import asset_dir
 from mcu_export.errors import ToolchainError, UsageError
 
@@ -66,12 +64,9 @@ def default_ops() -> list:
 
 def render_kernel_table(ops: Sequence) -> str:
     """C source of `mx_kernel_table[]` for `ops` (objects with .name, .overload, .kernel)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    return env.get_template("kernel_table.c.j2").render(ops=list(ops))
+    from mcu_export.templates import render
+
+    return render("kernel_table.c.j2", ops=list(ops))
 
 
 def _sources_digest(*roots: Path) -> "hashlib._Hash":

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-import jinja2
-
 from mcu_export.boards import Board
 from mcu_export.pte import program as P
+from mcu_export.templates import templates
 
 # The CMSIS-NN function of each variant mx_cm_conv_kind_of / mx_cm_dw_conv_kind_of can pick.
 CONV_FUNCTIONS = {"1x1_fast": ("MX_CM_CONV_1X1_FAST", "arm_convolve_1x1_s8_fast"),
@@ -63,7 +62,7 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
     return sorted(conv, key=list(CONV_FUNCTIONS).index), sorted(dw, key=list(DW_FUNCTIONS).index)
 
 
-def render_conv_dispatch(plan: P.ExecutionPlan, board: Board, templates: jinja2.Environment) -> Optional[str]:
+def render_conv_dispatch(plan: P.ExecutionPlan, board: Board) -> Optional[str]:
     """model/mx_model_cmsis_nn.c: mx_cm_conv_s8 / mx_cm_dw_conv_s8 calling only this model's variants;
     None when the model has no convolution."""
     ops = {op.qualified for op in plan.operators}
@@ -71,7 +70,7 @@ def render_conv_dispatch(plan: P.ExecutionPlan, board: Board, templates: jinja2.
     if not (has_conv or has_dw):
         return None
     conv, dw = conv_variants(plan, board_isa(board))
-    env = templates.overlay(trim_blocks=True, lstrip_blocks=True)
+    env = templates().overlay(trim_blocks=True, lstrip_blocks=True)
     return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
         has_conv=has_conv, has_dw=has_dw, conv_kinds=conv, dw_kinds=dw,
         conv_functions=[CONV_FUNCTIONS[k] for k in conv], dw_functions=[DW_FUNCTIONS[k] for k in dw])
