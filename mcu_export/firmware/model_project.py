@@ -1,6 +1,6 @@
 """Firmware for an exported model: render a self-contained CMake project at OUT/firmware/<board>/ and build it.
 
-The project (codegen/model/ templates + render_project's board part) holds:
+The project (codegen/model/ templates, runtime_c/firmware/main.c + render_project's board part) holds:
     model/model.json           I/O layout and the op of each instruction, for the host side of a run
     model/model.pte            the program, assembled into `.mx_model.<region>` (16-byte aligned, used in place;
                                the first of the board's [sections].model regions where it fits)

@@ -14,6 +14,7 @@ from abc import abstractmethod
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mcu_export.boards import Board
 from mcu_export.errors import RuntimeFailure
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import symbolizer
@@ -81,6 +82,11 @@ class FirmwareRunner(Runner):
         self.out_dir: Optional[Path] = None      # the export folder, when the runner builds from one
         self.build: Optional[BuildResult] = None
         self.kernel_calls: List[Dict] = []
+
+    @classmethod
+    def serves(cls, board) -> bool:
+        """A board runs on the simulators its file has a [simulators.<name>] table for."""
+        return isinstance(board, Board) and getattr(board, cls.name, None) is not None
 
     @abstractmethod
     def simulate(self, elf: Path, workdir: Path) -> RunResult:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcu_export.boards import Board
 from mcu_export.firmware.results import RunResult
 from mcu_export.runners.firmware import FirmwareRunner
 
@@ -11,10 +10,6 @@ from mcu_export.runners.firmware import FirmwareRunner
 class FvpRunner(FirmwareRunner):
     name = "fvp"
     rank = 20
-
-    @classmethod
-    def serves(cls, board) -> bool:
-        return isinstance(board, Board) and board.fvp is not None
 
     def simulate(self, elf: Path, workdir: Path) -> RunResult:
         from mcu_export.firmware.fvp import run_fvp

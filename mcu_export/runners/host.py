@@ -148,6 +148,11 @@ class HostRunner(Runner):
     name = "host"
     rank = 0
 
+    def __init__(self, board, **options):
+        super().__init__(board, **options)
+        self.pte: Optional[Path] = None
+        self.command: Optional[List[str]] = None   # how to start mx_run, once built
+
     @classmethod
     def serves(cls, board) -> bool:
         return isinstance(board, HostBoard)
@@ -157,7 +162,6 @@ class HostRunner(Runner):
 
         self.pte = resolve_program_path(program)
         self.inputs, self.outputs = program_io(read_program_file(self.pte))
-        self.command: Optional[List[str]] = None
 
     def prepare(self) -> None:
         if self.command is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcu_export.boards import Board
 from mcu_export.firmware.results import RunResult
 from mcu_export.runners.firmware import FirmwareRunner
 
@@ -12,10 +11,6 @@ from mcu_export.runners.firmware import FirmwareRunner
 class QemuRunner(FirmwareRunner):
     name = "qemu"
     rank = 10
-
-    @classmethod
-    def serves(cls, board) -> bool:
-        return isinstance(board, Board) and board.qemu is not None
 
     def simulate(self, elf: Path, workdir: Path) -> RunResult:
         from mcu_export.firmware.qemu import run_qemu
