@@ -113,7 +113,8 @@ def _cmd_build(args) -> int:
     from mcu_export.boards import load_board
 
     if not load_board(args.board).firmware:
-        raise UsageError(f"board '{args.board}' needs no firmware build: use `mcu-export run OUT --board {args.board}`")
+        raise UsageError(f"board '{args.board}' needs no firmware build: "
+                         f"use `mcu-export run OUT --board {args.board}`")
     return _build(args.program, args.board, _cmsis_nn_path(args.cmsis_nn) if args.cmsis_nn else None)
 
 

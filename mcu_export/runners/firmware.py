@@ -18,7 +18,11 @@ from mcu_export.boards import Board
 from mcu_export.errors import RuntimeFailure
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import symbolizer
+from mcu_export.firmware.flow import build_for_board, export_dir, record_run
+from mcu_export.firmware.model_cli import current_build
+from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
+from mcu_export.pte.reader import read_program_file
 from mcu_export.runners.base import OpCount, Runner
 from mcu_export.runners.tensors import TensorSpec, program_io
 
@@ -93,18 +97,12 @@ class FirmwareRunner(Runner):
         """One simulator run of `elf` with semihosting files in `workdir`, errors left to raise_for."""
 
     def open(self, program: Path) -> None:
-        from mcu_export.pte.reader import read_program_file
-
-        from mcu_export.firmware.flow import export_dir
-
         self.out_dir = export_dir(program)
         self.inputs, self.outputs = program_io(read_program_file(self.out_dir / "model.pte"))
         self.build = None
 
     def use_build(self, build: BuildResult) -> "FirmwareRunner":
         """Run this already built firmware (its project's model/model.json says the I/O)."""
-        from mcu_export.firmware.model_project import MODEL_DIR, project_of
-
         manifest = json.loads((project_of(build) / MODEL_DIR / "model.json").read_text())
         self.inputs = tuple(TensorSpec.of_manifest(s) for s in manifest["inputs"])
         self.outputs = tuple(TensorSpec.of_manifest(s) for s in manifest["outputs"])
@@ -114,9 +112,6 @@ class FirmwareRunner(Runner):
 
     def prepare(self) -> None:
         if self.build is None:
-            from mcu_export.firmware.flow import build_for_board
-            from mcu_export.firmware.model_cli import current_build
-
             self.use_build(current_build(self.out_dir, self.board) or build_for_board(self.out_dir, self.board))
 
     def execute(self, inputs: Sequence[bytes]) -> Tuple[List[bytes], Dict[str, Any]]:
@@ -146,7 +141,5 @@ class FirmwareRunner(Runner):
 
     def record(self, run) -> None:
         if self.out_dir is not None:
-            from mcu_export.firmware.flow import record_run
-
             record_run(self.out_dir, self.board, run)
 
