@@ -45,7 +45,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
     p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder (a .pte file for --board host)")
     p.add_argument("--board", default="host", help="a board from `mcu-export boards` (default: host)")
-    p.add_argument("--sim", default=None, metavar="TARGET",
+    p.add_argument("--sim", "--target", dest="sim", default=None, metavar="TARGET",
                    help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it)")
     p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")

@@ -74,5 +74,5 @@ def test_an_output_of_the_wrong_size_is_a_runtime_failure(echo):
 
 
 def test_unknown_target_lists_the_valid_ones():
-    with pytest.raises(UsageError, match=r"unknown simulator 'renode' \(valid: host, qemu, fvp"):
+    with pytest.raises(UsageError, match=r"unknown target 'renode' \(valid: host, qemu, fvp"):
         runner_for("corstone-300", "renode")

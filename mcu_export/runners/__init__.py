@@ -36,7 +36,7 @@ def runner_for(board, target: Optional[str] = None, **options) -> Runner:
             raise UsageError(f"board '{board.name}' has no target to run on here (no simulator in its board file)")
         target = serving[0]
     elif target not in known:
-        raise UsageError(f"unknown simulator '{target}' (valid: {', '.join(known)})")
+        raise UsageError(f"unknown target '{target}' (valid: {', '.join(known)})")
     elif target not in serving:
         raise UsageError(f"board '{board.name}' does not run on {target} "
                          f"(it runs on: {', '.join(serving) or 'no target here'})")

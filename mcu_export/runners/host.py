@@ -16,7 +16,7 @@ from mcu_export.boards import HostBoard
 from mcu_export.errors import RuntimeFailure, UsageError
 from mcu_export.host_runtime import TARGETS, _check_target, _require_tool, build_host_runner
 from mcu_export.runners.base import Runner
-from mcu_export.runners.tensors import TensorSpec, from_memory_order, program_io, to_memory_order
+from mcu_export.runners.tensors import TensorSpec, outputs_from, program_io, to_memory_order
 
 RUN_TIMEOUT_S = 300
 Feed = Tuple[int, Tuple[int, ...], bytes]   # dtype code, shape, bytes in memory order
@@ -130,8 +130,7 @@ def run_pte(pte_path, inputs: Sequence[np.ndarray], target: str = "x86_64", meth
             raise UsageError(f"input {i}: {exc}") from None
         order = info.inputs[i].dim_order if i < len(info.inputs) else ()
         feeds.append((code, array.shape, to_memory_order(array, order if array.ndim == len(order) else ())))
-    raw = mx_run(cmd, pte_path, method, feeds, len(info.outputs))
-    return [from_memory_order(data, spec) for data, spec in zip(raw, info.outputs)]
+    return outputs_from(mx_run(cmd, pte_path, method, feeds, len(info.outputs)), info.outputs, "mx_run")
 
 
 def resolve_program_path(path: Union[str, Path]) -> Path:
