@@ -31,8 +31,9 @@ class Artifact:
         return atomic.write_files(out_dir, {"model.pte": self.pte, "report.json": report})
 
     def run(self, *inputs, board: str = "host") -> List[np.ndarray]:
-        """Runs the program on the C runtime (never on torch) and returns its outputs."""
-        from mcu_export.run import run_program_bytes
+        """Runs the program with the C runtime (never torch) on `board`'s default target (for a firmware
+        board: builds the firmware and runs it on its simulator) and returns its outputs."""
+        from mcu_export.runners import run_program_bytes
 
         arrays = [x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x) for x in inputs]
         return run_program_bytes(self.pte, arrays, board=board)

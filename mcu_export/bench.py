@@ -40,7 +40,7 @@ def firmware_table(artifacts) -> None:
     from pathlib import Path
 
     from mcu_export.firmware.flow import build_for_board
-    from mcu_export.firmware.model_run import run_model_firmware
+    from mcu_export.runners import run_model_firmware
 
     header = f"{'model':<12} {'board':<13} {'flash B':>9} {'code B':>8} {'RAM B':>8} {'instr/inference':>16} {'qemu s':>7}"
     print()

@@ -17,8 +17,9 @@ from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.fvp import fvp_available
 from mcu_export.firmware.model_project import build_model_firmware, model_ops, project_of
-from mcu_export.firmware.model_run import (_raise_for, format_per_op_table, run_model_firmware,
-                                           write_run_json)
+from mcu_export.runners import run_model_firmware
+from mcu_export.runners.firmware import raise_for
+from mcu_export.runners.report import format_per_op_table, write_run_json
 from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout, RunResult
 from mcu_export.model_spec import load_model
@@ -190,7 +191,7 @@ def test_firmware_error_line_becomes_the_message(exported):
     said = "mx: error 0x0305 a kernel received tensors of inconsistent shapes (instruction 3, op aten::addmm.out)"
     result = RunResult(exit_code=1, uart_text=f"boot\n{said}\n", timed_out=False, seconds=0.1, command=())
     with pytest.raises(RuntimeFailure, match="runtime error: " + said.replace("(", r"\(").replace(")", r"\)")):
-        _raise_for(result, load_board("mps2-an505"), "qemu", build.elf, manifest, 10)
+        raise_for(result, "mps2-an505 (qemu)", build.elf, manifest["kernel_calls"], 10)
 
 
 def test_run_json_and_per_op_table(exported, tmp_path):
@@ -228,7 +229,8 @@ def test_fvp_run_matches_torch(exported):
 
 
 def test_run_command_reuses_the_build_and_writes_npz_and_json(exported, tmp_path, capsys):
-    from mcu_export.firmware.model_cli import current_build, run_command
+    from mcu_export.firmware.model_cli import current_build
+    from mcu_export.runners.command import run_command
 
     ex = exported("kws_dscnn")
     build = ex.build("mps2-an505")

@@ -10,7 +10,7 @@ import torch
 from mcu_export import examples
 from mcu_export.api import export
 from mcu_export.firmware.flow import build_for_board
-from mcu_export.firmware.model_run import run_model_firmware
+from mcu_export.runners import run_model_firmware
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
 

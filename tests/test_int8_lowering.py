@@ -183,7 +183,7 @@ def test_close_to_float_and_equal_to_fake_quant(lowered):
 
 def test_host_c_runtime_equals_reference_bit_for_bit(lowered):
     from mcu_export.pte.writer import write_program
-    from mcu_export.run import run_program_bytes
+    from mcu_export.runners import run_program_bytes
 
     name, _model, program, _info, _q, shape, _op = lowered
     pte_bytes = write_program(program)

@@ -24,7 +24,8 @@ def _need(*tools):
 
 def test_aarch64_runner_loads_and_runs_under_qemu(tmp_path):
     _need("aarch64-linux-gnu-gcc", "qemu-aarch64", "cmake", "ninja")
-    from mcu_export.host_runtime import build_host_runner, default_ops, run_pte
+    from mcu_export.host_runtime import build_host_runner, default_ops
+    from mcu_export.runners.host import run_pte
 
     runner = build_host_runner("aarch64")
     assert b"\x7fELF" == runner.read_bytes()[:4] and runner.read_bytes()[18] == 183   # e_machine EM_AARCH64

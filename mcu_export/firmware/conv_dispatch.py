@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-import jinja2
-
 from mcu_export.boards import Board
 from mcu_export.pte import program as P
+from mcu_export.templates import templates
 
 if TYPE_CHECKING:  # the op table imports torch, which building firmware otherwise does not
     from mcu_export.ops.table import OpDef
@@ -70,7 +69,7 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
     return sorted(conv, key=list(CONV_FUNCTIONS).index), sorted(dw, key=list(DW_FUNCTIONS).index)
 
 
-def render_conv_dispatch(plan: P.ExecutionPlan, board: Board, templates: jinja2.Environment) -> Optional[str]:
+def render_conv_dispatch(plan: P.ExecutionPlan, board: Board) -> Optional[str]:
     """model/mx_model_cmsis_nn.c: mx_cm_conv_s8 / mx_cm_dw_conv_s8 calling only this model's variants;
     None when the model has no convolution."""
     ops = {op.qualified for op in plan.operators}
@@ -80,7 +79,7 @@ def render_conv_dispatch(plan: P.ExecutionPlan, board: Board, templates: jinja2.
     from mcu_export.int8.lower.scratch import board_isa
 
     conv, dw = conv_variants(plan, board_isa(board))
-    env = templates.overlay(trim_blocks=True, lstrip_blocks=True)
+    env = templates().overlay(trim_blocks=True, lstrip_blocks=True)
     return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
         has_conv=has_conv, has_dw=has_dw, conv_kinds=conv, dw_kinds=dw,
         conv_functions=[CONV_FUNCTIONS[k] for k in conv], dw_functions=[DW_FUNCTIONS[k] for k in dw])

@@ -19,7 +19,7 @@ from mcu_export.pte.reader import read_program
 MIN_CODE_BYTES = 6 * 1024
 
 
-def _export_dir(out_dir: Union[str, Path]) -> Path:
+def export_dir(out_dir: Union[str, Path]) -> Path:
     out = Path(out_dir)
     if not (out / "model.pte").is_file():
         raise UsageError(f"{out} holds no model.pte (run `mcu-export export` first)")
@@ -46,7 +46,7 @@ def check_scratch_target(out_dir: Path, board: Board) -> None:
 
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
     """Raises FirmwareTooLarge naming the region and the bytes over, before the compiler or linker runs."""
-    pte = (_export_dir(out_dir) / "model.pte").read_bytes()
+    pte = (export_dir(out_dir) / "model.pte").read_bytes()
     sizes = read_program(pte).method("forward").non_const_buffer_sizes
     arenas: dict = {}
     for placed in place_arenas(board, sizes, len(pte)):
@@ -83,7 +83,7 @@ def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None
 def build_for_board(out_dir: Union[str, Path], board: Union[Board, str], *, cmsis_nn=None) -> BuildResult:
     """cmsis_nn: an installed CMSIS-NN (source tree or pack folder) to link instead of cmsis_nn_kernels/."""
     board = load_board(board) if isinstance(board, str) else board
-    out = _export_dir(out_dir)
+    out = export_dir(out_dir)
     check_scratch_target(out, board)
     check_model_fits(out, board)
     result = build_model_firmware(out, board, cmsis_nn=cmsis_nn)

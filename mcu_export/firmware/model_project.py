@@ -1,6 +1,6 @@
 """Firmware for an exported model: render a self-contained CMake project at OUT/firmware/<board>/ and build it.
 
-The project (codegen/model/ templates + render_project's board part) holds:
+The project (codegen/model/ templates, runtime_c/firmware/main.c + render_project's board part) holds:
     model/model.json           I/O layout and the op of each instruction, for the host side of a run
     model/model.pte            the program, assembled into `.mx_model.<region>` (16-byte aligned, used in place;
                                the first of the board's [sections].model regions where it fits)
@@ -27,8 +27,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-import jinja2
-
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_board
 from mcu_export.errors import UsageError
@@ -36,6 +34,7 @@ from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.conv_dispatch import render_conv_dispatch
 from mcu_export.pte import program as P
+from mcu_export.templates import render
 
 MODEL_DIR = "model"
 RUNTIME_DIR = "runtime"
@@ -236,11 +235,6 @@ def runtime_sources() -> Dict[str, Path]:
     return files
 
 
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-
-
 def _tensor_io(plan: P.ExecutionPlan, indices: Sequence[int], what: str) -> List[P.Tensor]:
     out = []
     for i, v in enumerate(indices):
@@ -284,7 +278,6 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
     if fault_at_instruction is not None and not 0 <= fault_at_instruction < len(instructions):
         raise UsageError(f"fault_at_instruction {fault_at_instruction} is not an instruction of the method")
     ops = model_ops(plan)
-    env = _templates()
     free = _free_bytes(board)
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
     context = dict(
@@ -297,11 +290,12 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
         f"{MODEL_DIR}/model.pte": pte,
         f"{MODEL_DIR}/model.json": json.dumps(manifest(plan, inputs, outputs), indent=1) + "\n",
     }
-    for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c", "main.c"):
-        files[f"{MODEL_DIR}/{name}"] = env.get_template(f"model/{name}.j2").render(**context)
+    for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c"):
+        files[f"{MODEL_DIR}/{name}"] = render(f"model/{name}.j2", **context)
+    files[f"{MODEL_DIR}/main.c"] = asset_dir("runtime_c") / "firmware" / "main.c"
     files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops)
     files.update(runtime_sources())
-    dispatch = render_conv_dispatch(plan, board, _templates())
+    dispatch = render_conv_dispatch(plan, board)
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
     kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else ())
