@@ -242,6 +242,17 @@ def program_info(pte_path, target: str = "x86_64", method: str = "forward") -> P
     return parse_info(proc.stdout)
 
 
+def instruction_kernels(pte_path, target: str = "x86_64", method: str = "forward",
+                        runner: Optional[Path] = None) -> List[str]:
+    """What the C runtime runs for each instruction once loaded: "<name>.<overload>", "fused-away" (folded into
+    an earlier instruction by a loader fusion) or "move"."""
+    _check_target(target)
+    cmd = runner_command(target, runner or build_host_runner(target))
+    proc = _run([*cmd, str(pte_path), "--method", method, "--kernels"])
+    _raise_for(proc)
+    return [line.split()[2] for line in proc.stdout.splitlines() if line.startswith("instruction ")]
+
+
 def _to_memory_order(array: np.ndarray, order: Tuple[int, ...]) -> bytes:
     """Raw bytes in the tensor's dim order (contiguous for the identity order, e.g. NHWC for 0,2,3,1)."""
     if order and list(order) != sorted(order):

@@ -69,7 +69,8 @@ class PoolsAndShapes(nn.Module):
 
 
 class Activations(nn.Module):
-    """hardswish and hardsigmoid kept whole, relu6 (hardtanh), mul by a scalar."""
+    """hardswish and hardsigmoid (written as add/clamp/mul/div, fused again by our loader), relu6 (hardtanh),
+    mul by a scalar."""
 
     def forward(self, x):
         return F.hardswish(x) * 0.5 + F.hardsigmoid(x), F.relu6(x * 4)

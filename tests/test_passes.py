@@ -11,6 +11,7 @@ import front_models as fm
 from mcu_export.capture import capture
 from mcu_export.errors import UnsupportedOpError
 from mcu_export.passes import PASSES, check_supported, run_passes
+from mcu_export.passes.decompose_hard_activations import decompose_hard_activations
 from mcu_export.passes.fold_batch_norm import fold_batch_norm
 from mcu_export.passes.fold_constants import fold_constants
 from mcu_export.passes.remove_noops import remove_noops
@@ -118,8 +119,19 @@ def test_fold_constants_folds_the_linear_weight_transpose():
     _same_outputs(ep, model, x, atol=1e-6)
 
 
+def test_decompose_hard_activations_writes_portable_ops_with_torchs_values():
+    model, x = fm.make(fm.Activations)
+    x = (torch.linspace(-5, 5, 10001).reshape(1, -1),)   # both kinks, and the exact points -3 and 3
+    ep = capture(model, x)
+    decompose_hard_activations(ep)
+    targets = _targets(ep)
+    assert not any("hardswish" in t or "hardsigmoid" in t for t in targets)
+    assert targets.count("aten.clamp.default") == 2 and targets.count("aten.div.Tensor") == 2
+    _same_outputs(ep, model, x, atol=0)
+
+
 def test_pass_list_is_ordered_and_complete():
-    assert PASSES == [remove_noops, fold_batch_norm, scalars_to_tensors, fold_constants]
+    assert PASSES == [remove_noops, fold_batch_norm, decompose_hard_activations, scalars_to_tensors, fold_constants]
 
 
 class FftNet(nn.Module):

@@ -10,6 +10,7 @@ from typing import Callable, List
 from torch.export import ExportedProgram
 
 from mcu_export.passes.check_supported import check_supported
+from mcu_export.passes.decompose_hard_activations import decompose_hard_activations
 from mcu_export.passes.fold_batch_norm import fold_batch_norm
 from mcu_export.passes.fold_constants import fold_constants
 from mcu_export.passes.remove_noops import remove_noops
@@ -22,6 +23,8 @@ PASSES: List[Callable[[ExportedProgram], None]] = [
     # Before constant folding, which would otherwise see the BN as a generic op on a non-constant input
     # and leave it; the fold creates constant weights that the next passes may use.
     fold_batch_norm,
+    # Before scalars_to_tensors, which turns the decomposition's 3 and 6 into constant tensors.
+    decompose_hard_activations,
     # Before constant folding, so that arithmetic between two constants (a scalar and a weight) folds.
     scalars_to_tensors,
     # Last: folds what the passes above exposed (e.g. Linear's permuted weight).

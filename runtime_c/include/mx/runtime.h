@@ -60,11 +60,14 @@ typedef struct mx_method_config {
   bool skip_kernels;          /* validate everything but leave operators unresolved (inspection tools) */
 } mx_method_config;
 
-enum { MX_INSTR_KERNEL = 1, MX_INSTR_MOVE = 3 };
+/* KERNEL and MOVE are the schema's InstructionArguments tags. The loader's fusions (src/fuse_*.c) add
+ * two kinds no file holds: FUSED calls mx_kernel_table[op], which the .pte does not name, in place of a
+ * run of instructions; FUSED_AWAY marks the rest of that run, which does nothing. */
+enum { MX_INSTR_KERNEL = 1, MX_INSTR_MOVE = 3, MX_INSTR_FUSED = 0x80, MX_INSTR_FUSED_AWAY = 0x81 };
 
 typedef struct mx_instr {
   uint8_t kind;               /* MX_INSTR_* (the schema's InstructionArguments tag) */
-  uint32_t op;                /* kernel: operator index; move: source value */
+  uint32_t op;                /* kernel: operator index; fused: mx_kernel_table index; move: source value */
   uint32_t nargs;             /* kernel: argument count; move: destination value */
   mx_value **args;
 } mx_instr;
