@@ -126,6 +126,17 @@ def test_host_runtime_runs_op(op, tmp_path):
     _assert_matches(run_pte(path, [x.numpy() for x in inputs]), want)
 
 
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.qualified)
+def test_host_runtime_runs_executorchs_own_pte_of_op(op, tmp_path):
+    from executorch.exir import to_edge
+
+    factory, inputs = CASES[op.qualified]
+    _, _, want = _exported(op.qualified)
+    path = tmp_path / "model.pte"
+    path.write_bytes(to_edge(torch.export.export(factory().eval(), inputs, strict=False)).to_executorch().buffer)
+    _assert_matches(run_pte(path, [x.numpy() for x in inputs]), want)
+
+
 # --- the loader's fusion of what a .pte writes apart ---------------------------------------------------
 
 FUSED = [op for op in OPS if op.written_as]
