@@ -111,7 +111,10 @@ def test_elf_links_exactly_the_models_kernels(exported, name, board):
     ex = exported(name)
     symbols = Elf(ex.build(board).elf).symbols()
     kernels = {n for n, s in symbols.items() if n.startswith("mx_k_") and s.kind == 2}   # functions
-    assert kernels == {op.kernel for op in model_ops(ex.artifact.program.method("forward"))}
+    ops = model_ops(ex.artifact.program.method("forward"))
+    assert kernels == {op.kernel for op in ops}
+    # A loader fusion is linked only with the kernel it ends in.
+    assert {n for n in symbols if n.startswith("mx_fuse_")} == {op.fused_by for op in ops if op.fused_by}
     # No heap and no formatted printing anywhere in the image.
     assert not {"malloc", "_malloc_r", "_sbrk", "printf", "_printf_r", "_vfprintf_r"} & set(symbols)
 
@@ -225,8 +228,8 @@ def test_loader_fuses_hard_activations_on_the_device(tmp_path):
     counted = [o.instructions is not None for o in run.per_op]
     assert counted == [True, False, False, False, True, False, False, True]
     assert "fused" in format_per_op_table(run).splitlines()[2]
-    kernels = {n for n, s in Elf(build.elf).symbols().items() if n.startswith("mx_k_") and s.kind == 2}
-    assert {"mx_k_aten_hardswish_out", "mx_k_aten_hardsigmoid_out"} <= kernels
+    symbols = Elf(build.elf).symbols()
+    assert {"mx_k_aten_hardswish_out", "mx_k_aten_hardsigmoid_out", "mx_fuse_hard_ramps"} <= set(symbols)
 
 
 def test_fvp_missing_says_which_binary(exported):

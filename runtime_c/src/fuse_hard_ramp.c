@@ -9,7 +9,7 @@
  * not match exactly (another order, a temporary read elsewhere, overlapping x and y) runs unfused. */
 #include <string.h>
 
-#include "loader.h"
+#include "mx/runtime.h"
 
 static bool is_call(const mx_method *m, const mx_instr *ins, const char *name, uint32_t nargs) {
   return ins->kind == MX_INSTR_KERNEL && ins->nargs == nargs && strcmp(m->op_names[ins->op], name) == 0 &&

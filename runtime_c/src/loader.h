@@ -48,7 +48,4 @@ mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
 /* Fills method->values; on error method->site.value names the value. */
 mx_error mx_load_values(mx_load_ctx *ctx);
 
-/* Replaces each hardswish/hardsigmoid ramp (add, clamp[, mul], div) by one call of the linked kernel. */
-void mx_fuse_hard_ramps(mx_method *m);
-
 #endif

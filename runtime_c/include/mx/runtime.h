@@ -111,6 +111,16 @@ mx_tensor *mx_method_output(const mx_method *method, uint32_t i);
 /* The place of the last error of mx_method_load / mx_method_execute. */
 const mx_error_site *mx_method_error_site(const mx_method *method);
 
+/* A loader fusion (src/fuse_*.c) rewrites runs of a loaded method's instructions into MX_INSTR_FUSED calls.
+ * The generated kernel table lists the fusions that end in the kernels it links, and mx_method_load runs
+ * them in that order; a build without those kernels links no fusion code. */
+typedef void (*mx_fusion_fn)(mx_method *method);
+extern const mx_fusion_fn mx_fusions[];
+extern const uint32_t mx_fusion_count;
+
+/* hardswish/hardsigmoid as passes/decompose_hard_activations.py writes them (add, clamp[, mul], div). */
+void mx_fuse_hard_ramps(mx_method *method);
+
 /* ---- platform seams (weak no-op defaults; Cortex-M builds turn them into per-op profile markers) ---- */
 void mx_platform_op_begin(uint32_t instruction);
 void mx_platform_op_end(uint32_t instruction, mx_error status);
