@@ -116,6 +116,18 @@ class Passthrough(nn.Module):
         return x, y, y, self.k
 
 
+class Fn(nn.Module):
+    """A function as a module, for one-op models; `params` become its (frozen) weights."""
+
+    def __init__(self, fn, *params):
+        super().__init__()
+        self.fn = fn
+        self.params = nn.ParameterList([nn.Parameter(p, requires_grad=False) for p in params])
+
+    def forward(self, *xs):
+        return self.fn(*xs, *self.params)
+
+
 def inputs_for(model: nn.Module):
     g = torch.Generator().manual_seed(0)
     if isinstance(model, SmallCnn):

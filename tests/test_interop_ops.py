@@ -11,20 +11,12 @@ import torch.nn.functional as F
 from torch import nn
 
 import mcu_export.api
-from mcu_export.host_runtime import build_host_runner, default_ops, instruction_kernels, run_pte
+from front_models import Fn
+from mcu_export.host_runtime import run_pte
 from mcu_export.ops.table import OPS
 
 executorch_runtime = pytest.importorskip("executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])")
 pytestmark = pytest.mark.interop
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def _r(*shape, seed=0, scale=1.0):
@@ -136,54 +128,3 @@ def test_host_runtime_runs_executorchs_own_pte_of_op(op, tmp_path):
     path.write_bytes(to_edge(torch.export.export(factory().eval(), inputs, strict=False)).to_executorch().buffer)
     _assert_matches(run_pte(path, [x.numpy() for x in inputs]), want)
 
-
-# --- the loader's fusion of what a .pte writes apart ---------------------------------------------------
-
-FUSED = [op for op in OPS if op.written_as]
-
-
-def _unfused_runner():
-    return build_host_runner(ops=[op for op in default_ops() if not op.written_as])
-
-
-@pytest.mark.parametrize("op", FUSED, ids=lambda op: op.qualified)
-def test_loader_fuses_the_decomposition_bit_exactly(op, tmp_path):
-    artifact, inputs, want = _exported(op.qualified)
-    path = tmp_path / "model.pte"
-    path.write_bytes(artifact.pte)
-    assert instruction_kernels(path) == [op.qualified] + ["fused-away"] * (len(op.written_as) - 1)
-    # A build without the fused kernel runs the calls as written, to the same bits.
-    unfused = _unfused_runner()
-    assert instruction_kernels(path, runner=unfused) == list(op.written_as)
-    xs = [x.numpy() for x in inputs]
-    for f, u in zip(run_pte(path, xs), run_pte(path, xs, runner=unfused)):
-        np.testing.assert_array_equal(f, u)
-
-
-def _ramp_program(tmp_path, fn, *inputs):
-    artifact = mcu_export.api.export(Fn(fn), inputs)
-    path = tmp_path / "model.pte"
-    path.write_bytes(artifact.pte)
-    with torch.no_grad():
-        want = fn(*inputs)
-    want = [w.numpy() for w in (want if isinstance(want, tuple) else (want,))]
-    _assert_matches(run_pte(path, [x.numpy() for x in inputs]), want)
-    return instruction_kernels(path)
-
-
-def test_a_hand_written_ramp_fuses_too(tmp_path):
-    kernels = _ramp_program(tmp_path, lambda x: x * (x + 3).clamp(0, 6) / 6, _r(4, 9, scale=4))
-    assert kernels == ["aten::hardswish.out"] + ["fused-away"] * 3
-
-
-@pytest.mark.parametrize("fn", [
-    lambda x: (x * (c := (x + 3).clamp(0, 6)) / 6, c),              # a temporary is also an output
-    lambda x: (x * (c := (x + 3).clamp(0, 6)) / 6) + c,             # ... or read after the ramp
-    lambda x: x * (x + 3).clamp(0, 6) / 5,                          # not the ramp's constant
-    lambda x: x * (x + 2).clamp(0, 6) / 6,
-    lambda x: x * (x + 3).clamp(0, 5) / 6,
-    lambda x: (x + 3).clamp(-1, 6) / 6,
-], ids=["temporary-output", "temporary-read", "div-5", "add-2", "clamp-max-5", "clamp-min-1"])
-def test_ramps_that_differ_run_as_written(tmp_path, fn):
-    kernels = _ramp_program(tmp_path, fn, _r(4, 9, scale=4))
-    assert "fused-away" not in kernels and "aten::add.out" in kernels
