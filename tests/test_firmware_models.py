@@ -112,7 +112,10 @@ def test_elf_links_exactly_the_models_kernels(exported, name, board):
     ex = exported(name)
     symbols = Elf(ex.build(board).elf).symbols()
     kernels = {n for n, s in symbols.items() if n.startswith("mx_k_") and s.kind == 2}   # functions
-    assert kernels == {op.kernel for op in model_ops(ex.artifact.program.method("forward"))}
+    ops = model_ops(ex.artifact.program.method("forward"))
+    assert kernels == {op.kernel for op in ops}
+    # A loader fusion is linked only with the kernel it ends in.
+    assert {n for n in symbols if n.startswith("mx_fuse_")} == {op.fused_by for op in ops if op.fused_by}
     # No heap and no formatted printing anywhere in the image.
     assert not {"malloc", "_malloc_r", "_sbrk", "printf", "_printf_r", "_vfprintf_r"} & set(symbols)
 
@@ -208,6 +211,26 @@ def test_run_json_and_per_op_table(exported, tmp_path):
     share = 100.0 * heaviest.instructions / run.instructions_per_inference
     assert row.split()[1] == heaviest.op and row.endswith(f"{share:.1f}%")
     assert table[-1].split()[-2] == f"{run.instructions_per_inference:,}"
+
+
+class HardActivations(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.hardswish(x) + torch.nn.functional.hardsigmoid(x)
+
+
+def test_loader_fuses_hard_activations_on_the_device(tmp_path):
+    model, x = HardActivations(), torch.randn(2, 40, generator=torch.Generator().manual_seed(0)) * 4
+    artifact = api.export(model, (x,))
+    build = build_model_firmware(artifact.save(tmp_path / "out"), "corstone-300", model=artifact)
+    run = run_model_firmware(build, "corstone-300", [x.numpy()])
+    np.testing.assert_array_equal(run.outputs[0], artifact.run(x)[0])
+    np.testing.assert_allclose(run.outputs[0], model(x).numpy(), rtol=1e-5, atol=1e-6)
+    # add, clamp, mul, div | add, clamp, div | add: the first call of each ramp runs the fused kernel.
+    counted = [o.instructions is not None for o in run.per_op]
+    assert counted == [True, False, False, False, True, False, False, True]
+    assert "fused" in format_per_op_table(run).splitlines()[2]
+    symbols = Elf(build.elf).symbols()
+    assert {"mx_k_aten_hardswish_out", "mx_k_aten_hardsigmoid_out", "mx_fuse_hard_ramps"} <= set(symbols)
 
 
 def test_fvp_missing_says_which_binary(exported):

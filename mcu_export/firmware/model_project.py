@@ -117,7 +117,8 @@ def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
 
 
 def model_ops(plan: P.ExecutionPlan) -> list:
-    """The op-table entries of the plan's operators, in op-table order; unknown ops fail here."""
+    """The op-table entries of the plan's operators, in op-table order; unknown ops fail here. An op the .pte
+    writes as others (hardswish) comes along when the plan has all of those: the loader may fuse them into it."""
     from mcu_export.ops.table import ALL_OPS
 
     wanted = {op.qualified for op in plan.operators}
@@ -125,7 +126,7 @@ def model_ops(plan: P.ExecutionPlan) -> list:
     missing = sorted(wanted - known)
     if missing:
         raise UsageError(f"the program uses operators with no kernel in mcu-export: {', '.join(missing)}")
-    return [op for op in ALL_OPS if op.qualified in wanted]
+    return [op for op in ALL_OPS if op.qualified in wanted or (op.written_as and set(op.written_as) <= wanted)]
 
 
 def _free_bytes(board: Board) -> Dict[str, int]:

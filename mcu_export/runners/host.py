@@ -102,6 +102,17 @@ def program_info(pte_path, target: str = "x86_64", method: str = "forward") -> P
     return _info(runner_command(target, build_host_runner(target)), pte_path, method)
 
 
+def instruction_kernels(pte_path, target: str = "x86_64", method: str = "forward",
+                        runner: Optional[Path] = None) -> List[str]:
+    """What the C runtime runs for each instruction once loaded: "<name>.<overload>", "fused-away" (folded into
+    an earlier instruction by a loader fusion) or "move"."""
+    _check_target(target)
+    proc = _run([*runner_command(target, runner or build_host_runner(target)), str(pte_path), "--method", method,
+                 "--kernels"])
+    _raise_for(proc)
+    return [line.split()[2] for line in proc.stdout.splitlines() if line.startswith("instruction ")]
+
+
 def mx_run(cmd: List[str], pte_path, method: str, feeds: Sequence[Feed], n_outputs: int,
            timeout: float = RUN_TIMEOUT_S) -> List[bytes]:
     """One mx_run of `method` on `feeds`; the outputs' bytes in memory order. mx_run checks each feed

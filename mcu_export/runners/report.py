@@ -31,7 +31,8 @@ def format_per_op_table(run: ModelRun) -> str:
     total = run.instructions_per_inference
     rows = [("#", "op", "instructions", "share")]
     for o in run.per_op:
-        count = "-" if o.instructions is None else f"{o.instructions:,}"
+        # No count while the inference has one: the loader fused this call into an earlier one.
+        count = ("fused" if total else "-") if o.instructions is None else f"{o.instructions:,}"
         share = f"{100.0 * o.instructions / total:.1f}%" if o.instructions is not None and total else "-"
         rows.append((str(o.index), o.op, count, share))
     rows.append(("", "total (inference)", "-" if total is None else f"{total:,}", "100.0%" if total else "-"))

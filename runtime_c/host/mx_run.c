@@ -1,7 +1,7 @@
 /* mx_run: load a .pte with the runtime core and run one method on the host.
  *
  *   mx_run MODEL.pte [--method NAME] [--input DTYPE:SHAPE:FILE]... [--output FILE]...
- *          [--load-only | --parse-only | --info]
+ *          [--load-only | --parse-only | --info | --kernels]
  *   mx_run --list-errors
  *
  * DTYPE is the .pte ScalarType code (6 = float32), SHAPE is "1x3x32x32" ("scalar" or empty for 0-dim),
@@ -18,6 +18,10 @@
  *   meta <region> <count_name> <count>               per metadata pool region (mx/meta_pool.def), as the
  *                                                    loader counts them (count_name: mx_meta_counts field)
  * --parse-only validates the whole method without resolving kernels; --load-only also resolves them.
+ * --kernels loads like --load-only and prints what each instruction runs, one per line:
+ *   instruction <i> <name>.<overload>                the kernel called (a loader fusion's kernel included)
+ *   instruction <i> fused-away                       folded into an earlier instruction's fused kernel
+ *   instruction <i> move
  * --list-errors prints "0x<code> <NAME> <text>" for every runtime error.
  * --meta-pool-size N gives the loader a smaller metadata pool than it needs (for tests; never larger).
  *
@@ -45,7 +49,7 @@ typedef struct options {
   int input_count;
   const char *outputs[MAX_IO];
   int output_count;
-  int load_only, parse_only, info, list_errors;
+  int load_only, parse_only, info, kernels, list_errors;
   long long meta_pool_size;   /* --meta-pool-size: override the exact size (tests the pool-full error) */
 } options;
 
@@ -86,13 +90,15 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
       o->parse_only = 1;
     } else if (strcmp(a, "--info") == 0) {
       o->info = 1;
+    } else if (strcmp(a, "--kernels") == 0) {
+      o->kernels = 1;
     } else if (strcmp(a, "--list-errors") == 0) {
       o->list_errors = 1;
     } else if (a[0] != '-' && o->model == NULL) {
       o->model = a;
     } else {
       snprintf(detail, cap, "unexpected argument '%s'; usage: mx_run MODEL.pte [--method NAME] "
-               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info]", a);
+               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info|--kernels]", a);
       return -1;
     }
   }
@@ -205,6 +211,21 @@ static void print_info(const state *st, const options *o) {
 #undef X
 }
 
+static void print_kernels(const mx_method *m) {
+  for (uint32_t i = 0; i < m->instr_count; i++) {
+    const mx_instr *ins = &m->instrs[i];
+    if (ins->kind == MX_INSTR_MOVE) {
+      printf("instruction %u move\n", i);
+    } else if (ins->kind == MX_INSTR_FUSED_AWAY) {
+      printf("instruction %u fused-away\n", i);
+    } else if (ins->kind == MX_INSTR_FUSED) {
+      printf("instruction %u %s.%s\n", i, mx_kernel_table[ins->op].name, mx_kernel_table[ins->op].overload);
+    } else {
+      printf("instruction %u %s.%s\n", i, m->op_names[ins->op], m->op_overloads[ins->op]);
+    }
+  }
+}
+
 static int same_shape(const mx_run_shape *a, const mx_run_shape *b) {
   if (a->dtype != b->dtype || a->dim != b->dim) return 0;
   for (uint32_t d = 0; d < a->dim; d++) {
@@ -298,6 +319,10 @@ static int main_with(state *st, int argc, char **argv) {
   if (rc != 0) return rc;
   if (o.info) {
     print_info(st, &o);
+    return 0;
+  }
+  if (o.kernels) {
+    print_kernels(&st->method);
     return 0;
   }
   if (o.parse_only || o.load_only) {

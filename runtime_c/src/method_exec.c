@@ -16,15 +16,18 @@ mx_error mx_method_execute(mx_method *m) {
       if (e != MX_OK) return e;
       continue;
     }
+    if (ins->kind == MX_INSTR_FUSED_AWAY) continue;
+    const bool fused = ins->kind == MX_INSTR_FUSED;
+    const mx_kernel_entry *k = fused ? &mx_kernel_table[ins->op] : m->ops[ins->op];
     mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
-    mx_error e = m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
+    mx_error e = k->fn(&ctx, ins->args, ins->nargs);
     mx_platform_op_end(i, e);
     if (e != MX_OK) {
       m->site.instruction = i;
-      m->site.op_index = ins->op;
-      m->site.op_name = m->op_names[ins->op];
-      m->site.op_overload = m->op_overloads[ins->op];
+      m->site.op_index = fused ? -1 : (int64_t)ins->op;   /* a fused kernel has no entry in the .pte */
+      m->site.op_name = k->name;
+      m->site.op_overload = k->overload;
       return e;
     }
   }

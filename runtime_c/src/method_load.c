@@ -186,6 +186,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
+  for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);
   if (e != MX_OK) {
     /* A half-loaded method must not be executed: leave nothing to run. */
     m->instr_count = 0;

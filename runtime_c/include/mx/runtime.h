@@ -62,11 +62,17 @@ typedef struct mx_method_config {
                                  backend and init (inspection tools) */
 } mx_method_config;
 
-enum { MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_MOVE = 3 };
+/* KERNEL, DELEGATE and MOVE are the schema's InstructionArguments tags. The loader's fusions (src/fuse_*.c)
+ * add two kinds no file holds: FUSED calls mx_kernel_table[op], which the .pte does not name, in place of
+ * a run of instructions; FUSED_AWAY marks the rest of that run, which does nothing. */
+enum {
+  MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_MOVE = 3, MX_INSTR_FUSED = 0x80, MX_INSTR_FUSED_AWAY = 0x81
+};
 
 typedef struct mx_instr {
-  uint8_t kind;               /* MX_INSTR_* (the schema's InstructionArguments tag) */
-  uint32_t op;                /* kernel: operator index; delegate: delegate index; move: source value */
+  uint8_t kind;               /* MX_INSTR_* */
+  uint32_t op;                /* kernel: operator index; delegate: delegate index; fused: mx_kernel_table
+                                 index; move: source value */
   uint32_t nargs;             /* kernel, delegate: argument count; move: destination value */
   mx_value **args;
 } mx_instr;
@@ -113,6 +119,16 @@ mx_tensor *mx_method_input(const mx_method *method, uint32_t i);
 mx_tensor *mx_method_output(const mx_method *method, uint32_t i);
 /* The place of the last error of mx_method_load / mx_method_execute. */
 const mx_error_site *mx_method_error_site(const mx_method *method);
+
+/* A loader fusion (src/fuse_*.c) rewrites runs of a loaded method's instructions into MX_INSTR_FUSED calls.
+ * The generated kernel table lists the fusions that end in the kernels it links, and mx_method_load runs
+ * them in that order; a build without those kernels links no fusion code. */
+typedef void (*mx_fusion_fn)(mx_method *method);
+extern const mx_fusion_fn mx_fusions[];
+extern const uint32_t mx_fusion_count;
+
+/* hardswish/hardsigmoid as passes/decompose_hard_activations.py writes them (add, clamp[, mul], div). */
+void mx_fuse_hard_ramps(mx_method *method);
 
 /* ---- platform seams (weak no-op defaults; Cortex-M builds turn them into per-op profile markers) ---- */
 void mx_platform_op_begin(uint32_t instruction);
