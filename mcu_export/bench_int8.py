@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 
 from mcu_export.api import export
-from mcu_export.boards import load_board
+from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.firmware.flow import build_for_board
 from mcu_export.runners import run_model_firmware
@@ -35,11 +35,13 @@ def _run(artifact, out: Path, board: str, x):
     return run, code
 
 
-def main() -> int:
-    header = (f"{'model':<12} {'board':<13} {'cpu':<11} {'int8 instr':>12} {'fp32 instr':>12} {'fp32/int8':>9} "
-              f"{'arena8 B':>9} {'arena32 B':>9} {'code8 B':>8} {'code32 B':>8}")
-    print(header)
-    print("-" * len(header))
+def main(store=None) -> int:
+    own = store is None
+    store = store or FigureStore()
+    table = store.table("int8_vs_fp32", [Column("model", width=12), Column("board", width=13)], [
+        Column("int8 instr", width=23), Column("fp32 instr", width=23), Column("fp32/int8", ".2f", width=13),
+        Column("arena8 B", width=17), Column("arena32 B", width=17), Column("code8 B", width=15),
+        Column("code32 B", width=15)])
     tables = []
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-int8-") as tmp:
         for name in EXAMPLES:
@@ -52,16 +54,18 @@ def main() -> int:
                 run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x)
                 run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x)
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference
-                cpu = load_board(board).cpu.mcpu
-                print(f"{name:<12} {board:<13} {cpu:<11} {i8:>12,} {i32:>12,} {i32 / i8:>9.2f} "
-                      f"{int8.report['memory']['arena_bytes']:>9} {fp32.report['memory']['arena_bytes']:>9} "
-                      f"{code8:>8} {code32:>8}")
+                table.row([name, board], {"int8 instr": i8, "fp32 instr": i32, "fp32/int8": i32 / i8,
+                                          "arena8 B": int8.report["memory"]["arena_bytes"],
+                                          "arena32 B": fp32.report["memory"]["arena_bytes"],
+                                          "code8 B": code8, "code32 B": code32})
                 if board == "corstone-300":
                     tables.append((name, board, format_per_op_table(run8)))
-    for name, board, table in tables:
+    for name, board, text in tables:
         print()
         print(f"{name}, int8, {board}:")
-        print(table)
+        print(text)
+    if own:
+        store.save()
     return 0
 
 
