@@ -56,6 +56,18 @@ static mx_error load_kernel_call(mx_load_ctx *ctx, const mx_fb_table *call, mx_i
     if (e != MX_OK) return e;
     ctx->args[k] = &m->values[v];
   }
+  if (m->ops[op] != NULL) {
+    /* Every call is checked here, once: execute functions read their arguments unchecked. */
+    mx_kernel_ctx kc = {0, MX_NO_ARG};
+    e = mx_kernel_check_call(m->ops[op], &kc, ctx->args, args.len);
+    if (e != MX_OK) {
+      m->site.arg = kc.arg == MX_NO_ARG ? -1 : (int64_t)kc.arg;
+      m->site.op_index = op;
+      m->site.op_name = m->op_names[op];
+      m->site.op_overload = m->op_overloads[op];
+      return e;
+    }
+  }
   out->kind = MX_INSTR_KERNEL;
   out->op = (uint32_t)op;
   out->nargs = args.len;
@@ -141,6 +153,7 @@ static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
 static void reset_site(mx_error_site *s) {
   s->instruction = -1;
   s->value = -1;
+  s->arg = -1;
   s->op_index = -1;
   s->op_name = NULL;
   s->op_overload = NULL;

@@ -2,25 +2,78 @@
 #define MX_KERNEL_H
 /* The kernel calling convention. Arguments arrive exactly as ExecuTorch's out-variant convention lays
  * them out in a KernelCall: the operator schema's arguments in order (kwarg-only `out` included), then
- * its return values (the out tensor again, or a TensorList of the outs when there are several).
- * Kernels check every argument (count, tag, dtype, shapes) and return an error rather than trust the file. */
+ * its return values (the out tensor again, or a TensorList of the outs when there are several); their
+ * positions are named in mx/op_args.h, generated from the op table.
+ *
+ * A kernel is two functions. Its check runs once, when the method loads, after the loader has checked the
+ * argument count and every argument's tag against the schema (mx_kernel_check_call): it checks dtypes,
+ * shapes and value ranges, everything the file could get wrong, since shapes are planned ahead of time.
+ * Its execute function then reads its arguments as they are and computes. */
 #include "mx/errors.h"
+#include "mx/op_args.h"
 #include "mx/value.h"
 
 typedef struct mx_kernel_ctx {
   uint32_t instruction;   /* index of the instruction being run, for error reports and profiling */
+  uint32_t arg;           /* set by a failing check: the argument at fault (MX_NO_ARG: none in particular) */
 } mx_kernel_ctx;
 
-typedef mx_error (*mx_kernel_fn)(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs);
+#define MX_NO_ARG 0xFFFFFFFFu
+
+typedef mx_error (*mx_kernel_fn)(mx_kernel_ctx *ctx, mx_value *const *args);
+
+/* What a schema type accepts; the loader checks each argument's tag against its kind. */
+typedef enum mx_arg_kind {
+  MX_KIND_TENSOR,         /* Tensor */
+  MX_KIND_OPT_TENSOR,     /* Tensor? (Null or None for absent) */
+  MX_KIND_INT,            /* int, ScalarType */
+  MX_KIND_OPT_INT,
+  MX_KIND_INT_LIST,       /* int[] */
+  MX_KIND_OPT_INT_LIST,
+  MX_KIND_FLOAT,          /* float: a Double, or an Int as a whole-valued float */
+  MX_KIND_BOOL,
+  MX_KIND_SCALAR,         /* Scalar: Int, Double or Bool */
+  MX_KIND_OPT_SCALAR,
+  MX_KIND_TENSOR_LIST,    /* Tensor[]: no None items */
+  MX_KIND_RET,            /* the return of a single-out op: the out tensor itself */
+  MX_KIND_RET_LIST        /* the return of a multi-out op: a TensorList of the outs, in order */
+} mx_arg_kind;
 
 typedef struct mx_kernel_entry {
   const char *name;       /* e.g. "aten::convolution" */
   const char *overload;   /* e.g. "out" */
-  mx_kernel_fn fn;
+  mx_kernel_fn fn;        /* execute */
+  mx_kernel_fn check;     /* load-time check of dtypes, shapes and values */
+  const uint8_t *kinds;   /* mx_arg_kind of each argument */
+  uint8_t nargs;
+  uint8_t first_out;      /* index of the first out argument: what the return repeats */
 } mx_kernel_entry;
 
 /* Generated from the op table (codegen/kernel_table.c.j2): the kernels this build links, and no others. */
 extern const mx_kernel_entry mx_kernel_table[];
 extern const uint32_t mx_kernel_table_len;
+
+/* Count and tags against k's schema, then k's own check. On error ctx->arg names the argument at fault
+ * (MX_NO_ARG when the count is wrong or the kernel's check names none). */
+mx_error mx_kernel_check_call(const mx_kernel_entry *k, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs);
+
+/* In a kernel's check: evaluate expr; on error, name argument i and return the error. */
+#define MX_CHECK(ctx, i, expr)             \
+  do {                                     \
+    mx_error mx_check_err_ = (expr);       \
+    if (mx_check_err_ != MX_OK) {          \
+      (ctx)->arg = (i);                    \
+      return mx_check_err_;                \
+    }                                      \
+  } while (0)
+
+/* In a kernel's check: when cond holds, argument i is at fault with error e. */
+#define MX_REFUSE_IF(ctx, cond, i, e) \
+  do {                                \
+    if (cond) {                       \
+      (ctx)->arg = (i);               \
+      return (e);                     \
+    }                                 \
+  } while (0)
 
 #endif

@@ -72,6 +72,7 @@ typedef struct mx_instr {
 /* Where a load or execution failed; fields are -1 / NULL when they do not apply. */
 typedef struct mx_error_site {
   int64_t instruction;
+  int64_t arg;                /* argument index within the instruction's kernel call */
   int64_t value;
   int64_t op_index;
   const char *op_name;

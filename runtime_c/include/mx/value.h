@@ -13,6 +13,9 @@ typedef enum mx_dtype {
   MX_DTYPE_F16 = 5, MX_DTYPE_F32 = 6, MX_DTYPE_F64 = 7, MX_DTYPE_BOOL = 11
 } mx_dtype;
 
+/* Bytes per element of a dtype code; 0 for a code the runtime does not know (src/dtype.c). */
+uint32_t mx_dtype_size(uint32_t dtype);
+
 typedef struct mx_tensor {
   void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */
   int32_t sizes[MX_MAX_DIM];

@@ -1,19 +1,25 @@
 /* aten::mm.out for float32: (self [M, K], mat2 [K, N], out [M, N], ret). */
 #include "util/mx_args.h"
 #include "util/mx_matmul_f32.h"
-#include "util/mx_mm_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_mm_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_error mx_k_aten_mm_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_mm_self), *b = mx_arg_tensor(args, MX_ARG_aten_mm_mat2);
+  const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_mm_out);
+  MX_CHECK(ctx, MX_ARG_aten_mm_self, mx_check_tensor(a, MX_DTYPE_F32));
+  MX_CHECK(ctx, MX_ARG_aten_mm_mat2, mx_check_tensor(b, MX_DTYPE_F32));
+  MX_CHECK(ctx, MX_ARG_aten_mm_out, mx_check_tensor(out, MX_DTYPE_F32));
+  MX_REFUSE_IF(ctx, a->dim != 2, MX_ARG_aten_mm_self, MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(ctx, b->dim != 2 || a->sizes[1] != b->sizes[0], MX_ARG_aten_mm_mat2, MX_ERR_BAD_SHAPE);
+  const int32_t sizes[2] = {a->sizes[0], b->sizes[1]};
+  MX_CHECK(ctx, MX_ARG_aten_mm_out, mx_check_sizes(out, sizes, 2));
+  return MX_OK;
+}
+
+mx_error mx_k_aten_mm_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  mx_tensor *a = NULL, *b = NULL, *out = NULL;
-  MX_TRY(mx_mm_args(args, nargs, &a, &b, &out));
-  if (a->dim != 2 || b->dim != 2 || a->sizes[1] != b->sizes[0]) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  int32_t sizes[2] = {a->sizes[0], b->sizes[1]};
-  MX_TRY(mx_check_sizes(out, sizes, 2));
-  mx_matmul_f32((const float *)a->data, (const float *)b->data, (float *)out->data, (uint32_t)a->sizes[0],
-                (uint32_t)a->sizes[1], (uint32_t)b->sizes[1]);
+  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_mm_self), *b = mx_arg_tensor(args, MX_ARG_aten_mm_mat2);
+  mx_matmul_f32((const float *)a->data, (const float *)b->data, (float *)mx_arg_tensor(args, MX_ARG_aten_mm_out)->data,
+                (uint32_t)a->sizes[0], (uint32_t)a->sizes[1], (uint32_t)b->sizes[1]);
   return MX_OK;
 }

@@ -6,26 +6,24 @@
 #include "util/mx_copy_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_view_copy_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  mx_tensor *in = NULL, *out = NULL;
-  const int64_t *size = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_copy_args(args, nargs, &in, &size, &len, &out));
-  if (len > MX_MAX_DIM) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+mx_error mx_k_aten_view_copy_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+  MX_TRY(mx_copy_check(ctx, args));
+  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
+  const mx_int_list size = mx_arg_int_list(args, MX_ARG_aten_view_copy_size);
+  MX_REFUSE_IF(ctx, size.len > MX_MAX_DIM, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
-  for (uint32_t i = 0; i < len; ++i) {
-    if (size[i] < 0 || size[i] > INT32_MAX) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-    sizes[i] = (int32_t)size[i];
+  for (uint32_t i = 0; i < size.len; ++i) {
+    MX_REFUSE_IF(ctx, size.items[i] < 0 || size.items[i] > INT32_MAX, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
+    sizes[i] = (int32_t)size.items[i];
   }
-  MX_TRY(mx_check_sizes(out, sizes, len));
-  if (in->numel != out->numel) {
-    return MX_ERR_BAD_SHAPE;
-  }
+  MX_CHECK(ctx, MX_ARG_aten_view_copy_out, mx_check_sizes(out, sizes, size.len));
+  MX_REFUSE_IF(ctx, in->numel != out->numel, MX_ARG_aten_view_copy_out, MX_ERR_BAD_SHAPE);
+  return MX_OK;
+}
+
+mx_error mx_k_aten_view_copy_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
   if (out->numel != 0 && out->data != in->data) {
     memmove(out->data, in->data, (size_t)out->numel * mx_dtype_size(out->dtype));
   }

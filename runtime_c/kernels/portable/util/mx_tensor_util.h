@@ -1,11 +1,9 @@
 #ifndef MX_PORTABLE_TENSOR_UTIL_H
 #define MX_PORTABLE_TENSOR_UTIL_H
-/* Tensor checks shared by the portable kernels. The loader builds tensors from an untrusted file, so a
- * kernel re-checks what it relies on: dtype, rank, contiguous dim order, sizes that match numel. */
+/* Tensor checks shared by the portable kernels' load-time checks: the loader builds tensors from an
+ * untrusted file, so a check confirms what the kernel relies on: dtype, rank, contiguous dim order, sizes
+ * that match numel. */
 #include "mx/kernel.h"
-
-/* Bytes per element; 0 for a dtype the runtime does not know. */
-size_t mx_dtype_size(uint8_t dtype);
 
 /* Well-formed: rank <= MX_MAX_DIM, sizes >= 0 whose product is numel, nbytes covers numel, data set when
  * numel > 0, known dtype. */
@@ -27,10 +25,15 @@ bool mx_same_shape(const mx_tensor *a, const mx_tensor *b);
 /* Wraps a possibly negative dim into [0, rank); rank 0 accepts 0 and -1 as torch does. */
 mx_error mx_wrap_dim(int64_t d, uint32_t rank, uint32_t *out);
 
+/* mx_wrap_dim once checked: the dim in [0, rank), 0 for a scalar. */
+static inline uint32_t mx_wrapped_dim(int64_t d, uint32_t rank) {
+  return (uint32_t)(d < 0 ? d + (int64_t)(rank == 0 ? 1 : rank) : d);
+}
+
 /* Product of sizes[from..to). */
 uint32_t mx_size_prod(const int32_t *sizes, uint32_t from, uint32_t to);
 
-/* The single element of a one-element tensor of any numeric dtype, as a float. */
-mx_error mx_tensor_item_as_float(const mx_tensor *t, float *out);
+/* The single element of a one-element tensor of any dtype but float16, as a float (checked beforehand). */
+float mx_tensor_item_as_float(const mx_tensor *t);
 
 #endif

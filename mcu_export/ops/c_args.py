@@ -1,0 +1,104 @@
+"""The op table as the C calling convention: argument indices for the kernels, argument kinds for the loader.
+
+Two renderings, one source (the op schemas of table.py):
+
+- `render_args_header()` is runtime_c/include/mx/op_args.h, constants per op naming each KernelCall argument's
+  position (`MX_ARG_<ns>_<name>_<arg>`) and the count (`MX_NARGS_<ns>_<name>`). It is committed rather than
+  rendered per build because every C consumer compiles kernels from the source tree as is (the host CMake
+  build, the test harnesses' shared libraries, firmware projects, an installed wheel), none of which runs
+  Python first; tests/test_op_args.py fails when the committed file drifts from the table.
+- `arg_kinds(op)` feeds codegen/kernel_table.c.j2: the schema type of each argument as an mx_arg_kind, which
+  the loader checks every KernelCall against. It is rendered with the kernel table, so a build carries the
+  kinds of the ops it links and no others.
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Tuple
+
+from mcu_export.ops.table import ALL_OPS, OpDef
+
+HEADER_PATH = "runtime_c/include/mx/op_args.h"
+
+# Schema types (str(torch.Argument.type)) to mx_arg_kind (runtime_c/include/mx/kernel.h). ScalarType prints
+# as int: the .pte writes it as an Int.
+_KINDS = {
+    "Tensor": "MX_KIND_TENSOR",
+    "Optional[Tensor]": "MX_KIND_OPT_TENSOR",
+    "int": "MX_KIND_INT",
+    "Optional[int]": "MX_KIND_OPT_INT",
+    "List[int]": "MX_KIND_INT_LIST",
+    "Optional[List[int]]": "MX_KIND_OPT_INT_LIST",
+    "float": "MX_KIND_FLOAT",
+    "bool": "MX_KIND_BOOL",
+    "number": "MX_KIND_SCALAR",
+    "Optional[number]": "MX_KIND_OPT_SCALAR",
+    "List[Tensor]": "MX_KIND_TENSOR_LIST",
+}
+
+
+def c_stem(op: OpDef) -> str:
+    """<namespace>_<name> without the name's leading underscores, as in the kernel symbol."""
+    ns, base = op.name.split("::")
+    return f"{ns}_{base.lstrip('_')}"
+
+
+def arg_kinds(op: OpDef) -> List[str]:
+    """mx_arg_kind of each KernelCall argument: the schema's, then the return (MX_KIND_RET repeats the out
+    tensor, MX_KIND_RET_LIST lists the outs)."""
+    schema = op.schema()
+    kinds = []
+    for a in schema.arguments:
+        t = str(a.type)
+        if t not in _KINDS:
+            raise ValueError(f"{op.qualified}: argument {a.name} has schema type {t}, which the runtime cannot check")
+        kinds.append(_KINDS[t])
+    kinds.append("MX_KIND_RET" if len(schema.returns) == 1 else "MX_KIND_RET_LIST")
+    return kinds
+
+
+def first_out(op: OpDef) -> int:
+    """Index of the first out argument (the ones the return repeats): the outs are the schema's last."""
+    schema = op.schema()
+    outs = [i for i, a in enumerate(schema.arguments) if a.alias_info is not None and a.alias_info.is_write]
+    if not outs or outs != list(range(outs[0], len(schema.arguments))):
+        raise ValueError(f"{op.qualified}: out arguments must close the schema")
+    return outs[0]
+
+
+def _enum(op: OpDef) -> Tuple[str, List[str]]:
+    stem = c_stem(op)
+    names = op.arg_names()
+    lines = [f"  /* {op.qualified} */"]
+    lines += [f"  MX_ARG_{stem}_{name} = {i}," for i, name in enumerate(names)]
+    lines += [f"  MX_NARGS_{stem} = {len(names)},"]
+    return stem, lines
+
+
+def render_args_header(ops: Iterable[OpDef] = ALL_OPS) -> str:
+    out = ["#ifndef MX_OP_ARGS_H", "#define MX_OP_ARGS_H",
+           "/* Generated from the op table (mcu_export/ops/c_args.py); do not edit: tests/test_op_args.py",
+           " * fails when this file and the table disagree. Regenerate: python -m mcu_export.ops.c_args",
+           " * KernelCall argument positions, per op: the schema's arguments in order, then `ret`. One enum for",
+           " * all ops, so that kernels sharing a body can compare positions in _Static_asserts. */", "",
+           "enum mx_op_arg {"]
+    seen = set()
+    for i, op in enumerate(ops):
+        stem, lines = _enum(op)
+        if stem in seen:
+            raise ValueError(f"two ops render as MX_ARG_{stem}_*: add the overload to the C names")
+        seen.add(stem)
+        out += ([""] if i else []) + lines
+    out += ["};", "", "#endif"]
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    from mcu_export.assets import asset_dir
+    path = asset_dir("runtime_c") / "include" / "mx" / "op_args.h"
+    path.write_text(render_args_header())
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
