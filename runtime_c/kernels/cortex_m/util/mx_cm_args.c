@@ -1,34 +1,28 @@
 #include "mx_cm_args.h"
 
-mx_error mx_cm_int32(const mx_value *v, int32_t *out) {
-  return mx_cm_int_in(v, INT32_MIN, INT32_MAX, out);
-}
-
-mx_error mx_cm_int_in(const mx_value *v, int32_t lo, int32_t hi, int32_t *out) {
-  int64_t i = 0;
-  MX_TRY(mx_arg_int(v, &i));
-  if (i < lo || i > hi) {
-    return MX_ERR_BAD_ARG_VALUE;
+mx_error mx_cm_check_ints(mx_kernel_ctx *ctx, mx_value *const *args, const mx_cm_int_range *ranges, uint32_t n) {
+  for (uint32_t k = 0; k < n; ++k) {
+    const int64_t i = mx_arg_int(args, ranges[k].arg);
+    MX_REFUSE_IF(ctx, i < ranges[k].lo || i > ranges[k].hi, ranges[k].arg, MX_ERR_BAD_ARG_VALUE);
   }
-  *out = (int32_t)i;
   return MX_OK;
 }
 
-mx_error mx_cm_pair(const mx_value *v, int32_t lo, int32_t hi, int32_t out[2]) {
-  const int64_t *items = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_arg_int_list(v, &items, &len));
-  if (len != 1 && len != 2) {
+mx_error mx_cm_pair_check(mx_int_list l, int32_t lo, int32_t hi) {
+  if (l.len != 1 && l.len != 2) {
     return MX_ERR_BAD_ARG_VALUE;
   }
-  for (uint32_t i = 0; i < 2; ++i) {
-    int64_t x = items[len == 1 ? 0 : i];
-    if (x < lo || x > hi) {
+  for (uint32_t i = 0; i < l.len; ++i) {
+    if (l.items[i] < lo || l.items[i] > hi) {
       return MX_ERR_BAD_ARG_VALUE;
     }
-    out[i] = (int32_t)x;
   }
   return MX_OK;
+}
+
+void mx_cm_pair(mx_int_list l, int32_t out[2]) {
+  out[0] = (int32_t)l.items[0];
+  out[1] = (int32_t)l.items[l.len - 1];
 }
 
 /* Whether two dim orders of one shape lay the bytes out identically: equal once size-1 dims are skipped. */
@@ -50,7 +44,7 @@ static bool orders_match(const int32_t *sizes, uint32_t dim, const uint8_t *a, c
   }
 }
 
-mx_error mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical, cmsis_nn_dims *dims) {
+mx_error mx_cm_nhwc_check(const mx_tensor *t, bool nhwc_logical) {
   MX_TRY(mx_tensor_check(t));
   if (t->dtype != MX_DTYPE_I8) {
     return MX_ERR_BAD_DTYPE;
@@ -58,60 +52,46 @@ mx_error mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical, cmsis_nn_dims *dims) 
   if (t->dim != 4) {
     return MX_ERR_BAD_SHAPE;
   }
-  const int32_t *s = t->sizes;
   if (nhwc_logical) {
-    if (!mx_is_contiguous(t)) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-    *dims = (cmsis_nn_dims){s[0], s[1], s[2], s[3]};
-    return MX_OK;
+    return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
   }
   /* Channels-last bytes under any dim order that lays them out the same: ExecuTorch writes (0, 2, 1, 3) for
    * a channels-last [N, 1, H, W], and our lowering leaves such tensors contiguous. */
   static const uint8_t nhwc[4] = {0, 2, 3, 1};
-  if (!orders_match(s, 4, t->dim_order, nhwc)) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
-  *dims = (cmsis_nn_dims){s[0], s[2], s[3], s[1]};
-  return MX_OK;
+  return orders_match(t->sizes, 4, t->dim_order, nhwc) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
 }
 
-mx_error mx_cm_i32_vector(const mx_tensor *t, int32_t n, int32_t **data) {
+cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical) {
+  const int32_t *s = t->sizes;
+  return nhwc_logical ? (cmsis_nn_dims){s[0], s[1], s[2], s[3]} : (cmsis_nn_dims){s[0], s[2], s[3], s[1]};
+}
+
+mx_error mx_cm_i32_vector(const mx_tensor *t, int32_t n) {
   MX_TRY(mx_check_tensor(t, MX_DTYPE_I32));
-  if (n < 0 || t->numel != (uint32_t)n) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  *data = (int32_t *)t->data;
-  return MX_OK;
+  return n >= 0 && t->numel == (uint32_t)n ? MX_OK : MX_ERR_BAD_SHAPE;
 }
 
-mx_error mx_cm_physical4(const mx_tensor *t, int32_t sizes[4]) {
-  MX_TRY(mx_tensor_check(t));
-  if (t->dim > 4) {
-    return MX_ERR_BAD_SHAPE;
-  }
+void mx_cm_physical4(const mx_tensor *t, int32_t sizes[4]) {
   uint32_t lead = 4u - t->dim;
   for (uint32_t i = 0; i < 4; ++i) {
     sizes[i] = i < lead ? 1 : t->sizes[t->dim_order[i - lead]];
   }
-  return MX_OK;
 }
 
 bool mx_cm_same_memory(const mx_tensor *a, const mx_tensor *b) {
   return mx_same_shape(a, b) && orders_match(a->sizes, a->dim, a->dim_order, b->dim_order);
 }
 
-mx_error mx_cm_scratch(const mx_tensor *scratch, int32_t need, cmsis_nn_context *ctx) {
+mx_error mx_cm_scratch_check(const mx_tensor *scratch, int32_t need) {
   MX_TRY(mx_tensor_check(scratch));
   if (need < 0 || scratch->nbytes < (uint32_t)need || scratch->nbytes > (uint32_t)INT32_MAX) {
     return MX_ERR_BAD_ARG_VALUE;
   }
-  if (((uintptr_t)scratch->data & 3u) != 0) {
-    return MX_ERR_MISALIGNED;
-  }
-  ctx->buf = scratch->nbytes > 0 ? scratch->data : NULL;
-  ctx->size = (int32_t)scratch->nbytes;
-  return MX_OK;
+  return ((uintptr_t)scratch->data & 3u) == 0 ? MX_OK : MX_ERR_MISALIGNED;
+}
+
+cmsis_nn_context mx_cm_scratch(const mx_tensor *scratch) {
+  return (cmsis_nn_context){scratch->nbytes > 0 ? scratch->data : NULL, (int32_t)scratch->nbytes};
 }
 
 mx_error mx_cm_status(arm_cmsis_nn_status status) {
@@ -125,16 +105,23 @@ mx_error mx_cm_status(arm_cmsis_nn_status status) {
   }
 }
 
-mx_error mx_cm_qparams_args(mx_value *const *args, uint32_t nargs, mx_cm_qparams *q) {
-  if (nargs != 8) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  MX_TRY(mx_arg_tensor(args[0], &q->in));
-  MX_TRY(mx_arg_double(args[1], &q->scale));
-  MX_TRY(mx_cm_int32(args[2], &q->zero_point));
-  MX_TRY(mx_cm_int32(args[3], &q->quant_min));
-  MX_TRY(mx_cm_int32(args[4], &q->quant_max));
-  MX_TRY(mx_cm_int32(args[5], &q->dtype));
-  MX_TRY(mx_arg_tensor(args[6], &q->out));
-  return mx_arg_ret_is(args[7], q->out);
+#define Q(name) MX_ARG_cortex_m_quantize_per_tensor_##name
+#define DQ(name) MX_ARG_cortex_m_dequantize_per_tensor_##name
+_Static_assert(Q(input) == DQ(input) && Q(scale) == DQ(scale) && Q(zero_point) == DQ(zero_point) &&
+                   Q(quant_min) == DQ(quant_min) && Q(quant_max) == DQ(quant_max) && Q(dtype) == DQ(dtype) &&
+                   Q(out) == DQ(out),
+               "quantize and dequantize share their arguments");
+
+mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+  static const mx_cm_int_range ranges[4] = {{Q(zero_point), INT32_MIN, INT32_MAX},
+                                            {Q(quant_min), INT32_MIN, INT32_MAX},
+                                            {Q(quant_max), INT32_MIN, INT32_MAX},
+                                            {Q(dtype), INT32_MIN, INT32_MAX}};
+  return mx_cm_check_ints(ctx, args, ranges, 4);
+}
+
+mx_cm_qparams mx_cm_qparams_read(mx_value *const *args) {
+  return (mx_cm_qparams){mx_arg_tensor(args, Q(input)), mx_arg_tensor(args, Q(out)), mx_arg_double(args, Q(scale)),
+                         mx_cm_int(args, Q(zero_point)), mx_cm_int(args, Q(quant_min)), mx_cm_int(args, Q(quant_max)),
+                         mx_cm_int(args, Q(dtype))};
 }

@@ -27,10 +27,18 @@ static bool is_channel_row(const mx_tensor *t, const mx_tensor *out) {
   return true;
 }
 
+mx_error mx_cm_binary_check(mx_kernel_ctx *ctx, mx_value *const *args, const uint8_t operands[3]) {
+  const mx_tensor *t[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    t[i] = mx_arg_tensor(args, operands[i]);
+    MX_CHECK(ctx, operands[i], check_i8(t[i]));
+  }
+  mx_cm_binary plan;
+  MX_CHECK(ctx, operands[2], mx_cm_binary_plan(t[0], t[1], t[2], &plan));
+  return MX_OK;
+}
+
 mx_error mx_cm_binary_plan(const mx_tensor *a, const mx_tensor *b, const mx_tensor *out, mx_cm_binary *plan) {
-  MX_TRY(check_i8(a));
-  MX_TRY(check_i8(b));
-  MX_TRY(check_i8(out));
   const bool a_full = mx_cm_same_memory(a, out), b_full = mx_cm_same_memory(b, out);
   if (a_full && b_full) {
     *plan = (mx_cm_binary){out->numel > 0 ? 1u : 0u, out->numel, 0, 0};

@@ -10,17 +10,20 @@
  * ceil_mode drops a last window that would start in the padding. */
 int64_t mx_cm_window_out(int64_t size, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
 
-/* The arguments both convolutions share, checked: offsets, stride/padding/dilation (h, w), per-channel
- * requantization (shifts in [-31, 31]), clamp, scratch, and the output size torch gives. */
+/* The arguments both convolutions share: offsets, stride/padding/dilation (h, w), per-channel
+ * requantization, clamp, scratch. */
 typedef struct mx_cm_conv {
-  mx_tensor *in, *w, *bias, *scratch, *out;
+  mx_tensor *in, *w, *scratch, *out;
   cmsis_nn_dims in_dims, out_dims;
   int32_t stride[2], pad[2], dil[2], in_off, out_off, act_min, act_max;
   int32_t *mult, *shift, *bias_data;
 } mx_cm_conv;
 
-/* `extra` op-specific ints (depthwise: depth_multiplier) sit between dilation and input_offset. */
-mx_error mx_cm_read_conv(mx_value *const *args, uint32_t extra, bool nhwc, mx_cm_conv *c);
+/* Load time: the shared arguments checked (shifts in [-31, 31], the output size torch gives), then read
+ * into c. `dw`: the depthwise schema (depth_multiplier after dilation); `nhwc`: the *_nhwc spelling. */
+mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c);
+/* Execution: the same, read without checks. */
+void mx_cm_conv_read(mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c);
 
 #define MX_CM_PARAM_MAX (1 << 16)
 
