@@ -29,7 +29,9 @@ mx_error mx_k_aten_avg_pool2d_out_check(mx_kernel_ctx *ctx, mx_value *const *arg
                A(divisor_override), MX_ERR_BAD_ARG_VALUE);
   MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
   MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode))));
+  mx_pool2d_part part = MX_POOL2D_SHAPE;
+  const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(padding), A(out)};
+  MX_CHECK(ctx, at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
   return MX_OK;
 }
 

@@ -31,7 +31,9 @@ mx_error mx_k_aten_max_pool2d_with_indices_out_check(mx_kernel_ctx *ctx, mx_valu
   MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
   MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
   MX_CHECK(ctx, A(indices), mx_check_tensor(idx, MX_DTYPE_I64));
-  MX_CHECK(ctx, A(out), mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode))));
+  mx_pool2d_part part = MX_POOL2D_SHAPE;
+  const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(dilation), A(out)};
+  MX_CHECK(ctx, at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
   MX_REFUSE_IF(ctx, !mx_same_shape(idx, out), A(indices), MX_ERR_BAD_SHAPE);
   return MX_OK;
 }

@@ -32,11 +32,16 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, 
   return o;
 }
 
-mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *out, bool ceil_mode) {
+mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *out, bool ceil_mode,
+                            mx_pool2d_part *bad) {
   for (int i = 0; i < 2; ++i) {
     /* the upper bound keeps every window index within int32 */
-    if (g->k[i] <= 0 || g->s[i] <= 0 || g->d[i] <= 0 || g->p[i] < 0 || g->p[i] > g->k[i] / 2 ||
-        g->k[i] > (1 << 20) || g->s[i] > (1 << 20) || g->d[i] > (1 << 20)) {
+    *bad = g->k[i] <= 0 || g->k[i] > (1 << 20)   ? MX_POOL2D_KERNEL
+           : g->s[i] <= 0 || g->s[i] > (1 << 20) ? MX_POOL2D_STRIDE
+           : g->d[i] <= 0 || g->d[i] > (1 << 20) ? MX_POOL2D_DILATION
+           : g->p[i] < 0 || g->p[i] > g->k[i] / 2 ? MX_POOL2D_PADDING
+                                                  : MX_POOL2D_SHAPE;
+    if (*bad != MX_POOL2D_SHAPE) {
       return MX_ERR_BAD_ARG_VALUE;
     }
   }
