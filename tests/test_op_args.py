@@ -34,13 +34,15 @@ def test_header_names_every_argument_at_its_table_position():
 
 def test_kinds_follow_the_schema():
     kinds = set(re.findall(r"\b(MX_KIND_\w+)\b", KERNEL_H.read_text()))
+    ranges = set(re.findall(r"\b(MX_RANGE_\w+) =", (ROOT / HEADER_PATH).read_text()))
     for op in ALL_OPS:
         k = arg_kinds(op)
-        assert len(k) == len(op.arg_names()) and set(k) <= kinds, op.qualified
+        assert len(k) == len(op.arg_names()) and {x.split(" | ")[0] for x in k} <= kinds, op.qualified
+        assert {x.split(" | ")[1] for x in k if " | " in x} <= ranges, op.qualified
         assert k[-1] == ("MX_KIND_RET" if len(op.schema().returns) == 1 else "MX_KIND_RET_LIST")
     linear = BY_QUALIFIED["cortex_m::quantized_linear.out"]
     assert arg_kinds(linear)[linear.arg_index("kernel_sum")] == "MX_KIND_OPT_TENSOR"
-    assert arg_kinds(linear)[linear.arg_index("requantize_shifts")] == "MX_KIND_INT_LIST"
+    assert arg_kinds(linear)[linear.arg_index("requantize_shifts")] == "MX_KIND_INT_LIST | MX_RANGE_SHIFT"
     bn = BY_QUALIFIED["aten::_native_batch_norm_legit_no_training.out"]
     assert first_out(bn) == bn.arg_index("out0")
 

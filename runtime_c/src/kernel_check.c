@@ -1,55 +1,76 @@
-/* The loader's check of one KernelCall against its op's schema (the kinds generated from the op table),
- * then the kernel's own check. Execute functions rely on both and read their arguments unchecked. */
+/* The loader's check of one KernelCall against its op's schema (the kinds and value ranges generated from the
+ * op table), then the kernel's own check. Execute functions rely on both and read their arguments unchecked. */
+#include <stddef.h>
+#include <string.h>
+
 #include "mx/kernel.h"
 
-static bool is_none(const mx_value *v) {
-  return v->tag == MX_TAG_NULL || v->tag == MX_TAG_NONE;
-}
+#define TAG(t) (1u << (t))
+#define NONE_TAGS (TAG(MX_TAG_NONE) | TAG(MX_TAG_NULL))
 
-static bool kind_accepts(uint8_t kind, const mx_value *v) {
-  switch (kind) {
-    case MX_KIND_OPT_TENSOR:
-      if (is_none(v)) return true;
-      /* fall through */
-    case MX_KIND_TENSOR:
-    case MX_KIND_RET:
-      return v->tag == MX_TAG_TENSOR && v->u.t != NULL;
-    case MX_KIND_OPT_INT:
-      if (is_none(v)) return true;
-      /* fall through */
-    case MX_KIND_INT:
-      return v->tag == MX_TAG_INT;
-    case MX_KIND_OPT_INT_LIST:
-      if (is_none(v)) return true;
-      /* fall through */
-    case MX_KIND_INT_LIST:
-      return v->tag == MX_TAG_INT_LIST && (v->u.ints.items != NULL || v->u.ints.len == 0);
-    case MX_KIND_FLOAT:
-      return v->tag == MX_TAG_DOUBLE || v->tag == MX_TAG_INT;
-    case MX_KIND_BOOL:
-      return v->tag == MX_TAG_BOOL;
-    case MX_KIND_OPT_SCALAR:
-      if (is_none(v)) return true;
-      /* fall through */
-    case MX_KIND_SCALAR:
-      return v->tag == MX_TAG_INT || v->tag == MX_TAG_DOUBLE || v->tag == MX_TAG_BOOL;
-    case MX_KIND_TENSOR_LIST:
-    case MX_KIND_RET_LIST:
-      if (v->tag != MX_TAG_TENSOR_LIST || (v->u.tensors.items == NULL && v->u.tensors.len != 0)) return false;
-      for (uint32_t i = 0; i < v->u.tensors.len; i++) {
-        if (v->u.tensors.items[i] == NULL) return false;
-      }
-      return true;
-    default:
-      return false;
+/* The tags each kind accepts (the low nibble of a kind byte). */
+static const uint16_t accepts[] = {
+    [MX_KIND_TENSOR] = TAG(MX_TAG_TENSOR),
+    [MX_KIND_OPT_TENSOR] = TAG(MX_TAG_TENSOR) | NONE_TAGS,
+    [MX_KIND_INT] = TAG(MX_TAG_INT),
+    [MX_KIND_OPT_INT] = TAG(MX_TAG_INT) | NONE_TAGS,
+    [MX_KIND_INT_LIST] = TAG(MX_TAG_INT_LIST),
+    [MX_KIND_OPT_INT_LIST] = TAG(MX_TAG_INT_LIST) | NONE_TAGS,
+    [MX_KIND_FLOAT] = TAG(MX_TAG_DOUBLE) | TAG(MX_TAG_INT),
+    [MX_KIND_BOOL] = TAG(MX_TAG_BOOL),
+    [MX_KIND_SCALAR] = TAG(MX_TAG_INT) | TAG(MX_TAG_DOUBLE) | TAG(MX_TAG_BOOL),
+    [MX_KIND_OPT_SCALAR] = TAG(MX_TAG_INT) | TAG(MX_TAG_DOUBLE) | TAG(MX_TAG_BOOL) | NONE_TAGS,
+    [MX_KIND_TENSOR_LIST] = TAG(MX_TAG_TENSOR_LIST),
+    [MX_KIND_RET] = TAG(MX_TAG_TENSOR),
+    [MX_KIND_RET_LIST] = TAG(MX_TAG_TENSOR_LIST),
+};
+
+#define X(range, lo, hi) [(range) >> 4] = {lo, hi},
+static const struct { int32_t lo, hi; } bounds[] = {MX_ARG_RANGE_BOUNDS(X)};
+#undef X
+
+/* v's tag is one its kind accepts, the pointers it holds are set, and its ints (one Int, or an IntList's
+ * items) lie in the kind's range. */
+static mx_error check_arg(uint8_t kind, const mx_value *v) {
+  if (v == NULL || v->tag > MX_TAG_OPT_TENSOR_LIST || !((accepts[kind & 0x0Fu] >> v->tag) & 1u)) {
+    return MX_ERR_BAD_ARG_TYPE;
   }
+  const int64_t *ints = &v->u.i;
+  uint32_t n = 1;
+  switch (v->tag) {
+    case MX_TAG_TENSOR:
+      return v->u.t != NULL ? MX_OK : MX_ERR_BAD_ARG_TYPE;
+    case MX_TAG_INT_LIST:
+      ints = v->u.ints.items;
+      n = v->u.ints.len;
+      if (ints == NULL && n != 0) return MX_ERR_BAD_ARG_TYPE;
+      break;
+    case MX_TAG_TENSOR_LIST:
+      if (v->u.tensors.items == NULL && v->u.tensors.len != 0) return MX_ERR_BAD_ARG_TYPE;
+      for (uint32_t i = 0; i < v->u.tensors.len; i++) {
+        if (v->u.tensors.items[i] == NULL) return MX_ERR_BAD_ARG_TYPE;
+      }
+      return MX_OK;
+    case MX_TAG_INT:
+      break;
+    default:
+      return MX_OK;
+  }
+  if ((kind >> 4) == 0) return MX_OK;
+  /* lo <= x <= hi as one unsigned comparison, for any int64 x */
+  const uint64_t lo = (uint64_t)(int64_t)bounds[kind >> 4].lo;
+  const uint64_t span = (uint64_t)(int64_t)bounds[kind >> 4].hi - lo;
+  for (uint32_t i = 0; i < n; i++) {
+    if ((uint64_t)ints[i] - lo > span) return MX_ERR_BAD_ARG_VALUE;
+  }
+  return MX_OK;
 }
 
 /* The return repeats the outs args[first_out..nargs-1): the same tensor, or a list of exactly those. */
 static bool ret_matches(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs) {
   const mx_value *ret = args[nargs - 1];
-  uint32_t outs = nargs - 1u - k->first_out;
-  if (k->kinds[nargs - 1] == MX_KIND_RET) return outs == 1 && ret->u.t == args[k->first_out]->u.t;
+  const uint32_t outs = nargs - 1u - k->first_out;
+  if (ret->tag == MX_TAG_TENSOR) return outs == 1 && ret->u.t == args[k->first_out]->u.t;
   if (ret->u.tensors.len != outs) return false;
   for (uint32_t i = 0; i < outs; i++) {
     if (ret->u.tensors.items[i] != args[k->first_out + i]->u.t) return false;
@@ -61,14 +82,19 @@ mx_error mx_kernel_check_call(const mx_kernel_entry *k, mx_kernel_ctx *ctx, mx_v
   ctx->arg = MX_NO_ARG;
   if (nargs != k->nargs) return MX_ERR_BAD_ARG_COUNT;
   for (uint32_t i = 0; i < nargs; i++) {
-    if (args[i] == NULL || !kind_accepts(k->kinds[i], args[i])) {
-      ctx->arg = i;
-      return MX_ERR_BAD_ARG_TYPE;
-    }
+    ctx->arg = i;
+    mx_error e = check_arg(k->kinds[i], args[i]);
+    if (e != MX_OK) return e;
   }
-  if (!ret_matches(k, args, nargs)) {
-    ctx->arg = nargs - 1u;
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+  if (!ret_matches(k, args, nargs)) return MX_ERR_BAD_ARG_VALUE;
+  ctx->arg = MX_NO_ARG;
   return k->check(ctx, args);
+}
+
+bool mx_move_keeps_checks(const mx_value *from, const mx_value *to) {
+  if (from->tag != to->tag) return false;
+  if (from->tag != MX_TAG_TENSOR) return memcmp(&from->u, &to->u, sizeof from->u) == 0;
+  /* everything a check reads but the data pointer */
+  const size_t at = offsetof(mx_tensor, sizes);
+  return memcmp((const uint8_t *)from->u.t + at, (const uint8_t *)to->u.t + at, sizeof(mx_tensor) - at) == 0;
 }

@@ -12,6 +12,13 @@ static const mx_kernel_entry *find_kernel(const char *name, const char *overload
   return NULL;
 }
 
+/* The error site names operator op. */
+static void op_site(mx_method *m, uint32_t op) {
+  m->site.op_index = op;
+  m->site.op_name = m->op_names[op];
+  m->site.op_overload = m->op_overloads[op];
+}
+
 static mx_error load_operators(mx_load_ctx *ctx) {
   mx_method *m = ctx->m;
   mx_fb_vec ops;
@@ -26,9 +33,7 @@ static mx_error load_operators(mx_load_ctx *ctx) {
     if (e != MX_OK) break;
     m->ops[i] = ctx->cfg->skip_kernels ? NULL : find_kernel(m->op_names[i], m->op_overloads[i]);
     if (!ctx->cfg->skip_kernels && m->ops[i] == NULL) {
-      m->site.op_index = i;
-      m->site.op_name = m->op_names[i];
-      m->site.op_overload = m->op_overloads[i];
+      op_site(m, i);
       return MX_ERR_KERNEL_MISSING;
     }
   }
@@ -61,10 +66,8 @@ static mx_error load_kernel_call(mx_load_ctx *ctx, const mx_fb_table *call, mx_i
     mx_kernel_ctx kc = {0, MX_NO_ARG};
     e = mx_kernel_check_call(m->ops[op], &kc, ctx->args, args.len);
     if (e != MX_OK) {
-      m->site.arg = kc.arg == MX_NO_ARG ? -1 : (int64_t)kc.arg;
-      m->site.op_index = op;
-      m->site.op_name = m->op_names[op];
-      m->site.op_overload = m->op_overloads[op];
+      m->site.arg = (int32_t)kc.arg; /* MX_NO_ARG reads as -1 */
+      op_site(m, (uint32_t)op);
       return e;
     }
   }
@@ -93,6 +96,8 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
       if (e == MX_OK) e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_TO, 0, &to);
       if (e == MX_OK) e = value_index(ctx->m, from, &out->op);
       if (e == MX_OK) e = value_index(ctx->m, to, &out->nargs);
+      if (e == MX_OK && !mx_move_keeps_checks(&ctx->m->values[out->op], &ctx->m->values[out->nargs]))
+        e = MX_ERR_BAD_INSTRUCTION;
       out->kind = MX_INSTR_MOVE;
       return e;
     case INSTR_DELEGATE_CALL:

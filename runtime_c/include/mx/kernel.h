@@ -57,6 +57,10 @@ extern const uint32_t mx_kernel_table_len;
  * (MX_NO_ARG when the count is wrong or the kernel's check names none). */
 mx_error mx_kernel_check_call(const mx_kernel_entry *k, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs);
 
+/* A MoveCall may not undo what the kernel checks saw at load: it copies a tensor over one of the same dtype,
+ * shape, dim order and size, and any other value only over an equal one. */
+bool mx_move_keeps_checks(const mx_value *from, const mx_value *to);
+
 /* In a kernel's check: evaluate expr; on error, name argument i and return the error. */
 #define MX_CHECK(ctx, i, expr)             \
   do {                                     \

@@ -9,17 +9,15 @@
 #define A(name) MX_ARG_cortex_m_pad_##name
 
 mx_error mx_k_cortex_m_pad_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  static const mx_cm_int_range value = {A(pad_value), -128, 127};
-  MX_TRY(mx_cm_check_ints(ctx, args, &value, 1));
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
-  const mx_int_list pre = mx_arg_int_list(args, A(pre_pad)), post = mx_arg_int_list(args, A(post_pad));
+  const mx_int_list *pre = mx_arg_int_list(args, A(pre_pad)), *post = mx_arg_int_list(args, A(post_pad));
   MX_REFUSE_IF(ctx, in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(ctx, out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(ctx, in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
   MX_REFUSE_IF(ctx, in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(ctx, out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, pre.len != 4, A(pre_pad), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, post.len != 4, A(post_pad), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(ctx, pre->len != 4, A(pre_pad), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(ctx, post->len != 4, A(post_pad), MX_ERR_BAD_ARG_VALUE);
   MX_CHECK(ctx, A(input), mx_tensor_check(in));
   MX_CHECK(ctx, A(out), mx_tensor_check(out));
   int32_t in_p[4], out_p[4];
@@ -27,11 +25,11 @@ mx_error mx_k_cortex_m_pad_out_check(mx_kernel_ctx *ctx, mx_value *const *args) 
   mx_cm_physical4(out, out_p);
   for (uint32_t i = 0; i < 4; ++i) {
     const bool lead = i < 4u - in->dim; /* a dim the tensor does not have takes no padding */
-    MX_REFUSE_IF(ctx, pre.items[i] < 0 || pre.items[i] > MX_CM_PAD_MAX || (lead && pre.items[i] != 0), A(pre_pad),
+    MX_REFUSE_IF(ctx, pre->items[i] < 0 || pre->items[i] > MX_CM_PAD_MAX || (lead && pre->items[i] != 0), A(pre_pad),
                  MX_ERR_BAD_ARG_VALUE);
-    MX_REFUSE_IF(ctx, post.items[i] < 0 || post.items[i] > MX_CM_PAD_MAX || (lead && post.items[i] != 0),
+    MX_REFUSE_IF(ctx, post->items[i] < 0 || post->items[i] > MX_CM_PAD_MAX || (lead && post->items[i] != 0),
                  A(post_pad), MX_ERR_BAD_ARG_VALUE);
-    MX_REFUSE_IF(ctx, (int64_t)out_p[i] != (int64_t)in_p[i] + pre.items[i] + post.items[i], A(out), MX_ERR_BAD_SHAPE);
+    MX_REFUSE_IF(ctx, (int64_t)out_p[i] != (int64_t)in_p[i] + pre->items[i] + post->items[i], A(out), MX_ERR_BAD_SHAPE);
   }
   for (uint32_t i = 0; i < in->dim; ++i) {
     MX_REFUSE_IF(ctx, in->dim_order[i] != out->dim_order[i], A(out), MX_ERR_BAD_ARG_VALUE);
@@ -45,7 +43,7 @@ mx_error mx_k_cortex_m_pad_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   if (out->numel == 0) {
     return MX_OK;
   }
-  const int64_t *pre = mx_arg_int_list(args, A(pre_pad)).items, *post = mx_arg_int_list(args, A(post_pad)).items;
+  const int64_t *pre = mx_arg_int_list(args, A(pre_pad))->items, *post = mx_arg_int_list(args, A(post_pad))->items;
   int32_t in_p[4];
   mx_cm_physical4(in, in_p);
   const cmsis_nn_dims in_dims = {in_p[0], in_p[1], in_p[2], in_p[3]};

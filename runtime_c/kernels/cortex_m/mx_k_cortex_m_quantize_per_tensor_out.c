@@ -4,23 +4,8 @@
 
 #include "util/mx_cm_args.h"
 
-#define A(name) MX_ARG_cortex_m_quantize_per_tensor_##name
-
 mx_error mx_k_cortex_m_quantize_per_tensor_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  MX_TRY(mx_cm_qparams_check(ctx, args));
-  const mx_cm_qparams q = mx_cm_qparams_read(args);
-  MX_CHECK(ctx, A(input), mx_tensor_check(q.in));
-  MX_REFUSE_IF(ctx, q.in->dtype != MX_DTYPE_F32, A(input), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, q.dtype != q.out->dtype || (q.dtype != MX_DTYPE_I8 && q.dtype != MX_DTYPE_I16), A(dtype),
-               MX_ERR_BAD_DTYPE);
-  MX_CHECK(ctx, A(out), mx_tensor_check(q.out));
-  /* any layout (channels-last included), the same for input and out */
-  MX_REFUSE_IF(ctx, !mx_cm_same_memory(q.in, q.out), A(out), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, !(q.scale > 0.0) || !isfinite(q.scale), A(scale), MX_ERR_BAD_ARG_VALUE);
-  const int32_t lo = q.dtype == MX_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = q.dtype == MX_DTYPE_I8 ? INT8_MAX : INT16_MAX;
-  MX_REFUSE_IF(ctx, q.quant_min < lo || q.quant_min > q.quant_max, A(quant_min), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, q.quant_max > hi, A(quant_max), MX_ERR_BAD_ARG_VALUE);
-  return MX_OK;
+  return mx_cm_qparams_check(ctx, args, true);
 }
 
 mx_error mx_k_cortex_m_quantize_per_tensor_out(mx_kernel_ctx *ctx, mx_value *const *args) {

@@ -15,7 +15,7 @@ mx_error mx_k_cortex_m_quantized_activation_out_check(mx_kernel_ctx *ctx, mx_val
   const mx_tensor *out = mx_arg_tensor(args, A(out));
   MX_CHECK(ctx, A(input), mx_tensor_check(in));
   MX_CHECK(ctx, A(out), mx_tensor_check(out));
-  MX_CHECK(ctx, A(lut), mx_check_tensor(lut, MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(lut), MX_DTYPE_I8));
   MX_REFUSE_IF(ctx, in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(ctx, out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(ctx, lut->numel != 256, A(lut), MX_ERR_BAD_SHAPE);

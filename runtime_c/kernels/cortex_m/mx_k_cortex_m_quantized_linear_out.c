@@ -24,32 +24,15 @@ static uint32_t channel_dim(const mx_tensor *in, const mx_tensor *out) {
   return flat ? 1u : in->dim - 1u;
 }
 
-/* One value for all channels or one per channel, each in [lo, hi]. */
-static mx_error per_channel_list(mx_int_list l, uint32_t c_out, int64_t lo, int64_t hi) {
-  if (l.len != 1 && l.len != c_out) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
-  for (uint32_t i = 0; i < l.len; ++i) {
-    if (l.items[i] < lo || l.items[i] > hi) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-  }
-  return MX_OK;
-}
-
 mx_error mx_k_cortex_m_quantized_linear_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  static const mx_cm_int_range ranges[5] = {{A(input_offset), -127, 128},   {A(filter_offset), -127, 128},
-                                            {A(output_offset), -128, 127},  {A(activation_max), -128, 127},
-                                            {A(activation_min), -128, 127}};
-  MX_TRY(mx_cm_check_ints(ctx, args, ranges, 5));
   MX_REFUSE_IF(ctx, mx_arg_int(args, A(activation_min)) > mx_arg_int(args, A(activation_max)), A(activation_min),
                MX_ERR_BAD_ARG_VALUE);
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weights));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *ksum = mx_arg_opt_tensor(args, A(kernel_sum));
   const mx_tensor *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(input), mx_check_tensor(in, MX_DTYPE_I8));
-  MX_CHECK(ctx, A(weights), mx_check_tensor(w, MX_DTYPE_I8));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(weights), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_I8));
   MX_REFUSE_IF(ctx, in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
   const uint32_t c_dim = channel_dim(in, out);
   MX_REFUSE_IF(ctx, c_dim + 1u == in->dim && out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE); /* not flattened */
@@ -61,16 +44,16 @@ mx_error mx_k_cortex_m_quantized_linear_out_check(mx_kernel_ctx *ctx, mx_value *
     MX_REFUSE_IF(ctx, in->sizes[d] != out->sizes[d], A(out), MX_ERR_BAD_SHAPE);
   }
   const int32_t c_out = w->sizes[0];
-  const mx_int_list mults = mx_arg_int_list(args, A(requantize_multipliers));
-  const mx_int_list shifts = mx_arg_int_list(args, A(requantize_shifts));
-  MX_CHECK(ctx, A(requantize_multipliers), per_channel_list(mults, (uint32_t)c_out, INT32_MIN, INT32_MAX));
-  MX_CHECK(ctx, A(requantize_shifts), per_channel_list(shifts, (uint32_t)c_out, -31, 31));
-  MX_REFUSE_IF(ctx, mults.len != shifts.len, A(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
+  /* one value for all channels or one per channel (the loader checked their ranges) */
+  const uint32_t n_mult = mx_arg_int_list(args, A(requantize_multipliers))->len;
+  MX_REFUSE_IF(ctx, n_mult != 1 && n_mult != (uint32_t)c_out, A(requantize_multipliers), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(ctx, mx_arg_int_list(args, A(requantize_shifts))->len != n_mult, A(requantize_shifts),
+               MX_ERR_BAD_ARG_VALUE);
   if (bias != NULL) {
-    MX_CHECK(ctx, A(bias), mx_cm_i32_vector(bias, c_out));
+    MX_TRY(mx_cm_i32_vector(ctx, args, A(bias), c_out));
   }
   if (ksum != NULL) {
-    MX_CHECK(ctx, A(kernel_sum), mx_cm_i32_vector(ksum, c_out));
+    MX_TRY(mx_cm_i32_vector(ctx, args, A(kernel_sum), c_out));
   }
   const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
   const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
@@ -86,8 +69,8 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
   const mx_tensor *out = mx_arg_tensor(args, A(out));
   const int32_t c_in = in->sizes[channel_dim(in, out)], c_out = w->sizes[0];
   const int32_t batches = c_in > 0 ? (int32_t)(in->numel / (uint32_t)c_in) : 0;
-  const mx_int_list mults = mx_arg_int_list(args, A(requantize_multipliers));
-  const int64_t *shifts = mx_arg_int_list(args, A(requantize_shifts)).items;
+  const mx_int_list *mults = mx_arg_int_list(args, A(requantize_multipliers));
+  const int64_t *shifts = mx_arg_int_list(args, A(requantize_shifts))->items;
   int32_t *bias_data = bias != NULL ? (int32_t *)bias->data : NULL;
   int32_t *ksum_data = ksum != NULL ? (int32_t *)ksum->data : NULL;
 
@@ -108,8 +91,8 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
 
   const int8_t *x = (const int8_t *)in->data, *wd = (const int8_t *)w->data;
   int8_t *y = (int8_t *)out->data;
-  if (mults.len == 1) {
-    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults.items[0], (int32_t)shifts[0]};
+  if (mults->len == 1) {
+    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults->items[0], (int32_t)shifts[0]};
     const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
     const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
     return mx_cm_status(arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data,
@@ -122,7 +105,7 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
   for (int32_t o = 0; o < c_out; o += per) {
     const int32_t n = c_out - o < per ? c_out - o : per;
     for (int32_t i = 0; i < n; ++i) {
-      m32[i] = (int32_t)mults.items[o + i];
+      m32[i] = (int32_t)mults->items[o + i];
       s32[i] = (int32_t)shifts[o + i];
     }
     const cmsis_nn_per_channel_quant_params q = {m32, s32};

@@ -7,16 +7,16 @@
 
 mx_error mx_k_cortex_m_transpose_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
-  const mx_int_list perm = mx_arg_int_list(args, A(perm));
-  MX_CHECK(ctx, A(input), mx_check_tensor(in, MX_DTYPE_I8));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_I8));
+  const mx_int_list *perm = mx_arg_int_list(args, A(perm));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_I8));
   MX_REFUSE_IF(ctx, in->dim < 1 || in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
-  MX_REFUSE_IF(ctx, perm.len != in->dim, A(perm), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(ctx, perm->len != in->dim, A(perm), MX_ERR_BAD_ARG_VALUE);
   int32_t out_d[4];
   bool seen[4] = {false, false, false, false};
-  for (uint32_t i = 0; i < perm.len; ++i) {
+  for (uint32_t i = 0; i < perm->len; ++i) {
     uint32_t p = 0;
-    MX_CHECK(ctx, A(perm), mx_wrap_dim(perm.items[i], in->dim, &p));
+    MX_CHECK(ctx, A(perm), mx_wrap_dim(perm->items[i], in->dim, &p));
     MX_REFUSE_IF(ctx, seen[p], A(perm), MX_ERR_BAD_ARG_VALUE); /* not a permutation */
     seen[p] = true;
     out_d[i] = in->sizes[p];
@@ -28,14 +28,14 @@ mx_error mx_k_cortex_m_transpose_out_check(mx_kernel_ctx *ctx, mx_value *const *
 mx_error mx_k_cortex_m_transpose_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
-  const mx_int_list perm = mx_arg_int_list(args, A(perm));
+  const mx_int_list *perm = mx_arg_int_list(args, A(perm));
   if (in->numel == 0) {
     return MX_OK;
   }
   int32_t in_d[4] = {1, 1, 1, 1}, out_d[4] = {1, 1, 1, 1};
   uint32_t p[4] = {0, 1, 2, 3};
-  for (uint32_t i = 0; i < perm.len; ++i) {
-    p[i] = mx_wrapped_dim(perm.items[i], in->dim);
+  for (uint32_t i = 0; i < perm->len; ++i) {
+    p[i] = mx_wrapped_dim(perm->items[i], in->dim);
     in_d[i] = in->sizes[i];
     out_d[i] = out->sizes[i];
   }

@@ -7,9 +7,9 @@
 
 mx_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  const mx_int_list osz = mx_arg_int_list(args, A(output_size));
-  MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
+  const mx_int_list osz = *mx_arg_int_list(args, A(output_size));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
   MX_REFUSE_IF(ctx, osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX ||
                         osz.items[1] > INT32_MAX,
                A(output_size), MX_ERR_BAD_ARG_VALUE);

@@ -11,11 +11,11 @@
 /* kernel, stride (empty: the kernel), padding; dilation 1. */
 static mx_error read_window(mx_value *const *args, mx_pool2d *g, uint32_t *bad) {
   *bad = A(kernel_size);
-  MX_TRY(mx_int_pair(mx_arg_int_list(args, A(kernel_size)), NULL, g->k));
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(kernel_size)), NULL, g->k));
   *bad = A(stride);
-  MX_TRY(mx_int_pair(mx_arg_int_list(args, A(stride)), g->k, g->s));
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(stride)), g->k, g->s));
   *bad = A(padding);
-  MX_TRY(mx_int_pair(mx_arg_int_list(args, A(padding)), NULL, g->p));
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(padding)), NULL, g->p));
   g->d[0] = g->d[1] = 1;
   return MX_OK;
 }
@@ -27,8 +27,8 @@ mx_error mx_k_aten_avg_pool2d_out_check(mx_kernel_ctx *ctx, mx_value *const *arg
   MX_CHECK(ctx, bad, read_window(args, &g, &bad));
   MX_REFUSE_IF(ctx, !mx_arg_none(args, A(divisor_override)) && mx_arg_int(args, A(divisor_override)) == 0,
                A(divisor_override), MX_ERR_BAD_ARG_VALUE);
-  MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
   mx_pool2d_part part = MX_POOL2D_SHAPE;
   const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(padding), A(out)};
   MX_CHECK(ctx, at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));

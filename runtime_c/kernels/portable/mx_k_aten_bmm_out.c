@@ -6,9 +6,9 @@
 mx_error mx_k_aten_bmm_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_bmm_self), *b = mx_arg_tensor(args, MX_ARG_aten_bmm_mat2);
   const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_bmm_out);
-  MX_CHECK(ctx, MX_ARG_aten_bmm_self, mx_check_tensor(a, MX_DTYPE_F32));
-  MX_CHECK(ctx, MX_ARG_aten_bmm_mat2, mx_check_tensor(b, MX_DTYPE_F32));
-  MX_CHECK(ctx, MX_ARG_aten_bmm_out, mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, MX_ARG_aten_bmm_self, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, MX_ARG_aten_bmm_mat2, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, MX_ARG_aten_bmm_out, MX_DTYPE_F32));
   MX_REFUSE_IF(ctx, a->dim != 3, MX_ARG_aten_bmm_self, MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(ctx, b->dim != 3 || a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1], MX_ARG_aten_bmm_mat2,
                MX_ERR_BAD_SHAPE);

@@ -34,10 +34,10 @@ static mx_error padded(const mx_tensor *in, mx_int_list pad, int32_t before[MX_M
 
 mx_error mx_k_aten_constant_pad_nd_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
   int32_t before[MX_MAX_DIM], sizes[MX_MAX_DIM];
-  MX_CHECK(ctx, A(pad), padded(in, mx_arg_int_list(args, A(pad)), before, sizes));
+  MX_CHECK(ctx, A(pad), padded(in, *mx_arg_int_list(args, A(pad)), before, sizes));
   MX_CHECK(ctx, A(out), mx_check_sizes(out, sizes, in->dim));
   return MX_OK;
 }
@@ -46,7 +46,7 @@ mx_error mx_k_aten_constant_pad_nd_out(mx_kernel_ctx *ctx, mx_value *const *args
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   int32_t before[MX_MAX_DIM], sizes[MX_MAX_DIM];
-  (void)padded(in, mx_arg_int_list(args, A(pad)), before, sizes);
+  (void)padded(in, *mx_arg_int_list(args, A(pad)), before, sizes);
   const uint32_t r = in->dim;
   const double value = mx_arg_scalar(args, A(value));
   if (out->numel == 0) {

@@ -28,11 +28,11 @@ static mx_error conv_shape(mx_value *const *args, mx_conv2d_f32_shape *s, uint32
   uint32_t spatial = in->dim - 2u;
   int64_t stride[2], pad[2], dil[2];
   *bad = A(stride);
-  MX_TRY(spatial_param(mx_arg_int_list(args, A(stride)), spatial, stride, 1));
+  MX_TRY(spatial_param(*mx_arg_int_list(args, A(stride)), spatial, stride, 1));
   *bad = A(padding);
-  MX_TRY(spatial_param(mx_arg_int_list(args, A(padding)), spatial, pad, 0));
+  MX_TRY(spatial_param(*mx_arg_int_list(args, A(padding)), spatial, pad, 0));
   *bad = A(dilation);
-  MX_TRY(spatial_param(mx_arg_int_list(args, A(dilation)), spatial, dil, 1));
+  MX_TRY(spatial_param(*mx_arg_int_list(args, A(dilation)), spatial, dil, 1));
   for (int i = 0; i < 2; ++i) {
     /* the bound keeps every index below within int32 */
     *bad = A(stride);
@@ -70,11 +70,11 @@ static mx_error conv_shape(mx_value *const *args, mx_conv2d_f32_shape *s, uint32
 mx_error mx_k_aten_convolution_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(input), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(weight), mx_check_tensor(w, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(weight), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
   if (bias != NULL) {
-    MX_CHECK(ctx, A(bias), mx_check_tensor(bias, MX_DTYPE_F32));
+    MX_TRY(mx_check_arg_tensor(ctx, args, A(bias), MX_DTYPE_F32));
   }
   MX_REFUSE_IF(ctx, mx_arg_bool(args, A(transposed)), A(transposed), MX_ERR_UNSUPPORTED);
   MX_REFUSE_IF(ctx, in->dim == 5, A(input), MX_ERR_UNSUPPORTED); /* 3-D convolution */

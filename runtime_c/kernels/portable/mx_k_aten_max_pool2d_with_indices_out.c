@@ -13,13 +13,13 @@
 /* kernel, stride (empty: the kernel), padding, dilation. */
 static mx_error read_window(mx_value *const *args, mx_pool2d *g, uint32_t *bad) {
   *bad = A(kernel_size);
-  MX_TRY(mx_int_pair(mx_arg_int_list(args, A(kernel_size)), NULL, g->k));
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(kernel_size)), NULL, g->k));
   *bad = A(stride);
-  MX_TRY(mx_int_pair(mx_arg_int_list(args, A(stride)), g->k, g->s));
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(stride)), g->k, g->s));
   *bad = A(padding);
-  MX_TRY(mx_int_pair(mx_arg_int_list(args, A(padding)), NULL, g->p));
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(padding)), NULL, g->p));
   *bad = A(dilation);
-  return mx_int_pair(mx_arg_int_list(args, A(dilation)), NULL, g->d);
+  return mx_int_pair(*mx_arg_int_list(args, A(dilation)), NULL, g->d);
 }
 
 mx_error mx_k_aten_max_pool2d_with_indices_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
@@ -28,9 +28,9 @@ mx_error mx_k_aten_max_pool2d_with_indices_out_check(mx_kernel_ctx *ctx, mx_valu
   mx_pool2d g;
   uint32_t bad = 0;
   MX_CHECK(ctx, bad, read_window(args, &g, &bad));
-  MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(indices), mx_check_tensor(idx, MX_DTYPE_I64));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(indices), MX_DTYPE_I64));
   mx_pool2d_part part = MX_POOL2D_SHAPE;
   const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(dilation), A(out)};
   MX_CHECK(ctx, at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));

@@ -46,10 +46,10 @@ mx_error mx_k_aten_mean_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   /* dtype may only be Null or float32 */
   MX_REFUSE_IF(ctx, !mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype),
                MX_ERR_BAD_DTYPE);
-  MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
   bool reduce[MX_MAX_DIM];
-  MX_CHECK(ctx, A(dim), reduced_dims(mx_arg_int_list(args, A(dim)), in->dim, reduce));
+  MX_CHECK(ctx, A(dim), reduced_dims(mx_arg_opt_int_list(args, A(dim)), in->dim, reduce));
   int32_t sizes[MX_MAX_DIM];
   uint32_t out_dim = 0;
   (void)reduced_shape(in, reduce, mx_arg_bool(args, A(keepdim)), sizes, &out_dim);
@@ -62,7 +62,7 @@ mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   const uint32_t r = in->dim;
   bool reduce[MX_MAX_DIM];
-  (void)reduced_dims(mx_arg_int_list(args, A(dim)), r, reduce);
+  (void)reduced_dims(mx_arg_opt_int_list(args, A(dim)), r, reduce);
   int32_t sizes[MX_MAX_DIM];
   uint32_t out_dim = 0;
   const uint32_t count = reduced_shape(in, reduce, false, sizes, &out_dim);

@@ -17,8 +17,8 @@ static mx_error check_channel_vec(const mx_tensor *t, int32_t c) {
 mx_error mx_k_aten_native_batch_norm_legit_no_training_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out0));
   const mx_tensor *w = mx_arg_opt_tensor(args, A(weight)), *b = mx_arg_opt_tensor(args, A(bias));
-  MX_CHECK(ctx, A(input), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out0), mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out0), MX_DTYPE_F32));
   MX_REFUSE_IF(ctx, in->dim < 2, A(input), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(ctx, !mx_same_shape(in, out), A(out0), MX_ERR_BAD_SHAPE);
   int32_t c = in->sizes[1];

@@ -7,7 +7,7 @@
 mx_error mx_k_aten_permute_copy_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   MX_TRY(mx_copy_check(ctx, args));
   const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_permute_copy_self);
-  const mx_int_list dims = mx_arg_int_list(args, MX_ARG_aten_permute_copy_dims);
+  const mx_int_list dims = *mx_arg_int_list(args, MX_ARG_aten_permute_copy_dims);
   const uint32_t r = in->dim;
   MX_REFUSE_IF(ctx, dims.len != r, MX_ARG_aten_permute_copy_dims, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
@@ -27,7 +27,7 @@ mx_error mx_k_aten_permute_copy_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_permute_copy_self);
   const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_permute_copy_out);
-  const mx_int_list dims = mx_arg_int_list(args, MX_ARG_aten_permute_copy_dims);
+  const mx_int_list dims = *mx_arg_int_list(args, MX_ARG_aten_permute_copy_dims);
   const uint32_t r = in->dim;
   uint32_t in_strides[MX_MAX_DIM], src_strides[MX_MAX_DIM], dst_strides[MX_MAX_DIM];
   uint32_t run = 1;

@@ -9,8 +9,8 @@
 
 mx_error mx_k_aten_softmax_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(self), mx_check_tensor(in, MX_DTYPE_F32));
-  MX_CHECK(ctx, A(out), mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
   /* torch: half_to_float only for half inputs */
   MX_REFUSE_IF(ctx, mx_arg_bool(args, A(half_to_float)), A(half_to_float), MX_ERR_BAD_ARG_VALUE);
   MX_REFUSE_IF(ctx, !mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);

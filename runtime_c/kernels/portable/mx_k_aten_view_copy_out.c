@@ -9,7 +9,7 @@
 mx_error mx_k_aten_view_copy_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
   MX_TRY(mx_copy_check(ctx, args));
   const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
-  const mx_int_list size = mx_arg_int_list(args, MX_ARG_aten_view_copy_size);
+  const mx_int_list size = *mx_arg_int_list(args, MX_ARG_aten_view_copy_size);
   MX_REFUSE_IF(ctx, size.len > MX_MAX_DIM, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
   for (uint32_t i = 0; i < size.len; ++i) {

@@ -31,7 +31,7 @@ mx_error mx_k_dim_order_ops_to_dim_order_copy_out_check(mx_kernel_ctx *ctx, mx_v
   MX_REFUSE_IF(ctx, !is_permutation(out->dim_order, r), A(out), MX_ERR_BAD_ARG_VALUE);
   /* The requested order must be the one out was planned with (Null: self's). */
   const bool has_order = !mx_arg_none(args, A(dim_order));
-  const mx_int_list order = mx_arg_int_list(args, A(dim_order));
+  const mx_int_list order = mx_arg_opt_int_list(args, A(dim_order));
   MX_REFUSE_IF(ctx, has_order && order.len != r, A(dim_order), MX_ERR_BAD_ARG_VALUE);
   for (uint32_t i = 0; i < r; ++i) {
     int64_t want = has_order ? order.items[i] : (int64_t)in->dim_order[i];

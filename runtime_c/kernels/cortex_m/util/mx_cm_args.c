@@ -1,28 +1,14 @@
 #include "mx_cm_args.h"
 
-mx_error mx_cm_check_ints(mx_kernel_ctx *ctx, mx_value *const *args, const mx_cm_int_range *ranges, uint32_t n) {
-  for (uint32_t k = 0; k < n; ++k) {
-    const int64_t i = mx_arg_int(args, ranges[k].arg);
-    MX_REFUSE_IF(ctx, i < ranges[k].lo || i > ranges[k].hi, ranges[k].arg, MX_ERR_BAD_ARG_VALUE);
-  }
-  return MX_OK;
+#include <math.h>
+
+mx_error mx_cm_pair_check(const mx_int_list *l) {
+  return l->len == 1 || l->len == 2 ? MX_OK : MX_ERR_BAD_ARG_VALUE;
 }
 
-mx_error mx_cm_pair_check(mx_int_list l, int32_t lo, int32_t hi) {
-  if (l.len != 1 && l.len != 2) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
-  for (uint32_t i = 0; i < l.len; ++i) {
-    if (l.items[i] < lo || l.items[i] > hi) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-  }
-  return MX_OK;
-}
-
-void mx_cm_pair(mx_int_list l, int32_t out[2]) {
-  out[0] = (int32_t)l.items[0];
-  out[1] = (int32_t)l.items[l.len - 1];
+void mx_cm_pair(const mx_int_list *l, int32_t out[2]) {
+  out[0] = (int32_t)l->items[0];
+  out[1] = (int32_t)l->items[l->len - 1];
 }
 
 /* Whether two dim orders of one shape lay the bytes out identically: equal once size-1 dims are skipped. */
@@ -66,9 +52,16 @@ cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical) {
   return nhwc_logical ? (cmsis_nn_dims){s[0], s[1], s[2], s[3]} : (cmsis_nn_dims){s[0], s[2], s[3], s[1]};
 }
 
-mx_error mx_cm_i32_vector(const mx_tensor *t, int32_t n) {
-  MX_TRY(mx_check_tensor(t, MX_DTYPE_I32));
-  return n >= 0 && t->numel == (uint32_t)n ? MX_OK : MX_ERR_BAD_SHAPE;
+mx_error mx_cm_nhwc_arg(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, bool nhwc_logical) {
+  MX_CHECK(ctx, i, mx_cm_nhwc_check(args[i]->u.t, nhwc_logical));
+  return MX_OK;
+}
+
+mx_error mx_cm_i32_vector(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, int32_t n) {
+  const mx_tensor *t = args[i]->u.t;
+  MX_TRY(mx_check_arg_tensor(ctx, args, i, MX_DTYPE_I32));
+  MX_REFUSE_IF(ctx, n < 0 || t->numel != (uint32_t)n, i, MX_ERR_BAD_SHAPE);
+  return MX_OK;
 }
 
 void mx_cm_physical4(const mx_tensor *t, int32_t sizes[4]) {
@@ -112,16 +105,26 @@ _Static_assert(Q(input) == DQ(input) && Q(scale) == DQ(scale) && Q(zero_point) =
                    Q(out) == DQ(out),
                "quantize and dequantize share their arguments");
 
-mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  static const mx_cm_int_range ranges[4] = {{Q(zero_point), INT32_MIN, INT32_MAX},
-                                            {Q(quant_min), INT32_MIN, INT32_MAX},
-                                            {Q(quant_max), INT32_MIN, INT32_MAX},
-                                            {Q(dtype), INT32_MIN, INT32_MAX}};
-  return mx_cm_check_ints(ctx, args, ranges, 4);
-}
-
 mx_cm_qparams mx_cm_qparams_read(mx_value *const *args) {
   return (mx_cm_qparams){mx_arg_tensor(args, Q(input)), mx_arg_tensor(args, Q(out)), mx_arg_double(args, Q(scale)),
                          mx_cm_int(args, Q(zero_point)), mx_cm_int(args, Q(quant_min)), mx_cm_int(args, Q(quant_max)),
                          mx_cm_int(args, Q(dtype))};
+}
+
+mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args, bool quantize) {
+  const mx_cm_qparams q = mx_cm_qparams_read(args);
+  const uint32_t float_arg = quantize ? Q(input) : Q(out);
+  const mx_tensor *ints = quantize ? q.out : q.in;
+  MX_CHECK(ctx, Q(input), mx_tensor_check(q.in));
+  MX_CHECK(ctx, Q(out), mx_tensor_check(q.out));
+  MX_REFUSE_IF(ctx, args[float_arg]->u.t->dtype != MX_DTYPE_F32, float_arg, MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(ctx, q.dtype != ints->dtype || (q.dtype != MX_DTYPE_I8 && q.dtype != MX_DTYPE_I16), Q(dtype),
+               MX_ERR_BAD_DTYPE);
+  /* any layout (channels-last included), the same for input and out */
+  MX_REFUSE_IF(ctx, !mx_cm_same_memory(q.in, q.out), Q(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(ctx, !isfinite(q.scale) || (quantize && !(q.scale > 0.0)), Q(scale), MX_ERR_BAD_ARG_VALUE);
+  const int32_t lo = q.dtype == MX_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = q.dtype == MX_DTYPE_I8 ? INT8_MAX : INT16_MAX;
+  MX_REFUSE_IF(ctx, q.quant_min > q.quant_max || (quantize && (q.quant_min < lo || q.quant_max > hi)), Q(quant_min),
+               MX_ERR_BAD_ARG_VALUE);
+  return MX_OK;
 }

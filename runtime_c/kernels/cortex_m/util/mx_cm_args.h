@@ -1,40 +1,35 @@
 #ifndef MX_CM_ARGS_H
 #define MX_CM_ARGS_H
 /* What the cortex_m kernels, which hand int8 tensors to CMSIS-NN functions, check at load and read at
- * execution. The portable helpers (util/mx_args.h, util/mx_tensor_util.h) read and check the values; these
- * add what CMSIS-NN relies on: int32 ranges, NHWC memory, per-channel vectors, scratch large enough. */
+ * execution. The portable helpers (util/mx_args.h, util/mx_tensor_util.h) read and check the values, the
+ * loader checks int ranges (mx/op_args.h); these add what CMSIS-NN relies on: NHWC memory, per-channel
+ * vectors, scratch large enough. */
 #include "arm_nn_types.h"
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
-/* A schema `int` argument and the range it must lie in. */
-typedef struct mx_cm_int_range {
-  uint8_t arg;
-  int32_t lo, hi;
-} mx_cm_int_range;
-
-/* Every listed int argument lies in its range (else MX_ERR_BAD_ARG_VALUE, naming the argument). */
-mx_error mx_cm_check_ints(mx_kernel_ctx *ctx, mx_value *const *args, const mx_cm_int_range *ranges, uint32_t n);
-
-/* A schema `int` once its range is checked. */
+/* A schema `int` whose range (mx/op_args.h, checked by the loader) fits int32. */
 static inline int32_t mx_cm_int(mx_value *const *args, uint32_t i) {
   return (int32_t)mx_arg_int(args, i);
 }
 
-/* A schema `int[]` of one (repeated) or two items, each in [lo, hi]. */
-mx_error mx_cm_pair_check(mx_int_list l, int32_t lo, int32_t hi);
+/* A schema `int[]` of one (repeated) or two items (their range is the loader's to check). */
+mx_error mx_cm_pair_check(const mx_int_list *l);
 /* Once checked: (h, w). */
-void mx_cm_pair(mx_int_list l, int32_t out[2]);
+void mx_cm_pair(const mx_int_list *l, int32_t out[2]);
 
 /* A well-formed 4-D int8 tensor whose memory is NHWC. `nhwc_logical`: sizes are [N, H, W, C] with
  * contiguous dim order (the *_nhwc ops); else sizes are [N, C, H, W] in channels-last dim order
  * (0, 2, 3, 1), or contiguous when that holds the same bytes (C == 1 or H == W == 1). */
 mx_error mx_cm_nhwc_check(const mx_tensor *t, bool nhwc_logical);
+/* mx_cm_nhwc_check on tensor argument args[i], naming it when it fails. */
+mx_error mx_cm_nhwc_arg(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, bool nhwc_logical);
 /* Once checked: the tensor as CMSIS-NN dims. */
 cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical);
 
-/* An int32 tensor (any shape, contiguous) of exactly n elements. */
-mx_error mx_cm_i32_vector(const mx_tensor *t, int32_t n);
+/* Tensor argument args[i] is an int32 tensor (any shape, contiguous) of exactly n elements (else the error,
+ * naming it). */
+mx_error mx_cm_i32_vector(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, int32_t n);
 
 /* Physical (memory-order) sizes of a tensor of rank <= 4, padded in front with 1 to four. */
 void mx_cm_physical4(const mx_tensor *t, int32_t sizes[4]);
@@ -56,9 +51,11 @@ typedef struct {
   int32_t zero_point, quant_min, quant_max, dtype;
 } mx_cm_qparams;
 
-/* Load time: the ints fit int32. */
-mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args);
 mx_cm_qparams mx_cm_qparams_read(mx_value *const *args);
+/* Load time, quantize (float32 input) or dequantize (float32 out): the other side int8/int16 as `dtype` says,
+ * input and out laid out alike, scale finite (and positive to quantize), quant_min <= quant_max (and within
+ * the int type to quantize). */
+mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args, bool quantize);
 
 /* A CMSIS-NN status as an mx_error. */
 mx_error mx_cm_status(arm_cmsis_nn_status status);

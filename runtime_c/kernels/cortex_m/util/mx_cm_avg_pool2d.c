@@ -7,9 +7,6 @@
 #define A(name) MX_ARG_cortex_m_quantized_avg_pool2d_##name
 
 mx_error mx_cm_avg_pool2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc) {
-  static const mx_cm_int_range ranges[3] = {
-      {A(zero_point), -128, 127}, {A(multiplier), INT32_MIN, INT32_MAX}, {A(shift), -31, 31}};
-  MX_TRY(mx_cm_check_ints(ctx, args, ranges, 3));
   mx_cm_pool p;
   MX_TRY(mx_cm_pool_check(ctx, args, A(out), nhwc, mx_arg_bool(args, A(ceil_mode)), &p));
   MX_CHECK(ctx, A(scratch),

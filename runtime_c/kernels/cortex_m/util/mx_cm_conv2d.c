@@ -18,7 +18,7 @@ static cmsis_nn_dims filter_dims(const mx_cm_conv *c) {
 
 mx_error mx_cm_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc) {
   mx_cm_conv c;
-  MX_TRY(mx_cm_conv_check(ctx, args, false, nhwc, &c));
+  MX_TRY(mx_cm_conv_check(ctx, args, 0, nhwc, &c));
   const int32_t c_out = c.w->sizes[0], kc = c.w->sizes[3];
   MX_REFUSE_IF(ctx, c_out != c.out_dims.c || kc < 1 || c.in_dims.c % kc != 0 || c_out % (c.in_dims.c / kc) != 0,
                A(weight), MX_ERR_BAD_SHAPE);
@@ -32,7 +32,7 @@ mx_error mx_cm_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc
 
 mx_error mx_cm_conv2d(mx_value *const *args, bool nhwc) {
   mx_cm_conv c;
-  mx_cm_conv_read(args, false, nhwc, &c);
+  mx_cm_conv_read(args, 0, nhwc, &c);
   if (c.out->numel == 0) {
     return MX_OK;
   }

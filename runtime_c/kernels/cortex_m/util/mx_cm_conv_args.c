@@ -13,18 +13,17 @@ static int64_t span_div(uint64_t n, uint64_t d) {
   return (int64_t)q;
 }
 
-int64_t mx_cm_window_out(int64_t size, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
-  int64_t span = size + 2 * pad - dilation * (kernel - 1) - 1;
+int64_t mx_cm_window_out(int32_t size, int32_t kernel, int32_t stride, int32_t pad, int32_t dilation, bool ceil_mode) {
+  int64_t span = (int64_t)size + 2 * (int64_t)pad - (int64_t)dilation * ((int64_t)kernel - 1) - 1;
   if (span < 0) {
     return 0;
   }
   /* Callers pass int32 sizes and parameters up to MX_CM_PARAM_MAX, so the dividend fits 32 bits and the
    * division needs no libgcc __aeabi_ldivmod; larger values (never passed) take the 64-bit path. */
   const uint64_t num = (uint64_t)(span + (ceil_mode ? stride - 1 : 0));
-  int64_t out = (num >> 32) == 0 && stride > 0 && stride <= UINT32_MAX
-                    ? (int64_t)((uint32_t)num / (uint32_t)stride) + 1
+  int64_t out = (num >> 32) == 0 && stride > 0 ? (int64_t)((uint32_t)num / (uint32_t)stride) + 1
                     : span_div(num, (uint64_t)stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= size + pad) {
+  if (ceil_mode && (out - 1) * (int64_t)stride >= (int64_t)size + pad) {
     --out;
   }
   return out;
@@ -32,19 +31,27 @@ int64_t mx_cm_window_out(int64_t size, int64_t kernel, int64_t stride, int64_t p
 
 #define CONV(name) MX_ARG_cortex_m_quantized_conv2d_##name
 #define DW(name) MX_ARG_cortex_m_quantized_depthwise_conv2d_##name
-/* The depthwise schema is the convolution's with depth_multiplier inserted after dilation. */
-#define IX(name) (dw ? DW(name) : CONV(name))
+/* The depthwise schema is the convolution's with depth_multiplier inserted after dilation: the arguments
+ * from input_offset on sit one further (dw = 1). */
+#define IX(name) (CONV(name) + dw)
 
 _Static_assert(CONV(input) == DW(input) && CONV(weight) == DW(weight) && CONV(bias) == DW(bias) &&
                    CONV(stride) == DW(stride) && CONV(padding) == DW(padding) && CONV(dilation) == DW(dilation),
                "convolution and depthwise convolution share their leading arguments");
+_Static_assert(CONV(padding) == CONV(stride) + 1 && CONV(dilation) == CONV(stride) + 2, "the window's pairs in a row");
+_Static_assert(DW(input_offset) == CONV(input_offset) + 1 && DW(output_offset) == CONV(output_offset) + 1 &&
+                   DW(requantize_multipliers) == CONV(requantize_multipliers) + 1 &&
+                   DW(requantize_shifts) == CONV(requantize_shifts) + 1 &&
+                   DW(activation_min) == CONV(activation_min) + 1 && DW(activation_max) == CONV(activation_max) + 1 &&
+                   DW(scratch) == CONV(scratch) + 1 && DW(out) == CONV(out) + 1,
+               "depthwise convolution's trailing arguments sit one after the convolution's");
 _Static_assert(MX_NARGS_cortex_m_quantized_conv2d == MX_NARGS_cortex_m_quantized_conv2d_nhwc &&
                    CONV(scratch) == MX_ARG_cortex_m_quantized_conv2d_nhwc_scratch &&
                    MX_NARGS_cortex_m_quantized_depthwise_conv2d == MX_NARGS_cortex_m_quantized_depthwise_conv2d_nhwc &&
                    DW(scratch) == MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_scratch,
                "each *_nhwc op has its twin's arguments");
 
-void mx_cm_conv_read(mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c) {
+void mx_cm_conv_read(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
   c->in = mx_arg_tensor(args, CONV(input));
   c->w = mx_arg_tensor(args, CONV(weight));
   c->scratch = mx_arg_tensor(args, IX(scratch));
@@ -64,31 +71,26 @@ void mx_cm_conv_read(mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c) {
   c->act_max = mx_cm_int(args, IX(activation_max));
 }
 
-mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c) {
-  MX_CHECK(ctx, CONV(stride), mx_cm_pair_check(mx_arg_int_list(args, CONV(stride)), 1, MX_CM_PARAM_MAX));
-  MX_CHECK(ctx, CONV(padding), mx_cm_pair_check(mx_arg_int_list(args, CONV(padding)), 0, MX_CM_PARAM_MAX));
-  MX_CHECK(ctx, CONV(dilation), mx_cm_pair_check(mx_arg_int_list(args, CONV(dilation)), 1, MX_CM_PARAM_MAX));
-  const mx_cm_int_range ranges[3] = {
-      {IX(input_offset), -127, 128}, {IX(output_offset), -128, 127}, {IX(activation_min), -128, 127}};
-  MX_TRY(mx_cm_check_ints(ctx, args, ranges, 3));
-  const mx_cm_int_range act_max = {IX(activation_max), mx_cm_int(args, IX(activation_min)), 127};
-  MX_TRY(mx_cm_check_ints(ctx, args, &act_max, 1));
-  const mx_tensor *in = mx_arg_tensor(args, CONV(input)), *out = mx_arg_tensor(args, IX(out));
+mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
+  for (uint32_t i = CONV(stride); i <= CONV(dilation); ++i) {
+    MX_CHECK(ctx, i, mx_cm_pair_check(mx_arg_int_list(args, i)));
+  }
   const mx_tensor *w = mx_arg_tensor(args, CONV(weight)), *bias = mx_arg_opt_tensor(args, CONV(bias));
-  MX_CHECK(ctx, CONV(input), mx_cm_nhwc_check(in, nhwc));
-  MX_CHECK(ctx, IX(out), mx_cm_nhwc_check(out, nhwc));
-  MX_CHECK(ctx, CONV(weight), mx_check_tensor(w, MX_DTYPE_I8));
+  MX_TRY(mx_cm_nhwc_arg(ctx, args, CONV(input), nhwc));
+  MX_TRY(mx_cm_nhwc_arg(ctx, args, IX(out), nhwc));
+  MX_TRY(mx_check_arg_tensor(ctx, args, CONV(weight), MX_DTYPE_I8));
   MX_REFUSE_IF(ctx, w->dim != 4, CONV(weight), MX_ERR_BAD_SHAPE);
   mx_cm_conv_read(args, dw, nhwc, c);
+  MX_REFUSE_IF(ctx, c->act_max < c->act_min, IX(activation_max), MX_ERR_BAD_ARG_VALUE);
   MX_REFUSE_IF(ctx, c->in_dims.n != c->out_dims.n, IX(out), MX_ERR_BAD_SHAPE);
   const int32_t c_out = c->out_dims.c;
-  MX_CHECK(ctx, IX(requantize_multipliers), mx_cm_i32_vector(mx_arg_tensor(args, IX(requantize_multipliers)), c_out));
-  MX_CHECK(ctx, IX(requantize_shifts), mx_cm_i32_vector(mx_arg_tensor(args, IX(requantize_shifts)), c_out));
+  MX_TRY(mx_cm_i32_vector(ctx, args, IX(requantize_multipliers), c_out));
+  MX_TRY(mx_cm_i32_vector(ctx, args, IX(requantize_shifts), c_out));
   for (int32_t o = 0; o < c_out; ++o) {
     MX_REFUSE_IF(ctx, c->shift[o] < -31 || c->shift[o] > 31, IX(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
   }
   if (bias != NULL) {
-    MX_CHECK(ctx, CONV(bias), mx_cm_i32_vector(bias, c_out));
+    MX_TRY(mx_cm_i32_vector(ctx, args, CONV(bias), c_out));
   }
   const int32_t kh = w->sizes[1], kw = w->sizes[2];
   MX_REFUSE_IF(ctx,

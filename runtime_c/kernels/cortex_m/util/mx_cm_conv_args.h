@@ -8,7 +8,7 @@
 
 /* torch's output length of a convolution or pooling window along one axis (symmetric padding);
  * ceil_mode drops a last window that would start in the padding. */
-int64_t mx_cm_window_out(int64_t size, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
+int64_t mx_cm_window_out(int32_t size, int32_t kernel, int32_t stride, int32_t pad, int32_t dilation, bool ceil_mode);
 
 /* The arguments both convolutions share: offsets, stride/padding/dilation (h, w), per-channel
  * requantization, clamp, scratch. */
@@ -20,10 +20,11 @@ typedef struct mx_cm_conv {
 } mx_cm_conv;
 
 /* Load time: the shared arguments checked (shifts in [-31, 31], the output size torch gives), then read
- * into c. `dw`: the depthwise schema (depth_multiplier after dilation); `nhwc`: the *_nhwc spelling. */
-mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c);
+ * into c. `dw` 1: the depthwise schema (depth_multiplier after dilation), 0: the convolution's; `nhwc`: the
+ * *_nhwc spelling. */
+mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c);
 /* Execution: the same, read without checks. */
-void mx_cm_conv_read(mx_value *const *args, bool dw, bool nhwc, mx_cm_conv *c);
+void mx_cm_conv_read(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c);
 
 #define MX_CM_PARAM_MAX (1 << 16)
 

@@ -13,11 +13,9 @@ static cmsis_nn_dw_conv_params params(const mx_cm_conv *c, int32_t ch_mult) {
 }
 
 mx_error mx_cm_depthwise_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc) {
-  const mx_cm_int_range ch_mult_range = {A(depth_multiplier), 1, MX_CM_PARAM_MAX};
-  MX_TRY(mx_cm_check_ints(ctx, args, &ch_mult_range, 1));
   const int32_t ch_mult = mx_cm_int(args, A(depth_multiplier));
   mx_cm_conv c;
-  MX_TRY(mx_cm_conv_check(ctx, args, true, nhwc, &c));
+  MX_TRY(mx_cm_conv_check(ctx, args, 1, nhwc, &c));
   const int32_t c_out = c.out_dims.c;
   MX_REFUSE_IF(ctx, c.w->sizes[0] != 1 || c.w->sizes[3] != c_out || (int64_t)c.in_dims.c * ch_mult != c_out,
                A(weight), MX_ERR_BAD_SHAPE);
@@ -31,7 +29,7 @@ mx_error mx_cm_depthwise_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args,
 
 mx_error mx_cm_depthwise_conv2d(mx_value *const *args, bool nhwc) {
   mx_cm_conv c;
-  mx_cm_conv_read(args, true, nhwc, &c);
+  mx_cm_conv_read(args, 1, nhwc, &c);
   if (c.out->numel == 0) {
     return MX_OK;
   }

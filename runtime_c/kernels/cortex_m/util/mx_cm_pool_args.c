@@ -6,6 +6,7 @@
 _Static_assert(AVG(input) == MAX(input) && AVG(kernel_size) == MAX(kernel_size) && AVG(stride) == MAX(stride) &&
                    AVG(padding) == MAX(padding),
                "both poolings lead with input, kernel_size, stride, padding");
+_Static_assert(AVG(stride) == AVG(kernel_size) + 1 && AVG(padding) == AVG(kernel_size) + 2, "the window's pairs in a row");
 _Static_assert(MX_NARGS_cortex_m_quantized_avg_pool2d == MX_NARGS_cortex_m_quantized_avg_pool2d_nhwc &&
                    AVG(out) == MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_out &&
                    MX_NARGS_cortex_m_quantized_max_pool2d == MX_NARGS_cortex_m_quantized_max_pool2d_nhwc &&
@@ -24,11 +25,11 @@ void mx_cm_pool_read(mx_value *const *args, uint32_t out_i, bool nhwc, mx_cm_poo
 
 mx_error mx_cm_pool_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode,
                           mx_cm_pool *p) {
-  MX_CHECK(ctx, AVG(kernel_size), mx_cm_pair_check(mx_arg_int_list(args, AVG(kernel_size)), 1, MX_CM_POOL_MAX));
-  MX_CHECK(ctx, AVG(stride), mx_cm_pair_check(mx_arg_int_list(args, AVG(stride)), 1, MX_CM_POOL_MAX));
-  MX_CHECK(ctx, AVG(padding), mx_cm_pair_check(mx_arg_int_list(args, AVG(padding)), 0, MX_CM_POOL_MAX));
-  MX_CHECK(ctx, AVG(input), mx_cm_nhwc_check(mx_arg_tensor(args, AVG(input)), nhwc));
-  MX_CHECK(ctx, out_i, mx_cm_nhwc_check(mx_arg_tensor(args, out_i), nhwc));
+  for (uint32_t i = AVG(kernel_size); i <= AVG(padding); ++i) {
+    MX_CHECK(ctx, i, mx_cm_pair_check(mx_arg_int_list(args, i)));
+  }
+  MX_TRY(mx_cm_nhwc_arg(ctx, args, AVG(input), nhwc));
+  MX_TRY(mx_cm_nhwc_arg(ctx, args, out_i, nhwc));
   mx_cm_pool_read(args, out_i, nhwc, p);
   for (int i = 0; i < 2; ++i) {
     /* torch's rule; it also keeps every window on at least one input */

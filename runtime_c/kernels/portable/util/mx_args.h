@@ -12,11 +12,6 @@
     }                                  \
   } while (0)
 
-typedef struct mx_int_list {
-  const int64_t *items;
-  uint32_t len;
-} mx_int_list;
-
 typedef struct mx_tensor_list {
   mx_tensor *const *items;
   uint32_t len;
@@ -44,9 +39,14 @@ static inline bool mx_arg_bool(mx_value *const *args, uint32_t i) {
   return args[i]->u.b;
 }
 
-/* An `int[]` (an absent `int[]?` reads as empty). */
-static inline mx_int_list mx_arg_int_list(mx_value *const *args, uint32_t i) {
-  return mx_arg_none(args, i) ? (mx_int_list){NULL, 0} : (mx_int_list){args[i]->u.ints.items, args[i]->u.ints.len};
+/* An `int[]`, in place. */
+static inline const mx_int_list *mx_arg_int_list(mx_value *const *args, uint32_t i) {
+  return &args[i]->u.ints;
+}
+
+/* An `int[]?`: absent reads as empty. */
+static inline mx_int_list mx_arg_opt_int_list(mx_value *const *args, uint32_t i) {
+  return mx_arg_none(args, i) ? (mx_int_list){NULL, 0} : args[i]->u.ints;
 }
 
 static inline mx_tensor_list mx_arg_tensor_list(mx_value *const *args, uint32_t i) {

@@ -32,7 +32,7 @@ mx_error mx_binary_f32_check(mx_kernel_ctx *ctx, mx_value *const *args, mx_binop
   const uint32_t out_i = out_index(op);
   const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_add_self), *b = mx_arg_tensor(args, MX_ARG_aten_add_other);
   const mx_tensor *out = mx_arg_tensor(args, out_i);
-  MX_CHECK(ctx, out_i, mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, out_i, MX_DTYPE_F32));
   /* torch refuses to subtract booleans */
   MX_REFUSE_IF(ctx, op == MX_BINOP_SUB && a->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_self, MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(ctx, op == MX_BINOP_SUB && b->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_other, MX_ERR_BAD_DTYPE);

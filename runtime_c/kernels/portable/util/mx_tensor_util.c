@@ -45,6 +45,11 @@ mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
   return mx_check_contiguous(t);
 }
 
+mx_error mx_check_arg_tensor(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, mx_dtype dtype) {
+  MX_CHECK(ctx, i, mx_check_tensor(args[i]->u.t, dtype));
+  return MX_OK;
+}
+
 mx_error mx_check_contiguous(const mx_tensor *t) {
   mx_error err = mx_tensor_check(t);
   if (err != MX_OK) {

@@ -15,6 +15,9 @@ bool mx_is_contiguous(const mx_tensor *t);
 /* Well-formed, of dtype `dtype`, contiguous (else MX_ERR_BAD_ARG_VALUE). */
 mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype);
 
+/* mx_check_tensor on tensor argument args[i], naming it when it fails. */
+mx_error mx_check_arg_tensor(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, mx_dtype dtype);
+
 /* Well-formed and contiguous, of any dtype (the layout kernels copy bytes). */
 mx_error mx_check_contiguous(const mx_tensor *t);
 

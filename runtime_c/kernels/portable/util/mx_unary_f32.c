@@ -4,8 +4,8 @@
 
 mx_error mx_unary_f32_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t self_i, uint32_t out_i) {
   const mx_tensor *self = mx_arg_tensor(args, self_i), *o = mx_arg_tensor(args, out_i);
-  MX_CHECK(ctx, self_i, mx_check_tensor(self, MX_DTYPE_F32));
-  MX_CHECK(ctx, out_i, mx_check_tensor(o, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, self_i, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(ctx, args, out_i, MX_DTYPE_F32));
   MX_REFUSE_IF(ctx, !mx_same_shape(self, o), out_i, MX_ERR_BAD_SHAPE);
   return MX_OK;
 }
