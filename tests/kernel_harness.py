@@ -239,10 +239,7 @@ def schema_args(values: Values, schema: torch.FunctionSchema, kwargs: dict) -> L
 
 
 class MxKernelCtx(ctypes.Structure):
-    _fields_ = [("instruction", ctypes.c_uint32), ("arg", ctypes.c_uint32)]
-
-
-NO_ARG = 0xFFFFFFFF
+    _fields_ = [("instruction", ctypes.c_uint32)]
 
 
 class KernelLib:
@@ -250,9 +247,10 @@ class KernelLib:
         self.cdll = ctypes.CDLL(str(path))
         self.index = {op.kernel: i for i, op in enumerate(portable_ops())}
         self.check_call = self.cdll.mx_kernel_check_call
-        self.check_call.restype = ctypes.c_int
-        self.check_call.argtypes = [ctypes.c_void_p, ctypes.POINTER(MxKernelCtx),
-                                    ctypes.POINTER(ctypes.POINTER(MxValue)), ctypes.c_uint32]
+        self.check_call.restype = ctypes.c_uint32
+        self.check_call.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(MxValue)), ctypes.c_uint32]
+        self.cdll.mx_tensor_check.restype = ctypes.c_int
+        self.cdll.mx_tensor_check.argtypes = [ctypes.POINTER(MxTensor)]
         self.last_arg: Optional[int] = None  # the argument a refused call named (None: none in particular)
 
     def _entry(self, symbol: str) -> int:
@@ -265,15 +263,24 @@ class KernelLib:
         that passes (None becomes a NULL mx_value pointer). Returns the mx_error code."""
         arr = (ctypes.POINTER(MxValue) * max(len(args), 1))(
             *[ctypes.pointer(a) if a is not None else ctypes.POINTER(MxValue)() for a in args])
-        ctx = MxKernelCtx(0, NO_ARG)
-        err = self.check_call(self._entry(symbol), ctypes.byref(ctx), arr, len(args))
-        self.last_arg = None if ctx.arg == NO_ARG else ctx.arg
-        if err != 0:
-            return err
+        # The loader builds only well-formed tensors; these are built by hand, so check them as a load would.
+        for i, a in enumerate(args):
+            tensors = [a.u.t] if a is not None and a.tag == TAG["TENSOR"] else \
+                [a.u.tensors.items[j] for j in range(a.u.tensors.len)] if a is not None and a.tag == TAG["TENSOR_LIST"] else []
+            for t in tensors:
+                err = self.cdll.mx_tensor_check(t) if t else 0
+                if err:
+                    self.last_arg = i
+                    return err
+        refusal = self.check_call(self._entry(symbol), arr, len(args))
+        # mx_arg_error: the code in the low 11 bits, argument + 1 above (kernel.h MX_ERROR_CODE / MX_ERROR_ARG)
+        self.last_arg = (refusal >> 11) - 1 if refusal >> 11 else None
+        if refusal != 0:
+            return refusal & 0x7FF
         fn = getattr(self.cdll, symbol)
         fn.restype = ctypes.c_int
         fn.argtypes = [ctypes.POINTER(MxKernelCtx), ctypes.POINTER(ctypes.POINTER(MxValue))]
-        return fn(ctypes.byref(ctx), arr)
+        return fn(ctypes.byref(MxKernelCtx(0)), arr)
 
     def call(self, op, /, **kwargs) -> int:
         """Calls op's kernel (op: an OpDef, or (symbol, schema)) with schema-ordered arguments."""

@@ -5,6 +5,11 @@
 
 #include "mx/kernel.h"
 
+/* MX_ARG_ERROR keeps codes in 11 bits. */
+#define X(name, code, text) _Static_assert((code) < 0x800, #name " fits below the argument bits");
+#include "mx/errors.def"
+#undef X
+
 #define TAG(t) (1u << (t))
 #define NONE_TAGS (TAG(MX_TAG_NONE) | TAG(MX_TAG_NULL))
 
@@ -78,17 +83,14 @@ static bool ret_matches(const mx_kernel_entry *k, mx_value *const *args, uint32_
   return true;
 }
 
-mx_error mx_kernel_check_call(const mx_kernel_entry *k, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  ctx->arg = MX_NO_ARG;
+mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs) {
   if (nargs != k->nargs) return MX_ERR_BAD_ARG_COUNT;
   for (uint32_t i = 0; i < nargs; i++) {
-    ctx->arg = i;
     mx_error e = check_arg(k->kinds[i], args[i]);
-    if (e != MX_OK) return e;
+    if (e != MX_OK) return MX_ARG_ERROR(i, e);
   }
-  if (!ret_matches(k, args, nargs)) return MX_ERR_BAD_ARG_VALUE;
-  ctx->arg = MX_NO_ARG;
-  return k->check(ctx, args);
+  if (!ret_matches(k, args, nargs)) return MX_ARG_ERROR(nargs - 1u, MX_ERR_BAD_ARG_VALUE);
+  return k->check(args);
 }
 
 bool mx_move_keeps_checks(const mx_value *from, const mx_value *to) {

@@ -9,7 +9,7 @@ mx_error mx_method_execute(mx_method *m) {
       m->values[ins->nargs] = m->values[ins->op];
       continue;
     }
-    mx_kernel_ctx ctx = {.instruction = i, .arg = MX_NO_ARG};
+    mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
     mx_error e = m->ops[ins->op]->fn(&ctx, ins->args);
     mx_platform_op_end(i, e);

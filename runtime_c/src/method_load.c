@@ -63,12 +63,11 @@ static mx_error load_kernel_call(mx_load_ctx *ctx, const mx_fb_table *call, mx_i
   }
   if (m->ops[op] != NULL) {
     /* Every call is checked here, once: execute functions read their arguments unchecked. */
-    mx_kernel_ctx kc = {0, MX_NO_ARG};
-    e = mx_kernel_check_call(m->ops[op], &kc, ctx->args, args.len);
-    if (e != MX_OK) {
-      m->site.arg = (int32_t)kc.arg; /* MX_NO_ARG reads as -1 */
+    mx_arg_error r = mx_kernel_check_call(m->ops[op], ctx->args, args.len);
+    if (r != MX_OK) {
+      m->site.arg = MX_ERROR_ARG(r);
       op_site(m, (uint32_t)op);
-      return e;
+      return MX_ERROR_CODE(r);
     }
   }
   out->kind = MX_INSTR_KERNEL;

@@ -15,14 +15,24 @@
 
 typedef struct mx_kernel_ctx {
   uint32_t instruction;   /* index of the instruction being run, for error reports and profiling */
-  uint32_t arg;           /* set by a failing check: the argument at fault (MX_NO_ARG: none in particular) */
 } mx_kernel_ctx;
-
-#define MX_NO_ARG 0xFFFFFFFFu
 
 typedef mx_error (*mx_kernel_fn)(mx_kernel_ctx *ctx, mx_value *const *args);
 
-/* What a schema type accepts; the loader checks each argument's tag against its kind. */
+/* A check answers MX_OK, or an mx_error that may name the argument at fault: MX_ARG_ERROR(i, e) carries
+ * argument i + 1 in the bits above the code's 11 (0: none in particular; arguments past the 30th go unnamed).
+ * The result fits 16 bits, so each refusal in a check is one small constant in flash. (Not an mx_error:
+ * arm-none-eabi makes enums as narrow as their values.) */
+typedef uint32_t mx_arg_error;
+typedef mx_arg_error (*mx_kernel_check_fn)(mx_value *const *args);
+
+#define MX_ARG_ERROR(i, e) ((uint32_t)(e) | ((uint32_t)(i) < 31u ? ((uint32_t)(i) + 1u) << 11 : 0u))
+/* The plain code of a check's answer, and the argument it names (-1: none). */
+#define MX_ERROR_CODE(r) ((mx_error)((uint32_t)(r) & 0x7FFu))
+#define MX_ERROR_ARG(r) ((int32_t)((uint32_t)(r) >> 11) - 1)
+
+/* What a schema type accepts; the loader checks each argument's tag against its kind (the low nibble of a
+ * kind byte; the high nibble is an MX_RANGE_* of mx/op_args.h). */
 typedef enum mx_arg_kind {
   MX_KIND_TENSOR,         /* Tensor */
   MX_KIND_OPT_TENSOR,     /* Tensor? (Null or None for absent) */
@@ -43,7 +53,7 @@ typedef struct mx_kernel_entry {
   const char *name;       /* e.g. "aten::convolution" */
   const char *overload;   /* e.g. "out" */
   mx_kernel_fn fn;        /* execute */
-  mx_kernel_fn check;     /* load-time check of dtypes, shapes and values */
+  mx_kernel_check_fn check; /* load-time check of dtypes, shapes and values */
   const uint8_t *kinds;   /* mx_arg_kind of each argument */
   uint8_t nargs;
   uint8_t first_out;      /* index of the first out argument: what the return repeats */
@@ -53,31 +63,29 @@ typedef struct mx_kernel_entry {
 extern const mx_kernel_entry mx_kernel_table[];
 extern const uint32_t mx_kernel_table_len;
 
-/* Count and tags against k's schema, then k's own check. On error ctx->arg names the argument at fault
- * (MX_NO_ARG when the count is wrong or the kernel's check names none). */
-mx_error mx_kernel_check_call(const mx_kernel_entry *k, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs);
+/* Count, tags and ranges against k's schema, then k's own check: MX_OK or an error naming the argument at
+ * fault (MX_ARG_ERROR). */
+mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs);
 
 /* A MoveCall may not undo what the kernel checks saw at load: it copies a tensor over one of the same dtype,
  * shape, dim order and size, and any other value only over an equal one. */
 bool mx_move_keeps_checks(const mx_value *from, const mx_value *to);
 
-/* In a kernel's check: evaluate expr; on error, name argument i and return the error. */
-#define MX_CHECK(ctx, i, expr)             \
-  do {                                     \
-    mx_error mx_check_err_ = (expr);       \
-    if (mx_check_err_ != MX_OK) {          \
-      (ctx)->arg = (i);                    \
-      return mx_check_err_;                \
-    }                                      \
+/* In a check: evaluate expr, whose error names no argument; on error, name argument i and return it. */
+#define MX_CHECK(i, expr)                                        \
+  do {                                                           \
+    uint32_t mx_check_err_ = (uint32_t)(expr);                   \
+    if (mx_check_err_ != MX_OK) {                                \
+      return MX_ARG_ERROR(i, mx_check_err_);                     \
+    }                                                            \
   } while (0)
 
-/* In a kernel's check: when cond holds, argument i is at fault with error e. */
-#define MX_REFUSE_IF(ctx, cond, i, e) \
-  do {                                \
-    if (cond) {                       \
-      (ctx)->arg = (i);               \
-      return (e);                     \
-    }                                 \
+/* In a check: when cond holds, argument i is at fault with error e. */
+#define MX_REFUSE_IF(cond, i, e)    \
+  do {                              \
+    if (cond) {                     \
+      return MX_ARG_ERROR(i, e);    \
+    }                               \
   } while (0)
 
 #endif

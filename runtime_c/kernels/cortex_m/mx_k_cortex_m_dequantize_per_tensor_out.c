@@ -2,8 +2,8 @@
  * (float)(q - zero_point) * (float)scale; dtype is the input's. */
 #include "util/mx_cm_args.h"
 
-mx_error mx_k_cortex_m_dequantize_per_tensor_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  return mx_cm_qparams_check(ctx, args, false);
+mx_arg_error mx_k_cortex_m_dequantize_per_tensor_out_check(mx_value *const *args) {
+  return mx_cm_qparams_check(args, false);
 }
 
 mx_error mx_k_cortex_m_dequantize_per_tensor_out(mx_kernel_ctx *ctx, mx_value *const *args) {

@@ -8,31 +8,29 @@
 #define MX_CM_PAD_MAX (1 << 24)
 #define A(name) MX_ARG_cortex_m_pad_##name
 
-mx_error mx_k_cortex_m_pad_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_cortex_m_pad_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
   const mx_int_list *pre = mx_arg_int_list(args, A(pre_pad)), *post = mx_arg_int_list(args, A(post_pad));
-  MX_REFUSE_IF(ctx, in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
-  MX_REFUSE_IF(ctx, in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, pre->len != 4, A(pre_pad), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, post->len != 4, A(post_pad), MX_ERR_BAD_ARG_VALUE);
-  MX_CHECK(ctx, A(input), mx_tensor_check(in));
-  MX_CHECK(ctx, A(out), mx_tensor_check(out));
+  MX_REFUSE_IF(in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
+  MX_REFUSE_IF(in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(pre->len != 4, A(pre_pad), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(post->len != 4, A(post_pad), MX_ERR_BAD_ARG_VALUE);
   int32_t in_p[4], out_p[4];
   mx_cm_physical4(in, in_p);
   mx_cm_physical4(out, out_p);
   for (uint32_t i = 0; i < 4; ++i) {
     const bool lead = i < 4u - in->dim; /* a dim the tensor does not have takes no padding */
-    MX_REFUSE_IF(ctx, pre->items[i] < 0 || pre->items[i] > MX_CM_PAD_MAX || (lead && pre->items[i] != 0), A(pre_pad),
+    MX_REFUSE_IF(pre->items[i] < 0 || pre->items[i] > MX_CM_PAD_MAX || (lead && pre->items[i] != 0), A(pre_pad),
                  MX_ERR_BAD_ARG_VALUE);
-    MX_REFUSE_IF(ctx, post->items[i] < 0 || post->items[i] > MX_CM_PAD_MAX || (lead && post->items[i] != 0),
+    MX_REFUSE_IF(post->items[i] < 0 || post->items[i] > MX_CM_PAD_MAX || (lead && post->items[i] != 0),
                  A(post_pad), MX_ERR_BAD_ARG_VALUE);
-    MX_REFUSE_IF(ctx, (int64_t)out_p[i] != (int64_t)in_p[i] + pre->items[i] + post->items[i], A(out), MX_ERR_BAD_SHAPE);
+    MX_REFUSE_IF((int64_t)out_p[i] != (int64_t)in_p[i] + pre->items[i] + post->items[i], A(out), MX_ERR_BAD_SHAPE);
   }
   for (uint32_t i = 0; i < in->dim; ++i) {
-    MX_REFUSE_IF(ctx, in->dim_order[i] != out->dim_order[i], A(out), MX_ERR_BAD_ARG_VALUE);
+    MX_REFUSE_IF(in->dim_order[i] != out->dim_order[i], A(out), MX_ERR_BAD_ARG_VALUE);
   }
   return MX_OK;
 }

@@ -4,8 +4,8 @@
 
 #include "util/mx_cm_args.h"
 
-mx_error mx_k_cortex_m_quantize_per_tensor_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  return mx_cm_qparams_check(ctx, args, true);
+mx_arg_error mx_k_cortex_m_quantize_per_tensor_out_check(mx_value *const *args) {
+  return mx_cm_qparams_check(args, true);
 }
 
 mx_error mx_k_cortex_m_quantize_per_tensor_out(mx_kernel_ctx *ctx, mx_value *const *args) {

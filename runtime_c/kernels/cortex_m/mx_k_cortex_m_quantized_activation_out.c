@@ -10,16 +10,14 @@
 arm_cmsis_nn_status arm_quantized_activation_s8(const int8_t *input, const int8_t *lut, int8_t *output,
                                                 const int32_t block_size);
 
-mx_error mx_k_cortex_m_quantized_activation_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_cortex_m_quantized_activation_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *lut = mx_arg_tensor(args, A(lut));
   const mx_tensor *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(input), mx_tensor_check(in));
-  MX_CHECK(ctx, A(out), mx_tensor_check(out));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(lut), MX_DTYPE_I8));
-  MX_REFUSE_IF(ctx, in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, lut->numel != 256, A(lut), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, !mx_cm_same_memory(in, out), A(out), MX_ERR_BAD_SHAPE);
+  MX_TRY(mx_check_arg_tensor(args, A(lut), MX_DTYPE_I8));
+  MX_REFUSE_IF(in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(lut->numel != 256, A(lut), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(!mx_cm_same_memory(in, out), A(out), MX_ERR_BAD_SHAPE);
   return MX_OK;
 }
 

@@ -7,11 +7,11 @@
 #define MX_CM_ADD_LEFT_SHIFT 20
 #define A(name) MX_ARG_cortex_m_quantized_add_##name
 
-mx_error mx_k_cortex_m_quantized_add_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  MX_REFUSE_IF(ctx, mx_arg_int(args, A(activation_max)) < mx_arg_int(args, A(activation_min)), A(activation_max),
+mx_arg_error mx_k_cortex_m_quantized_add_out_check(mx_value *const *args) {
+  MX_REFUSE_IF(mx_arg_int(args, A(activation_max)) < mx_arg_int(args, A(activation_min)), A(activation_max),
                MX_ERR_BAD_ARG_VALUE);
   static const uint8_t operands[3] = {A(self), A(other), A(out)};
-  return mx_cm_binary_check(ctx, args, operands);
+  return mx_cm_binary_check(args, operands);
 }
 
 mx_error mx_k_cortex_m_quantized_add_out(mx_kernel_ctx *ctx, mx_value *const *args) {

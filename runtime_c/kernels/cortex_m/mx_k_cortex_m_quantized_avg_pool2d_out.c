@@ -1,8 +1,8 @@
 /* cortex_m::quantized_avg_pool2d.out: activations [N, C, H, W] in channels-last dim order. Body: util/mx_cm_avg_pool2d.c. */
 #include "util/mx_cm_avg_pool2d.h"
 
-mx_error mx_k_cortex_m_quantized_avg_pool2d_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  return mx_cm_avg_pool2d_check(ctx, args, false);
+mx_arg_error mx_k_cortex_m_quantized_avg_pool2d_out_check(mx_value *const *args) {
+  return mx_cm_avg_pool2d_check(args, false);
 }
 
 mx_error mx_k_cortex_m_quantized_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {

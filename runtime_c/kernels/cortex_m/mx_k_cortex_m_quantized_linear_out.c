@@ -24,41 +24,41 @@ static uint32_t channel_dim(const mx_tensor *in, const mx_tensor *out) {
   return flat ? 1u : in->dim - 1u;
 }
 
-mx_error mx_k_cortex_m_quantized_linear_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  MX_REFUSE_IF(ctx, mx_arg_int(args, A(activation_min)) > mx_arg_int(args, A(activation_max)), A(activation_min),
+mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
+  MX_REFUSE_IF(mx_arg_int(args, A(activation_min)) > mx_arg_int(args, A(activation_max)), A(activation_min),
                MX_ERR_BAD_ARG_VALUE);
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weights));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *ksum = mx_arg_opt_tensor(args, A(kernel_sum));
   const mx_tensor *out = mx_arg_tensor(args, A(out));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_I8));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(weights), MX_DTYPE_I8));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_I8));
-  MX_REFUSE_IF(ctx, in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(args, A(weights), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_I8));
+  MX_REFUSE_IF(in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
   const uint32_t c_dim = channel_dim(in, out);
-  MX_REFUSE_IF(ctx, c_dim + 1u == in->dim && out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE); /* not flattened */
-  MX_REFUSE_IF(ctx, w->dim != 2 || w->sizes[1] != in->sizes[c_dim] || w->sizes[0] < 1 ||
+  MX_REFUSE_IF(c_dim + 1u == in->dim && out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE); /* not flattened */
+  MX_REFUSE_IF(w->dim != 2 || w->sizes[1] != in->sizes[c_dim] || w->sizes[0] < 1 ||
                         w->sizes[0] > MX_CM_FC_MAX_CHANNELS,
                A(weights), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, w->sizes[0] != out->sizes[out->dim - 1], A(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(w->sizes[0] != out->sizes[out->dim - 1], A(out), MX_ERR_BAD_SHAPE);
   for (uint32_t d = 0; d + 1 < out->dim; ++d) {
-    MX_REFUSE_IF(ctx, in->sizes[d] != out->sizes[d], A(out), MX_ERR_BAD_SHAPE);
+    MX_REFUSE_IF(in->sizes[d] != out->sizes[d], A(out), MX_ERR_BAD_SHAPE);
   }
   const int32_t c_out = w->sizes[0];
   /* one value for all channels or one per channel (the loader checked their ranges) */
   const uint32_t n_mult = mx_arg_int_list(args, A(requantize_multipliers))->len;
-  MX_REFUSE_IF(ctx, n_mult != 1 && n_mult != (uint32_t)c_out, A(requantize_multipliers), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, mx_arg_int_list(args, A(requantize_shifts))->len != n_mult, A(requantize_shifts),
+  MX_REFUSE_IF(n_mult != 1 && n_mult != (uint32_t)c_out, A(requantize_multipliers), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int_list(args, A(requantize_shifts))->len != n_mult, A(requantize_shifts),
                MX_ERR_BAD_ARG_VALUE);
   if (bias != NULL) {
-    MX_TRY(mx_cm_i32_vector(ctx, args, A(bias), c_out));
+    MX_TRY(mx_cm_i32_vector(args, A(bias), c_out));
   }
   if (ksum != NULL) {
-    MX_TRY(mx_cm_i32_vector(ctx, args, A(kernel_sum), c_out));
+    MX_TRY(mx_cm_i32_vector(args, A(kernel_sum), c_out));
   }
   const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
   const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
   /* a target that reads kernel sums from the context needs kernel_sum */
-  MX_REFUSE_IF(ctx, need > 0 && (ksum == NULL || (int32_t)ksum->nbytes < need), A(kernel_sum), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(need > 0 && (ksum == NULL || (int32_t)ksum->nbytes < need), A(kernel_sum), MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 

@@ -6,9 +6,9 @@
 
 #define A(name) MX_ARG_cortex_m_quantized_mul_##name
 
-mx_error mx_k_cortex_m_quantized_mul_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_cortex_m_quantized_mul_out_check(mx_value *const *args) {
   static const uint8_t operands[3] = {A(self), A(other), A(out)};
-  return mx_cm_binary_check(ctx, args, operands);
+  return mx_cm_binary_check(args, operands);
 }
 
 mx_error mx_k_cortex_m_quantized_mul_out(mx_kernel_ctx *ctx, mx_value *const *args) {

@@ -6,18 +6,16 @@
 
 #define A(name) MX_ARG_cortex_m_softmax_##name
 
-mx_error mx_k_cortex_m_softmax_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_cortex_m_softmax_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(input), mx_tensor_check(in));
-  MX_CHECK(ctx, A(out), mx_tensor_check(out));
-  MX_REFUSE_IF(ctx, in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, !mx_cm_same_memory(in, out), A(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(!mx_cm_same_memory(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t d = 0;
-  MX_CHECK(ctx, A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &d));
-  MX_REFUSE_IF(ctx, in->dim > 0 && in->dim_order[in->dim - 1] != d, A(dim), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, mx_arg_int(args, A(output_zero_point)) != -128, A(output_zero_point), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_BAD_ARG_VALUE);
+  MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &d));
+  MX_REFUSE_IF(in->dim > 0 && in->dim_order[in->dim - 1] != d, A(dim), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int(args, A(output_zero_point)) != -128, A(output_zero_point), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 

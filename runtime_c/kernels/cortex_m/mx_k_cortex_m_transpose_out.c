@@ -5,23 +5,23 @@
 
 #define A(name) MX_ARG_cortex_m_transpose_##name
 
-mx_error mx_k_cortex_m_transpose_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_cortex_m_transpose_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
   const mx_int_list *perm = mx_arg_int_list(args, A(perm));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_I8));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_I8));
-  MX_REFUSE_IF(ctx, in->dim < 1 || in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
-  MX_REFUSE_IF(ctx, perm->len != in->dim, A(perm), MX_ERR_BAD_ARG_VALUE);
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_I8));
+  MX_REFUSE_IF(in->dim < 1 || in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
+  MX_REFUSE_IF(perm->len != in->dim, A(perm), MX_ERR_BAD_ARG_VALUE);
   int32_t out_d[4];
   bool seen[4] = {false, false, false, false};
   for (uint32_t i = 0; i < perm->len; ++i) {
     uint32_t p = 0;
-    MX_CHECK(ctx, A(perm), mx_wrap_dim(perm->items[i], in->dim, &p));
-    MX_REFUSE_IF(ctx, seen[p], A(perm), MX_ERR_BAD_ARG_VALUE); /* not a permutation */
+    MX_CHECK(A(perm), mx_wrap_dim(perm->items[i], in->dim, &p));
+    MX_REFUSE_IF(seen[p], A(perm), MX_ERR_BAD_ARG_VALUE); /* not a permutation */
     seen[p] = true;
     out_d[i] = in->sizes[p];
   }
-  MX_CHECK(ctx, A(out), mx_check_sizes(out, out_d, in->dim));
+  MX_CHECK(A(out), mx_check_sizes(out, out_d, in->dim));
   return MX_OK;
 }
 

@@ -5,24 +5,24 @@
 
 #define A(name) MX_ARG_aten_adaptive_avg_pool2d_##name
 
-mx_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   const mx_int_list osz = *mx_arg_int_list(args, A(output_size));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
-  MX_REFUSE_IF(ctx, osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX ||
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  MX_REFUSE_IF(osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX ||
                         osz.items[1] > INT32_MAX,
                A(output_size), MX_ERR_BAD_ARG_VALUE);
   uint32_t r = in->dim;
-  MX_REFUSE_IF(ctx, r != 3 && r != 4, A(self), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(r != 3 && r != 4, A(self), MX_ERR_BAD_SHAPE);
   int32_t sizes[4];
   for (uint32_t i = 0; i < r - 2; ++i) {
     sizes[i] = in->sizes[i];
   }
   sizes[r - 2] = (int32_t)osz.items[0];
   sizes[r - 1] = (int32_t)osz.items[1];
-  MX_CHECK(ctx, A(out), mx_check_sizes(out, sizes, r));
-  MX_REFUSE_IF(ctx, out->numel != 0 && (in->sizes[r - 2] == 0 || in->sizes[r - 1] == 0), A(self), MX_ERR_BAD_SHAPE);
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, r));
+  MX_REFUSE_IF(out->numel != 0 && (in->sizes[r - 2] == 0 || in->sizes[r - 1] == 0), A(self), MX_ERR_BAD_SHAPE);
   return MX_OK;
 }
 

@@ -20,18 +20,18 @@ static mx_error read_window(mx_value *const *args, mx_pool2d *g, uint32_t *bad) 
   return MX_OK;
 }
 
-mx_error mx_k_aten_avg_pool2d_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_avg_pool2d_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   mx_pool2d g;
   uint32_t bad = 0;
-  MX_CHECK(ctx, bad, read_window(args, &g, &bad));
-  MX_REFUSE_IF(ctx, !mx_arg_none(args, A(divisor_override)) && mx_arg_int(args, A(divisor_override)) == 0,
+  MX_CHECK(bad, read_window(args, &g, &bad));
+  MX_REFUSE_IF(!mx_arg_none(args, A(divisor_override)) && mx_arg_int(args, A(divisor_override)) == 0,
                A(divisor_override), MX_ERR_BAD_ARG_VALUE);
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   mx_pool2d_part part = MX_POOL2D_SHAPE;
   const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(padding), A(out)};
-  MX_CHECK(ctx, at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
+  MX_CHECK(at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
   return MX_OK;
 }
 

@@ -11,32 +11,32 @@ static bool skipped(const mx_tensor *t) {
 
 #define A(name) MX_ARG_aten_cat_##name
 
-mx_error mx_k_aten_cat_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_cat_out_check(mx_value *const *args) {
   const mx_tensor_list ts = mx_arg_tensor_list(args, A(tensors));
   const mx_tensor *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(out), mx_check_contiguous(out));
-  MX_REFUSE_IF(ctx, ts.len == 0, A(tensors), MX_ERR_BAD_ARG_VALUE);
+  MX_CHECK(A(out), mx_check_contiguous(out));
+  MX_REFUSE_IF(ts.len == 0, A(tensors), MX_ERR_BAD_ARG_VALUE);
   uint32_t r = out->dim, dim = 0;
-  MX_CHECK(ctx, A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), r, &dim));
-  MX_REFUSE_IF(ctx, r == 0, A(out), MX_ERR_BAD_SHAPE); /* torch cannot concatenate zero-dim tensors */
+  MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), r, &dim));
+  MX_REFUSE_IF(r == 0, A(out), MX_ERR_BAD_SHAPE); /* torch cannot concatenate zero-dim tensors */
   int64_t total = 0;
   bool any = false;
   for (uint32_t i = 0; i < ts.len; ++i) {
     const mx_tensor *t = ts.items[i];
-    MX_CHECK(ctx, A(tensors), mx_check_contiguous(t));
-    MX_REFUSE_IF(ctx, t->dtype != out->dtype, A(tensors), MX_ERR_BAD_DTYPE);
+    MX_CHECK(A(tensors), mx_check_contiguous(t));
+    MX_REFUSE_IF(t->dtype != out->dtype, A(tensors), MX_ERR_BAD_DTYPE);
     if (skipped(t)) {
       continue;
     }
-    MX_REFUSE_IF(ctx, t->dim != r, A(tensors), MX_ERR_BAD_SHAPE);
+    MX_REFUSE_IF(t->dim != r, A(tensors), MX_ERR_BAD_SHAPE);
     for (uint32_t d = 0; d < r; ++d) {
-      MX_REFUSE_IF(ctx, d != dim && t->sizes[d] != out->sizes[d], A(tensors), MX_ERR_BAD_SHAPE);
+      MX_REFUSE_IF(d != dim && t->sizes[d] != out->sizes[d], A(tensors), MX_ERR_BAD_SHAPE);
     }
     total += t->sizes[dim];
     any = true;
   }
   /* every input an empty 1-D tensor: torch returns one as well */
-  MX_REFUSE_IF(ctx, any ? total != out->sizes[dim] : !(r == 1 && out->sizes[0] == 0), A(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(any ? total != out->sizes[dim] : !(r == 1 && out->sizes[0] == 0), A(out), MX_ERR_BAD_SHAPE);
   return MX_OK;
 }
 

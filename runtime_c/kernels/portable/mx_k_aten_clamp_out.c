@@ -2,10 +2,10 @@
  * min > max gives max everywhere, and NaN passes through. */
 #include "util/mx_unary_f32.h"
 
-mx_error mx_k_aten_clamp_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  MX_TRY(mx_unary_f32_check(ctx, args, MX_ARG_aten_clamp_self, MX_ARG_aten_clamp_out));
+mx_arg_error mx_k_aten_clamp_out_check(mx_value *const *args) {
+  MX_TRY(mx_unary_f32_check(args, MX_ARG_aten_clamp_self, MX_ARG_aten_clamp_out));
   /* torch: at least one of min and max */
-  MX_REFUSE_IF(ctx, mx_arg_none(args, MX_ARG_aten_clamp_min) && mx_arg_none(args, MX_ARG_aten_clamp_max),
+  MX_REFUSE_IF(mx_arg_none(args, MX_ARG_aten_clamp_min) && mx_arg_none(args, MX_ARG_aten_clamp_max),
                MX_ARG_aten_clamp_max, MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }

@@ -32,13 +32,13 @@ static mx_error padded(const mx_tensor *in, mx_int_list pad, int32_t before[MX_M
   return MX_OK;
 }
 
-mx_error mx_k_aten_constant_pad_nd_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_constant_pad_nd_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   int32_t before[MX_MAX_DIM], sizes[MX_MAX_DIM];
-  MX_CHECK(ctx, A(pad), padded(in, *mx_arg_int_list(args, A(pad)), before, sizes));
-  MX_CHECK(ctx, A(out), mx_check_sizes(out, sizes, in->dim));
+  MX_CHECK(A(pad), padded(in, *mx_arg_int_list(args, A(pad)), before, sizes));
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, in->dim));
   return MX_OK;
 }
 

@@ -67,31 +67,31 @@ static mx_error conv_shape(mx_value *const *args, mx_conv2d_f32_shape *s, uint32
   return MX_OK;
 }
 
-mx_error mx_k_aten_convolution_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(weight), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(weight), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   if (bias != NULL) {
-    MX_TRY(mx_check_arg_tensor(ctx, args, A(bias), MX_DTYPE_F32));
+    MX_TRY(mx_check_arg_tensor(args, A(bias), MX_DTYPE_F32));
   }
-  MX_REFUSE_IF(ctx, mx_arg_bool(args, A(transposed)), A(transposed), MX_ERR_UNSUPPORTED);
-  MX_REFUSE_IF(ctx, in->dim == 5, A(input), MX_ERR_UNSUPPORTED); /* 3-D convolution */
-  MX_REFUSE_IF(ctx, in->dim != 3 && in->dim != 4, A(input), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, w->dim != in->dim, A(weight), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(mx_arg_bool(args, A(transposed)), A(transposed), MX_ERR_UNSUPPORTED);
+  MX_REFUSE_IF(in->dim == 5, A(input), MX_ERR_UNSUPPORTED); /* 3-D convolution */
+  MX_REFUSE_IF(in->dim != 3 && in->dim != 4, A(input), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(w->dim != in->dim, A(weight), MX_ERR_BAD_SHAPE);
   mx_conv2d_f32_shape s;
   uint32_t bad = 0;
-  MX_CHECK(ctx, bad, conv_shape(args, &s, &bad));
+  MX_CHECK(bad, conv_shape(args, &s, &bad));
   const int64_t groups = mx_arg_int(args, A(groups));
-  MX_REFUSE_IF(ctx, groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups,
+  MX_REFUSE_IF(groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups,
                A(groups), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, bias != NULL && (bias->dim != 1 || bias->sizes[0] != s.c_out), A(bias), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(bias != NULL && (bias->dim != 1 || bias->sizes[0] != s.c_out), A(bias), MX_ERR_BAD_SHAPE);
   int32_t sizes[4] = {in->sizes[0], s.c_out, s.out_h, s.out_w};
   if (in->dim == 3) {
     sizes[2] = s.out_w;
   }
-  MX_CHECK(ctx, A(out), mx_check_sizes(out, sizes, in->dim));
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, in->dim));
   return MX_OK;
 }
 

@@ -1,8 +1,8 @@
 /* aten::hardtanh.out for float32: (self, min_val, max_val, out, ret); y = min(max(x, min_val), max_val). */
 #include "util/mx_unary_f32.h"
 
-mx_error mx_k_aten_hardtanh_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  return mx_unary_f32_check(ctx, args, MX_ARG_aten_hardtanh_self, MX_ARG_aten_hardtanh_out);
+mx_arg_error mx_k_aten_hardtanh_out_check(mx_value *const *args) {
+  return mx_unary_f32_check(args, MX_ARG_aten_hardtanh_self, MX_ARG_aten_hardtanh_out);
 }
 
 mx_error mx_k_aten_hardtanh_out(mx_kernel_ctx *ctx, mx_value *const *args) {

@@ -22,19 +22,19 @@ static mx_error read_window(mx_value *const *args, mx_pool2d *g, uint32_t *bad) 
   return mx_int_pair(*mx_arg_int_list(args, A(dilation)), NULL, g->d);
 }
 
-mx_error mx_k_aten_max_pool2d_with_indices_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_max_pool2d_with_indices_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   const mx_tensor *idx = mx_arg_tensor(args, A(indices));
   mx_pool2d g;
   uint32_t bad = 0;
-  MX_CHECK(ctx, bad, read_window(args, &g, &bad));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(indices), MX_DTYPE_I64));
+  MX_CHECK(bad, read_window(args, &g, &bad));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(indices), MX_DTYPE_I64));
   mx_pool2d_part part = MX_POOL2D_SHAPE;
   const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(dilation), A(out)};
-  MX_CHECK(ctx, at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
-  MX_REFUSE_IF(ctx, !mx_same_shape(idx, out), A(indices), MX_ERR_BAD_SHAPE);
+  MX_CHECK(at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
+  MX_REFUSE_IF(!mx_same_shape(idx, out), A(indices), MX_ERR_BAD_SHAPE);
   return MX_OK;
 }
 

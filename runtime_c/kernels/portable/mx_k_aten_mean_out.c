@@ -41,19 +41,19 @@ static uint32_t reduced_shape(const mx_tensor *in, const bool *reduce, bool keep
   return count;
 }
 
-mx_error mx_k_aten_mean_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_mean_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   /* dtype may only be Null or float32 */
-  MX_REFUSE_IF(ctx, !mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype),
+  MX_REFUSE_IF(!mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype),
                MX_ERR_BAD_DTYPE);
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   bool reduce[MX_MAX_DIM];
-  MX_CHECK(ctx, A(dim), reduced_dims(mx_arg_opt_int_list(args, A(dim)), in->dim, reduce));
+  MX_CHECK(A(dim), reduced_dims(mx_arg_opt_int_list(args, A(dim)), in->dim, reduce));
   int32_t sizes[MX_MAX_DIM];
   uint32_t out_dim = 0;
   (void)reduced_shape(in, reduce, mx_arg_bool(args, A(keepdim)), sizes, &out_dim);
-  MX_CHECK(ctx, A(out), mx_check_sizes(out, sizes, out_dim));
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, out_dim));
   return MX_OK;
 }
 

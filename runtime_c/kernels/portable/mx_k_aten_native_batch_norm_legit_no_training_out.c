@@ -14,21 +14,21 @@ static mx_error check_channel_vec(const mx_tensor *t, int32_t c) {
   return (t->dim == 1 && t->sizes[0] == c) ? MX_OK : MX_ERR_BAD_SHAPE;
 }
 
-mx_error mx_k_aten_native_batch_norm_legit_no_training_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_native_batch_norm_legit_no_training_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out0));
   const mx_tensor *w = mx_arg_opt_tensor(args, A(weight)), *b = mx_arg_opt_tensor(args, A(bias));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(input), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out0), MX_DTYPE_F32));
-  MX_REFUSE_IF(ctx, in->dim < 2, A(input), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, !mx_same_shape(in, out), A(out0), MX_ERR_BAD_SHAPE);
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out0), MX_DTYPE_F32));
+  MX_REFUSE_IF(in->dim < 2, A(input), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(!mx_same_shape(in, out), A(out0), MX_ERR_BAD_SHAPE);
   int32_t c = in->sizes[1];
-  MX_CHECK(ctx, A(running_mean), check_channel_vec(mx_arg_tensor(args, A(running_mean)), c));
-  MX_CHECK(ctx, A(running_var), check_channel_vec(mx_arg_tensor(args, A(running_var)), c));
+  MX_CHECK(A(running_mean), check_channel_vec(mx_arg_tensor(args, A(running_mean)), c));
+  MX_CHECK(A(running_var), check_channel_vec(mx_arg_tensor(args, A(running_var)), c));
   if (w != NULL) {
-    MX_CHECK(ctx, A(weight), check_channel_vec(w, c));
+    MX_CHECK(A(weight), check_channel_vec(w, c));
   }
   if (b != NULL) {
-    MX_CHECK(ctx, A(bias), check_channel_vec(b, c));
+    MX_CHECK(A(bias), check_channel_vec(b, c));
   }
   return MX_OK;
 }

@@ -4,22 +4,22 @@
 #include "util/mx_strided_copy.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_permute_copy_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  MX_TRY(mx_copy_check(ctx, args));
+mx_arg_error mx_k_aten_permute_copy_out_check(mx_value *const *args) {
+  MX_TRY(mx_copy_check(args));
   const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_permute_copy_self);
   const mx_int_list dims = *mx_arg_int_list(args, MX_ARG_aten_permute_copy_dims);
   const uint32_t r = in->dim;
-  MX_REFUSE_IF(ctx, dims.len != r, MX_ARG_aten_permute_copy_dims, MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(dims.len != r, MX_ARG_aten_permute_copy_dims, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
   bool seen[MX_MAX_DIM] = {false};
   for (uint32_t i = 0; i < r; ++i) {
     uint32_t d = 0;
-    MX_CHECK(ctx, MX_ARG_aten_permute_copy_dims, mx_wrap_dim(dims.items[i], r, &d));
-    MX_REFUSE_IF(ctx, seen[d], MX_ARG_aten_permute_copy_dims, MX_ERR_BAD_ARG_VALUE); /* not a permutation */
+    MX_CHECK(MX_ARG_aten_permute_copy_dims, mx_wrap_dim(dims.items[i], r, &d));
+    MX_REFUSE_IF(seen[d], MX_ARG_aten_permute_copy_dims, MX_ERR_BAD_ARG_VALUE); /* not a permutation */
     seen[d] = true;
     sizes[i] = in->sizes[d];
   }
-  MX_CHECK(ctx, MX_ARG_aten_permute_copy_out, mx_check_sizes(mx_arg_tensor(args, MX_ARG_aten_permute_copy_out), sizes, r));
+  MX_CHECK(MX_ARG_aten_permute_copy_out, mx_check_sizes(mx_arg_tensor(args, MX_ARG_aten_permute_copy_out), sizes, r));
   return MX_OK;
 }
 

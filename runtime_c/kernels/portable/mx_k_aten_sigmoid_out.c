@@ -3,8 +3,8 @@
 
 #include "util/mx_unary_f32.h"
 
-mx_error mx_k_aten_sigmoid_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
-  return mx_unary_f32_check(ctx, args, MX_ARG_aten_sigmoid_self, MX_ARG_aten_sigmoid_out);
+mx_arg_error mx_k_aten_sigmoid_out_check(mx_value *const *args) {
+  return mx_unary_f32_check(args, MX_ARG_aten_sigmoid_self, MX_ARG_aten_sigmoid_out);
 }
 
 mx_error mx_k_aten_sigmoid_out(mx_kernel_ctx *ctx, mx_value *const *args) {

@@ -7,15 +7,15 @@
 
 #define A(name) MX_ARG_aten_softmax_##name
 
-mx_error mx_k_aten_softmax_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_aten_softmax_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   /* torch: half_to_float only for half inputs */
-  MX_REFUSE_IF(ctx, mx_arg_bool(args, A(half_to_float)), A(half_to_float), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, !mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(mx_arg_bool(args, A(half_to_float)), A(half_to_float), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(!mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t dim = 0;
-  MX_CHECK(ctx, A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &dim));
+  MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &dim));
   return MX_OK;
 }
 

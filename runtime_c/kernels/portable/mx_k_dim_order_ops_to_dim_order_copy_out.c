@@ -19,23 +19,21 @@ static bool is_permutation(const uint8_t *order, uint32_t dim) {
 
 #define A(name) MX_ARG_dim_order_ops_to_dim_order_copy_##name
 
-mx_error mx_k_dim_order_ops_to_dim_order_copy_out_check(mx_kernel_ctx *ctx, mx_value *const *args) {
+mx_arg_error mx_k_dim_order_ops_to_dim_order_copy_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_CHECK(ctx, A(self), mx_tensor_check(in));
-  MX_CHECK(ctx, A(out), mx_tensor_check(out));
-  MX_REFUSE_IF(ctx, in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype)),
+  MX_REFUSE_IF(in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype)),
                A(out), MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, !mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(!mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t r = out->dim;
-  MX_REFUSE_IF(ctx, !is_permutation(in->dim_order, r), A(self), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, !is_permutation(out->dim_order, r), A(out), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(!is_permutation(in->dim_order, r), A(self), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(!is_permutation(out->dim_order, r), A(out), MX_ERR_BAD_ARG_VALUE);
   /* The requested order must be the one out was planned with (Null: self's). */
   const bool has_order = !mx_arg_none(args, A(dim_order));
   const mx_int_list order = mx_arg_opt_int_list(args, A(dim_order));
-  MX_REFUSE_IF(ctx, has_order && order.len != r, A(dim_order), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(has_order && order.len != r, A(dim_order), MX_ERR_BAD_ARG_VALUE);
   for (uint32_t i = 0; i < r; ++i) {
     int64_t want = has_order ? order.items[i] : (int64_t)in->dim_order[i];
-    MX_REFUSE_IF(ctx, want != out->dim_order[i], A(dim_order), MX_ERR_BAD_ARG_VALUE);
+    MX_REFUSE_IF(want != out->dim_order[i], A(dim_order), MX_ERR_BAD_ARG_VALUE);
   }
   return MX_OK;
 }

@@ -30,21 +30,16 @@ static bool orders_match(const int32_t *sizes, uint32_t dim, const uint8_t *a, c
   }
 }
 
-mx_error mx_cm_nhwc_check(const mx_tensor *t, bool nhwc_logical) {
-  MX_TRY(mx_tensor_check(t));
-  if (t->dtype != MX_DTYPE_I8) {
-    return MX_ERR_BAD_DTYPE;
-  }
-  if (t->dim != 4) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  if (nhwc_logical) {
-    return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
-  }
+mx_arg_error mx_cm_nhwc_arg(mx_value *const *args, uint32_t i, bool nhwc_logical) {
+  const mx_tensor *t = args[i]->u.t;
+  MX_REFUSE_IF(t->dtype != MX_DTYPE_I8, i, MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(t->dim != 4, i, MX_ERR_BAD_SHAPE);
   /* Channels-last bytes under any dim order that lays them out the same: ExecuTorch writes (0, 2, 1, 3) for
    * a channels-last [N, 1, H, W], and our lowering leaves such tensors contiguous. */
   static const uint8_t nhwc[4] = {0, 2, 3, 1};
-  return orders_match(t->sizes, 4, t->dim_order, nhwc) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
+  MX_REFUSE_IF(nhwc_logical ? !mx_is_contiguous(t) : !orders_match(t->sizes, 4, t->dim_order, nhwc), i,
+               MX_ERR_BAD_ARG_VALUE);
+  return MX_OK;
 }
 
 cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical) {
@@ -52,15 +47,10 @@ cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical) {
   return nhwc_logical ? (cmsis_nn_dims){s[0], s[1], s[2], s[3]} : (cmsis_nn_dims){s[0], s[2], s[3], s[1]};
 }
 
-mx_error mx_cm_nhwc_arg(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, bool nhwc_logical) {
-  MX_CHECK(ctx, i, mx_cm_nhwc_check(args[i]->u.t, nhwc_logical));
-  return MX_OK;
-}
-
-mx_error mx_cm_i32_vector(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, int32_t n) {
+mx_arg_error mx_cm_i32_vector(mx_value *const *args, uint32_t i, int32_t n) {
   const mx_tensor *t = args[i]->u.t;
-  MX_TRY(mx_check_arg_tensor(ctx, args, i, MX_DTYPE_I32));
-  MX_REFUSE_IF(ctx, n < 0 || t->numel != (uint32_t)n, i, MX_ERR_BAD_SHAPE);
+  MX_TRY(mx_check_arg_tensor(args, i, MX_DTYPE_I32));
+  MX_REFUSE_IF(n < 0 || t->numel != (uint32_t)n, i, MX_ERR_BAD_SHAPE);
   return MX_OK;
 }
 
@@ -76,7 +66,6 @@ bool mx_cm_same_memory(const mx_tensor *a, const mx_tensor *b) {
 }
 
 mx_error mx_cm_scratch_check(const mx_tensor *scratch, int32_t need) {
-  MX_TRY(mx_tensor_check(scratch));
   if (need < 0 || scratch->nbytes < (uint32_t)need || scratch->nbytes > (uint32_t)INT32_MAX) {
     return MX_ERR_BAD_ARG_VALUE;
   }
@@ -111,20 +100,18 @@ mx_cm_qparams mx_cm_qparams_read(mx_value *const *args) {
                          mx_cm_int(args, Q(dtype))};
 }
 
-mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args, bool quantize) {
+mx_arg_error mx_cm_qparams_check(mx_value *const *args, bool quantize) {
   const mx_cm_qparams q = mx_cm_qparams_read(args);
   const uint32_t float_arg = quantize ? Q(input) : Q(out);
   const mx_tensor *ints = quantize ? q.out : q.in;
-  MX_CHECK(ctx, Q(input), mx_tensor_check(q.in));
-  MX_CHECK(ctx, Q(out), mx_tensor_check(q.out));
-  MX_REFUSE_IF(ctx, args[float_arg]->u.t->dtype != MX_DTYPE_F32, float_arg, MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, q.dtype != ints->dtype || (q.dtype != MX_DTYPE_I8 && q.dtype != MX_DTYPE_I16), Q(dtype),
+  MX_REFUSE_IF(args[float_arg]->u.t->dtype != MX_DTYPE_F32, float_arg, MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(q.dtype != ints->dtype || (q.dtype != MX_DTYPE_I8 && q.dtype != MX_DTYPE_I16), Q(dtype),
                MX_ERR_BAD_DTYPE);
   /* any layout (channels-last included), the same for input and out */
-  MX_REFUSE_IF(ctx, !mx_cm_same_memory(q.in, q.out), Q(out), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(ctx, !isfinite(q.scale) || (quantize && !(q.scale > 0.0)), Q(scale), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(!mx_cm_same_memory(q.in, q.out), Q(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(!isfinite(q.scale) || (quantize && !(q.scale > 0.0)), Q(scale), MX_ERR_BAD_ARG_VALUE);
   const int32_t lo = q.dtype == MX_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = q.dtype == MX_DTYPE_I8 ? INT8_MAX : INT16_MAX;
-  MX_REFUSE_IF(ctx, q.quant_min > q.quant_max || (quantize && (q.quant_min < lo || q.quant_max > hi)), Q(quant_min),
+  MX_REFUSE_IF(q.quant_min > q.quant_max || (quantize && (q.quant_min < lo || q.quant_max > hi)), Q(quant_min),
                MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }

@@ -18,18 +18,17 @@ mx_error mx_cm_pair_check(const mx_int_list *l);
 /* Once checked: (h, w). */
 void mx_cm_pair(const mx_int_list *l, int32_t out[2]);
 
-/* A well-formed 4-D int8 tensor whose memory is NHWC. `nhwc_logical`: sizes are [N, H, W, C] with
- * contiguous dim order (the *_nhwc ops); else sizes are [N, C, H, W] in channels-last dim order
- * (0, 2, 3, 1), or contiguous when that holds the same bytes (C == 1 or H == W == 1). */
-mx_error mx_cm_nhwc_check(const mx_tensor *t, bool nhwc_logical);
-/* mx_cm_nhwc_check on tensor argument args[i], naming it when it fails. */
-mx_error mx_cm_nhwc_arg(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, bool nhwc_logical);
+/* Tensor argument args[i] is a 4-D int8 tensor whose memory is NHWC (else the error, naming it).
+ * `nhwc_logical`: sizes are [N, H, W, C] with contiguous dim order (the *_nhwc ops); else sizes are
+ * [N, C, H, W] in channels-last dim order (0, 2, 3, 1), or contiguous when that holds the same bytes
+ * (C == 1 or H == W == 1). */
+mx_arg_error mx_cm_nhwc_arg(mx_value *const *args, uint32_t i, bool nhwc_logical);
 /* Once checked: the tensor as CMSIS-NN dims. */
 cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical);
 
 /* Tensor argument args[i] is an int32 tensor (any shape, contiguous) of exactly n elements (else the error,
  * naming it). */
-mx_error mx_cm_i32_vector(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, int32_t n);
+mx_arg_error mx_cm_i32_vector(mx_value *const *args, uint32_t i, int32_t n);
 
 /* Physical (memory-order) sizes of a tensor of rank <= 4, padded in front with 1 to four. */
 void mx_cm_physical4(const mx_tensor *t, int32_t sizes[4]);
@@ -55,7 +54,7 @@ mx_cm_qparams mx_cm_qparams_read(mx_value *const *args);
 /* Load time, quantize (float32 input) or dequantize (float32 out): the other side int8/int16 as `dtype` says,
  * input and out laid out alike, scale finite (and positive to quantize), quant_min <= quant_max (and within
  * the int type to quantize). */
-mx_error mx_cm_qparams_check(mx_kernel_ctx *ctx, mx_value *const *args, bool quantize);
+mx_arg_error mx_cm_qparams_check(mx_value *const *args, bool quantize);
 
 /* A CMSIS-NN status as an mx_error. */
 mx_error mx_cm_status(arm_cmsis_nn_status status);

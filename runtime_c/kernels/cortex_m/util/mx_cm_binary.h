@@ -15,7 +15,7 @@ typedef struct mx_cm_binary {
 
 /* Load time: args[operands[0]], args[operands[1]] (the operands) and args[operands[2]] (out) are int8
  * tensors, planned without error. */
-mx_error mx_cm_binary_check(mx_kernel_ctx *ctx, mx_value *const *args, const uint8_t operands[3]);
+mx_arg_error mx_cm_binary_check(mx_value *const *args, const uint8_t operands[3]);
 
 /* The plan; MX_ERR_BAD_SHAPE when neither case holds. */
 mx_error mx_cm_binary_plan(const mx_tensor *a, const mx_tensor *b, const mx_tensor *out, mx_cm_binary *plan);

@@ -16,17 +16,17 @@ static cmsis_nn_dims filter_dims(const mx_cm_conv *c) {
   return (cmsis_nn_dims){c->w->sizes[0], c->w->sizes[1], c->w->sizes[2], c->w->sizes[3]};
 }
 
-mx_error mx_cm_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc) {
+mx_arg_error mx_cm_conv2d_check(mx_value *const *args, bool nhwc) {
   mx_cm_conv c;
-  MX_TRY(mx_cm_conv_check(ctx, args, 0, nhwc, &c));
+  MX_TRY(mx_cm_conv_check(args, 0, nhwc, &c));
   const int32_t c_out = c.w->sizes[0], kc = c.w->sizes[3];
-  MX_REFUSE_IF(ctx, c_out != c.out_dims.c || kc < 1 || c.in_dims.c % kc != 0 || c_out % (c.in_dims.c / kc) != 0,
+  MX_REFUSE_IF(c_out != c.out_dims.c || kc < 1 || c.in_dims.c % kc != 0 || c_out % (c.in_dims.c / kc) != 0,
                A(weight), MX_ERR_BAD_SHAPE);
   /* CMSIS-NN's grouped convolution offsets the bias per group: pass zeros */
-  MX_REFUSE_IF(ctx, c.bias_data == NULL && kc != c.in_dims.c, A(bias), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(c.bias_data == NULL && kc != c.in_dims.c, A(bias), MX_ERR_BAD_ARG_VALUE);
   const cmsis_nn_conv_params p = params(&c);
   const cmsis_nn_dims f = filter_dims(&c);
-  MX_CHECK(ctx, A(scratch), mx_cm_scratch_check(c.scratch, mx_cm_conv_s8_buffer_size(&p, &c.in_dims, &f, &c.out_dims)));
+  MX_CHECK(A(scratch), mx_cm_scratch_check(c.scratch, mx_cm_conv_s8_buffer_size(&p, &c.in_dims, &f, &c.out_dims)));
   return MX_OK;
 }
 

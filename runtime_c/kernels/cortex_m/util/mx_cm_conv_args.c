@@ -71,29 +71,29 @@ void mx_cm_conv_read(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *
   c->act_max = mx_cm_int(args, IX(activation_max));
 }
 
-mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
+mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
   for (uint32_t i = CONV(stride); i <= CONV(dilation); ++i) {
-    MX_CHECK(ctx, i, mx_cm_pair_check(mx_arg_int_list(args, i)));
+    MX_CHECK(i, mx_cm_pair_check(mx_arg_int_list(args, i)));
   }
   const mx_tensor *w = mx_arg_tensor(args, CONV(weight)), *bias = mx_arg_opt_tensor(args, CONV(bias));
-  MX_TRY(mx_cm_nhwc_arg(ctx, args, CONV(input), nhwc));
-  MX_TRY(mx_cm_nhwc_arg(ctx, args, IX(out), nhwc));
-  MX_TRY(mx_check_arg_tensor(ctx, args, CONV(weight), MX_DTYPE_I8));
-  MX_REFUSE_IF(ctx, w->dim != 4, CONV(weight), MX_ERR_BAD_SHAPE);
+  MX_TRY(mx_cm_nhwc_arg(args, CONV(input), nhwc));
+  MX_TRY(mx_cm_nhwc_arg(args, IX(out), nhwc));
+  MX_TRY(mx_check_arg_tensor(args, CONV(weight), MX_DTYPE_I8));
+  MX_REFUSE_IF(w->dim != 4, CONV(weight), MX_ERR_BAD_SHAPE);
   mx_cm_conv_read(args, dw, nhwc, c);
-  MX_REFUSE_IF(ctx, c->act_max < c->act_min, IX(activation_max), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(ctx, c->in_dims.n != c->out_dims.n, IX(out), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(c->act_max < c->act_min, IX(activation_max), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(c->in_dims.n != c->out_dims.n, IX(out), MX_ERR_BAD_SHAPE);
   const int32_t c_out = c->out_dims.c;
-  MX_TRY(mx_cm_i32_vector(ctx, args, IX(requantize_multipliers), c_out));
-  MX_TRY(mx_cm_i32_vector(ctx, args, IX(requantize_shifts), c_out));
+  MX_TRY(mx_cm_i32_vector(args, IX(requantize_multipliers), c_out));
+  MX_TRY(mx_cm_i32_vector(args, IX(requantize_shifts), c_out));
   for (int32_t o = 0; o < c_out; ++o) {
-    MX_REFUSE_IF(ctx, c->shift[o] < -31 || c->shift[o] > 31, IX(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
+    MX_REFUSE_IF(c->shift[o] < -31 || c->shift[o] > 31, IX(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
   }
   if (bias != NULL) {
-    MX_TRY(mx_cm_i32_vector(ctx, args, CONV(bias), c_out));
+    MX_TRY(mx_cm_i32_vector(args, CONV(bias), c_out));
   }
   const int32_t kh = w->sizes[1], kw = w->sizes[2];
-  MX_REFUSE_IF(ctx,
+  MX_REFUSE_IF(
                c->out_dims.h != mx_cm_window_out(c->in_dims.h, kh, c->stride[0], c->pad[0], c->dil[0], false) ||
                    c->out_dims.w != mx_cm_window_out(c->in_dims.w, kw, c->stride[1], c->pad[1], c->dil[1], false),
                IX(out), MX_ERR_BAD_SHAPE);

@@ -22,7 +22,7 @@ typedef struct mx_cm_conv {
 /* Load time: the shared arguments checked (shifts in [-31, 31], the output size torch gives), then read
  * into c. `dw` 1: the depthwise schema (depth_multiplier after dilation), 0: the convolution's; `nhwc`: the
  * *_nhwc spelling. */
-mx_error mx_cm_conv_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c);
+mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c);
 /* Execution: the same, read without checks. */
 void mx_cm_conv_read(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c);
 

@@ -12,18 +12,18 @@ static cmsis_nn_dw_conv_params params(const mx_cm_conv *c, int32_t ch_mult) {
                                    {c->pad[1], c->pad[0]}, {c->dil[1], c->dil[0]}, {c->act_min, c->act_max}};
 }
 
-mx_error mx_cm_depthwise_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc) {
+mx_arg_error mx_cm_depthwise_conv2d_check(mx_value *const *args, bool nhwc) {
   const int32_t ch_mult = mx_cm_int(args, A(depth_multiplier));
   mx_cm_conv c;
-  MX_TRY(mx_cm_conv_check(ctx, args, 1, nhwc, &c));
+  MX_TRY(mx_cm_conv_check(args, 1, nhwc, &c));
   const int32_t c_out = c.out_dims.c;
-  MX_REFUSE_IF(ctx, c.w->sizes[0] != 1 || c.w->sizes[3] != c_out || (int64_t)c.in_dims.c * ch_mult != c_out,
+  MX_REFUSE_IF(c.w->sizes[0] != 1 || c.w->sizes[3] != c_out || (int64_t)c.in_dims.c * ch_mult != c_out,
                A(weight), MX_ERR_BAD_SHAPE);
   /* CMSIS-NN's MVE depthwise reads the bias per channel block: pass zeros */
-  MX_REFUSE_IF(ctx, c.bias_data == NULL, A(bias), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(c.bias_data == NULL, A(bias), MX_ERR_BAD_ARG_VALUE);
   const cmsis_nn_dw_conv_params p = params(&c, ch_mult);
   const cmsis_nn_dims f = {1, c.w->sizes[1], c.w->sizes[2], c_out};
-  MX_CHECK(ctx, A(scratch), mx_cm_scratch_check(c.scratch, mx_cm_dw_conv_s8_buffer_size(&p, &c.in_dims, &f, &c.out_dims)));
+  MX_CHECK(A(scratch), mx_cm_scratch_check(c.scratch, mx_cm_dw_conv_s8_buffer_size(&p, &c.in_dims, &f, &c.out_dims)));
   return MX_OK;
 }
 

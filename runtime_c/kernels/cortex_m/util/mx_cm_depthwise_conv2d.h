@@ -4,7 +4,7 @@
  * mx_cm_conv_args.h). */
 #include "mx/kernel.h"
 
-mx_error mx_cm_depthwise_conv2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc);
+mx_arg_error mx_cm_depthwise_conv2d_check(mx_value *const *args, bool nhwc);
 mx_error mx_cm_depthwise_conv2d(mx_value *const *args, bool nhwc);
 
 #endif

@@ -5,16 +5,16 @@
 
 #define A(name) MX_ARG_cortex_m_quantized_max_pool2d_##name
 
-mx_error mx_cm_max_pool2d_check(mx_kernel_ctx *ctx, mx_value *const *args, bool nhwc) {
-  MX_REFUSE_IF(ctx, mx_arg_int(args, A(activation_max)) < mx_arg_int(args, A(activation_min)), A(activation_max),
+mx_arg_error mx_cm_max_pool2d_check(mx_value *const *args, bool nhwc) {
+  MX_REFUSE_IF(mx_arg_int(args, A(activation_max)) < mx_arg_int(args, A(activation_min)), A(activation_max),
                MX_ERR_BAD_ARG_VALUE);
   const mx_int_list *dil = mx_arg_int_list(args, A(dilation));
-  MX_CHECK(ctx, A(dilation), mx_cm_pair_check(dil));
-  MX_REFUSE_IF(ctx, dil->items[0] != 1 || dil->items[dil->len - 1] != 1, A(dilation), MX_ERR_UNSUPPORTED);
-  MX_REFUSE_IF(ctx, mx_arg_int(args, A(input_zero_point)) != mx_arg_int(args, A(output_zero_point)),
+  MX_CHECK(A(dilation), mx_cm_pair_check(dil));
+  MX_REFUSE_IF(dil->items[0] != 1 || dil->items[dil->len - 1] != 1, A(dilation), MX_ERR_UNSUPPORTED);
+  MX_REFUSE_IF(mx_arg_int(args, A(input_zero_point)) != mx_arg_int(args, A(output_zero_point)),
                A(output_zero_point), MX_ERR_BAD_ARG_VALUE);
   mx_cm_pool p;
-  return mx_cm_pool_check(ctx, args, A(out), nhwc, mx_arg_bool(args, A(ceil_mode)), &p);
+  return mx_cm_pool_check(args, A(out), nhwc, mx_arg_bool(args, A(ceil_mode)), &p);
 }
 
 mx_error mx_cm_max_pool2d(mx_value *const *args, bool nhwc) {

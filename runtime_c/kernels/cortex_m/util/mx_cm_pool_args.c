@@ -23,19 +23,19 @@ void mx_cm_pool_read(mx_value *const *args, uint32_t out_i, bool nhwc, mx_cm_poo
   mx_cm_pair(mx_arg_int_list(args, AVG(padding)), p->pad);
 }
 
-mx_error mx_cm_pool_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode,
+mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode,
                           mx_cm_pool *p) {
   for (uint32_t i = AVG(kernel_size); i <= AVG(padding); ++i) {
-    MX_CHECK(ctx, i, mx_cm_pair_check(mx_arg_int_list(args, i)));
+    MX_CHECK(i, mx_cm_pair_check(mx_arg_int_list(args, i)));
   }
-  MX_TRY(mx_cm_nhwc_arg(ctx, args, AVG(input), nhwc));
-  MX_TRY(mx_cm_nhwc_arg(ctx, args, out_i, nhwc));
+  MX_TRY(mx_cm_nhwc_arg(args, AVG(input), nhwc));
+  MX_TRY(mx_cm_nhwc_arg(args, out_i, nhwc));
   mx_cm_pool_read(args, out_i, nhwc, p);
   for (int i = 0; i < 2; ++i) {
     /* torch's rule; it also keeps every window on at least one input */
-    MX_REFUSE_IF(ctx, 2 * p->pad[i] > p->kernel[i], AVG(padding), MX_ERR_BAD_ARG_VALUE);
+    MX_REFUSE_IF(2 * p->pad[i] > p->kernel[i], AVG(padding), MX_ERR_BAD_ARG_VALUE);
   }
-  MX_REFUSE_IF(ctx,
+  MX_REFUSE_IF(
                p->out_dims.n != p->in_dims.n || p->out_dims.c != p->in_dims.c ||
                    p->out_dims.h != mx_cm_window_out(p->in_dims.h, p->kernel[0], p->stride[0], p->pad[0], 1, ceil_mode) ||
                    p->out_dims.w != mx_cm_window_out(p->in_dims.w, p->kernel[1], p->stride[1], p->pad[1], 1, ceil_mode),

@@ -4,12 +4,13 @@
  * (mx_kernel_check_call), so these read without checking: index with the MX_ARG_* names of mx/op_args.h. */
 #include "mx/kernel.h"
 
-#define MX_TRY(expr)                   \
-  do {                                 \
-    mx_error mx_try_err_ = (expr);     \
-    if (mx_try_err_ != MX_OK) {        \
-      return mx_try_err_;              \
-    }                                  \
+/* Returns expr's error, if any: an mx_error, or in a check an mx_arg_error as it is. */
+#define MX_TRY(expr)                            \
+  do {                                          \
+    uint32_t mx_try_err_ = (uint32_t)(expr);    \
+    if (mx_try_err_ != MX_OK) {                 \
+      return mx_try_err_;                       \
+    }                                           \
   } while (0)
 
 typedef struct mx_tensor_list {

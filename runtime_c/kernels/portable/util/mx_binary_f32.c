@@ -24,24 +24,23 @@ static mx_error check_operand(const mx_tensor *t) {
   if (t->dtype == MX_DTYPE_F32) {
     return mx_check_tensor(t, MX_DTYPE_F32);
   }
-  MX_TRY(mx_tensor_check(t));
   return t->numel == 1 && t->dtype != MX_DTYPE_F16 ? MX_OK : MX_ERR_BAD_DTYPE;
 }
 
-mx_error mx_binary_f32_check(mx_kernel_ctx *ctx, mx_value *const *args, mx_binop op) {
+mx_arg_error mx_binary_f32_check(mx_value *const *args, mx_binop op) {
   const uint32_t out_i = out_index(op);
   const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_add_self), *b = mx_arg_tensor(args, MX_ARG_aten_add_other);
   const mx_tensor *out = mx_arg_tensor(args, out_i);
-  MX_TRY(mx_check_arg_tensor(ctx, args, out_i, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, out_i, MX_DTYPE_F32));
   /* torch refuses to subtract booleans */
-  MX_REFUSE_IF(ctx, op == MX_BINOP_SUB && a->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_self, MX_ERR_BAD_DTYPE);
-  MX_REFUSE_IF(ctx, op == MX_BINOP_SUB && b->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_other, MX_ERR_BAD_DTYPE);
-  MX_CHECK(ctx, MX_ARG_aten_add_self, check_operand(a));
-  MX_CHECK(ctx, MX_ARG_aten_add_other, check_operand(b));
+  MX_REFUSE_IF(op == MX_BINOP_SUB && a->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_self, MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(op == MX_BINOP_SUB && b->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_other, MX_ERR_BAD_DTYPE);
+  MX_CHECK(MX_ARG_aten_add_self, check_operand(a));
+  MX_CHECK(MX_ARG_aten_add_other, check_operand(b));
   int32_t sizes[MX_MAX_DIM];
   uint32_t dim = 0;
-  MX_CHECK(ctx, MX_ARG_aten_add_other, mx_broadcast_shape(a->sizes, a->dim, b->sizes, b->dim, sizes, &dim));
-  MX_CHECK(ctx, out_i, mx_check_sizes(out, sizes, dim));
+  MX_CHECK(MX_ARG_aten_add_other, mx_broadcast_shape(a->sizes, a->dim, b->sizes, b->dim, sizes, &dim));
+  MX_CHECK(out_i, mx_check_sizes(out, sizes, dim));
   return MX_OK;
 }
 

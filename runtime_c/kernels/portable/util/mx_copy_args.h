@@ -4,6 +4,6 @@
 #include "mx/kernel.h"
 
 /* self and out are contiguous tensors of one dtype (any). */
-mx_error mx_copy_check(mx_kernel_ctx *ctx, mx_value *const *args);
+mx_arg_error mx_copy_check(mx_value *const *args);
 
 #endif

@@ -45,16 +45,12 @@ mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
   return mx_check_contiguous(t);
 }
 
-mx_error mx_check_arg_tensor(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, mx_dtype dtype) {
-  MX_CHECK(ctx, i, mx_check_tensor(args[i]->u.t, dtype));
+mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype) {
+  MX_CHECK(i, mx_check_tensor(args[i]->u.t, dtype));
   return MX_OK;
 }
 
 mx_error mx_check_contiguous(const mx_tensor *t) {
-  mx_error err = mx_tensor_check(t);
-  if (err != MX_OK) {
-    return err;
-  }
   return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
 }
 

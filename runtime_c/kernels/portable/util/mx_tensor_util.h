@@ -1,24 +1,24 @@
 #ifndef MX_PORTABLE_TENSOR_UTIL_H
 #define MX_PORTABLE_TENSOR_UTIL_H
-/* Tensor checks shared by the portable kernels' load-time checks: the loader builds tensors from an
- * untrusted file, so a check confirms what the kernel relies on: dtype, rank, contiguous dim order, sizes
- * that match numel. */
+/* Tensor checks shared by the portable kernels' load-time checks: what a kernel relies on beyond the
+ * well-formed tensors the loader builds (dtype, rank, contiguous dim order, sizes). */
 #include "mx/kernel.h"
 
 /* Well-formed: rank <= MX_MAX_DIM, sizes >= 0 whose product is numel, nbytes covers numel, data set when
- * numel > 0, known dtype. */
+ * numel > 0, known dtype. The loader builds every tensor so (tensor_load.c) and kernels rely on it; the
+ * kernel test harness applies this to the tensors it builds by hand, as a load would. */
 mx_error mx_tensor_check(const mx_tensor *t);
 
 /* dim_order is 0..dim-1 (contiguous, row-major). */
 bool mx_is_contiguous(const mx_tensor *t);
 
-/* Well-formed, of dtype `dtype`, contiguous (else MX_ERR_BAD_ARG_VALUE). */
+/* Of dtype `dtype`, contiguous (else MX_ERR_BAD_ARG_VALUE). */
 mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype);
 
 /* mx_check_tensor on tensor argument args[i], naming it when it fails. */
-mx_error mx_check_arg_tensor(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t i, mx_dtype dtype);
+mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype);
 
-/* Well-formed and contiguous, of any dtype (the layout kernels copy bytes). */
+/* Contiguous, of any dtype (the layout kernels copy bytes). */
 mx_error mx_check_contiguous(const mx_tensor *t);
 
 /* `t` has exactly these sizes (else MX_ERR_BAD_SHAPE). */

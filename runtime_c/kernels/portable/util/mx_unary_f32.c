@@ -2,10 +2,10 @@
 
 #include "mx_tensor_util.h"
 
-mx_error mx_unary_f32_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t self_i, uint32_t out_i) {
+mx_arg_error mx_unary_f32_check(mx_value *const *args, uint32_t self_i, uint32_t out_i) {
   const mx_tensor *self = mx_arg_tensor(args, self_i), *o = mx_arg_tensor(args, out_i);
-  MX_TRY(mx_check_arg_tensor(ctx, args, self_i, MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(ctx, args, out_i, MX_DTYPE_F32));
-  MX_REFUSE_IF(ctx, !mx_same_shape(self, o), out_i, MX_ERR_BAD_SHAPE);
+  MX_TRY(mx_check_arg_tensor(args, self_i, MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, out_i, MX_DTYPE_F32));
+  MX_REFUSE_IF(!mx_same_shape(self, o), out_i, MX_ERR_BAD_SHAPE);
   return MX_OK;
 }

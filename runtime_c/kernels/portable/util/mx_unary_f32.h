@@ -12,7 +12,7 @@ typedef struct {
 } mx_unary_f32;
 
 /* args[self_i] and args[out_i] are contiguous float32 tensors of one shape. */
-mx_error mx_unary_f32_check(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t self_i, uint32_t out_i);
+mx_arg_error mx_unary_f32_check(mx_value *const *args, uint32_t self_i, uint32_t out_i);
 
 static inline mx_unary_f32 mx_unary_f32_at(mx_value *const *args, uint32_t self_i, uint32_t out_i) {
   const mx_tensor *o = mx_arg_tensor(args, out_i);
