@@ -69,6 +69,19 @@ void mx_cm_conv_read(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *
   c->out_off = mx_cm_int(args, IX(output_offset));
   c->act_min = mx_cm_int(args, IX(activation_min));
   c->act_max = mx_cm_int(args, IX(activation_max));
+  c->ch_mult = dw ? mx_cm_int(args, DW(depth_multiplier)) : 1;
+  const int32_t *ws = c->w->sizes;
+  c->filter = dw ? (cmsis_nn_dims){1, ws[1], ws[2], c->out_dims.c} : (cmsis_nn_dims){ws[0], ws[1], ws[2], ws[3]};
+}
+
+cmsis_nn_conv_params mx_cm_conv_params(const mx_cm_conv *c) {
+  return (cmsis_nn_conv_params){c->in_off, c->out_off, {c->stride[1], c->stride[0]}, {c->pad[1], c->pad[0]},
+                                {c->dil[1], c->dil[0]}, {c->act_min, c->act_max}};
+}
+
+cmsis_nn_dw_conv_params mx_cm_dw_conv_params(const mx_cm_conv *c) {
+  return (cmsis_nn_dw_conv_params){c->in_off, c->out_off, c->ch_mult, {c->stride[1], c->stride[0]},
+                                   {c->pad[1], c->pad[0]}, {c->dil[1], c->dil[0]}, {c->act_min, c->act_max}};
 }
 
 mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
@@ -93,8 +106,7 @@ mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_
     MX_TRY(mx_cm_i32_vector(args, CONV(bias), c_out));
   }
   const int32_t kh = w->sizes[1], kw = w->sizes[2];
-  MX_REFUSE_IF(
-               c->out_dims.h != mx_cm_window_out(c->in_dims.h, kh, c->stride[0], c->pad[0], c->dil[0], false) ||
+  MX_REFUSE_IF(c->out_dims.h != mx_cm_window_out(c->in_dims.h, kh, c->stride[0], c->pad[0], c->dil[0], false) ||
                    c->out_dims.w != mx_cm_window_out(c->in_dims.w, kw, c->stride[1], c->pad[1], c->dil[1], false),
                IX(out), MX_ERR_BAD_SHAPE);
   return MX_OK;

@@ -35,8 +35,7 @@ mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, 
     /* torch's rule; it also keeps every window on at least one input */
     MX_REFUSE_IF(2 * p->pad[i] > p->kernel[i], AVG(padding), MX_ERR_BAD_ARG_VALUE);
   }
-  MX_REFUSE_IF(
-               p->out_dims.n != p->in_dims.n || p->out_dims.c != p->in_dims.c ||
+  MX_REFUSE_IF(p->out_dims.n != p->in_dims.n || p->out_dims.c != p->in_dims.c ||
                    p->out_dims.h != mx_cm_window_out(p->in_dims.h, p->kernel[0], p->stride[0], p->pad[0], 1, ceil_mode) ||
                    p->out_dims.w != mx_cm_window_out(p->in_dims.w, p->kernel[1], p->stride[1], p->pad[1], 1, ceil_mode),
                out_i, MX_ERR_BAD_SHAPE);
