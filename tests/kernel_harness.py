@@ -238,6 +238,27 @@ def schema_args(values: Values, schema: torch.FunctionSchema, kwargs: dict) -> L
     return args
 
 
+def _load_error(a: Optional[MxValue], tensor_check) -> int:
+    """What loading would refuse of a hand-built value: a missing value, tensor or list (MX_ERR_BAD_ARG_TYPE),
+    a malformed tensor (mx_tensor_check's code)."""
+    bad_type = error_codes()["MX_ERR_BAD_ARG_TYPE"]
+    if a is None:
+        return bad_type
+    if a.tag == TAG["TENSOR"]:
+        return tensor_check(a.u.t) if a.u.t else bad_type
+    if a.tag == TAG["TENSOR_LIST"]:
+        if a.u.tensors.len and not a.u.tensors.items:
+            return bad_type
+        for j in range(a.u.tensors.len):
+            t = a.u.tensors.items[j]
+            err = tensor_check(t) if t else bad_type
+            if err:
+                return err
+    if a.tag == TAG["INT_LIST"] and a.u.ints.len and not a.u.ints.items:
+        return bad_type
+    return 0
+
+
 class MxKernelCtx(ctypes.Structure):
     _fields_ = [("instruction", ctypes.c_uint32)]
 
@@ -263,15 +284,13 @@ class KernelLib:
         that passes (None becomes a NULL mx_value pointer). Returns the mx_error code."""
         arr = (ctypes.POINTER(MxValue) * max(len(args), 1))(
             *[ctypes.pointer(a) if a is not None else ctypes.POINTER(MxValue)() for a in args])
-        # The loader builds only well-formed tensors; these are built by hand, so check them as a load would.
+        # The loader builds only set values with well-formed tensors (value_load.c, tensor_load.c); these are
+        # built by hand, so check them as a load would.
         for i, a in enumerate(args):
-            tensors = [a.u.t] if a is not None and a.tag == TAG["TENSOR"] else \
-                [a.u.tensors.items[j] for j in range(a.u.tensors.len)] if a is not None and a.tag == TAG["TENSOR_LIST"] else []
-            for t in tensors:
-                err = self.cdll.mx_tensor_check(t) if t else 0
-                if err:
-                    self.last_arg = i
-                    return err
+            err = _load_error(a, self.cdll.mx_tensor_check)
+            if err:
+                self.last_arg = i
+                return err
         refusal = self.check_call(self._entry(symbol), arr, len(args))
         # mx_arg_error: the code in the low 11 bits, argument + 1 above (kernel.h MX_ERROR_CODE / MX_ERROR_ARG)
         self.last_arg = (refusal >> 11) - 1 if refusal >> 11 else None

@@ -34,39 +34,19 @@ static const uint16_t accepts[] = {
 static const struct { int32_t lo, hi; } bounds[] = {MX_ARG_RANGE_BOUNDS(X)};
 #undef X
 
-/* v's tag is one its kind accepts, the pointers it holds are set, and its ints (one Int, or an IntList's
- * items) lie in the kind's range. */
+/* v's tag is one its kind accepts, and its ints (one Int, or an IntList's items) lie in the kind's range.
+ * Pointers need no check: the loader sets every tensor, list and argument it builds (value_load.c). */
 static mx_error check_arg(uint8_t kind, const mx_value *v) {
-  if (v == NULL || v->tag > MX_TAG_OPT_TENSOR_LIST || !((accepts[kind & 0x0Fu] >> v->tag) & 1u)) {
-    return MX_ERR_BAD_ARG_TYPE;
-  }
-  const int64_t *ints = &v->u.i;
-  uint32_t n = 1;
-  switch (v->tag) {
-    case MX_TAG_TENSOR:
-      return v->u.t != NULL ? MX_OK : MX_ERR_BAD_ARG_TYPE;
-    case MX_TAG_INT_LIST:
-      ints = v->u.ints.items;
-      n = v->u.ints.len;
-      if (ints == NULL && n != 0) return MX_ERR_BAD_ARG_TYPE;
-      break;
-    case MX_TAG_TENSOR_LIST:
-      if (v->u.tensors.items == NULL && v->u.tensors.len != 0) return MX_ERR_BAD_ARG_TYPE;
-      for (uint32_t i = 0; i < v->u.tensors.len; i++) {
-        if (v->u.tensors.items[i] == NULL) return MX_ERR_BAD_ARG_TYPE;
-      }
-      return MX_OK;
-    case MX_TAG_INT:
-      break;
-    default:
-      return MX_OK;
-  }
+  if (v->tag > MX_TAG_OPT_TENSOR_LIST || !((accepts[kind & 0x0Fu] >> v->tag) & 1u)) return MX_ERR_BAD_ARG_TYPE;
   if ((kind >> 4) == 0) return MX_OK;
-  /* lo <= x <= hi as one unsigned comparison, for any int64 x */
-  const uint64_t lo = (uint64_t)(int64_t)bounds[kind >> 4].lo;
-  const uint64_t span = (uint64_t)(int64_t)bounds[kind >> 4].hi - lo;
+  /* a range is declared only for int and int[] arguments */
+  const bool one = v->tag == MX_TAG_INT;
+  const int64_t *ints = one ? &v->u.i : v->u.ints.items;
+  const uint32_t n = one ? 1u : v->u.ints.len;
+  /* every bound fits int32: lo <= x <= hi as one unsigned comparison once x does */
+  const uint32_t lo = (uint32_t)bounds[kind >> 4].lo, span = (uint32_t)bounds[kind >> 4].hi - lo;
   for (uint32_t i = 0; i < n; i++) {
-    if ((uint64_t)ints[i] - lo > span) return MX_ERR_BAD_ARG_VALUE;
+    if (ints[i] != (int32_t)ints[i] || (uint32_t)ints[i] - lo > span) return MX_ERR_BAD_ARG_VALUE;
   }
   return MX_OK;
 }
@@ -74,11 +54,12 @@ static mx_error check_arg(uint8_t kind, const mx_value *v) {
 /* The return repeats the outs args[first_out..nargs-1): the same tensor, or a list of exactly those. */
 static bool ret_matches(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs) {
   const mx_value *ret = args[nargs - 1];
-  const uint32_t outs = nargs - 1u - k->first_out;
-  if (ret->tag == MX_TAG_TENSOR) return outs == 1 && ret->u.t == args[k->first_out]->u.t;
-  if (ret->u.tensors.len != outs) return false;
-  for (uint32_t i = 0; i < outs; i++) {
-    if (ret->u.tensors.items[i] != args[k->first_out + i]->u.t) return false;
+  const bool one = ret->tag == MX_TAG_TENSOR;
+  mx_tensor *const *items = one ? &ret->u.t : ret->u.tensors.items;
+  const uint32_t n = one ? 1u : ret->u.tensors.len;
+  if (n != nargs - 1u - k->first_out) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    if (items[i] != args[k->first_out + i]->u.t) return false;
   }
   return true;
 }
