@@ -91,16 +91,19 @@ def default_ops() -> list:
 def render_kernel_table(ops: Sequence) -> str:
     """C source of `mx_kernel_table[]` for `ops` (op-table entries): each kernel, its check and the argument
     kinds of its schema, which the loader checks every call against."""
-    from mcu_export.ops.c_args import arg_kinds, first_out
+    from mcu_export.ops.c_args import arg_kinds, build_ranges, c_bounds, first_out
 
-    rows = [dict(name=op.name, overload=op.overload, kernel=op.kernel, kinds=arg_kinds(op), first_out=first_out(op))
-            for op in ops]
+    ops = list(ops)
+    ranges = build_ranges(ops)
+    rows = [dict(name=op.name, overload=op.overload, kernel=op.kernel, kinds=arg_kinds(op, ranges),
+                 first_out=first_out(op)) for op in ops]
+    bounds = [dict(name=cls, lo=c_bounds(cls)[0], hi=c_bounds(cls)[1]) for cls in ranges]
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    return env.get_template("kernel_table.c.j2").render(ops=rows)
+    return env.get_template("kernel_table.c.j2").render(ops=rows, bounds=bounds)
 
 
 def _sources_digest(*roots: Path) -> "hashlib._Hash":

@@ -6,8 +6,9 @@ import re
 import numpy as np
 import pytest
 
-from mcu_export.ops.c_args import HEADER_PATH, arg_kinds, c_stem, first_out, render_args_header
-from mcu_export.ops.table import ALL_OPS, BY_QUALIFIED
+from mcu_export.host_runtime import render_kernel_table
+from mcu_export.ops.c_args import HEADER_PATH, arg_kinds, build_ranges, c_stem, first_out, render_args_header
+from mcu_export.ops.table import ALL_OPS, ARG_RANGES, BY_QUALIFIED
 
 from cli_runner import ROOT
 
@@ -34,17 +35,28 @@ def test_header_names_every_argument_at_its_table_position():
 
 def test_kinds_follow_the_schema():
     kinds = set(re.findall(r"\b(MX_KIND_\w+)\b", KERNEL_H.read_text()))
-    ranges = set(re.findall(r"\b(MX_RANGE_\w+) =", (ROOT / HEADER_PATH).read_text()))
     for op in ALL_OPS:
         k = arg_kinds(op)
         assert len(k) == len(op.arg_names()) and {x.split(" | ")[0] for x in k} <= kinds, op.qualified
-        assert {x.split(" | ")[1] for x in k if " | " in x} <= ranges, op.qualified
         assert k[-1] == ("MX_KIND_RET" if len(op.schema().returns) == 1 else "MX_KIND_RET_LIST")
     linear = BY_QUALIFIED["cortex_m::quantized_linear.out"]
     assert arg_kinds(linear)[linear.arg_index("kernel_sum")] == "MX_KIND_OPT_TENSOR"
-    assert arg_kinds(linear)[linear.arg_index("requantize_shifts")] == "MX_KIND_INT_LIST | MX_RANGE_SHIFT"
     bn = BY_QUALIFIED["aten::_native_batch_norm_legit_no_training.out"]
     assert first_out(bn) == bn.arg_index("out0")
+
+
+def test_a_build_carries_the_value_ranges_of_its_ops():
+    linear, relu = BY_QUALIFIED["cortex_m::quantized_linear.out"], BY_QUALIFIED["aten::relu.out"]
+    ranges = build_ranges([relu, linear])
+    assert ranges == ["offset", "int8", "int32", "shift"] and build_ranges([relu]) == []
+    shifts = arg_kinds(linear, ranges)[linear.arg_index("requantize_shifts")]
+    assert shifts == f"MX_KIND_INT_LIST | {ranges.index('shift') + 1} << 4"
+    table = render_kernel_table([relu, linear])
+    assert "{-31, 31},  /* shift */" in table and "mx_kernel_arg_bounds[4 + 1]" in table
+    assert "mx_kernel_arg_bounds[0 + 1]" in render_kernel_table([relu])
+    for op in ALL_OPS:
+        for name, cls in op.ranges:
+            assert cls in ARG_RANGES and str(op.schema().arguments[op.arg_index(name)].type) in ("int", "List[int]")
 
 
 def test_no_kernel_indexes_its_arguments_by_number():

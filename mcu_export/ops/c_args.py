@@ -7,13 +7,14 @@ Two renderings, one source (the op schemas of table.py):
   rendered per build because every C consumer compiles kernels from the source tree as is (the host CMake
   build, the test harnesses' shared libraries, firmware projects, an installed wheel), none of which runs
   Python first; tests/test_op_args.py fails when the committed file drifts from the table.
-- `arg_kinds(op)` feeds codegen/kernel_table.c.j2: the schema type of each argument as an mx_arg_kind, with the
-  value range the op declares for it, which the loader checks every KernelCall against. It is rendered with the kernel table, so a build carries the
+- `arg_kinds(op)` and `build_ranges(ops)` feed codegen/kernel_table.c.j2: the schema type of each argument as an
+  mx_arg_kind, with the value range the op declares for it (ARG_RANGES), which the loader checks every
+  KernelCall against. It is rendered with the kernel table, so a build carries the
   kinds of the ops it links and no others.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
 from mcu_export.ops.table import ALL_OPS, ARG_RANGES, OpDef
 
@@ -42,43 +43,43 @@ def c_stem(op: OpDef) -> str:
     return f"{ns}_{base.lstrip('_')}"
 
 
-def range_name(cls: str) -> str:
-    return f"MX_RANGE_{cls.upper()}"
+def build_ranges(ops: Iterable[OpDef]) -> List[str]:
+    """The ARG_RANGES classes that `ops` declare, in first-use order: a build's table of bounds, indexed from 1
+    by the high nibble of a kind (0: no range), so a build carries the bounds of its own ops only."""
+    used: List[str] = []
+    for op in ops:
+        for _, cls in op.ranges:
+            if cls not in used:
+                used.append(cls)
+    if len(used) > 15:
+        raise ValueError("more than 15 value ranges in one build: widen the kind byte")
+    return used
 
 
-def arg_kinds(op: OpDef) -> List[str]:
-    """mx_arg_kind of each KernelCall argument, or'ed with its MX_RANGE_* when the op declares one: the
-    schema's arguments, then the return (MX_KIND_RET repeats the out tensor, MX_KIND_RET_LIST lists the outs)."""
+def arg_kinds(op: OpDef, ranges: Sequence[str] = tuple(ARG_RANGES)) -> List[str]:
+    """mx_arg_kind of each KernelCall argument, with (1 + the index in `ranges` of) the value range the op
+    declares for it in the high nibble: the schema's arguments, then the return (MX_KIND_RET repeats the out
+    tensor, MX_KIND_RET_LIST lists the outs)."""
     schema = op.schema()
-    ranges = dict(op.ranges)
+    declared = dict(op.ranges)
     kinds = []
     for a in schema.arguments:
         t = str(a.type)
         if t not in _KINDS:
             raise ValueError(f"{op.qualified}: argument {a.name} has schema type {t}, which the runtime cannot check")
         kind = _KINDS[t]
-        if a.name in ranges:
+        if a.name in declared:
             if kind not in ("MX_KIND_INT", "MX_KIND_INT_LIST"):
                 raise ValueError(f"{op.qualified}: a range on {a.name}, which is not an int or int[]")
-            kind = f"{kind} | {range_name(ranges[a.name])}"
+            kind = f"{kind} | {list(ranges).index(declared[a.name]) + 1} << 4"
         kinds.append(kind)
     kinds.append("MX_KIND_RET" if len(schema.returns) == 1 else "MX_KIND_RET_LIST")
     return kinds
 
 
-def _c_int(v: int) -> str:
-    return "(-2147483647 - 1)" if v == -(1 << 31) else str(v)
-
-
-def _ranges() -> List[str]:
-    lines = ["/* Value ranges an int or int[] argument may carry (ARG_RANGES in mcu_export/ops/table.py): the high",
-             " * nibble of its kind in the kernel table. The loader checks them; kernels rely on them. */",
-             "enum mx_arg_range {", "  MX_RANGE_NONE = 0,"]
-    lines += [f"  {range_name(name)} = {i + 1} << 4," for i, name in enumerate(ARG_RANGES)]
-    lines += ["};", "", "/* X(range, lo, hi), inclusive */", "#define MX_ARG_RANGE_BOUNDS(X) \\"]
-    lines += [f"  X({range_name(name)}, {_c_int(lo)}, {_c_int(hi)})" + (" \\" if i + 1 < len(ARG_RANGES) else "")
-              for i, (name, (lo, hi)) in enumerate(ARG_RANGES.items())]
-    return lines
+def c_bounds(cls: str) -> Tuple[str, str]:
+    """(lo, hi) of a range class as C int32 literals."""
+    return tuple("(-2147483647 - 1)" if v == -(1 << 31) else str(v) for v in ARG_RANGES[cls])
 
 
 def first_out(op: OpDef) -> int:
@@ -113,7 +114,7 @@ def render_args_header(ops: Iterable[OpDef] = ALL_OPS) -> str:
             raise ValueError(f"two ops render as MX_ARG_{stem}_*: add the overload to the C names")
         seen.add(stem)
         out += ([""] if i else []) + lines
-    out += ["};", ""] + _ranges() + ["", "#endif"]
+    out += ["};", "", "#endif"]
     return "\n".join(out) + "\n"
 
 

@@ -30,10 +30,6 @@ static const uint16_t accepts[] = {
     [MX_KIND_RET_LIST] = TAG(MX_TAG_TENSOR_LIST),
 };
 
-#define X(range, lo, hi) [(range) >> 4] = {lo, hi},
-static const struct { int32_t lo, hi; } bounds[] = {MX_ARG_RANGE_BOUNDS(X)};
-#undef X
-
 /* v's tag is one its kind accepts, and its ints (one Int, or an IntList's items) lie in the kind's range.
  * Pointers need no check: the loader sets every tensor, list and argument it builds (value_load.c). */
 static mx_error check_arg(uint8_t kind, const mx_value *v) {
@@ -44,7 +40,8 @@ static mx_error check_arg(uint8_t kind, const mx_value *v) {
   const int64_t *ints = one ? &v->u.i : v->u.ints.items;
   const uint32_t n = one ? 1u : v->u.ints.len;
   /* every bound fits int32: lo <= x <= hi as one unsigned comparison once x does */
-  const uint32_t lo = (uint32_t)bounds[kind >> 4].lo, span = (uint32_t)bounds[kind >> 4].hi - lo;
+  const mx_arg_bounds *b = &mx_kernel_arg_bounds[kind >> 4];
+  const uint32_t lo = (uint32_t)b->lo, span = (uint32_t)b->hi - lo;
   for (uint32_t i = 0; i < n; i++) {
     if (ints[i] != (int32_t)ints[i] || (uint32_t)ints[i] - lo > span) return MX_ERR_BAD_ARG_VALUE;
   }

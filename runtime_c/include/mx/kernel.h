@@ -32,7 +32,7 @@ typedef mx_arg_error (*mx_kernel_check_fn)(mx_value *const *args);
 #define MX_ERROR_ARG(r) ((int32_t)((uint32_t)(r) >> 11) - 1)
 
 /* What a schema type accepts; the loader checks each argument's tag against its kind (the low nibble of a
- * kind byte; the high nibble is an MX_RANGE_* of mx/op_args.h). */
+ * kind byte; the high nibble indexes mx_kernel_arg_bounds, 0 for no range). */
 typedef enum mx_arg_kind {
   MX_KIND_TENSOR,         /* Tensor */
   MX_KIND_OPT_TENSOR,     /* Tensor? (Null or None for absent) */
@@ -62,6 +62,14 @@ typedef struct mx_kernel_entry {
 /* Generated from the op table (codegen/kernel_table.c.j2): the kernels this build links, and no others. */
 extern const mx_kernel_entry mx_kernel_table[];
 extern const uint32_t mx_kernel_table_len;
+
+/* Inclusive bounds of an int argument's value range. */
+typedef struct mx_arg_bounds {
+  int32_t lo, hi;
+} mx_arg_bounds;
+
+/* Generated with the kernel table: the ranges its kernels declare, indexed by the high nibble of a kind. */
+extern const mx_arg_bounds mx_kernel_arg_bounds[];
 
 /* Count, tags and ranges against k's schema, then k's own check: MX_OK or an error naming the argument at
  * fault (MX_ARG_ERROR). */

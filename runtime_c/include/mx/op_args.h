@@ -455,27 +455,4 @@ enum mx_op_arg {
   MX_NARGS_cortex_m_quantized_activation = 4,
 };
 
-/* Value ranges an int or int[] argument may carry (ARG_RANGES in mcu_export/ops/table.py): the high
- * nibble of its kind in the kernel table. The loader checks them; kernels rely on them. */
-enum mx_arg_range {
-  MX_RANGE_NONE = 0,
-  MX_RANGE_INT8 = 1 << 4,
-  MX_RANGE_OFFSET = 2 << 4,
-  MX_RANGE_SHIFT = 3 << 4,
-  MX_RANGE_INT32 = 4 << 4,
-  MX_RANGE_NONPOSITIVE = 5 << 4,
-  MX_RANGE_WINDOW = 6 << 4,
-  MX_RANGE_PADDING = 7 << 4,
-};
-
-/* X(range, lo, hi), inclusive */
-#define MX_ARG_RANGE_BOUNDS(X) \
-  X(MX_RANGE_INT8, -128, 127) \
-  X(MX_RANGE_OFFSET, -127, 128) \
-  X(MX_RANGE_SHIFT, -31, 31) \
-  X(MX_RANGE_INT32, (-2147483647 - 1), 2147483647) \
-  X(MX_RANGE_NONPOSITIVE, (-2147483647 - 1), 0) \
-  X(MX_RANGE_WINDOW, 1, 65536) \
-  X(MX_RANGE_PADDING, 0, 65536)
-
 #endif
