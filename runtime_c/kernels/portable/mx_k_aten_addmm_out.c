@@ -9,10 +9,8 @@ mx_arg_error mx_k_aten_addmm_out_check(mx_value *const *args) {
   const mx_tensor *self = mx_arg_tensor(args, MX_ARG_aten_addmm_self);
   const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_addmm_mat1), *b = mx_arg_tensor(args, MX_ARG_aten_addmm_mat2);
   const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_addmm_out);
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_addmm_self, MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_addmm_mat1, MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_addmm_mat2, MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_addmm_out, MX_DTYPE_F32));
+  static const uint8_t f32[4] = {MX_ARG_aten_addmm_self, MX_ARG_aten_addmm_mat1, MX_ARG_aten_addmm_mat2, MX_ARG_aten_addmm_out};
+  MX_TRY(mx_check_arg_tensors(args, f32, 4, MX_DTYPE_F32));
   MX_REFUSE_IF(a->dim != 2, MX_ARG_aten_addmm_mat1, MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(b->dim != 2 || a->sizes[1] != b->sizes[0], MX_ARG_aten_addmm_mat2, MX_ERR_BAD_SHAPE);
   const int32_t sizes[2] = {a->sizes[0], b->sizes[1]};

@@ -1,20 +1,10 @@
 /* aten::bmm.out for float32: (self [B, M, K], mat2 [B, K, N], out [B, M, N], ret). */
 #include "util/mx_args.h"
 #include "util/mx_matmul_f32.h"
-#include "util/mx_tensor_util.h"
+#include "util/mx_mm_args.h"
 
 mx_arg_error mx_k_aten_bmm_out_check(mx_value *const *args) {
-  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_bmm_self), *b = mx_arg_tensor(args, MX_ARG_aten_bmm_mat2);
-  const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_bmm_out);
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_bmm_self, MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_bmm_mat2, MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, MX_ARG_aten_bmm_out, MX_DTYPE_F32));
-  MX_REFUSE_IF(a->dim != 3, MX_ARG_aten_bmm_self, MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(b->dim != 3 || a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1], MX_ARG_aten_bmm_mat2,
-               MX_ERR_BAD_SHAPE);
-  const int32_t sizes[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
-  MX_CHECK(MX_ARG_aten_bmm_out, mx_check_sizes(out, sizes, 3));
-  return MX_OK;
+  return mx_mm_check(args, true);
 }
 
 mx_error mx_k_aten_bmm_out(mx_kernel_ctx *ctx, mx_value *const *args) {

@@ -1,5 +1,6 @@
 #include "mx_tensor_util.h"
 
+#include "mx_args.h"
 #include "mx_int_float.h"
 
 mx_error mx_tensor_check(const mx_tensor *t) {
@@ -47,6 +48,13 @@ mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
 
 mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype) {
   MX_CHECK(i, mx_check_tensor(args[i]->u.t, dtype));
+  return MX_OK;
+}
+
+mx_arg_error mx_check_arg_tensors(mx_value *const *args, const uint8_t *indices, uint32_t n, mx_dtype dtype) {
+  for (uint32_t k = 0; k < n; ++k) {
+    MX_TRY(mx_check_arg_tensor(args, indices[k], dtype));
+  }
   return MX_OK;
 }
 

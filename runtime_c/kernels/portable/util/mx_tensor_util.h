@@ -18,6 +18,9 @@ mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype);
 /* mx_check_tensor on tensor argument args[i], naming it when it fails. */
 mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype);
 
+/* mx_check_arg_tensor on each of the n tensor arguments args[indices[k]]. */
+mx_arg_error mx_check_arg_tensors(mx_value *const *args, const uint8_t *indices, uint32_t n, mx_dtype dtype);
+
 /* Contiguous, of any dtype (the layout kernels copy bytes). */
 mx_error mx_check_contiguous(const mx_tensor *t);
 
