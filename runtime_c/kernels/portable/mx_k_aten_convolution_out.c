@@ -8,63 +8,39 @@
 
 #define A(name) MX_ARG_aten_convolution_##name
 
-/* A per-dim list of the spatial rank: one value repeats, else one per spatial dim. Fills (h, w). */
-static mx_error spatial_param(mx_int_list l, uint32_t spatial, int64_t out[2], int64_t h_default) {
-  if (l.len == 1) {
-    out[0] = spatial == 2 ? l.items[0] : h_default;
-    out[1] = l.items[0];
-  } else if (l.len == spatial) {
-    out[0] = spatial == 2 ? l.items[0] : h_default;
-    out[1] = l.items[l.len - 1];
-  } else {
-    return MX_ERR_BAD_ARG_VALUE;
+_Static_assert(A(padding) == A(stride) + 1 && A(dilation) == A(stride) + 2, "stride, padding, dilation in a row");
+
+/* stride, padding, dilation as (h, w): each list of one value (repeated) or one per spatial dim, each value
+ * at least 1 (padding 0) and at most MX_PARAM_MAX, which keeps every index within int32. A 1-D convolution
+ * runs as H = 1 with the neutral value for h. */
+static mx_arg_error read_params(mx_value *const *args, uint32_t spatial, int32_t p[3][2]) {
+  for (uint32_t j = 0; j < 3; ++j) {
+    const mx_int_list *l = mx_arg_int_list(args, A(stride) + j);
+    const int64_t lo = j == 1 ? 0 : 1;
+    MX_REFUSE_IF(l->len != 1 && l->len != spatial, A(stride) + j, MX_ERR_BAD_ARG_VALUE);
+    const int64_t h = spatial == 2 ? l->items[0] : lo, w = l->items[l->len - 1];
+    MX_REFUSE_IF(h < lo || w < lo || h > MX_PARAM_MAX || w > MX_PARAM_MAX, A(stride) + j, MX_ERR_BAD_ARG_VALUE);
+    p[j][0] = (int32_t)h;
+    p[j][1] = (int32_t)w;
   }
   return MX_OK;
 }
 
-/* The loop nest's shape from the arguments; every check but the output size is the caller's. */
-static mx_error conv_shape(mx_value *const *args, mx_conv2d_f32_shape *s, uint32_t *bad) {
+/* The loop nest's shape; out_h/out_w <= 0 when the dilated kernel exceeds the padded input. */
+static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][2]) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
-  uint32_t spatial = in->dim - 2u;
-  int64_t stride[2], pad[2], dil[2];
-  *bad = A(stride);
-  MX_TRY(spatial_param(*mx_arg_int_list(args, A(stride)), spatial, stride, 1));
-  *bad = A(padding);
-  MX_TRY(spatial_param(*mx_arg_int_list(args, A(padding)), spatial, pad, 0));
-  *bad = A(dilation);
-  MX_TRY(spatial_param(*mx_arg_int_list(args, A(dilation)), spatial, dil, 1));
-  for (int i = 0; i < 2; ++i) {
-    /* the bound keeps every index below within int32 */
-    *bad = A(stride);
-    if (stride[i] < 1 || stride[i] > MX_PARAM_MAX) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-    *bad = A(padding);
-    if (pad[i] < 0 || pad[i] > MX_PARAM_MAX) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-    *bad = A(dilation);
-    if (dil[i] < 1 || dil[i] > MX_PARAM_MAX) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-  }
-  int64_t in_h = spatial == 2 ? in->sizes[2] : 1, in_w = in->sizes[in->dim - 1];
-  int64_t k_h = spatial == 2 ? w->sizes[2] : 1, k_w = w->sizes[w->dim - 1];
-  int64_t span_h = dil[0] * (k_h - 1) + 1, span_w = dil[1] * (k_w - 1) + 1;
-  *bad = A(weight);
-  if (k_h < 1 || k_w < 1 || in_h + 2 * pad[0] < span_h || in_w + 2 * pad[1] < span_w) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  /* Sizes fit int32 (checked against numel); 32-bit loop arithmetic is what a Cortex-M wants. */
-  *s = (mx_conv2d_f32_shape){
-      .c_in = in->sizes[1], .in_h = (int32_t)in_h, .in_w = (int32_t)in_w,
-      .c_out = w->sizes[0], .out_h = (int32_t)((in_h + 2 * pad[0] - span_h) / stride[0] + 1),
-      .out_w = (int32_t)((in_w + 2 * pad[1] - span_w) / stride[1] + 1),
-      .k_h = (int32_t)k_h, .k_w = (int32_t)k_w, .groups = (int32_t)mx_arg_int(args, A(groups)),
-      .stride = {(int32_t)stride[0], (int32_t)stride[1]}, .pad = {(int32_t)pad[0], (int32_t)pad[1]},
-      .dil = {(int32_t)dil[0], (int32_t)dil[1]},
+  const bool two = in->dim == 4;
+  const int32_t in_h = two ? in->sizes[2] : 1, in_w = in->sizes[in->dim - 1];
+  const int32_t k_h = two ? w->sizes[2] : 1, k_w = w->sizes[w->dim - 1];
+  /* 64-bit: sizes and parameters fit int32, their sums need not */
+  const int64_t span_h = (int64_t)p[2][0] * (k_h - 1) + 1, span_w = (int64_t)p[2][1] * (k_w - 1) + 1;
+  const int64_t room_h = (int64_t)in_h + 2 * (int64_t)p[1][0] - span_h, room_w = (int64_t)in_w + 2 * (int64_t)p[1][1] - span_w;
+  return (mx_conv2d_f32_shape){
+      .c_in = in->sizes[1], .in_h = in_h, .in_w = in_w, .c_out = w->sizes[0],
+      .out_h = room_h < 0 ? 0 : (int32_t)(room_h / p[0][0] + 1), .out_w = room_w < 0 ? 0 : (int32_t)(room_w / p[0][1] + 1),
+      .k_h = k_h, .k_w = k_w, .groups = (int32_t)mx_arg_int(args, A(groups)),
+      .stride = {p[0][0], p[0][1]}, .pad = {p[1][0], p[1][1]}, .dil = {p[2][0], p[2][1]},
   };
-  return MX_OK;
 }
 
 mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
@@ -80,9 +56,10 @@ mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   MX_REFUSE_IF(in->dim == 5, A(input), MX_ERR_UNSUPPORTED); /* 3-D convolution */
   MX_REFUSE_IF(in->dim != 3 && in->dim != 4, A(input), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(w->dim != in->dim, A(weight), MX_ERR_BAD_SHAPE);
-  mx_conv2d_f32_shape s;
-  uint32_t bad = 0;
-  MX_CHECK(bad, conv_shape(args, &s, &bad));
+  int32_t p[3][2];
+  MX_TRY(read_params(args, in->dim - 2u, p));
+  const mx_conv2d_f32_shape s = conv_shape(args, p);
+  MX_REFUSE_IF(s.k_h < 1 || s.k_w < 1 || s.out_h < 1 || s.out_w < 1, A(weight), MX_ERR_BAD_SHAPE);
   const int64_t groups = mx_arg_int(args, A(groups));
   MX_REFUSE_IF(groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups,
                A(groups), MX_ERR_BAD_ARG_VALUE);
@@ -99,9 +76,9 @@ mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
-  mx_conv2d_f32_shape shape;
-  uint32_t bad;
-  (void)conv_shape(args, &shape, &bad);
+  int32_t p[3][2];
+  (void)read_params(args, in->dim - 2u, p); /* checked at load */
+  const mx_conv2d_f32_shape shape = conv_shape(args, p);
   const int32_t n_batch = in->sizes[0];
   const size_t in_image = (size_t)shape.c_in * (size_t)(shape.in_h * shape.in_w);
   const size_t out_image = (size_t)shape.c_out * (size_t)(shape.out_h * shape.out_w);
