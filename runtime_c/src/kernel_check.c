@@ -30,44 +30,34 @@ static const uint16_t accepts[] = {
     [MX_KIND_RET_LIST] = TAG(MX_TAG_TENSOR_LIST),
 };
 
-/* v's tag is one its kind accepts, and its ints (one Int, or an IntList's items) lie in the kind's range.
- * Pointers need no check: the loader sets every tensor, list and argument it builds (value_load.c). */
+/* v's tag is one its kind accepts, and its ints lie in the kind's range (if any). Pointers need no check: the
+ * loader sets every tensor, list and argument it builds (value_load.c). */
 static mx_error check_arg(uint8_t kind, const mx_value *v) {
   if (v->tag > MX_TAG_OPT_TENSOR_LIST || !((accepts[kind & 0x0Fu] >> v->tag) & 1u)) return MX_ERR_BAD_ARG_TYPE;
-  if ((kind >> 4) == 0) return MX_OK;
-  /* a range is declared only for int and int[] arguments */
-  const bool one = v->tag == MX_TAG_INT;
-  const int64_t *ints = one ? &v->u.i : v->u.ints.items;
-  const uint32_t n = one ? 1u : v->u.ints.len;
-  /* every bound fits int32: lo <= x <= hi as one unsigned comparison once x does */
-  const mx_arg_bounds *b = &mx_kernel_arg_bounds[kind >> 4];
-  const uint32_t lo = (uint32_t)b->lo, span = (uint32_t)b->hi - lo;
-  for (uint32_t i = 0; i < n; i++) {
-    if (ints[i] != (int32_t)ints[i] || (uint32_t)ints[i] - lo > span) return MX_ERR_BAD_ARG_VALUE;
-  }
-  return MX_OK;
+  return (kind >> 4) == 0 ? MX_OK : mx_kernel_arg_range(kind, v);
 }
 
 /* The return repeats the outs args[first_out..nargs-1): the same tensor, or a list of exactly those. */
-static bool ret_matches(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs) {
+static bool ret_matches(uint32_t first_out, mx_value *const *args, uint32_t nargs) {
   const mx_value *ret = args[nargs - 1];
   const bool one = ret->tag == MX_TAG_TENSOR;
   mx_tensor *const *items = one ? &ret->u.t : ret->u.tensors.items;
   const uint32_t n = one ? 1u : ret->u.tensors.len;
-  if (n != nargs - 1u - k->first_out) return false;
+  if (n != nargs - 1u - first_out) return false;
   for (uint32_t i = 0; i < n; i++) {
-    if (items[i] != args[k->first_out + i]->u.t) return false;
+    if (items[i] != args[first_out + i]->u.t) return false;
   }
   return true;
 }
 
 mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs) {
-  if (nargs != k->nargs) return MX_ERR_BAD_ARG_COUNT;
+  const uint8_t *sig = k->sig;
+  if (nargs != sig[0]) return MX_ERR_BAD_ARG_COUNT;
   for (uint32_t i = 0; i < nargs; i++) {
-    mx_error e = check_arg(k->kinds[i], args[i]);
+    mx_error e = check_arg(sig[2 + i], args[i]);
     if (e != MX_OK) return MX_ARG_ERROR(i, e);
   }
-  if (!ret_matches(k, args, nargs)) return MX_ARG_ERROR(nargs - 1u, MX_ERR_BAD_ARG_VALUE);
+  if (!ret_matches(sig[1], args, nargs)) return MX_ARG_ERROR(nargs - 1u, MX_ERR_BAD_ARG_VALUE);
   return k->check(args);
 }
 

@@ -54,9 +54,9 @@ typedef struct mx_kernel_entry {
   const char *overload;   /* e.g. "out" */
   mx_kernel_fn fn;        /* execute */
   mx_kernel_check_fn check; /* load-time check of dtypes, shapes and values */
-  const uint8_t *kinds;   /* mx_arg_kind of each argument */
-  uint8_t nargs;
-  uint8_t first_out;      /* index of the first out argument: what the return repeats */
+  /* The signature: the argument count, the index of the first out argument (what the return repeats), then
+   * the mx_arg_kind of each argument. */
+  const uint8_t *sig;
 } mx_kernel_entry;
 
 /* Generated from the op table (codegen/kernel_table.c.j2): the kernels this build links, and no others. */
@@ -68,8 +68,14 @@ typedef struct mx_arg_bounds {
   int32_t lo, hi;
 } mx_arg_bounds;
 
-/* Generated with the kernel table: the ranges its kernels declare, indexed by the high nibble of a kind. */
+/* Checks that int argument v lies in the range its kind names (the high nibble, nonzero). */
+typedef mx_error (*mx_arg_range_fn)(uint8_t kind, const mx_value *v);
+
+/* Generated with the kernel table: the ranges its kernels declare, indexed by the high nibble of a kind (entry
+ * 0 unused), and the range check, linked only by builds whose kernels declare ranges (else NULL). */
 extern const mx_arg_bounds mx_kernel_arg_bounds[];
+extern const mx_arg_range_fn mx_kernel_arg_range;
+mx_error mx_check_arg_range(uint8_t kind, const mx_value *v);
 
 /* Count, tags and ranges against k's schema, then k's own check: MX_OK or an error naming the argument at
  * fault (MX_ARG_ERROR). */
