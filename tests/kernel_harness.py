@@ -60,7 +60,7 @@ def build_library(out_dir: Path, cc: str = "cc") -> Path:
     lib = Path(out_dir) / "libmx_portable_kernels.so"
     table = Path(out_dir) / "kernel_table.c"
     table.write_text(render_kernel_table(portable_ops()))
-    runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "arg_range.c", RUNTIME_SRC / "dtype.c", table]
+    runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "dtype.c", table]
     cmd = [cc, "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}",
            *os.environ.get("MX_KERNEL_CFLAGS", "").split(), *map(str, kernel_sources() + runtime), "-o", str(lib),
            "-lm"]

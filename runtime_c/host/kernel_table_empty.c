@@ -4,4 +4,3 @@
 const mx_kernel_entry mx_kernel_table[1] = {{0, 0, 0, 0, 0}};
 const uint32_t mx_kernel_table_len = 0;
 const mx_arg_bounds mx_kernel_arg_bounds[1] = {{0, 0}};
-const mx_arg_range_fn mx_kernel_arg_range = 0;

@@ -30,11 +30,22 @@ static const uint16_t accepts[] = {
     [MX_KIND_RET_LIST] = TAG(MX_TAG_TENSOR_LIST),
 };
 
-/* v's tag is one its kind accepts, and its ints lie in the kind's range (if any). Pointers need no check: the
- * loader sets every tensor, list and argument it builds (value_load.c). */
+/* v's tag is one its kind accepts, and its ints (one Int, or an IntList's items) lie in the kind's range.
+ * Pointers need no check: the loader sets every tensor, list and argument it builds (value_load.c). */
 static mx_error check_arg(uint8_t kind, const mx_value *v) {
   if (v->tag > MX_TAG_OPT_TENSOR_LIST || !((accepts[kind & 0x0Fu] >> v->tag) & 1u)) return MX_ERR_BAD_ARG_TYPE;
-  return (kind >> 4) == 0 ? MX_OK : mx_kernel_arg_range(kind, v);
+  if ((kind >> 4) == 0) return MX_OK;
+  /* a range is declared only for int and int[] arguments */
+  const bool one = v->tag == MX_TAG_INT;
+  const int64_t *ints = one ? &v->u.i : v->u.ints.items;
+  const uint32_t n = one ? 1u : v->u.ints.len;
+  /* every bound fits int32: lo <= x <= hi as one unsigned comparison once x does */
+  const mx_arg_bounds *b = &mx_kernel_arg_bounds[kind >> 4];
+  const uint32_t lo = (uint32_t)b->lo, span = (uint32_t)b->hi - lo;
+  for (uint32_t i = 0; i < n; i++) {
+    if (ints[i] != (int32_t)ints[i] || (uint32_t)ints[i] - lo > span) return MX_ERR_BAD_ARG_VALUE;
+  }
+  return MX_OK;
 }
 
 /* The return repeats the outs args[first_out..nargs-1): the same tensor, or a list of exactly those. */

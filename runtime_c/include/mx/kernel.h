@@ -68,14 +68,9 @@ typedef struct mx_arg_bounds {
   int32_t lo, hi;
 } mx_arg_bounds;
 
-/* Checks that int argument v lies in the range its kind names (the high nibble, nonzero). */
-typedef mx_error (*mx_arg_range_fn)(uint8_t kind, const mx_value *v);
-
 /* Generated with the kernel table: the ranges its kernels declare, indexed by the high nibble of a kind (entry
- * 0 unused), and the range check, linked only by builds whose kernels declare ranges (else NULL). */
+ * 0 unused). */
 extern const mx_arg_bounds mx_kernel_arg_bounds[];
-extern const mx_arg_range_fn mx_kernel_arg_range;
-mx_error mx_check_arg_range(uint8_t kind, const mx_value *v);
 
 /* Count, tags and ranges against k's schema, then k's own check: MX_OK or an error naming the argument at
  * fault (MX_ARG_ERROR). */
