@@ -6,9 +6,11 @@
  * positions are named in mx/op_args.h, generated from the op table.
  *
  * A kernel is two functions. Its check runs once, when the method loads, after the loader has checked the
- * argument count and every argument's tag against the schema (mx_kernel_check_call): it checks dtypes,
- * shapes and value ranges, everything the file could get wrong, since shapes are planned ahead of time.
- * Its execute function then reads its arguments as they are and computes. */
+ * argument count, every argument's tag and the value ranges the op table declares (mx_kernel_check_call):
+ * it checks dtypes, shapes and values, everything the file could get wrong, since shapes are planned ahead of
+ * time. It relies on what the loader guarantees of every value it builds: set pointers, well-formed tensors
+ * (tensor_load.c), metadata that no MoveCall changes. Its execute function then reads its arguments as they
+ * are and computes. */
 #include "mx/errors.h"
 #include "mx/op_args.h"
 #include "mx/value.h"
