@@ -58,6 +58,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_boards)
 
     p = sub.add_parser("ops", help="list every supported operator with its kernel and dtypes")
+    p.add_argument("--args", action="store_true",
+                   help="list each operator's kernel-call arguments instead: position, name and schema type")
     p.set_defaults(func=_cmd_ops)
 
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
@@ -133,9 +135,9 @@ def _cmd_boards(args) -> int:
 
 
 def _cmd_ops(args) -> int:
-    from mcu_export.ops.listing import format_ops
+    from mcu_export.ops.listing import format_op_args, format_ops
 
-    print(format_ops(), end="")
+    print(format_op_args() if args.args else format_ops(), end="")
     return 0
 
 

@@ -79,11 +79,18 @@ def default_ops() -> list:
 
 
 def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -> str:
-    """C source of `mx_kernel_table[]` for `ops` (objects with .name, .overload, .kernel) and of
-    `mx_backend_table[]` for `backends`; without backends the runtime's delegate half is left unlinked."""
+    """C source of `mx_kernel_table[]` for `ops` (op-table entries): each kernel, its check and the argument
+    kinds of its schema, which the loader checks every call against; the loader fusions those kernels need;
+    and `mx_backend_table[]` for `backends` (without backends the runtime's delegate half is left unlinked)."""
+    from mcu_export.ops.c_args import arg_kinds, build_ranges, c_bounds, first_out
     from mcu_export.templates import render
 
-    return render("kernel_table.c.j2", ops=list(ops), backends=list(backends))
+    ops = list(ops)
+    ranges = build_ranges(ops)
+    rows = [dict(name=op.name, overload=op.overload, kernel=op.kernel, kinds=arg_kinds(op, ranges),
+                 first_out=first_out(op), fused_by=op.fused_by) for op in ops]
+    bounds = [dict(name=cls, lo=c_bounds(cls)[0], hi=c_bounds(cls)[1]) for cls in ranges]
+    return render("kernel_table.c.j2", ops=rows, bounds=bounds, backends=list(backends))
 
 
 def _sources_digest(*roots: Path) -> "hashlib._Hash":

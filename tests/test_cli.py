@@ -192,3 +192,14 @@ def test_ops_lists_every_table_entry():
     assert result.code == 0, result.err
     for op in ALL_OPS:
         assert any(line.startswith(op.qualified + " ") and op.kernel in line for line in result.out.splitlines()), op
+
+
+def test_ops_args_lists_each_kernel_calls_arguments_in_order():
+    from mcu_export.ops.table import BY_QUALIFIED
+
+    result = cli("ops", "--args")
+    assert result.code == 0, result.err
+    block = result.out.split("cortex_m::quantized_linear.out\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    op = BY_QUALIFIED["cortex_m::quantized_linear.out"]
+    assert [line.split()[0] for line in block] == [str(i) for i in range(len(op.arg_names()))]
+    assert block[op.arg_index("activation_max")].endswith("int activation_max")

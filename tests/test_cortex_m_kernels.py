@@ -316,3 +316,52 @@ def test_bad_argument_values_and_counts(run):
     ai, out = p.input(a), p.planned(a.shape, I8)
     with pytest.raises(RuntimeFailure, match="wrong number of arguments"):
         run(p.build([ai], out), [a])
+
+
+def _load_only(pte: bytes, tmp_path):
+    import subprocess
+
+    path = tmp_path / "bad.pte"
+    path.write_bytes(pte)
+    return subprocess.run([str(build_host_runner()), str(path), "--load-only"], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("op, arg, build", [
+    # a zero point out of the int8 range
+    ("cortex_m::quantized_mul.out", "self_zero_point",
+     lambda p, a: p.build([a[0], p.int_(300), a[1], p.int_(0), p.int_(0), p.int_(1 << 30), p.int_(0)], a[2])),
+    # one per-channel shift out of [-31, 31]: checked at load, not as the channels are converted
+    ("cortex_m::quantized_linear.out", "requantize_shifts",
+     lambda p, a: p.build([a[0], p.const(np.ones((4, 4), I8)), p.null(), p.null(), p.int_(0), p.int_(0), p.int_(0),
+                           p.ints([1 << 30] * 4), p.ints([0, 0, 40, 0]), p.int_(127), p.int_(-128)], a[2])),
+    # a double where the schema has a tensor
+    ("cortex_m::quantized_activation.out", "lut", lambda p, a: p.build([a[0], p.double(1.0)], a[2])),
+])
+def test_bad_argument_is_refused_at_load_naming_instruction_and_argument(op, arg, build, tmp_path):
+    from mcu_export.ops.table import BY_QUALIFIED
+
+    a = np.zeros((1, 4), I8)
+    p = OpProgram(op)
+    proc = _load_only(build(p, (p.input(a), p.input(a), p.planned(a.shape, I8))), tmp_path)
+    assert proc.returncode == 3, proc.stdout
+    index = BY_QUALIFIED[op].arg_index(arg)
+    assert proc.stderr.rstrip().endswith(f"(method forward, instruction 0, argument {index}, op {op})"), proc.stderr
+
+
+def test_a_move_that_would_undo_a_load_time_check_is_refused(tmp_path):
+    """Kernels run unchecked, so a MoveCall may only copy a value over an equal one (a tensor over one of the
+    same dtype, shape and layout): a move that swaps a checked zero point for another is refused at load."""
+    from mcu_export.pte import program as P
+
+    a = np.zeros((1, 4), I8)
+    for source, ok in ((0, True), (300, False)):
+        p = OpProgram("cortex_m::quantized_mul.out")
+        ai, bi, out = p.input(a), p.input(a), p.planned(a.shape, I8)
+        zp = p.int_(0)
+        p.calls.append(P.MoveCall(p.int_(source), zp))
+        proc = _load_only(p.build([ai, zp, bi, p.int_(0), p.int_(0), p.int_(1 << 30), p.int_(0)], out), tmp_path)
+        if ok:
+            assert proc.returncode == 0, proc.stderr
+        else:
+            assert proc.returncode == 3 and "an instruction is malformed or not supported" in proc.stderr, proc.stderr
+            assert "(method forward, instruction 0)" in proc.stderr

@@ -113,7 +113,9 @@ def test_error_codes(lib, name):
     # every position checks its tag (no kernel takes a String), and a NULL value pointer is an error
     for i in range(len(args)):
         assert lib.raw(symbol, args[:i] + [vals.string()] + args[i + 1:]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
+        assert lib.last_arg == i  # the refusal names the argument
         assert lib.raw(symbol, args[:i] + [None] + args[i + 1:]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
+        assert lib.last_arg == i
     # the return value must name the out tensor itself
     assert lib.raw(symbol, args[:-1] + [vals.tensor(torch.empty(1))]) in (
         ERR["MX_ERR_BAD_ARG_VALUE"], ERR["MX_ERR_BAD_ARG_TYPE"])
@@ -179,3 +181,5 @@ BAD_VALUES = [
 def test_bad_argument_values(lib, name, override, code):
     symbol, _, _, args = build(name, **override)
     assert lib.raw(symbol, args) == ERR[code]
+    # the check names one of the arguments at fault (an out of the wrong size names out)
+    assert lib.last_arg in {BY_QUALIFIED[name].arg_index(k) for k in override}

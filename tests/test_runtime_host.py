@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mcu_export.errors import RuntimeFailure, UsageError
+from mcu_export.ops.table import BY_QUALIFIED
 
 import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
@@ -48,7 +49,8 @@ def test_input_mismatch_is_a_usage_error(tmp_path):
 
 
 def test_kernel_failure_names_instruction_and_op(tmp_path):
-    """A program whose relu output disagrees with its input loads, then fails in that kernel."""
+    """A program whose relu output disagrees with its input is refused when it loads, naming the instruction,
+    the argument (relu's out) and the op."""
     from mcu_export.runners.host import run_pte
 
     _require_kernels("linear_relu")
@@ -60,7 +62,10 @@ def test_kernel_failure_names_instruction_and_op(tmp_path):
     M.put_u32(b, sizes + 8, 2)          # [2, 3] -> [2, 2]
     (tmp_path / "m.pte").write_bytes(bytes(b))
     calls = len(M.kernel_calls(b))
-    with pytest.raises(RuntimeFailure, match=rf"\(method forward, instruction {calls - 1}, op aten::relu\.out\)$"):
+    out = BY_QUALIFIED["aten::relu.out"].arg_index("out")
+    # only the load-time check names an argument: execution errors have none
+    with pytest.raises(RuntimeFailure,
+                       match=rf"\(method forward, instruction {calls - 1}, argument {out}, op aten::relu\.out\)$"):
         run_pte(tmp_path / "m.pte", [x.numpy()])
 
 

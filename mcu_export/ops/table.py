@@ -32,6 +32,9 @@ class OpDef:
     # them back into one call of this op's kernel. A kernel table that links the kernel lists the fusion.
     written_as: Tuple[str, ...] = ()
     fused_by: str = ""
+    # Value ranges of int and int[] arguments, (argument, class of ARG_RANGES): the loader checks them with
+    # the tags, before the kernel's own check (every item of an int[]).
+    ranges: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def qualified(self) -> str:
@@ -70,6 +73,19 @@ def _schema_of(op: OpDef) -> torch.FunctionSchema:
         return torch._C.parse_schema(op.schema_text)
 
 
+# The value ranges an int argument may be declared with (OpDef.ranges): name -> (lo, hi), inclusive. CMSIS-NN
+# takes int8 zero points, offsets -zero_point, Q31 multipliers, shifts in [-31, 31]; window parameters are
+# bounded so that every index stays within int32.
+ARG_RANGES: Dict[str, Tuple[int, int]] = {
+    "int8": (-128, 127),
+    "offset": (-127, 128),
+    "shift": (-31, 31),
+    "int32": (-(1 << 31), (1 << 31) - 1),
+    "nonpositive": (-(1 << 31), 0),
+    "window": (1, 1 << 16),
+    "padding": (0, 1 << 16),
+}
+
 # Layout and copy kernels move bytes and so take every dtype the runtime knows.
 ANY_DTYPE = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 
@@ -80,12 +96,13 @@ def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str]
                  written_as=written_as, fused_by=fused_by)
 
 
-def _cortex_m(schema_text: str, dtypes: Tuple[str, ...] = ("int8",)) -> OpDef:
+def _cortex_m(schema_text: str, dtypes: Tuple[str, ...] = ("int8",), **ranges: str) -> OpDef:
     """An op of ExecuTorch's cortex_m library (executorch/backends/cortex_m/ops/operators.yaml), schema
     copied from there: torch knows `cortex_m::` only once executorch's library is imported. No ATen
-    target lowers to these; the int8 lowering emits them by name."""
+    target lowers to these; the int8 lowering emits them by name. `ranges`: argument name -> ARG_RANGES class."""
     name, overload = schema_text.split("(", 1)[0].rsplit(".", 1)
-    return OpDef(name=name, overload=overload, aten=(), schema_text=schema_text, dtypes=dtypes, library="cortex_m")
+    return OpDef(name=name, overload=overload, aten=(), schema_text=schema_text, dtypes=dtypes, library="cortex_m",
+                 ranges=tuple(ranges.items()))
 
 
 _CONV_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
@@ -102,38 +119,56 @@ _MAX_POOL_ARGS = ("Tensor input, int[] kernel_size, int[] stride, int[] padding,
                   "Tensor(a!) out) -> Tensor(a!)")
 _QPARAMS = "float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype"
 
+_QRANGES = dict(zero_point="int32", quant_min="int32", quant_max="int32", dtype="int32")
+_CONV_RANGES = dict(stride="window", padding="padding", dilation="window", input_offset="offset",
+                    output_offset="int8", activation_min="int8", activation_max="int8")
+_AVG_POOL_RANGES = dict(kernel_size="window", stride="window", padding="padding", zero_point="int8",
+                        multiplier="int32", shift="shift")
+_MAX_POOL_RANGES = dict(kernel_size="window", stride="window", padding="padding", dilation="window",
+                        input_zero_point="int8", output_zero_point="int8", activation_min="int8",
+                        activation_max="int8")
+
 # The int8 kernels (runtime_c/kernels/cortex_m/, README there: argument meanings, layouts, what the
 # exporter provides). Each 2-D op comes twice: channels-last [N, C, H, W] and the explicit-layout *_nhwc.
 CORTEX_M_OPS: Tuple[OpDef, ...] = (
     _cortex_m(f"cortex_m::quantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
-              dtypes=("int8", "int16")),
+              dtypes=("int8", "int16"), **_QRANGES),
     _cortex_m(f"cortex_m::dequantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
-              dtypes=("float32",)),
+              dtypes=("float32",), **_QRANGES),
     _cortex_m("cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
               "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
               "int output_multiplier, int output_shift, int activation_min, int activation_max, *, "
-              "Tensor(a!) out) -> Tensor(a!)"),
+              "Tensor(a!) out) -> Tensor(a!)",
+              self_zero_point="int8", self_multiplier="int32", self_shift="shift", other_zero_point="int8",
+              other_multiplier="int32", other_shift="shift", output_zero_point="int8", output_multiplier="int32",
+              output_shift="shift", activation_min="int8", activation_max="int8"),
     _cortex_m("cortex_m::quantized_mul.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
-              "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)"),
+              "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)",
+              self_zero_point="int8", other_zero_point="int8", output_zero_point="int8", output_multiplier="int32",
+              output_shift="shift"),
     _cortex_m("cortex_m::quantized_linear.out(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
               "int input_offset, int filter_offset, int output_offset, int[] requantize_multipliers, "
-              "int[] requantize_shifts, int activation_max, int activation_min, *, Tensor(a!) out) -> Tensor(a!)"),
+              "int[] requantize_shifts, int activation_max, int activation_min, *, Tensor(a!) out) -> Tensor(a!)",
+              input_offset="offset", filter_offset="offset", output_offset="int8", requantize_multipliers="int32",
+              requantize_shifts="shift", activation_max="int8", activation_min="int8"),
     _cortex_m("cortex_m::softmax.out(Tensor input, int dim, int input_zero_point, int output_zero_point, "
-              "int input_multiplier, int input_shift, int diff_min, *, Tensor(a!) out) -> Tensor(a!)"),
+              "int input_multiplier, int input_shift, int diff_min, *, Tensor(a!) out) -> Tensor(a!)",
+              input_zero_point="int8", output_zero_point="int8", input_multiplier="int32", input_shift="shift",
+              diff_min="nonpositive"),
     _cortex_m("cortex_m::transpose.out(Tensor input, int[] perm, *, Tensor(a!) out) -> Tensor(a!)"),
     _cortex_m("cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, "
-              "Tensor(a!) out) -> Tensor(a!)"),
-    _cortex_m(f"cortex_m::quantized_conv2d.out({_CONV_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_conv2d_nhwc.out({_CONV_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}"),
-    _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}"),
+              "Tensor(a!) out) -> Tensor(a!)", pad_value="int8"),
+    _cortex_m(f"cortex_m::quantized_conv2d.out({_CONV_ARGS}", **_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_conv2d_nhwc.out({_CONV_ARGS}", **_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}", depth_multiplier="window", **_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}", depth_multiplier="window",
+              **_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}", **_AVG_POOL_RANGES),
+    _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}", **_AVG_POOL_RANGES),
+    _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", **_MAX_POOL_RANGES),
+    _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}", **_MAX_POOL_RANGES),
     _cortex_m("cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)"),
 )
-
 
 OPS: Tuple[OpDef, ...] = (
     _op("aten::convolution", "aten.convolution.default"),

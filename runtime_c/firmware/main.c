@@ -61,6 +61,10 @@ static int runtime_error(mx_error e, const mx_error_site *site)
   if (site != NULL && site->instruction >= 0) {
     mx_platform_puts(" (instruction ");
     put_u64((uint64_t)site->instruction);
+    if (site->arg >= 0) {
+      mx_platform_puts(", argument ");
+      put_u64((uint64_t)site->arg);
+    }
     if (site->op_name != NULL) {
       mx_platform_puts(", op ");
       mx_platform_puts(site->op_name);

@@ -119,6 +119,8 @@ static void site_detail(const mx_error_site *s, const char *method, char *buf, s
   int n = snprintf(buf, cap, "method %s", method);
   if (s->instruction >= 0 && n >= 0 && (size_t)n < cap)
     n += snprintf(buf + n, cap - (size_t)n, ", instruction %lld", (long long)s->instruction);
+  if (s->arg >= 0 && n >= 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, ", argument %lld", (long long)s->arg);
   if (s->value >= 0 && n >= 0 && (size_t)n < cap)
     n += snprintf(buf + n, cap - (size_t)n, ", value %lld", (long long)s->value);
   if (s->op_name != NULL && n >= 0 && (size_t)n < cap)

@@ -9,6 +9,8 @@
  * not match exactly (another order, a temporary read elsewhere, overlapping x and y) runs unfused. */
 #include <string.h>
 
+#include "mx/op_args.h"
+
 #include "mx/runtime.h"
 
 static bool is_call(const mx_method *m, const mx_instr *ins, const char *name, uint32_t nargs) {
@@ -92,32 +94,33 @@ static int32_t table_index(const char *name) {
 static uint32_t match(const mx_method *m, uint32_t i) {
   const mx_program *p = m->program;
   const mx_instr *add = &m->instrs[i];
-  if (i + 3 > m->instr_count || !is_call(m, add, "aten::add", 5)) return 0;
-  mx_tensor *in = f32(add->args[0]), *t1 = f32(add->args[3]);
-  if (in == NULL || t1 == NULL || !constant_is(p, add->args[1], 3.0f) || !number_is(add->args[2], 1)) return 0;
+  if (i + 3 > m->instr_count || !is_call(m, add, "aten::add", MX_NARGS_aten_add)) return 0;
+  mx_tensor *in = f32(add->args[MX_ARG_aten_add_self]), *t1 = f32(add->args[MX_ARG_aten_add_out]);
+  if (in == NULL || t1 == NULL || !constant_is(p, add->args[MX_ARG_aten_add_other], 3.0f) ||
+      !number_is(add->args[MX_ARG_aten_add_alpha], 1)) return 0;
   const mx_instr *clamp = &m->instrs[i + 1];
-  if (!is_call(m, clamp, "aten::clamp", 5) || f32(clamp->args[0]) != t1 || !number_is(clamp->args[1], 0) ||
-      !number_is(clamp->args[2], 6)) {
+  if (!is_call(m, clamp, "aten::clamp", MX_NARGS_aten_clamp) || f32(clamp->args[MX_ARG_aten_clamp_self]) != t1 ||
+      !number_is(clamp->args[MX_ARG_aten_clamp_min], 0) || !number_is(clamp->args[MX_ARG_aten_clamp_max], 6)) {
     return 0;
   }
-  mx_tensor *ramp = f32(clamp->args[3]);
+  mx_tensor *ramp = f32(clamp->args[MX_ARG_aten_clamp_out]);
   uint32_t n = 2;
   const mx_instr *mul = &m->instrs[i + 2];
-  if (i + 4 <= m->instr_count && is_call(m, mul, "aten::mul", 4)) {
-    mx_tensor *a = f32(mul->args[0]), *b = f32(mul->args[1]);
+  if (i + 4 <= m->instr_count && is_call(m, mul, "aten::mul", MX_NARGS_aten_mul)) {
+    mx_tensor *a = f32(mul->args[MX_ARG_aten_mul_self]), *b = f32(mul->args[MX_ARG_aten_mul_other]);
     if (!((a == in && b == ramp) || (a == ramp && b == in))) return 0;
-    ramp = f32(mul->args[2]);
+    ramp = f32(mul->args[MX_ARG_aten_mul_out]);
     n = 3;
   }
   const mx_instr *div = &m->instrs[i + n];
-  if (!is_call(m, div, "aten::div", 4) || ramp == NULL || f32(div->args[0]) != ramp ||
-      !constant_is(p, div->args[1], 6.0f)) {
+  if (!is_call(m, div, "aten::div", MX_NARGS_aten_div) || ramp == NULL || f32(div->args[MX_ARG_aten_div_self]) != ramp ||
+      !constant_is(p, div->args[MX_ARG_aten_div_other], 6.0f)) {
     return 0;
   }
-  mx_tensor *out = f32(div->args[2]);
+  mx_tensor *out = f32(div->args[MX_ARG_aten_div_out]);
   if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_same(in, out)) return 0;
   for (uint32_t k = 0; k < n; k++) {  /* the temporaries: each instruction's out before the div */
-    const mx_tensor *t = f32(m->instrs[i + k].args[k == 2 ? 2 : 3]);
+    const mx_tensor *t = f32(m->instrs[i + k].args[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
     if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1)) return 0;
   }
   return n + 1;
@@ -131,12 +134,16 @@ void mx_fuse_hard_ramps(mx_method *m) {
     if (k < 0) continue;
     mx_instr *first = &m->instrs[i];
     mx_value **args = first->args;   /* the add's five slots hold the fused call's (self, out, ret) */
-    mx_value *out = m->instrs[i + n - 1].args[2];
-    args[1] = out;
-    args[2] = out;
+    mx_value *out = m->instrs[i + n - 1].args[MX_ARG_aten_div_out];
+    _Static_assert(MX_ARG_aten_hardswish_self == MX_ARG_aten_add_self &&
+                       MX_ARG_aten_hardsigmoid_out == MX_ARG_aten_hardswish_out &&
+                       MX_ARG_aten_hardsigmoid_ret == MX_ARG_aten_hardswish_ret,
+                   "the fused call keeps the add's self and rewrites out and ret in place");
+    args[MX_ARG_aten_hardswish_out] = out;
+    args[MX_ARG_aten_hardswish_ret] = out;
     first->kind = MX_INSTR_FUSED;
     first->op = (uint32_t)k;
-    first->nargs = 3;
+    first->nargs = MX_NARGS_aten_hardswish;
     for (uint32_t j = 1; j < n; j++) m->instrs[i + j].kind = MX_INSTR_FUSED_AWAY;
     i += n - 1;
   }

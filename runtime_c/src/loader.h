@@ -40,8 +40,6 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l);
 /* Instruction list of the plan's only chain (empty when the plan has no chain). */
 mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *instrs);
 
-/* Element size of a dtype code, 0 for codes the runtime does not know. */
-uint32_t mx_load_elem_size(uint32_t dtype);
 mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
 /* Fills method->values; on error method->site.value names the value. */
 mx_error mx_load_values(mx_load_ctx *ctx);

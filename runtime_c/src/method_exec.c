@@ -21,7 +21,7 @@ mx_error mx_method_execute(mx_method *m) {
     const mx_kernel_entry *k = fused ? &mx_kernel_table[ins->op] : m->ops[ins->op];
     mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
-    mx_error e = k->fn(&ctx, ins->args, ins->nargs);
+    mx_error e = k->fn(&ctx, ins->args);
     mx_platform_op_end(i, e);
     if (e != MX_OK) {
       m->site.instruction = i;

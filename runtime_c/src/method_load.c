@@ -13,6 +13,13 @@ static const mx_kernel_entry *find_kernel(const char *name, const char *overload
   return NULL;
 }
 
+/* The error site names operator op. */
+static void op_site(mx_method *m, uint32_t op) {
+  m->site.op_index = op;
+  m->site.op_name = m->op_names[op];
+  m->site.op_overload = m->op_overloads[op];
+}
+
 static mx_error load_operators(mx_load_ctx *ctx) {
   mx_method *m = ctx->m;
   mx_fb_vec ops;
@@ -27,9 +34,7 @@ static mx_error load_operators(mx_load_ctx *ctx) {
     if (e != MX_OK) break;
     m->ops[i] = ctx->cfg->skip_kernels ? NULL : find_kernel(m->op_names[i], m->op_overloads[i]);
     if (!ctx->cfg->skip_kernels && m->ops[i] == NULL) {
-      m->site.op_index = i;
-      m->site.op_name = m->op_names[i];
-      m->site.op_overload = m->op_overloads[i];
+      op_site(m, i);
       return MX_ERR_KERNEL_MISSING;
     }
   }
@@ -60,6 +65,15 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
     if (e != MX_OK) return e;
     ctx->args[k] = &m->values[v];
   }
+  if (kind == MX_INSTR_KERNEL && m->ops[op] != NULL) {
+    /* Every call is checked here, once: execute functions read their arguments unchecked. */
+    mx_arg_error r = mx_kernel_check_call(m->ops[op], ctx->args, args.len);
+    if (r != MX_OK) {
+      m->site.arg = MX_ERROR_ARG(r);
+      op_site(m, (uint32_t)op);
+      return MX_ERROR_CODE(r);
+    }
+  }
   out->kind = kind;
   out->op = (uint32_t)op;
   out->nargs = args.len;
@@ -88,6 +102,8 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
       if (e == MX_OK) e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_TO, 0, &to);
       if (e == MX_OK) e = value_index(ctx->m, from, &out->op);
       if (e == MX_OK) e = value_index(ctx->m, to, &out->nargs);
+      if (e == MX_OK && !mx_move_keeps_checks(&ctx->m->values[out->op], &ctx->m->values[out->nargs]))
+        e = MX_ERR_BAD_INSTRUCTION;
       out->kind = MX_INSTR_MOVE;
       return e;
     case INSTR_JUMP_FALSE:
@@ -151,6 +167,7 @@ static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
 static void reset_site(mx_error_site *s) {
   s->instruction = -1;
   s->value = -1;
+  s->arg = -1;
   s->op_index = -1;
   s->op_name = NULL;
   s->op_overload = NULL;

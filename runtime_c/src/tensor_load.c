@@ -3,16 +3,6 @@
 #include "loader.h"
 #include "schema_ids.h"
 
-uint32_t mx_load_elem_size(uint32_t dtype) {
-  switch (dtype) {
-    case MX_DTYPE_U8: case MX_DTYPE_I8: case MX_DTYPE_BOOL: return 1;
-    case MX_DTYPE_I16: case MX_DTYPE_F16: return 2;
-    case MX_DTYPE_I32: case MX_DTYPE_F32: return 4;
-    case MX_DTYPE_I64: case MX_DTYPE_F64: return 8;
-    default: return 0;
-  }
-}
-
 static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out) {
   mx_fb *fb = &ctx->fb;
   mx_fb_vec sizes, order;
@@ -35,7 +25,7 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
     numel *= (uint64_t)s;
     if (numel > UINT32_MAX) return MX_ERR_TOO_LARGE;
   }
-  uint64_t nbytes = numel * mx_load_elem_size(out->dtype);
+  uint64_t nbytes = numel * mx_dtype_size(out->dtype);
   if (nbytes > UINT32_MAX) return MX_ERR_TOO_LARGE;
   out->numel = (uint32_t)numel;
   out->nbytes = (uint32_t)nbytes;
@@ -43,7 +33,7 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
 }
 
 static mx_error check_aligned(const mx_tensor *t, const void *data) {
-  uint32_t align = mx_load_elem_size(t->dtype);
+  uint32_t align = mx_dtype_size(t->dtype);
   return ((uintptr_t)data & (align - 1u)) == 0 ? MX_OK : MX_ERR_MISALIGNED;
 }
 
@@ -92,7 +82,7 @@ mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out) 
   *out = (mx_tensor){0};
   mx_error e = mx_fb_u8(fb, t, TENSOR_SCALAR_TYPE, 0, &dtype);
   if (e != MX_OK) return e;
-  if (mx_load_elem_size(dtype) == 0) return MX_ERR_BAD_TENSOR;
+  if (mx_dtype_size(dtype) == 0) return MX_ERR_BAD_TENSOR;
   out->dtype = dtype;
   e = load_shape(ctx, t, out);
   if (e == MX_OK) e = check_location(ctx, t);

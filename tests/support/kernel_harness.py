@@ -23,6 +23,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE_DIR = ROOT / "runtime_c" / "include"
 KERNEL_DIR = ROOT / "runtime_c" / "kernels" / "portable"
+RUNTIME_SRC = ROOT / "runtime_c" / "src"
 ERRORS_DEF = INCLUDE_DIR / "mx" / "errors.def"
 MAX_DIM = 8
 
@@ -44,13 +45,26 @@ def kernel_sources() -> List[Path]:
     return sorted(KERNEL_DIR.rglob("*.c"))
 
 
+def portable_ops() -> list:
+    """The op-table entries whose kernels build_library compiles, in kernel-table order."""
+    from mcu_export.ops.table import ALL_OPS
+    return [op for op in ALL_OPS if (KERNEL_DIR / f"{op.kernel}.c").is_file()]
+
+
 def build_library(out_dir: Path, cc: str = "cc") -> Path:
-    """Compiles every portable kernel source into one shared library in out_dir.
+    """Compiles every portable kernel source into one shared library in out_dir, with the loader's argument
+    check (runtime_c/src/kernel_check.c) and a kernel table for them, so a call is checked as a load checks it.
     MX_KERNEL_CFLAGS adds flags, e.g. "-fsanitize=address,undefined" (then run python with
     LD_PRELOAD=$(cc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0)."""
+    from mcu_export.host_runtime import render_kernel_table
     lib = Path(out_dir) / "libmx_portable_kernels.so"
+    table = Path(out_dir) / "kernel_table.c"
+    table.write_text(render_kernel_table(portable_ops()))
+    # fuse_hard_ramp.c: the table lists the loader fusion that ends in the hardswish/hardsigmoid kernels
+    runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "dtype.c", RUNTIME_SRC / "fuse_hard_ramp.c", table]
     cmd = [cc, "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}",
-           *os.environ.get("MX_KERNEL_CFLAGS", "").split(), *map(str, kernel_sources()), "-o", str(lib), "-lm"]
+           *os.environ.get("MX_KERNEL_CFLAGS", "").split(), *map(str, kernel_sources() + runtime), "-o", str(lib),
+           "-lm"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return lib
 
@@ -225,19 +239,68 @@ def schema_args(values: Values, schema: torch.FunctionSchema, kwargs: dict) -> L
     return args
 
 
+def _load_error(a: Optional[MxValue], tensor_check) -> int:
+    """What loading would refuse of a hand-built value: a missing value, tensor or list (MX_ERR_BAD_ARG_TYPE),
+    a malformed tensor (mx_tensor_check's code)."""
+    bad_type = error_codes()["MX_ERR_BAD_ARG_TYPE"]
+    if a is None:
+        return bad_type
+    if a.tag == TAG["TENSOR"]:
+        return tensor_check(a.u.t) if a.u.t else bad_type
+    if a.tag == TAG["TENSOR_LIST"]:
+        if a.u.tensors.len and not a.u.tensors.items:
+            return bad_type
+        for j in range(a.u.tensors.len):
+            t = a.u.tensors.items[j]
+            err = tensor_check(t) if t else bad_type
+            if err:
+                return err
+    if a.tag == TAG["INT_LIST"] and a.u.ints.len and not a.u.ints.items:
+        return bad_type
+    return 0
+
+
+class MxKernelCtx(ctypes.Structure):
+    _fields_ = [("instruction", ctypes.c_uint32)]
+
+
 class KernelLib:
     def __init__(self, path: Path):
         self.cdll = ctypes.CDLL(str(path))
+        self.index = {op.kernel: i for i, op in enumerate(portable_ops())}
+        self.check_call = self.cdll.mx_kernel_check_call
+        self.check_call.restype = ctypes.c_uint32
+        self.check_call.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(MxValue)), ctypes.c_uint32]
+        self.cdll.mx_tensor_check.restype = ctypes.c_int
+        self.cdll.mx_tensor_check.argtypes = [ctypes.POINTER(MxTensor)]
+        self.last_arg: Optional[int] = None  # the argument a refused call named (None: none in particular)
+
+    def _entry(self, symbol: str) -> int:
+        # mx_kernel_entry: five pointers (name, overload, fn, check, sig)
+        size = 5 * ctypes.sizeof(ctypes.c_void_p)
+        return ctypes.addressof(ctypes.c_char.in_dll(self.cdll, "mx_kernel_table")) + self.index[symbol] * size
 
     def raw(self, symbol: str, args: Sequence[Optional[MxValue]]) -> int:
-        """Calls a kernel with these values (None becomes a NULL mx_value pointer)."""
-        fn = getattr(self.cdll, symbol)
-        fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(MxValue)), ctypes.c_uint32]
+        """Checks a call as the loader does (count, tags, the kernel's own check), then runs the kernel when
+        that passes (None becomes a NULL mx_value pointer). Returns the mx_error code."""
         arr = (ctypes.POINTER(MxValue) * max(len(args), 1))(
             *[ctypes.pointer(a) if a is not None else ctypes.POINTER(MxValue)() for a in args])
-        ctx = ctypes.c_uint32(0)  # mx_kernel_ctx is { uint32_t instruction; }
-        return fn(ctypes.byref(ctx), arr, len(args))
+        # The loader builds only set values with well-formed tensors (value_load.c, tensor_load.c); these are
+        # built by hand, so check them as a load would.
+        for i, a in enumerate(args):
+            err = _load_error(a, self.cdll.mx_tensor_check)
+            if err:
+                self.last_arg = i
+                return err
+        refusal = self.check_call(self._entry(symbol), arr, len(args))
+        # mx_arg_error: the code in the low 11 bits, argument + 1 above (kernel.h MX_ERROR_CODE / MX_ERROR_ARG)
+        self.last_arg = (refusal >> 11) - 1 if refusal >> 11 else None
+        if refusal != 0:
+            return refusal & 0x7FF
+        fn = getattr(self.cdll, symbol)
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.POINTER(MxKernelCtx), ctypes.POINTER(ctypes.POINTER(MxValue))]
+        return fn(ctypes.byref(MxKernelCtx(0)), arr)
 
     def call(self, op, /, **kwargs) -> int:
         """Calls op's kernel (op: an OpDef, or (symbol, schema)) with schema-ordered arguments."""

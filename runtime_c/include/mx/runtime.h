@@ -81,6 +81,7 @@ typedef struct mx_instr {
  * each entry of a vector in the (at most 4 GiB) file takes at least 4 bytes. */
 typedef struct mx_error_site {
   int32_t instruction;
+  int32_t arg;                /* argument index within the instruction's kernel call */
   int32_t value;
   int32_t op_index;
   int32_t delegate_index;

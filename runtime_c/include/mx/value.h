@@ -13,6 +13,9 @@ typedef enum mx_dtype {
   MX_DTYPE_F16 = 5, MX_DTYPE_F32 = 6, MX_DTYPE_F64 = 7, MX_DTYPE_BOOL = 11
 } mx_dtype;
 
+/* Bytes per element of a dtype code; 0 for a code the runtime does not know (src/dtype.c). */
+uint32_t mx_dtype_size(uint32_t dtype);
+
 typedef struct mx_tensor {
   void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */
   int32_t sizes[MX_MAX_DIM];
@@ -30,6 +33,11 @@ typedef enum mx_tag {
   MX_TAG_BOOL_LIST = 9, MX_TAG_TENSOR_LIST = 10, MX_TAG_OPT_TENSOR_LIST = 11
 } mx_tag;
 
+typedef struct mx_int_list {
+  const int64_t *items;
+  uint32_t len;
+} mx_int_list;
+
 typedef struct mx_value {
   uint8_t tag; /* mx_tag */
   union {
@@ -38,7 +46,7 @@ typedef struct mx_value {
     bool b;
     mx_tensor *t;
     struct { const char *chars; uint32_t len; } str;
-    struct { const int64_t *items; uint32_t len; } ints;       /* resolved from Int EValues */
+    mx_int_list ints;                                          /* resolved from Int EValues */
     struct { const double *items; uint32_t len; } doubles;
     struct { const uint8_t *items; uint32_t len; } bools;
     struct { mx_tensor *const *items; uint32_t len; } tensors; /* optional lists hold NULL for None */

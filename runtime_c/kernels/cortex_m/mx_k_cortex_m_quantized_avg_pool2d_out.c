@@ -1,7 +1,11 @@
-/* cortex_m::quantized_avg_pool2d.out: activations [N, C, H, W] in channels-last dim order. Body and argument list: util/mx_cm_avg_pool2d.c. */
+/* cortex_m::quantized_avg_pool2d.out: activations [N, C, H, W] in channels-last dim order. Body: util/mx_cm_avg_pool2d.c. */
 #include "util/mx_cm_avg_pool2d.h"
 
-mx_error mx_k_cortex_m_quantized_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_arg_error mx_k_cortex_m_quantized_avg_pool2d_out_check(mx_value *const *args) {
+  return mx_cm_avg_pool2d_check(args, false);
+}
+
+mx_error mx_k_cortex_m_quantized_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  return mx_cm_avg_pool2d(args, nargs, false);
+  return mx_cm_avg_pool2d(args, false);
 }

@@ -1,7 +1,11 @@
-/* cortex_m::quantized_conv2d_nhwc.out: activations [N, H, W, C], contiguous. Body and argument list: util/mx_cm_conv2d.c. */
+/* cortex_m::quantized_conv2d_nhwc.out: activations [N, H, W, C], contiguous. Body: util/mx_cm_conv2d.c. */
 #include "util/mx_cm_conv2d.h"
 
-mx_error mx_k_cortex_m_quantized_conv2d_nhwc_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_arg_error mx_k_cortex_m_quantized_conv2d_nhwc_out_check(mx_value *const *args) {
+  return mx_cm_conv2d_check(args, true);
+}
+
+mx_error mx_k_cortex_m_quantized_conv2d_nhwc_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  return mx_cm_conv2d(args, nargs, true);
+  return mx_cm_conv2d(args, true);
 }

@@ -1,100 +1,85 @@
-/* cortex_m::quantized_linear.out via arm_fully_connected_s8. Args: (input [..., C_in] or [N, C_in, 1, 1],
- * weights [C_out, C_in], bias? [C_out] int32, kernel_sum? [C_out] int32, input_offset, filter_offset,
- * output_offset, requantize_multipliers int[1 or C_out], requantize_shifts int[1 or C_out],
- * activation_max, activation_min, out [..., C_out], ret). Note max comes before min in the schema.
+/* cortex_m::quantized_linear.out via arm_fully_connected_s8. Input [..., C_in] or [N, C_in, 1, 1], weights
+ * [C_out, C_in], bias? and kernel_sum? [C_out] int32, requantize_multipliers and requantize_shifts int[1 or
+ * C_out], out [..., C_out]. Note activation_max comes before activation_min in the schema.
  *
  * kernel_sum[o] = input_offset * sum_i (w[o, i] + filter_offset) + bias[o] is ahead-of-time data. Where
  * CMSIS-NN reads kernel sums from the context (MVE: arm_fully_connected_s8_get_buffer_size > 0) it is
  * passed as ctx->buf and required; elsewhere, when present, it stands in for the bias with input_offset 0,
  * which is the same integer sum (sum (x + a)(w + b) + c = sum x (w + b) + kernel_sum). So one program
  * runs on every target when the exporter always provides kernel_sum. Per-channel multipliers go to
- * arm_fully_connected_per_channel_s8, which wants int32 arrays: the int[] lists are converted on the stack
- * MX_CM_FC_CHUNK channels at a time, so a layer of up to that many channels is one call for all batches. */
+ * arm_fully_connected_per_channel_s8, which wants int32 arrays: the int[] lists (range-checked at load) are
+ * converted on the stack MX_CM_FC_CHUNK channels at a time, so a layer of up to that many channels is one
+ * call for all batches. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 
 #define MX_CM_FC_MAX_CHANNELS 65536
 #define MX_CM_FC_CHUNK 128 /* 1 KiB of stack for the int32 multipliers and shifts */
+#define A(name) MX_ARG_cortex_m_quantized_linear_##name
 
-static mx_error per_channel_list(const mx_value *v, uint32_t c_out, const int64_t **items, uint32_t *len,
-                                 int64_t lo, int64_t hi) {
-  MX_TRY(mx_arg_int_list(v, items, len));
-  if (*len != 1 && *len != c_out) {
-    return MX_ERR_BAD_ARG_VALUE;
+/* A pooled [N, C, 1, 1] input into a [N, C_out] out is read as [N, C] rows: with H == W == 1 every dim
+ * order holds those bytes, so the exporter needs no view_copy before the linear layer. */
+static uint32_t channel_dim(const mx_tensor *in, const mx_tensor *out) {
+  const bool flat = in->dim == 4 && out->dim == 2 && in->sizes[2] == 1 && in->sizes[3] == 1;
+  return flat ? 1u : in->dim - 1u;
+}
+
+mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
+  MX_REFUSE_IF(mx_arg_int(args, A(activation_min)) > mx_arg_int(args, A(activation_max)), A(activation_min),
+               MX_ERR_BAD_ARG_VALUE);
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weights));
+  const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *ksum = mx_arg_opt_tensor(args, A(kernel_sum));
+  const mx_tensor *out = mx_arg_tensor(args, A(out));
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(args, A(weights), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_I8));
+  MX_REFUSE_IF(in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
+  const uint32_t c_dim = channel_dim(in, out);
+  MX_REFUSE_IF(c_dim + 1u == in->dim && out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE); /* not flattened */
+  MX_REFUSE_IF(w->dim != 2 || w->sizes[1] != in->sizes[c_dim] || w->sizes[0] < 1 ||
+                        w->sizes[0] > MX_CM_FC_MAX_CHANNELS,
+               A(weights), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(w->sizes[0] != out->sizes[out->dim - 1], A(out), MX_ERR_BAD_SHAPE);
+  for (uint32_t d = 0; d + 1 < out->dim; ++d) {
+    MX_REFUSE_IF(in->sizes[d] != out->sizes[d], A(out), MX_ERR_BAD_SHAPE);
   }
-  /* Per-channel lists are range-checked as they are converted to int32, one pass instead of two. */
-  for (uint32_t i = 0; *len == 1 && i < *len; ++i) {
-    if ((*items)[i] < lo || (*items)[i] > hi) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
+  const int32_t c_out = w->sizes[0];
+  /* one value for all channels or one per channel (the loader checked their ranges) */
+  const uint32_t n_mult = mx_arg_int_list(args, A(requantize_multipliers))->len;
+  MX_REFUSE_IF(n_mult != 1 && n_mult != (uint32_t)c_out, A(requantize_multipliers), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int_list(args, A(requantize_shifts))->len != n_mult, A(requantize_shifts),
+               MX_ERR_BAD_ARG_VALUE);
+  if (bias != NULL) {
+    MX_TRY(mx_cm_i32_vector(args, A(bias), c_out));
   }
+  if (ksum != NULL) {
+    MX_TRY(mx_cm_i32_vector(args, A(kernel_sum), c_out));
+  }
+  const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
+  const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
+  /* a target that reads kernel sums from the context needs kernel_sum */
+  MX_REFUSE_IF(need > 0 && (ksum == NULL || (int32_t)ksum->nbytes < need), A(kernel_sum), MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 
-mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  if (nargs != 13) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *w = NULL, *bias = NULL, *ksum = NULL, *out = NULL;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_tensor(args[1], &w));
-  MX_TRY(mx_arg_opt_tensor(args[2], &bias));
-  MX_TRY(mx_arg_opt_tensor(args[3], &ksum));
-  /* input_offset, filter_offset, output_offset, activation_max, activation_min (<= activation_max) */
-  static const struct { uint8_t arg; int16_t lo, hi; } ints[5] = {
-      {4, -127, 128}, {5, -127, 128}, {6, -128, 127}, {9, -128, 127}, {10, -128, 127}};
-  int32_t v[5];
-  for (uint32_t i = 0; i < 5; ++i) {
-    MX_TRY(mx_cm_int_in(args[ints[i].arg], ints[i].lo, ints[i].hi, &v[i]));
-  }
-  const int32_t in_off = v[0], f_off = v[1], out_off = v[2], act_max = v[3], act_min = v[4];
-  if (act_min > act_max) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
-  MX_TRY(mx_arg_tensor(args[11], &out));
-  MX_TRY(mx_arg_ret_is(args[12], out));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_I8));
-  MX_TRY(mx_check_tensor(w, MX_DTYPE_I8));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_I8));
-  /* A pooled [N, C, 1, 1] input into a [N, C_out] out is read as [N, C] rows: with H == W == 1 every dim
-   * order holds those bytes, so the exporter needs no view_copy before the linear layer. */
-  const int flat = in->dim == 4 && out->dim == 2 && in->sizes[2] == 1 && in->sizes[3] == 1;
-  const uint32_t c_dim = flat ? 1 : in->dim - 1;
-  if (in->dim < 1 || w->dim != 2 || (!flat && out->dim != in->dim) || w->sizes[1] != in->sizes[c_dim] ||
-      w->sizes[0] != out->sizes[out->dim - 1] || w->sizes[0] < 1 || w->sizes[0] > MX_CM_FC_MAX_CHANNELS) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  for (uint32_t d = 0; d + 1 < out->dim; ++d) {
-    if (in->sizes[d] != out->sizes[d]) {
-      return MX_ERR_BAD_SHAPE;
-    }
-  }
-  const int32_t c_in = in->sizes[c_dim], c_out = w->sizes[0];
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weights));
+  const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *ksum = mx_arg_opt_tensor(args, A(kernel_sum));
+  const mx_tensor *out = mx_arg_tensor(args, A(out));
+  const int32_t c_in = in->sizes[channel_dim(in, out)], c_out = w->sizes[0];
   const int32_t batches = c_in > 0 ? (int32_t)(in->numel / (uint32_t)c_in) : 0;
-  const int64_t *mults = NULL, *shifts = NULL;
-  uint32_t n_mult = 0, n_shift = 0;
-  MX_TRY(per_channel_list(args[7], (uint32_t)c_out, &mults, &n_mult, INT32_MIN, INT32_MAX));
-  MX_TRY(per_channel_list(args[8], (uint32_t)c_out, &shifts, &n_shift, -31, 31));
-  if (n_mult != n_shift) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
-  int32_t *bias_data = NULL, *ksum_data = NULL;
-  if (bias != NULL) {
-    MX_TRY(mx_cm_i32_vector(bias, c_out, &bias_data));
-  }
-  if (ksum != NULL) {
-    MX_TRY(mx_cm_i32_vector(ksum, c_out, &ksum_data));
-  }
+  const mx_int_list *mults = mx_arg_int_list(args, A(requantize_multipliers));
+  const int64_t *shifts = mx_arg_int_list(args, A(requantize_shifts))->items;
+  int32_t *bias_data = bias != NULL ? (int32_t *)bias->data : NULL;
+  int32_t *ksum_data = ksum != NULL ? (int32_t *)ksum->data : NULL;
 
   const cmsis_nn_dims filter_dims = {c_in, 1, 1, c_out};
-  const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
   cmsis_nn_context cm = {NULL, 0};
-  cmsis_nn_fc_params p = {in_off, f_off, out_off, {act_min, act_max}};
-  if (need > 0) {
-    if (ksum_data == NULL || (int32_t)ksum->nbytes < need) {
-      return MX_ERR_BAD_ARG_VALUE; /* this target reads kernel sums from the context: kernel_sum is required */
-    }
+  cmsis_nn_fc_params p = {mx_cm_int(args, A(input_offset)), mx_cm_int(args, A(filter_offset)),
+                          mx_cm_int(args, A(output_offset)),
+                          {mx_cm_int(args, A(activation_min)), mx_cm_int(args, A(activation_max))}};
+  if (arm_fully_connected_s8_get_buffer_size(&filter_dims) > 0) {
     cm = (cmsis_nn_context){ksum_data, (int32_t)ksum->nbytes};
   } else if (ksum_data != NULL) {
     bias_data = ksum_data;
@@ -106,8 +91,8 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
 
   const int8_t *x = (const int8_t *)in->data, *wd = (const int8_t *)w->data;
   int8_t *y = (int8_t *)out->data;
-  if (n_mult == 1) {
-    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults[0], (int32_t)shifts[0]};
+  if (mults->len == 1) {
+    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults->items[0], (int32_t)shifts[0]};
     const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
     const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
     return mx_cm_status(arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data,
@@ -120,12 +105,8 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
   for (int32_t o = 0; o < c_out; o += per) {
     const int32_t n = c_out - o < per ? c_out - o : per;
     for (int32_t i = 0; i < n; ++i) {
-      const int64_t m = mults[o + i], sh = shifts[o + i];
-      if (m != (int32_t)m || sh < -31 || sh > 31) {
-        return MX_ERR_BAD_ARG_VALUE;
-      }
-      m32[i] = (int32_t)m;
-      s32[i] = (int32_t)sh;
+      m32[i] = (int32_t)mults->items[o + i];
+      s32[i] = (int32_t)shifts[o + i];
     }
     const cmsis_nn_per_channel_quant_params q = {m32, s32};
     const cmsis_nn_dims in_dims = {rows, 1, 1, c_in}, row_filter = {c_in, 1, 1, n}, row_bias = {1, 1, 1, n};

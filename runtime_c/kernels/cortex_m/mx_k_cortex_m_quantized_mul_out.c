@@ -1,28 +1,25 @@
-/* cortex_m::quantized_mul.out via arm_elementwise_mul_s8, clamped to the int8 range. Args: (self,
- * self_zero_point, other, other_zero_point, output_zero_point, output_multiplier, output_shift, out, ret).
+/* cortex_m::quantized_mul.out via arm_elementwise_mul_s8, clamped to the int8 range.
  * Operands: laid out like out, or one a channel row. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 #include "util/mx_cm_binary.h"
 
-mx_error mx_k_cortex_m_quantized_mul_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+#define A(name) MX_ARG_cortex_m_quantized_mul_##name
+
+mx_arg_error mx_k_cortex_m_quantized_mul_out_check(mx_value *const *args) {
+  static const uint8_t operands[3] = {A(self), A(other), A(out)};
+  return mx_cm_binary_check(args, operands);
+}
+
+mx_error mx_k_cortex_m_quantized_mul_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  if (nargs != 9) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *a = NULL, *b = NULL, *out = NULL;
-  int32_t a_zp, b_zp, out_zp, out_mult, out_shift;
-  MX_TRY(mx_arg_tensor(args[0], &a));
-  MX_TRY(mx_cm_int_in(args[1], -128, 127, &a_zp));
-  MX_TRY(mx_arg_tensor(args[2], &b));
-  MX_TRY(mx_cm_int_in(args[3], -128, 127, &b_zp));
-  MX_TRY(mx_cm_int_in(args[4], -128, 127, &out_zp));
-  MX_TRY(mx_cm_int32(args[5], &out_mult));
-  MX_TRY(mx_cm_int_in(args[6], -31, 31, &out_shift));
-  MX_TRY(mx_arg_tensor(args[7], &out));
-  MX_TRY(mx_arg_ret_is(args[8], out));
+  const mx_tensor *a = mx_arg_tensor(args, A(self)), *b = mx_arg_tensor(args, A(other));
+  const mx_tensor *out = mx_arg_tensor(args, A(out));
   mx_cm_binary plan;
-  MX_TRY(mx_cm_binary_plan(a, b, out, &plan));
+  (void)mx_cm_binary_plan(a, b, out, &plan); /* checked at load */
+  const int32_t a_zp = mx_cm_int(args, A(self_zero_point)), b_zp = mx_cm_int(args, A(other_zero_point));
+  const int32_t out_zp = mx_cm_int(args, A(output_zero_point)), out_mult = mx_cm_int(args, A(output_multiplier));
+  const int32_t out_shift = mx_cm_int(args, A(output_shift));
   const int8_t *pa = (const int8_t *)a->data, *pb = (const int8_t *)b->data;
   int8_t *po = (int8_t *)out->data;
   for (uint32_t r = 0; r < plan.rows; ++r) {

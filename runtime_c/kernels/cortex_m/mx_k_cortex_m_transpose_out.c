@@ -1,43 +1,43 @@
 /* cortex_m::transpose.out via arm_transpose_s8: out = input.permute(perm), contiguous, int8, rank 1 to 4.
- * Args: (input, perm, out, ret). Dims go in the leading fields of cmsis_nn_dims (n, h, w, c), the rest 1. */
+ * Dims go in the leading fields of cmsis_nn_dims (n, h, w, c), the rest 1. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 
-mx_error mx_k_cortex_m_transpose_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+#define A(name) MX_ARG_cortex_m_transpose_##name
+
+mx_arg_error mx_k_cortex_m_transpose_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
+  const mx_int_list *perm = mx_arg_int_list(args, A(perm));
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_I8));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_I8));
+  MX_REFUSE_IF(in->dim < 1 || in->dim > 4, A(input), MX_ERR_UNSUPPORTED);
+  MX_REFUSE_IF(perm->len != in->dim, A(perm), MX_ERR_BAD_ARG_VALUE);
+  int32_t out_d[4];
+  bool seen[4] = {false, false, false, false};
+  for (uint32_t i = 0; i < perm->len; ++i) {
+    uint32_t p = 0;
+    MX_CHECK(A(perm), mx_wrap_dim(perm->items[i], in->dim, &p));
+    MX_REFUSE_IF(seen[p], A(perm), MX_ERR_BAD_ARG_VALUE); /* not a permutation */
+    seen[p] = true;
+    out_d[i] = in->sizes[p];
+  }
+  MX_CHECK(A(out), mx_check_sizes(out, out_d, in->dim));
+  return MX_OK;
+}
+
+mx_error mx_k_cortex_m_transpose_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL;
-  const int64_t *perm = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int_list(args[1], &perm, &len));
-  MX_TRY(mx_arg_tensor(args[2], &out));
-  MX_TRY(mx_arg_ret_is(args[3], out));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_I8));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_I8));
-  if (in->dim < 1 || in->dim > 4) {
-    return MX_ERR_UNSUPPORTED;
-  }
-  if (len != in->dim) {
-    return MX_ERR_BAD_ARG_VALUE;
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
+  const mx_int_list *perm = mx_arg_int_list(args, A(perm));
+  if (in->numel == 0) {
+    return MX_OK;
   }
   int32_t in_d[4] = {1, 1, 1, 1}, out_d[4] = {1, 1, 1, 1};
   uint32_t p[4] = {0, 1, 2, 3};
-  bool seen[4] = {false, false, false, false};
-  for (uint32_t i = 0; i < len; ++i) {
-    MX_TRY(mx_wrap_dim(perm[i], in->dim, &p[i]));
-    if (seen[p[i]]) {
-      return MX_ERR_BAD_ARG_VALUE; /* not a permutation */
-    }
-    seen[p[i]] = true;
+  for (uint32_t i = 0; i < perm->len; ++i) {
+    p[i] = mx_wrapped_dim(perm->items[i], in->dim);
     in_d[i] = in->sizes[i];
-    out_d[i] = in->sizes[p[i]];
-  }
-  MX_TRY(mx_check_sizes(out, out_d, in->dim));
-  if (in->numel == 0) {
-    return MX_OK;
+    out_d[i] = out->sizes[i];
   }
   const cmsis_nn_dims in_dims = {in_d[0], in_d[1], in_d[2], in_d[3]};
   const cmsis_nn_dims out_dims = {out_d[0], out_d[1], out_d[2], out_d[3]};

@@ -3,38 +3,34 @@
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_adaptive_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL;
-  const int64_t *osz = NULL;
-  uint32_t olen = 0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int_list(args[1], &osz, &olen));
-  MX_TRY(mx_arg_tensor(args[2], &out));
-  MX_TRY(mx_arg_ret_is(args[3], out));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
-  if (olen != 2 || osz[0] < 0 || osz[1] < 0 || osz[0] > INT32_MAX || osz[1] > INT32_MAX) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+#define A(name) MX_ARG_aten_adaptive_avg_pool2d_##name
+
+mx_arg_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const mx_int_list osz = *mx_arg_int_list(args, A(output_size));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  MX_REFUSE_IF(osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX ||
+                        osz.items[1] > INT32_MAX,
+               A(output_size), MX_ERR_BAD_ARG_VALUE);
   uint32_t r = in->dim;
-  if (r != 3 && r != 4) {
-    return MX_ERR_BAD_SHAPE;
-  }
+  MX_REFUSE_IF(r != 3 && r != 4, A(self), MX_ERR_BAD_SHAPE);
   int32_t sizes[4];
   for (uint32_t i = 0; i < r - 2; ++i) {
     sizes[i] = in->sizes[i];
   }
-  sizes[r - 2] = (int32_t)osz[0];
-  sizes[r - 1] = (int32_t)osz[1];
-  MX_TRY(mx_check_sizes(out, sizes, r));
-  const int32_t IH = in->sizes[r - 2], IW = in->sizes[r - 1], OH = sizes[r - 2], OW = sizes[r - 1];
-  if (out->numel != 0 && (IH == 0 || IW == 0)) {
-    return MX_ERR_BAD_SHAPE;
-  }
+  sizes[r - 2] = (int32_t)osz.items[0];
+  sizes[r - 1] = (int32_t)osz.items[1];
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, r));
+  MX_REFUSE_IF(out->numel != 0 && (in->sizes[r - 2] == 0 || in->sizes[r - 1] == 0), A(self), MX_ERR_BAD_SHAPE);
+  return MX_OK;
+}
+
+mx_error mx_k_aten_adaptive_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const uint32_t r = in->dim;
+  const int32_t IH = in->sizes[r - 2], IW = in->sizes[r - 1], OH = out->sizes[r - 2], OW = out->sizes[r - 1];
   uint32_t planes = mx_size_prod(in->sizes, 0, r - 2);
   const float *x = (const float *)in->data;
   float *y = (float *)out->data;

@@ -2,17 +2,15 @@
 #include "util/mx_args.h"
 #include "util/mx_matmul_f32.h"
 #include "util/mx_mm_args.h"
-#include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_bmm_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_arg_error mx_k_aten_bmm_out_check(mx_value *const *args) {
+  return mx_mm_check(args, true);
+}
+
+mx_error mx_k_aten_bmm_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  mx_tensor *a = NULL, *b = NULL, *out = NULL;
-  MX_TRY(mx_mm_args(args, nargs, &a, &b, &out));
-  if (a->dim != 3 || b->dim != 3 || a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1]) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  int32_t sizes[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
-  MX_TRY(mx_check_sizes(out, sizes, 3));
+  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_bmm_self), *b = mx_arg_tensor(args, MX_ARG_aten_bmm_mat2);
+  const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_bmm_out);
   uint32_t m = (uint32_t)a->sizes[1], k = (uint32_t)a->sizes[2], n = (uint32_t)b->sizes[2];
   for (uint32_t i = 0; i < (uint32_t)a->sizes[0]; ++i) {
     mx_matmul_f32((const float *)a->data + (size_t)i * m * k, (const float *)b->data + (size_t)i * k * n,

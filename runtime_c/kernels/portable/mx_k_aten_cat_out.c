@@ -9,64 +9,50 @@ static bool skipped(const mx_tensor *t) {
   return t->dim == 1 && t->sizes[0] == 0;
 }
 
-mx_error mx_k_aten_cat_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *const *ts = NULL;
-  uint32_t n = 0;
-  int64_t dim_arg = 0;
-  mx_tensor *out = NULL;
-  MX_TRY(mx_arg_tensor_list(args[0], &ts, &n));
-  MX_TRY(mx_arg_int(args[1], &dim_arg));
-  MX_TRY(mx_arg_tensor(args[2], &out));
-  MX_TRY(mx_arg_ret_is(args[3], out));
-  MX_TRY(mx_check_contiguous(out));
-  if (n == 0) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+#define A(name) MX_ARG_aten_cat_##name
+
+mx_arg_error mx_k_aten_cat_out_check(mx_value *const *args) {
+  const mx_tensor_list ts = mx_arg_tensor_list(args, A(tensors));
+  const mx_tensor *out = mx_arg_tensor(args, A(out));
+  MX_CHECK(A(out), mx_check_contiguous(out));
+  MX_REFUSE_IF(ts.len == 0, A(tensors), MX_ERR_BAD_ARG_VALUE);
   uint32_t r = out->dim, dim = 0;
-  MX_TRY(mx_wrap_dim(dim_arg, r, &dim));
-  if (r == 0) {
-    return MX_ERR_BAD_SHAPE; /* torch cannot concatenate zero-dim tensors */
-  }
+  MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), r, &dim));
+  MX_REFUSE_IF(r == 0, A(out), MX_ERR_BAD_SHAPE); /* torch cannot concatenate zero-dim tensors */
   int64_t total = 0;
   bool any = false;
-  for (uint32_t i = 0; i < n; ++i) {
-    const mx_tensor *t = ts[i];
-    MX_TRY(mx_check_contiguous(t));
-    if (t->dtype != out->dtype) {
-      return MX_ERR_BAD_DTYPE;
-    }
+  for (uint32_t i = 0; i < ts.len; ++i) {
+    const mx_tensor *t = ts.items[i];
+    MX_CHECK(A(tensors), mx_check_contiguous(t));
+    MX_REFUSE_IF(t->dtype != out->dtype, A(tensors), MX_ERR_BAD_DTYPE);
     if (skipped(t)) {
       continue;
     }
-    if (t->dim != r) {
-      return MX_ERR_BAD_SHAPE;
-    }
+    MX_REFUSE_IF(t->dim != r, A(tensors), MX_ERR_BAD_SHAPE);
     for (uint32_t d = 0; d < r; ++d) {
-      if (d != dim && t->sizes[d] != out->sizes[d]) {
-        return MX_ERR_BAD_SHAPE;
-      }
+      MX_REFUSE_IF(d != dim && t->sizes[d] != out->sizes[d], A(tensors), MX_ERR_BAD_SHAPE);
     }
     total += t->sizes[dim];
     any = true;
   }
-  if (!any) {
-    /* every input was an empty 1-D tensor: torch returns one as well */
-    return (r == 1 && out->sizes[0] == 0) ? MX_OK : MX_ERR_BAD_SHAPE;
-  }
-  if (total != out->sizes[dim]) {
-    return MX_ERR_BAD_SHAPE;
-  }
+  /* every input an empty 1-D tensor: torch returns one as well */
+  MX_REFUSE_IF(any ? total != out->sizes[dim] : !(r == 1 && out->sizes[0] == 0), A(out), MX_ERR_BAD_SHAPE);
+  return MX_OK;
+}
+
+mx_error mx_k_aten_cat_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor_list ts = mx_arg_tensor_list(args, A(tensors));
+  const mx_tensor *out = mx_arg_tensor(args, A(out));
+  const uint32_t r = out->dim, n = ts.len;
+  const uint32_t dim = mx_wrapped_dim(mx_arg_int(args, A(dim)), r);
   size_t elem = mx_dtype_size(out->dtype);
   uint32_t outer = mx_size_prod(out->sizes, 0, dim);
   size_t inner_bytes = (size_t)mx_size_prod(out->sizes, dim + 1, r) * elem;
   uint8_t *dst = (uint8_t *)out->data;
   for (uint32_t o = 0; o < outer; ++o) {
     for (uint32_t i = 0; i < n; ++i) {
-      const mx_tensor *t = ts[i];
+      const mx_tensor *t = ts.items[i];
       if (skipped(t)) {
         continue;
       }

@@ -5,33 +5,21 @@
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_constant_pad_nd_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 5) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL;
-  const int64_t *pad = NULL;
-  uint32_t npad = 0;
-  double value = 0.0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int_list(args[1], &pad, &npad));
-  MX_TRY(mx_arg_scalar_as_double(args[2], &value));
-  MX_TRY(mx_arg_tensor(args[3], &out));
-  MX_TRY(mx_arg_ret_is(args[4], out));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
+#define A(name) MX_ARG_aten_constant_pad_nd_##name
+
+/* Out's sizes and each dim's leading pad from `pad` ((before, after) pairs from the last dim backwards). */
+static mx_error padded(const mx_tensor *in, mx_int_list pad, int32_t before[MX_MAX_DIM], int32_t sizes[MX_MAX_DIM]) {
   uint32_t r = in->dim;
-  if (npad % 2 != 0 || npad / 2 > r) {
+  if (pad.len % 2 != 0 || pad.len / 2 > r) {
     return MX_ERR_BAD_ARG_VALUE;
   }
-  int32_t before[MX_MAX_DIM] = {0}, sizes[MX_MAX_DIM];
   for (uint32_t d = 0; d < r; ++d) {
+    before[d] = 0;
     sizes[d] = in->sizes[d];
   }
-  for (uint32_t i = 0; i < npad / 2; ++i) {
+  for (uint32_t i = 0; i < pad.len / 2; ++i) {
     uint32_t d = r - 1 - i;
-    int64_t lo = pad[2 * i], hi = pad[2 * i + 1];
+    int64_t lo = pad.items[2 * i], hi = pad.items[2 * i + 1];
     int64_t s = (int64_t)in->sizes[d] + lo + hi;
     int64_t cropped = (int64_t)in->sizes[d] + (lo < 0 ? lo : 0) + (hi < 0 ? hi : 0);
     /* torch crops before it pads, so the crops alone may not exceed the size */
@@ -41,7 +29,26 @@ mx_error mx_k_aten_constant_pad_nd_out(mx_kernel_ctx *ctx, mx_value *const *args
     before[d] = (int32_t)lo;
     sizes[d] = (int32_t)s;
   }
-  MX_TRY(mx_check_sizes(out, sizes, r));
+  return MX_OK;
+}
+
+mx_arg_error mx_k_aten_constant_pad_nd_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  int32_t before[MX_MAX_DIM], sizes[MX_MAX_DIM];
+  MX_CHECK(A(pad), padded(in, *mx_arg_int_list(args, A(pad)), before, sizes));
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, in->dim));
+  return MX_OK;
+}
+
+mx_error mx_k_aten_constant_pad_nd_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  int32_t before[MX_MAX_DIM], sizes[MX_MAX_DIM];
+  (void)padded(in, *mx_arg_int_list(args, A(pad)), before, sizes);
+  const uint32_t r = in->dim;
+  const double value = mx_arg_scalar(args, A(value));
   if (out->numel == 0) {
     return MX_OK;
   }

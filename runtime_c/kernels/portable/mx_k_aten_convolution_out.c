@@ -6,106 +6,84 @@
 
 #define MX_PARAM_MAX (1 << 20)
 
-/* A per-dim list of the spatial rank: one value repeats, else one per spatial dim. Fills (h, w). */
-static mx_error spatial_param(const mx_value *v, uint32_t spatial, int64_t out[2], int64_t h_default) {
-  const int64_t *items = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_arg_int_list(v, &items, &len));
-  if (len == 1) {
-    out[0] = spatial == 2 ? items[0] : h_default;
-    out[1] = items[0];
-  } else if (len == spatial) {
-    out[0] = spatial == 2 ? items[0] : h_default;
-    out[1] = items[len - 1];
-  } else {
-    return MX_ERR_BAD_ARG_VALUE;
+#define A(name) MX_ARG_aten_convolution_##name
+
+_Static_assert(A(padding) == A(stride) + 1 && A(dilation) == A(stride) + 2, "stride, padding, dilation in a row");
+
+/* stride, padding, dilation as (h, w): each list of one value (repeated) or one per spatial dim, each value
+ * at least 1 (padding 0) and at most MX_PARAM_MAX, which keeps every index within int32. A 1-D convolution
+ * runs as H = 1 with the neutral value for h. */
+static mx_arg_error read_params(mx_value *const *args, uint32_t spatial, int32_t p[3][2]) {
+  for (uint32_t j = 0; j < 3; ++j) {
+    const mx_int_list *l = mx_arg_int_list(args, A(stride) + j);
+    const int64_t lo = j == 1 ? 0 : 1;
+    MX_REFUSE_IF(l->len != 1 && l->len != spatial, A(stride) + j, MX_ERR_BAD_ARG_VALUE);
+    const int64_t h = spatial == 2 ? l->items[0] : lo, w = l->items[l->len - 1];
+    MX_REFUSE_IF(h < lo || w < lo || h > MX_PARAM_MAX || w > MX_PARAM_MAX, A(stride) + j, MX_ERR_BAD_ARG_VALUE);
+    p[j][0] = (int32_t)h;
+    p[j][1] = (int32_t)w;
   }
   return MX_OK;
 }
 
-mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 11) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *w = NULL, *bias = NULL, *out = NULL;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_tensor(args[1], &w));
-  MX_TRY(mx_arg_opt_tensor(args[2], &bias));
-  const int64_t *unused = NULL;
-  uint32_t unused_len = 0;
-  MX_TRY(mx_arg_int_list(args[3], &unused, &unused_len));
-  MX_TRY(mx_arg_int_list(args[4], &unused, &unused_len));
-  MX_TRY(mx_arg_int_list(args[5], &unused, &unused_len));
-  bool transposed = false;
-  MX_TRY(mx_arg_bool(args[6], &transposed));
-  MX_TRY(mx_arg_int_list(args[7], &unused, &unused_len)); /* output_padding: transposed only */
-  int64_t groups = 0;
-  MX_TRY(mx_arg_int(args[8], &groups));
-  MX_TRY(mx_arg_tensor(args[9], &out));
-  MX_TRY(mx_arg_ret_is(args[10], out));
-
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(w, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
-  if (bias != NULL) {
-    MX_TRY(mx_check_tensor(bias, MX_DTYPE_F32));
-  }
-  if (transposed) {
-    return MX_ERR_UNSUPPORTED;
-  }
-  if (in->dim == 5) {
-    return MX_ERR_UNSUPPORTED; /* 3-D convolution */
-  }
-  if ((in->dim != 3 && in->dim != 4) || w->dim != in->dim) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  uint32_t spatial = in->dim - 2u;
-  int64_t stride[2], pad[2], dil[2];
-  MX_TRY(spatial_param(args[3], spatial, stride, 1));
-  MX_TRY(spatial_param(args[4], spatial, pad, 0));
-  MX_TRY(spatial_param(args[5], spatial, dil, 1));
-  for (int i = 0; i < 2; ++i) {
-    /* the bound keeps every index below within int32 */
-    if (stride[i] < 1 || pad[i] < 0 || dil[i] < 1 || stride[i] > MX_PARAM_MAX || pad[i] > MX_PARAM_MAX ||
-        dil[i] > MX_PARAM_MAX) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-  }
-
-  int64_t n_batch = in->sizes[0], c_in = in->sizes[1];
-  int64_t in_h = spatial == 2 ? in->sizes[2] : 1, in_w = in->sizes[in->dim - 1];
-  int64_t c_out = w->sizes[0], c_per_g = w->sizes[1];
-  int64_t k_h = spatial == 2 ? w->sizes[2] : 1, k_w = w->sizes[w->dim - 1];
-  if (groups < 1 || c_in % groups != 0 || c_out % groups != 0 || c_per_g != c_in / groups) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
-  if (bias != NULL && (bias->dim != 1 || bias->sizes[0] != c_out)) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  int64_t span_h = dil[0] * (k_h - 1) + 1, span_w = dil[1] * (k_w - 1) + 1;
-  if (k_h < 1 || k_w < 1 || in_h + 2 * pad[0] < span_h || in_w + 2 * pad[1] < span_w) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  int64_t out_h = (in_h + 2 * pad[0] - span_h) / stride[0] + 1;
-  int64_t out_w = (in_w + 2 * pad[1] - span_w) / stride[1] + 1;
-  int32_t sizes[4] = {(int32_t)n_batch, (int32_t)c_out, (int32_t)out_h, (int32_t)out_w};
-  if (spatial == 1) {
-    sizes[2] = (int32_t)out_w;
-  }
-  MX_TRY(mx_check_sizes(out, sizes, in->dim));
-
-  /* Sizes fit int32 (checked against numel above); 32-bit loop arithmetic is what a Cortex-M wants. */
-  mx_conv2d_f32_shape shape = {
-      .c_in = (int32_t)c_in, .in_h = (int32_t)in_h, .in_w = (int32_t)in_w,
-      .c_out = (int32_t)c_out, .out_h = (int32_t)out_h, .out_w = (int32_t)out_w,
-      .k_h = (int32_t)k_h, .k_w = (int32_t)k_w, .groups = (int32_t)groups,
-      .stride = {(int32_t)stride[0], (int32_t)stride[1]}, .pad = {(int32_t)pad[0], (int32_t)pad[1]},
-      .dil = {(int32_t)dil[0], (int32_t)dil[1]},
+/* The loop nest's shape; out_h/out_w <= 0 when the dilated kernel exceeds the padded input. */
+static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][2]) {
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
+  const bool two = in->dim == 4;
+  const int32_t in_h = two ? in->sizes[2] : 1, in_w = in->sizes[in->dim - 1];
+  const int32_t k_h = two ? w->sizes[2] : 1, k_w = w->sizes[w->dim - 1];
+  /* 64-bit: sizes and parameters fit int32, their sums need not */
+  const int64_t span_h = (int64_t)p[2][0] * (k_h - 1) + 1, span_w = (int64_t)p[2][1] * (k_w - 1) + 1;
+  const int64_t room_h = (int64_t)in_h + 2 * (int64_t)p[1][0] - span_h, room_w = (int64_t)in_w + 2 * (int64_t)p[1][1] - span_w;
+  return (mx_conv2d_f32_shape){
+      .c_in = in->sizes[1], .in_h = in_h, .in_w = in_w, .c_out = w->sizes[0],
+      .out_h = room_h < 0 ? 0 : (int32_t)(room_h / p[0][0] + 1), .out_w = room_w < 0 ? 0 : (int32_t)(room_w / p[0][1] + 1),
+      .k_h = k_h, .k_w = k_w, .groups = (int32_t)mx_arg_int(args, A(groups)),
+      .stride = {p[0][0], p[0][1]}, .pad = {p[1][0], p[1][1]}, .dil = {p[2][0], p[2][1]},
   };
-  const size_t in_image = (size_t)c_in * (size_t)(in_h * in_w), out_image = (size_t)c_out * (size_t)(out_h * out_w);
+}
+
+mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
+  const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(weight), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  if (bias != NULL) {
+    MX_TRY(mx_check_arg_tensor(args, A(bias), MX_DTYPE_F32));
+  }
+  MX_REFUSE_IF(mx_arg_bool(args, A(transposed)), A(transposed), MX_ERR_UNSUPPORTED);
+  MX_REFUSE_IF(in->dim == 5, A(input), MX_ERR_UNSUPPORTED); /* 3-D convolution */
+  MX_REFUSE_IF(in->dim != 3 && in->dim != 4, A(input), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(w->dim != in->dim, A(weight), MX_ERR_BAD_SHAPE);
+  int32_t p[3][2];
+  MX_TRY(read_params(args, in->dim - 2u, p));
+  const mx_conv2d_f32_shape s = conv_shape(args, p);
+  MX_REFUSE_IF(s.k_h < 1 || s.k_w < 1 || s.out_h < 1 || s.out_w < 1, A(weight), MX_ERR_BAD_SHAPE);
+  const int64_t groups = mx_arg_int(args, A(groups));
+  MX_REFUSE_IF(groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups,
+               A(groups), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(bias != NULL && (bias->dim != 1 || bias->sizes[0] != s.c_out), A(bias), MX_ERR_BAD_SHAPE);
+  int32_t sizes[4] = {in->sizes[0], s.c_out, s.out_h, s.out_w};
+  if (in->dim == 3) {
+    sizes[2] = s.out_w;
+  }
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, in->dim));
+  return MX_OK;
+}
+
+mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
+  const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
+  int32_t p[3][2];
+  (void)read_params(args, in->dim - 2u, p); /* checked at load */
+  const mx_conv2d_f32_shape shape = conv_shape(args, p);
+  const int32_t n_batch = in->sizes[0];
+  const size_t in_image = (size_t)shape.c_in * (size_t)(shape.in_h * shape.in_w);
+  const size_t out_image = (size_t)shape.c_out * (size_t)(shape.out_h * shape.out_w);
   const float *b = bias != NULL ? (const float *)bias->data : NULL;
-  for (int64_t n = 0; n < n_batch; ++n) {
+  for (int32_t n = 0; n < n_batch; ++n) {
     mx_conv2d_f32(&shape, (const float *)in->data + (size_t)n * in_image, (const float *)w->data, b,
                   (float *)out->data + (size_t)n * out_image);
   }

@@ -1,18 +1,15 @@
 /* aten::hardtanh.out for float32: (self, min_val, max_val, out, ret); y = min(max(x, min_val), max_val). */
-#include "util/mx_args.h"
 #include "util/mx_unary_f32.h"
 
-mx_error mx_k_aten_hardtanh_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_arg_error mx_k_aten_hardtanh_out_check(mx_value *const *args) {
+  return mx_unary_f32_check(args, MX_ARG_aten_hardtanh_self, MX_ARG_aten_hardtanh_out);
+}
+
+mx_error mx_k_aten_hardtanh_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  if (nargs != 5) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  double lo = -1.0, hi = 1.0;
-  MX_TRY(mx_arg_scalar_as_double(args[1], &lo));
-  MX_TRY(mx_arg_scalar_as_double(args[2], &hi));
-  mx_unary_f32 u;
-  MX_TRY(mx_unary_f32_at(args, 0, 3, &u));
-  float flo = (float)lo, fhi = (float)hi;
+  const float flo = (float)mx_arg_scalar(args, MX_ARG_aten_hardtanh_min_val);
+  const float fhi = (float)mx_arg_scalar(args, MX_ARG_aten_hardtanh_max_val);
+  const mx_unary_f32 u = mx_unary_f32_at(args, MX_ARG_aten_hardtanh_self, MX_ARG_aten_hardtanh_out);
   for (uint32_t i = 0; i < u.numel; ++i) {
     float v = u.in[i];
     v = v < flo ? flo : v;

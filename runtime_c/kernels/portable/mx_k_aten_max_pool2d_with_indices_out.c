@@ -8,31 +8,44 @@
 #include "util/mx_pool2d.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_max_pool2d_with_indices_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 9) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL, *idx = NULL;
+#define A(name) MX_ARG_aten_max_pool2d_with_indices_##name
+
+/* kernel, stride (empty: the kernel), padding, dilation. */
+static mx_error read_window(mx_value *const *args, mx_pool2d *g, uint32_t *bad) {
+  *bad = A(kernel_size);
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(kernel_size)), NULL, g->k));
+  *bad = A(stride);
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(stride)), g->k, g->s));
+  *bad = A(padding);
+  MX_TRY(mx_int_pair(*mx_arg_int_list(args, A(padding)), NULL, g->p));
+  *bad = A(dilation);
+  return mx_int_pair(*mx_arg_int_list(args, A(dilation)), NULL, g->d);
+}
+
+mx_arg_error mx_k_aten_max_pool2d_with_indices_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const mx_tensor *idx = mx_arg_tensor(args, A(indices));
   mx_pool2d g;
-  bool ceil_mode = false;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int_pair(args[1], NULL, g.k));
-  MX_TRY(mx_arg_int_pair(args[2], g.k, g.s));
-  MX_TRY(mx_arg_int_pair(args[3], NULL, g.p));
-  MX_TRY(mx_arg_int_pair(args[4], NULL, g.d));
-  MX_TRY(mx_arg_bool(args[5], &ceil_mode));
-  MX_TRY(mx_arg_tensor(args[6], &out));
-  MX_TRY(mx_arg_tensor(args[7], &idx));
-  const mx_tensor *outs[2] = {out, idx};
-  MX_TRY(mx_arg_ret_list_is(args[8], outs, 2));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(idx, MX_DTYPE_I64));
-  MX_TRY(mx_pool2d_geometry(&g, in, out, ceil_mode));
-  if (!mx_same_shape(idx, out)) {
-    return MX_ERR_BAD_SHAPE;
-  }
+  uint32_t bad = 0;
+  MX_CHECK(bad, read_window(args, &g, &bad));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(indices), MX_DTYPE_I64));
+  mx_pool2d_part part = MX_POOL2D_SHAPE;
+  const uint8_t at[5] = {A(kernel_size), A(stride), A(padding), A(dilation), A(out)};
+  MX_CHECK(at[part], mx_pool2d_geometry(&g, in, out, mx_arg_bool(args, A(ceil_mode)), &part));
+  MX_REFUSE_IF(!mx_same_shape(idx, out), A(indices), MX_ERR_BAD_SHAPE);
+  return MX_OK;
+}
+
+mx_error mx_k_aten_max_pool2d_with_indices_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const mx_tensor *idx = mx_arg_tensor(args, A(indices));
+  mx_pool2d g;
+  uint32_t bad;
+  (void)read_window(args, &g, &bad);
+  mx_pool2d_sizes(&g, in, out);
 
   const int32_t IH = (int32_t)g.in_h, IW = (int32_t)g.in_w, OH = (int32_t)g.out_h, OW = (int32_t)g.out_w;
   const int32_t KH = (int32_t)g.k[0], KW = (int32_t)g.k[1], SH = (int32_t)g.s[0], SW = (int32_t)g.s[1];

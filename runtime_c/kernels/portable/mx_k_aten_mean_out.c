@@ -3,35 +3,16 @@
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 6) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL;
-  bool has_dims = false, keepdim = false;
-  const int64_t *dims = NULL;
-  uint32_t ndims = 0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_opt_int_list(args[1], &has_dims, &dims, &ndims));
-  MX_TRY(mx_arg_bool(args[2], &keepdim));
-  if (args[3] == NULL || args[3]->tag != MX_TAG_NULL) {
-    int64_t dtype = 0;
-    MX_TRY(mx_arg_int(args[3], &dtype));
-    if (dtype != MX_DTYPE_F32) {
-      return MX_ERR_BAD_DTYPE;
-    }
-  }
-  MX_TRY(mx_arg_tensor(args[4], &out));
-  MX_TRY(mx_arg_ret_is(args[5], out));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
+#define A(name) MX_ARG_aten_mean_##name
 
-  uint32_t r = in->dim;
-  bool reduce[MX_MAX_DIM] = {false};
-  for (uint32_t i = 0; i < ndims; ++i) {
+/* Which dims the dim list reduces (Null or empty: all). */
+static mx_error reduced_dims(mx_int_list dims, uint32_t r, bool reduce[MX_MAX_DIM]) {
+  for (uint32_t d = 0; d < MX_MAX_DIM; ++d) {
+    reduce[d] = dims.len == 0 && d < r;
+  }
+  for (uint32_t i = 0; i < dims.len; ++i) {
     uint32_t d = 0;
-    MX_TRY(mx_wrap_dim(dims[i], r, &d));
+    MX_TRY(mx_wrap_dim(dims.items[i], r, &d));
     if (r == 0) {
       continue; /* a scalar's dim 0 / -1 names the scalar itself */
     }
@@ -40,26 +21,51 @@ mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t 
     }
     reduce[d] = true;
   }
-  if (ndims == 0) {
-    for (uint32_t d = 0; d < r; ++d) {
-      reduce[d] = true;
-    }
-  }
+  return MX_OK;
+}
 
-  int32_t sizes[MX_MAX_DIM];
-  uint32_t out_dim = 0;
+/* Out's shape, and how many elements each out element averages. */
+static uint32_t reduced_shape(const mx_tensor *in, const bool *reduce, bool keepdim, int32_t *sizes, uint32_t *out_dim) {
   uint32_t count = 1;
-  for (uint32_t d = 0; d < r; ++d) {
+  *out_dim = 0;
+  for (uint32_t d = 0; d < in->dim; ++d) {
     if (!reduce[d]) {
-      sizes[out_dim++] = in->sizes[d];
+      sizes[(*out_dim)++] = in->sizes[d];
     } else {
       count *= (uint32_t)in->sizes[d];
       if (keepdim) {
-        sizes[out_dim++] = 1;
+        sizes[(*out_dim)++] = 1;
       }
     }
   }
-  MX_TRY(mx_check_sizes(out, sizes, out_dim));
+  return count;
+}
+
+mx_arg_error mx_k_aten_mean_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  /* dtype may only be Null or float32 */
+  MX_REFUSE_IF(!mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype),
+               MX_ERR_BAD_DTYPE);
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  bool reduce[MX_MAX_DIM];
+  MX_CHECK(A(dim), reduced_dims(mx_arg_opt_int_list(args, A(dim)), in->dim, reduce));
+  int32_t sizes[MX_MAX_DIM];
+  uint32_t out_dim = 0;
+  (void)reduced_shape(in, reduce, mx_arg_bool(args, A(keepdim)), sizes, &out_dim);
+  MX_CHECK(A(out), mx_check_sizes(out, sizes, out_dim));
+  return MX_OK;
+}
+
+mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const uint32_t r = in->dim;
+  bool reduce[MX_MAX_DIM];
+  (void)reduced_dims(mx_arg_opt_int_list(args, A(dim)), r, reduce);
+  int32_t sizes[MX_MAX_DIM];
+  uint32_t out_dim = 0;
+  const uint32_t count = reduced_shape(in, reduce, false, sizes, &out_dim);
 
   float *y = (float *)out->data;
   const float *x = (const float *)in->data;

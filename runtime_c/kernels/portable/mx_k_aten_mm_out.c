@@ -2,18 +2,15 @@
 #include "util/mx_args.h"
 #include "util/mx_matmul_f32.h"
 #include "util/mx_mm_args.h"
-#include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_mm_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_arg_error mx_k_aten_mm_out_check(mx_value *const *args) {
+  return mx_mm_check(args, false);
+}
+
+mx_error mx_k_aten_mm_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  mx_tensor *a = NULL, *b = NULL, *out = NULL;
-  MX_TRY(mx_mm_args(args, nargs, &a, &b, &out));
-  if (a->dim != 2 || b->dim != 2 || a->sizes[1] != b->sizes[0]) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  int32_t sizes[2] = {a->sizes[0], b->sizes[1]};
-  MX_TRY(mx_check_sizes(out, sizes, 2));
-  mx_matmul_f32((const float *)a->data, (const float *)b->data, (float *)out->data, (uint32_t)a->sizes[0],
-                (uint32_t)a->sizes[1], (uint32_t)b->sizes[1]);
+  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_mm_self), *b = mx_arg_tensor(args, MX_ARG_aten_mm_mat2);
+  mx_matmul_f32((const float *)a->data, (const float *)b->data, (float *)mx_arg_tensor(args, MX_ARG_aten_mm_out)->data,
+                (uint32_t)a->sizes[0], (uint32_t)a->sizes[1], (uint32_t)b->sizes[1]);
   return MX_OK;
 }

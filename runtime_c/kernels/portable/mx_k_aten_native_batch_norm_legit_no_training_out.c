@@ -7,48 +7,39 @@
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
+#define A(name) MX_ARG_aten_native_batch_norm_legit_no_training_##name
+
 static mx_error check_channel_vec(const mx_tensor *t, int32_t c) {
   MX_TRY(mx_check_tensor(t, MX_DTYPE_F32));
   return (t->dim == 1 && t->sizes[0] == c) ? MX_OK : MX_ERR_BAD_SHAPE;
 }
 
-mx_error mx_k_aten_native_batch_norm_legit_no_training_out(mx_kernel_ctx *ctx, mx_value *const *args,
-                                                           uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 11) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *w = NULL, *b = NULL, *mean = NULL, *var = NULL, *outs[3] = {NULL, NULL, NULL};
-  double momentum = 0.0, eps = 0.0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_opt_tensor(args[1], &w));
-  MX_TRY(mx_arg_opt_tensor(args[2], &b));
-  MX_TRY(mx_arg_tensor(args[3], &mean));
-  MX_TRY(mx_arg_tensor(args[4], &var));
-  MX_TRY(mx_arg_double(args[5], &momentum));
-  MX_TRY(mx_arg_double(args[6], &eps));
-  for (uint32_t i = 0; i < 3; ++i) {
-    MX_TRY(mx_arg_tensor(args[7 + i], &outs[i]));
-  }
-  MX_TRY(mx_arg_ret_list_is(args[10], (const mx_tensor *const *)outs, 3));
-  mx_tensor *out = outs[0];
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
-  if (in->dim < 2) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  if (!mx_same_shape(in, out)) {
-    return MX_ERR_BAD_SHAPE;
-  }
+mx_arg_error mx_k_aten_native_batch_norm_legit_no_training_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out0));
+  const mx_tensor *w = mx_arg_opt_tensor(args, A(weight)), *b = mx_arg_opt_tensor(args, A(bias));
+  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out0), MX_DTYPE_F32));
+  MX_REFUSE_IF(in->dim < 2, A(input), MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(!mx_same_shape(in, out), A(out0), MX_ERR_BAD_SHAPE);
   int32_t c = in->sizes[1];
-  MX_TRY(check_channel_vec(mean, c));
-  MX_TRY(check_channel_vec(var, c));
+  MX_CHECK(A(running_mean), check_channel_vec(mx_arg_tensor(args, A(running_mean)), c));
+  MX_CHECK(A(running_var), check_channel_vec(mx_arg_tensor(args, A(running_var)), c));
   if (w != NULL) {
-    MX_TRY(check_channel_vec(w, c));
+    MX_CHECK(A(weight), check_channel_vec(w, c));
   }
   if (b != NULL) {
-    MX_TRY(check_channel_vec(b, c));
+    MX_CHECK(A(bias), check_channel_vec(b, c));
   }
+  return MX_OK;
+}
+
+mx_error mx_k_aten_native_batch_norm_legit_no_training_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out0));
+  const mx_tensor *w = mx_arg_opt_tensor(args, A(weight)), *b = mx_arg_opt_tensor(args, A(bias));
+  const mx_tensor *mean = mx_arg_tensor(args, A(running_mean)), *var = mx_arg_tensor(args, A(running_var));
+  const double eps = mx_arg_double(args, A(eps));
+  const int32_t c = in->sizes[1];
   uint32_t batch = (uint32_t)in->sizes[0];
   uint32_t plane = mx_size_prod(in->sizes, 2, in->dim);
   const float *x = (const float *)in->data, *pm = (const float *)mean->data, *pv = (const float *)var->data;

@@ -1,11 +1,13 @@
 /* aten::relu.out for float32: (self, out, ret). */
-#include "util/mx_args.h"
 #include "util/mx_unary_f32.h"
 
-mx_error mx_k_aten_relu_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
+mx_arg_error mx_k_aten_relu_out_check(mx_value *const *args) {
+  return mx_unary_f32_check(args, MX_ARG_aten_relu_self, MX_ARG_aten_relu_out);
+}
+
+mx_error mx_k_aten_relu_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  mx_unary_f32 u;
-  MX_TRY(mx_unary_f32_args(args, nargs, &u));
+  const mx_unary_f32 u = mx_unary_f32_at(args, MX_ARG_aten_relu_self, MX_ARG_aten_relu_out);
   for (uint32_t i = 0; i < u.numel; ++i) {
     u.out[i] = u.in[i] < 0.0f ? 0.0f : u.in[i]; /* NaN passes through, as in torch */
   }

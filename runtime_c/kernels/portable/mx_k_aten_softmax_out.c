@@ -5,29 +5,24 @@
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 5) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL;
-  int64_t dim_arg = 0;
-  bool half_to_float = false;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_int(args[1], &dim_arg));
-  MX_TRY(mx_arg_bool(args[2], &half_to_float));
-  MX_TRY(mx_arg_tensor(args[3], &out));
-  MX_TRY(mx_arg_ret_is(args[4], out));
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
-  if (half_to_float) {
-    return MX_ERR_BAD_ARG_VALUE; /* torch: only for half inputs */
-  }
-  if (!mx_same_shape(in, out)) {
-    return MX_ERR_BAD_SHAPE;
-  }
+#define A(name) MX_ARG_aten_softmax_##name
+
+mx_arg_error mx_k_aten_softmax_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  /* torch: half_to_float only for half inputs */
+  MX_REFUSE_IF(mx_arg_bool(args, A(half_to_float)), A(half_to_float), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(!mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t dim = 0;
-  MX_TRY(mx_wrap_dim(dim_arg, in->dim, &dim));
+  MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &dim));
+  return MX_OK;
+}
+
+mx_error mx_k_aten_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const uint32_t dim = mx_wrapped_dim(mx_arg_int(args, A(dim)), in->dim);
   uint32_t len = in->dim == 0 ? 1u : (uint32_t)in->sizes[dim];
   uint32_t outer = in->dim == 0 ? 1u : mx_size_prod(in->sizes, 0, dim);
   uint32_t inner = in->dim == 0 ? 1u : mx_size_prod(in->sizes, dim + 1, in->dim);

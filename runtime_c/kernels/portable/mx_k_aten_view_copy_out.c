@@ -7,39 +7,36 @@
 #include "util/mx_copy_args.h"
 #include "util/mx_tensor_util.h"
 
-mx_error mx_k_aten_view_copy_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  mx_tensor *in = NULL, *out = NULL;
-  const int64_t *size = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_copy_args(args, nargs, &in, &size, &len, &out));
-  if (len > MX_MAX_DIM) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+mx_arg_error mx_k_aten_view_copy_out_check(mx_value *const *args) {
+  MX_TRY(mx_copy_check(args));
+  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
+  const mx_int_list size = *mx_arg_int_list(args, MX_ARG_aten_view_copy_size);
+  MX_REFUSE_IF(size.len > MX_MAX_DIM, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
+  /* One size may be -1 (inferred from the element count), as ExecuTorch's emitter leaves a reshape(3, -1). */
   int32_t inferred = -1;
   uint64_t known = 1;
-  for (uint32_t i = 0; i < len; ++i) {
-    if (size[i] == -1 && inferred < 0) {
+  for (uint32_t i = 0; i < size.len; ++i) {
+    if (size.items[i] == -1 && inferred < 0) {
       inferred = (int32_t)i;
       continue;
     }
-    if (size[i] < 0 || size[i] > INT32_MAX) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
-    sizes[i] = (int32_t)size[i];
-    known *= (uint64_t)size[i];
+    MX_REFUSE_IF(size.items[i] < 0 || size.items[i] > INT32_MAX, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
+    sizes[i] = (int32_t)size.items[i];
+    known *= (uint64_t)size.items[i];
   }
   if (inferred >= 0) {
-    if (known == 0 || in->numel % known != 0) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
+    MX_REFUSE_IF(known == 0 || in->numel % known != 0, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
     sizes[inferred] = (int32_t)(in->numel / known);
   }
-  MX_TRY(mx_check_sizes(out, sizes, len));
-  if (in->numel != out->numel) {
-    return MX_ERR_BAD_SHAPE;
-  }
+  MX_CHECK(MX_ARG_aten_view_copy_size, mx_check_sizes(out, sizes, size.len));  /* size must say out's shape */
+  MX_REFUSE_IF(in->numel != out->numel, MX_ARG_aten_view_copy_out, MX_ERR_BAD_SHAPE);
+  return MX_OK;
+}
+
+mx_error mx_k_aten_view_copy_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
   if (out->numel != 0 && out->data != in->data) {
     memmove(out->data, in->data, (size_t)out->numel * mx_dtype_size(out->dtype));
   }

@@ -17,42 +17,31 @@ static bool is_permutation(const uint8_t *order, uint32_t dim) {
   return true;
 }
 
-mx_error mx_k_dim_order_ops_to_dim_order_copy_out(mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
-  (void)ctx;
-  if (nargs != 5) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *in = NULL, *out = NULL;
-  bool non_blocking = false, has_order = false;
-  const int64_t *order = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_arg_tensor(args[0], &in));
-  MX_TRY(mx_arg_bool(args[1], &non_blocking));
-  MX_TRY(mx_arg_opt_int_list(args[2], &has_order, &order, &len));
-  MX_TRY(mx_arg_tensor(args[3], &out));
-  MX_TRY(mx_arg_ret_is(args[4], out));
-  MX_TRY(mx_tensor_check(in));
-  MX_TRY(mx_tensor_check(out));
-  if (in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype))) {
-    return MX_ERR_BAD_DTYPE;
-  }
-  if (!mx_same_shape(in, out)) {
-    return MX_ERR_BAD_SHAPE;
-  }
+#define A(name) MX_ARG_dim_order_ops_to_dim_order_copy_##name
+
+mx_arg_error mx_k_dim_order_ops_to_dim_order_copy_out_check(mx_value *const *args) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  MX_REFUSE_IF(in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype)),
+               A(out), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(!mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t r = out->dim;
-  if (!is_permutation(in->dim_order, r) || !is_permutation(out->dim_order, r)) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+  MX_REFUSE_IF(!is_permutation(in->dim_order, r), A(self), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(!is_permutation(out->dim_order, r), A(out), MX_ERR_BAD_ARG_VALUE);
   /* The requested order must be the one out was planned with (Null: self's). */
-  if (has_order && len != r) {
-    return MX_ERR_BAD_ARG_VALUE;
-  }
+  const bool has_order = !mx_arg_none(args, A(dim_order));
+  const mx_int_list order = mx_arg_opt_int_list(args, A(dim_order));
+  MX_REFUSE_IF(has_order && order.len != r, A(dim_order), MX_ERR_BAD_ARG_VALUE);
   for (uint32_t i = 0; i < r; ++i) {
-    int64_t want = has_order ? order[i] : (int64_t)in->dim_order[i];
-    if (want != out->dim_order[i]) {
-      return MX_ERR_BAD_ARG_VALUE;
-    }
+    int64_t want = has_order ? order.items[i] : (int64_t)in->dim_order[i];
+    MX_REFUSE_IF(want != out->dim_order[i], A(dim_order), MX_ERR_BAD_ARG_VALUE);
   }
+  return MX_OK;
+}
+
+mx_error mx_k_dim_order_ops_to_dim_order_copy_out(mx_kernel_ctx *ctx, mx_value *const *args) {
+  (void)ctx;
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  const uint32_t r = out->dim;
   uint32_t src_strides[MX_MAX_DIM], dst_strides[MX_MAX_DIM];
   mx_strides_from_dim_order(in->sizes, in->dim_order, r, src_strides);
   mx_strides_from_dim_order(out->sizes, out->dim_order, r, dst_strides);

@@ -3,6 +3,7 @@
 /* quantized_avg_pool2d(_nhwc) via arm_avgpool_s8 (body shared by both spellings: see mx_cm_conv_args.h). */
 #include "mx/kernel.h"
 
-mx_error mx_cm_avg_pool2d(mx_value *const *args, uint32_t nargs, bool nhwc);
+mx_arg_error mx_cm_avg_pool2d_check(mx_value *const *args, bool nhwc);
+mx_error mx_cm_avg_pool2d(mx_value *const *args, bool nhwc);
 
 #endif

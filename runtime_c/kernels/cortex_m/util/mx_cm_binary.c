@@ -3,7 +3,6 @@
 #include "mx_cm_args.h"
 
 static mx_error check_i8(const mx_tensor *t) {
-  MX_TRY(mx_tensor_check(t));
   return t->dtype == MX_DTYPE_I8 ? MX_OK : MX_ERR_BAD_DTYPE;
 }
 
@@ -27,10 +26,18 @@ static bool is_channel_row(const mx_tensor *t, const mx_tensor *out) {
   return true;
 }
 
+mx_arg_error mx_cm_binary_check(mx_value *const *args, const uint8_t operands[3]) {
+  const mx_tensor *t[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    t[i] = mx_arg_tensor(args, operands[i]);
+    MX_CHECK(operands[i], check_i8(t[i]));
+  }
+  mx_cm_binary plan;
+  MX_CHECK(operands[2], mx_cm_binary_plan(t[0], t[1], t[2], &plan));
+  return MX_OK;
+}
+
 mx_error mx_cm_binary_plan(const mx_tensor *a, const mx_tensor *b, const mx_tensor *out, mx_cm_binary *plan) {
-  MX_TRY(check_i8(a));
-  MX_TRY(check_i8(b));
-  MX_TRY(check_i8(out));
   const bool a_full = mx_cm_same_memory(a, out), b_full = mx_cm_same_memory(b, out);
   if (a_full && b_full) {
     *plan = (mx_cm_binary){out->numel > 0 ? 1u : 0u, out->numel, 0, 0};

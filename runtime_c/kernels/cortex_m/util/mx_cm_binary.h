@@ -13,7 +13,11 @@ typedef struct mx_cm_binary {
   uint32_t b_step;
 } mx_cm_binary;
 
-/* Int8 operands and out, checked and planned (MX_ERR_BAD_SHAPE when neither case holds). */
+/* Load time: args[operands[0]], args[operands[1]] (the operands) and args[operands[2]] (out) are int8
+ * tensors, planned without error. */
+mx_arg_error mx_cm_binary_check(mx_value *const *args, const uint8_t operands[3]);
+
+/* The plan; MX_ERR_BAD_SHAPE when neither case holds. */
 mx_error mx_cm_binary_plan(const mx_tensor *a, const mx_tensor *b, const mx_tensor *out, mx_cm_binary *plan);
 
 #endif

@@ -3,6 +3,7 @@
 /* quantized_conv2d(_nhwc) via arm_convolve_wrapper_s8 (body shared by both spellings: see mx_cm_conv_args.h). */
 #include "mx/kernel.h"
 
-mx_error mx_cm_conv2d(mx_value *const *args, uint32_t nargs, bool nhwc);
+mx_arg_error mx_cm_conv2d_check(mx_value *const *args, bool nhwc);
+mx_error mx_cm_conv2d(mx_value *const *args, bool nhwc);
 
 #endif

@@ -1,39 +1,37 @@
 /* quantized_depthwise_conv2d(_nhwc) via mx_cm_dw_conv_s8 (mx_cm_conv_dispatch.h): CMSIS-NN's wrapper on the
- * host, the variant the wrapper would pick in a model's firmware. Scratch must hold at least what that
+ * host, the variant the wrapper would pick in a model's firmware Scratch must hold at least what that
  * variant asks for on this target. */
 #include "mx_cm_conv_args.h"
 #include "mx_cm_conv_dispatch.h"
 #include "mx_cm_depthwise_conv2d.h"
 
-/* Args: (input, weight [1, KH, KW, C_out], bias, stride, padding, dilation, depth_multiplier, input_offset,
- * output_offset, requantize_multipliers, requantize_shifts, activation_min, activation_max, scratch, out, ret) */
-mx_error mx_cm_depthwise_conv2d(mx_value *const *args, uint32_t nargs, bool nhwc) {
-  if (nargs != 16) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  int32_t ch_mult = 0;
-  MX_TRY(mx_cm_int_in(args[6], 1, MX_CM_PARAM_MAX, &ch_mult));
+#define A(name) MX_ARG_cortex_m_quantized_depthwise_conv2d_##name
+
+mx_arg_error mx_cm_depthwise_conv2d_check(mx_value *const *args, bool nhwc) {
   mx_cm_conv c;
-  MX_TRY(mx_cm_read_conv(args, 1, nhwc, &c));
+  MX_TRY(mx_cm_conv_check(args, 1, nhwc, &c));
   const int32_t c_out = c.out_dims.c;
-  if (c.w->sizes[0] != 1 || c.w->sizes[3] != c_out || (int64_t)c.in_dims.c * ch_mult != c_out) {
-    return MX_ERR_BAD_SHAPE;
-  }
-  if (c.bias_data == NULL) {
-    return MX_ERR_BAD_ARG_VALUE; /* CMSIS-NN's MVE depthwise reads the bias per channel block: pass zeros */
-  }
-  const cmsis_nn_dw_conv_params p = {c.in_off, c.out_off, ch_mult, {c.stride[1], c.stride[0]},
-                                     {c.pad[1], c.pad[0]}, {c.dil[1], c.dil[0]}, {c.act_min, c.act_max}};
-  const cmsis_nn_dims filter_dims = {1, c.w->sizes[1], c.w->sizes[2], c_out};
-  const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
-  cmsis_nn_context cm;
-  MX_TRY(mx_cm_scratch(c.scratch,
-                       mx_cm_dw_conv_s8_buffer_size(&p, &c.in_dims, &filter_dims, &c.out_dims), &cm));
+  MX_REFUSE_IF(c.w->sizes[0] != 1 || c.w->sizes[3] != c_out || (int64_t)c.in_dims.c * c.ch_mult != c_out, A(weight),
+               MX_ERR_BAD_SHAPE);
+  /* CMSIS-NN's MVE depthwise reads the bias per channel block: pass zeros */
+  MX_REFUSE_IF(c.bias_data == NULL, A(bias), MX_ERR_BAD_ARG_VALUE);
+  const cmsis_nn_dw_conv_params p = mx_cm_dw_conv_params(&c);
+  MX_CHECK(A(scratch),
+           mx_cm_scratch_check(c.scratch, mx_cm_dw_conv_s8_buffer_size(&p, &c.in_dims, &c.filter, &c.out_dims)));
+  return MX_OK;
+}
+
+mx_error mx_cm_depthwise_conv2d(mx_value *const *args, bool nhwc) {
+  mx_cm_conv c;
+  mx_cm_conv_read(args, 1, nhwc, &c);
   if (c.out->numel == 0) {
     return MX_OK;
   }
+  const cmsis_nn_dw_conv_params p = mx_cm_dw_conv_params(&c);
+  const cmsis_nn_dims bias_dims = {1, 1, 1, c.out_dims.c};
+  const cmsis_nn_context cm = mx_cm_scratch(c.scratch);
   const cmsis_nn_per_channel_quant_params q = {c.mult, c.shift};
-  return mx_cm_status(mx_cm_dw_conv_s8(&cm, &p, &q, &c.in_dims, (const int8_t *)c.in->data,
-                                                    &filter_dims, (const int8_t *)c.w->data, &bias_dims, c.bias_data,
-                                                    &c.out_dims, (int8_t *)c.out->data));
+  return mx_cm_status(mx_cm_dw_conv_s8(&cm, &p, &q, &c.in_dims, (const int8_t *)c.in->data, &c.filter,
+                                       (const int8_t *)c.w->data, &bias_dims, c.bias_data, &c.out_dims,
+                                       (int8_t *)c.out->data));
 }

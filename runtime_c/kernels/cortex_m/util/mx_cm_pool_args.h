@@ -13,10 +13,12 @@ typedef struct mx_cm_pool {
 
 #define MX_CM_POOL_MAX (1 << 16)
 
-/* input, kernel_size, stride, padding: args 0..3. */
-mx_error mx_cm_read_window(mx_value *const *args, mx_cm_pool *p);
+/* Execution: input, kernel_size, stride, padding (the leading arguments of both) and out (args[out_i]). */
+void mx_cm_pool_read(mx_value *const *args, uint32_t out_i, bool nhwc, mx_cm_pool *p);
 
-/* Once out and ceil_mode are known: NHWC memory, 2 * padding <= kernel, out's size as torch gives it. */
-mx_error mx_cm_pool_shapes(mx_cm_pool *p, bool nhwc, bool ceil_mode);
+/* Load time: the window's pairs in range, NHWC memory, 2 * padding <= kernel, out's size as torch gives it;
+ * then p is read. */
+mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode,
+                          mx_cm_pool *p);
 
 #endif

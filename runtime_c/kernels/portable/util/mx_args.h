@@ -1,36 +1,62 @@
 #ifndef MX_PORTABLE_ARGS_H
 #define MX_PORTABLE_ARGS_H
-/* Checked access to kernel arguments. Each getter returns MX_ERR_BAD_ARG_TYPE when the value's tag is
- * not what the schema says, so a kernel can read its arguments with one `MX_TRY` per line. */
+/* Reading kernel arguments. The loader has checked every argument's tag against the op's schema
+ * (mx_kernel_check_call), so these read without checking: index with the MX_ARG_* names of mx/op_args.h. */
 #include "mx/kernel.h"
 
-#define MX_TRY(expr)                   \
-  do {                                 \
-    mx_error mx_try_err_ = (expr);     \
-    if (mx_try_err_ != MX_OK) {        \
-      return mx_try_err_;              \
-    }                                  \
+/* Returns expr's error, if any: an mx_error, or in a check an mx_arg_error as it is. */
+#define MX_TRY(expr)                            \
+  do {                                          \
+    uint32_t mx_try_err_ = (uint32_t)(expr);    \
+    if (mx_try_err_ != MX_OK) {                 \
+      return mx_try_err_;                       \
+    }                                           \
   } while (0)
 
-mx_error mx_arg_tensor(const mx_value *v, mx_tensor **out);
-/* Tensor or Null (an optional tensor); *out is NULL for Null. */
-mx_error mx_arg_opt_tensor(const mx_value *v, mx_tensor **out);
-mx_error mx_arg_int(const mx_value *v, int64_t *out);
-mx_error mx_arg_bool(const mx_value *v, bool *out);
-/* A schema `float`: Double (an Int is accepted too, as a whole-valued float). */
-mx_error mx_arg_double(const mx_value *v, double *out);
-/* A schema `Scalar`: Int, Double or Bool. */
-mx_error mx_arg_scalar_as_double(const mx_value *v, double *out);
-/* A schema `Scalar?`: *present is false for Null. */
-mx_error mx_arg_opt_scalar_as_double(const mx_value *v, bool *present, double *out);
-mx_error mx_arg_int_list(const mx_value *v, const int64_t **items, uint32_t *len);
-/* A schema `int[]?`: Null gives len 0 and *present false. */
-mx_error mx_arg_opt_int_list(const mx_value *v, bool *present, const int64_t **items, uint32_t *len);
-mx_error mx_arg_tensor_list(const mx_value *v, mx_tensor *const **items, uint32_t *len);
+typedef struct mx_tensor_list {
+  mx_tensor *const *items;
+  uint32_t len;
+} mx_tensor_list;
 
-/* The return value of a single-out kernel must be the out tensor itself (the emitter repeats its EValue). */
-mx_error mx_arg_ret_is(const mx_value *ret, const mx_tensor *out);
-/* The return value of a multi-out kernel: a TensorList naming exactly `outs`, in order. */
-mx_error mx_arg_ret_list_is(const mx_value *ret, const mx_tensor *const *outs, uint32_t n);
+static inline mx_tensor *mx_arg_tensor(mx_value *const *args, uint32_t i) {
+  return args[i]->u.t;
+}
+
+/* An optional argument given as Null (or None). */
+static inline bool mx_arg_none(mx_value *const *args, uint32_t i) {
+  return args[i]->tag == MX_TAG_NULL || args[i]->tag == MX_TAG_NONE;
+}
+
+/* A `Tensor?`: NULL when absent. */
+static inline mx_tensor *mx_arg_opt_tensor(mx_value *const *args, uint32_t i) {
+  return mx_arg_none(args, i) ? NULL : args[i]->u.t;
+}
+
+static inline int64_t mx_arg_int(mx_value *const *args, uint32_t i) {
+  return args[i]->u.i;
+}
+
+static inline bool mx_arg_bool(mx_value *const *args, uint32_t i) {
+  return args[i]->u.b;
+}
+
+/* An `int[]`, in place. */
+static inline const mx_int_list *mx_arg_int_list(mx_value *const *args, uint32_t i) {
+  return &args[i]->u.ints;
+}
+
+/* An `int[]?`: absent reads as empty. */
+static inline mx_int_list mx_arg_opt_int_list(mx_value *const *args, uint32_t i) {
+  return mx_arg_none(args, i) ? (mx_int_list){NULL, 0} : args[i]->u.ints;
+}
+
+static inline mx_tensor_list mx_arg_tensor_list(mx_value *const *args, uint32_t i) {
+  return (mx_tensor_list){args[i]->u.tensors.items, args[i]->u.tensors.len};
+}
+
+/* A schema `float`: a Double, or an Int as a whole-valued float. */
+double mx_arg_double(mx_value *const *args, uint32_t i);
+/* A schema `Scalar`: Int, Double or Bool, as a double. */
+double mx_arg_scalar(mx_value *const *args, uint32_t i);
 
 #endif

@@ -5,19 +5,51 @@
 #include "mx_odometer.h"
 #include "mx_tensor_util.h"
 
-/* A float32 tensor, or a one-element tensor of another dtype held in *scalar. */
-static mx_error operand(const mx_tensor *t, float *scalar, const float **data) {
+/* add and sub share a layout, and so do mul and div: the body reads add's and mul's names. */
+_Static_assert(MX_ARG_aten_sub_self == MX_ARG_aten_add_self && MX_ARG_aten_sub_other == MX_ARG_aten_add_other &&
+                   MX_ARG_aten_sub_alpha == MX_ARG_aten_add_alpha && MX_ARG_aten_sub_out == MX_ARG_aten_add_out,
+               "sub's arguments sit where add's do");
+_Static_assert(MX_ARG_aten_div_self == MX_ARG_aten_mul_self && MX_ARG_aten_div_other == MX_ARG_aten_mul_other &&
+                   MX_ARG_aten_div_out == MX_ARG_aten_mul_out,
+               "div's arguments sit where mul's do");
+_Static_assert(MX_ARG_aten_add_self == MX_ARG_aten_mul_self && MX_ARG_aten_add_other == MX_ARG_aten_mul_other,
+               "add's and mul's operands sit alike");
+
+static uint32_t out_index(mx_binop op) {
+  return op == MX_BINOP_ADD || op == MX_BINOP_SUB ? MX_ARG_aten_add_out : MX_ARG_aten_mul_out;
+}
+
+/* A contiguous float32 tensor, or a one-element tensor of another dtype (read as a float). */
+static mx_error check_operand(const mx_tensor *t) {
   if (t->dtype == MX_DTYPE_F32) {
-    MX_TRY(mx_check_tensor(t, MX_DTYPE_F32));
-    *data = (const float *)t->data;
-    return MX_OK;
+    return mx_check_tensor(t, MX_DTYPE_F32);
   }
-  if (t->numel != 1) {
-    return MX_ERR_BAD_DTYPE;
-  }
-  MX_TRY(mx_tensor_item_as_float(t, scalar));
-  *data = scalar;
+  return t->numel == 1 && t->dtype != MX_DTYPE_F16 ? MX_OK : MX_ERR_BAD_DTYPE;
+}
+
+mx_arg_error mx_binary_f32_check(mx_value *const *args, mx_binop op) {
+  const uint32_t out_i = out_index(op);
+  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_add_self), *b = mx_arg_tensor(args, MX_ARG_aten_add_other);
+  const mx_tensor *out = mx_arg_tensor(args, out_i);
+  MX_TRY(mx_check_arg_tensor(args, out_i, MX_DTYPE_F32));
+  /* torch refuses to subtract booleans */
+  MX_REFUSE_IF(op == MX_BINOP_SUB && a->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_self, MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(op == MX_BINOP_SUB && b->dtype == MX_DTYPE_BOOL, MX_ARG_aten_add_other, MX_ERR_BAD_DTYPE);
+  MX_CHECK(MX_ARG_aten_add_self, check_operand(a));
+  MX_CHECK(MX_ARG_aten_add_other, check_operand(b));
+  int32_t sizes[MX_MAX_DIM];
+  uint32_t dim = 0;
+  MX_CHECK(MX_ARG_aten_add_other, mx_broadcast_shape(a->sizes, a->dim, b->sizes, b->dim, sizes, &dim));
+  MX_CHECK(out_i, mx_check_sizes(out, sizes, dim));
   return MX_OK;
+}
+
+static const float *operand(const mx_tensor *t, float *scalar) {
+  if (t->dtype == MX_DTYPE_F32) {
+    return (const float *)t->data;
+  }
+  *scalar = mx_tensor_item_as_float(t);
+  return scalar;
 }
 
 static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const float *b, uint32_t sb,
@@ -38,40 +70,22 @@ static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const flo
   }
 }
 
-mx_error mx_binary_f32(mx_value *const *args, uint32_t nargs, mx_binop op) {
-  bool has_alpha = op == MX_BINOP_ADD || op == MX_BINOP_SUB;
-  uint32_t out_i = has_alpha ? 3u : 2u;
-  if (nargs != out_i + 2u) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  mx_tensor *a = NULL, *b = NULL, *out = NULL;
-  MX_TRY(mx_arg_tensor(args[0], &a));
-  MX_TRY(mx_arg_tensor(args[1], &b));
-  double alpha = 1.0;
-  if (has_alpha) {
-    MX_TRY(mx_arg_scalar_as_double(args[2], &alpha));
-  }
-  MX_TRY(mx_arg_tensor(args[out_i], &out));
-  MX_TRY(mx_arg_ret_is(args[out_i + 1u], out));
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
-  if (op == MX_BINOP_SUB && (a->dtype == MX_DTYPE_BOOL || b->dtype == MX_DTYPE_BOOL)) {
-    return MX_ERR_BAD_DTYPE; /* torch refuses to subtract booleans */
+void mx_binary_f32(mx_value *const *args, mx_binop op) {
+  const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_add_self), *b = mx_arg_tensor(args, MX_ARG_aten_add_other);
+  const mx_tensor *out = mx_arg_tensor(args, out_index(op));
+  const bool has_alpha = op == MX_BINOP_ADD || op == MX_BINOP_SUB;
+  const float alpha = has_alpha ? (float)mx_arg_scalar(args, MX_ARG_aten_add_alpha) : 1.0f;
+  if (out->numel == 0) {
+    return;
   }
   float a_scalar = 0.0f, b_scalar = 0.0f;
-  const float *pa = NULL, *pb = NULL;
-  MX_TRY(operand(a, &a_scalar, &pa));
-  MX_TRY(operand(b, &b_scalar, &pb));
-
-  int32_t sizes[MX_MAX_DIM];
-  uint32_t dim = 0;
-  MX_TRY(mx_broadcast_shape(a->sizes, a->dim, b->sizes, b->dim, sizes, &dim));
-  MX_TRY(mx_check_sizes(out, sizes, dim));
+  const float *pa = operand(a, &a_scalar), *pb = operand(b, &b_scalar);
+  /* out's shape is the broadcast shape (checked at load), so the strides cannot fail */
+  const int32_t *sizes = out->sizes;
+  const uint32_t dim = out->dim;
   uint32_t as[MX_MAX_DIM], bs[MX_MAX_DIM];
-  MX_TRY(mx_broadcast_strides(a->sizes, a->dim, sizes, dim, as));
-  MX_TRY(mx_broadcast_strides(b->sizes, b->dim, sizes, dim, bs));
-  if (out->numel == 0) {
-    return MX_OK;
-  }
+  (void)mx_broadcast_strides(a->sizes, a->dim, sizes, dim, as);
+  (void)mx_broadcast_strides(b->sizes, b->dim, sizes, dim, bs);
 
   /* Walk the output row by row (rows = its last dim); idx/offsets advance like an odometer. */
   uint32_t inner = dim == 0 ? 1u : (uint32_t)sizes[dim - 1];
@@ -81,8 +95,7 @@ mx_error mx_binary_f32(mx_value *const *args, uint32_t nargs, mx_binop op) {
   uint32_t a_off = 0, b_off = 0;
   float *po = (float *)out->data;
   for (uint32_t r = 0; r < rows; ++r) {
-    row(op, (float)alpha, pa + a_off, sa, pb + b_off, sb, po + (size_t)r * inner, inner);
+    row(op, alpha, pa + a_off, sa, pb + b_off, sb, po + (size_t)r * inner, inner);
     mx_odometer_step(idx, sizes, dim > 0 ? dim - 1 : 0, as, &a_off, bs, &b_off);
   }
-  return MX_OK;
 }

@@ -8,6 +8,7 @@ typedef enum mx_binop { MX_BINOP_ADD, MX_BINOP_SUB, MX_BINOP_MUL, MX_BINOP_DIV }
 /* add/sub: (self, other, alpha, out, ret); mul/div: (self, other, out, ret).
  * An operand may also be a one-element tensor of any numeric dtype (how a Python scalar reaches an
  * exported graph), read as a float. */
-mx_error mx_binary_f32(mx_value *const *args, uint32_t nargs, mx_binop op);
+mx_arg_error mx_binary_f32_check(mx_value *const *args, mx_binop op);
+void mx_binary_f32(mx_value *const *args, mx_binop op);
 
 #endif

@@ -3,16 +3,16 @@
 #include "mx_args.h"
 #include "mx_tensor_util.h"
 
-mx_error mx_copy_args(mx_value *const *args, uint32_t nargs, mx_tensor **self, const int64_t **items, uint32_t *len,
-                      mx_tensor **out) {
-  if (nargs != 4) {
-    return MX_ERR_BAD_ARG_COUNT;
-  }
-  MX_TRY(mx_arg_tensor(args[0], self));
-  MX_TRY(mx_arg_int_list(args[1], items, len));
-  MX_TRY(mx_arg_tensor(args[2], out));
-  MX_TRY(mx_arg_ret_is(args[3], *out));
-  MX_TRY(mx_check_contiguous(*self));
-  MX_TRY(mx_check_contiguous(*out));
-  return (*self)->dtype == (*out)->dtype ? MX_OK : MX_ERR_BAD_DTYPE;
+_Static_assert(MX_ARG_aten_view_copy_self == MX_ARG_aten_permute_copy_self &&
+                   MX_ARG_aten_view_copy_size == MX_ARG_aten_permute_copy_dims &&
+                   MX_ARG_aten_view_copy_out == MX_ARG_aten_permute_copy_out,
+               "view_copy's arguments sit where permute_copy's do");
+
+mx_arg_error mx_copy_check(mx_value *const *args) {
+  const mx_tensor *self = mx_arg_tensor(args, MX_ARG_aten_permute_copy_self);
+  const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_permute_copy_out);
+  MX_CHECK(MX_ARG_aten_permute_copy_self, mx_check_contiguous(self));
+  MX_CHECK(MX_ARG_aten_permute_copy_out, mx_check_contiguous(out));
+  MX_REFUSE_IF(self->dtype != out->dtype, MX_ARG_aten_permute_copy_out, MX_ERR_BAD_DTYPE);
+  return MX_OK;
 }

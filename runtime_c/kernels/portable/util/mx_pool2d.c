@@ -3,19 +3,15 @@
 #include "mx_args.h"
 #include "mx_tensor_util.h"
 
-mx_error mx_arg_int_pair(const mx_value *v, const int64_t *dflt, int64_t out[2]) {
-  const int64_t *items = NULL;
-  uint32_t len = 0;
-  MX_TRY(mx_arg_int_list(v, &items, &len));
-  if (len == 0 && dflt != NULL) {
-    items = dflt;
-    len = 2;
+mx_error mx_int_pair(mx_int_list l, const int64_t *dflt, int64_t out[2]) {
+  if (l.len == 0 && dflt != NULL) {
+    l = (mx_int_list){dflt, 2};
   }
-  if (len == 1) {
-    out[0] = out[1] = items[0];
-  } else if (len == 2) {
-    out[0] = items[0];
-    out[1] = items[1];
+  if (l.len == 1) {
+    out[0] = out[1] = l.items[0];
+  } else if (l.len == 2) {
+    out[0] = l.items[0];
+    out[1] = l.items[1];
   } else {
     return MX_ERR_BAD_ARG_VALUE;
   }
@@ -36,11 +32,16 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, 
   return o;
 }
 
-mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *out, bool ceil_mode) {
+mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *out, bool ceil_mode,
+                            mx_pool2d_part *bad) {
   for (int i = 0; i < 2; ++i) {
     /* the upper bound keeps every window index within int32 */
-    if (g->k[i] <= 0 || g->s[i] <= 0 || g->d[i] <= 0 || g->p[i] < 0 || g->p[i] > g->k[i] / 2 ||
-        g->k[i] > (1 << 20) || g->s[i] > (1 << 20) || g->d[i] > (1 << 20)) {
+    *bad = g->k[i] <= 0 || g->k[i] > (1 << 20)   ? MX_POOL2D_KERNEL
+           : g->s[i] <= 0 || g->s[i] > (1 << 20) ? MX_POOL2D_STRIDE
+           : g->d[i] <= 0 || g->d[i] > (1 << 20) ? MX_POOL2D_DILATION
+           : g->p[i] < 0 || g->p[i] > g->k[i] / 2 ? MX_POOL2D_PADDING
+                                                  : MX_POOL2D_SHAPE;
+    if (*bad != MX_POOL2D_SHAPE) {
       return MX_ERR_BAD_ARG_VALUE;
     }
   }
@@ -66,4 +67,13 @@ mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *
   sizes[r - 2] = (int32_t)g->out_h;
   sizes[r - 1] = (int32_t)g->out_w;
   return mx_check_sizes(out, sizes, r);
+}
+
+void mx_pool2d_sizes(mx_pool2d *g, const mx_tensor *in, const mx_tensor *out) {
+  uint32_t r = in->dim;
+  g->planes = mx_size_prod(in->sizes, 0, r - 2);
+  g->in_h = in->sizes[r - 2];
+  g->in_w = in->sizes[r - 1];
+  g->out_h = out->sizes[r - 2];
+  g->out_w = out->sizes[r - 1];
 }

@@ -1,19 +1,10 @@
 #include "mx_tensor_util.h"
 
+#include "mx_args.h"
 #include "mx_int_float.h"
 
-size_t mx_dtype_size(uint8_t dtype) {
-  switch (dtype) {
-    case MX_DTYPE_U8: case MX_DTYPE_I8: case MX_DTYPE_BOOL: return 1;
-    case MX_DTYPE_I16: case MX_DTYPE_F16: return 2;
-    case MX_DTYPE_I32: case MX_DTYPE_F32: return 4;
-    case MX_DTYPE_I64: case MX_DTYPE_F64: return 8;
-    default: return 0;
-  }
-}
-
 mx_error mx_tensor_check(const mx_tensor *t) {
-  size_t elem = mx_dtype_size(t->dtype);
+  uint32_t elem = mx_dtype_size(t->dtype);
   if (elem == 0) {
     return MX_ERR_BAD_DTYPE;
   }
@@ -55,11 +46,19 @@ mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
   return mx_check_contiguous(t);
 }
 
-mx_error mx_check_contiguous(const mx_tensor *t) {
-  mx_error err = mx_tensor_check(t);
-  if (err != MX_OK) {
-    return err;
+mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype) {
+  MX_CHECK(i, mx_check_tensor(args[i]->u.t, dtype));
+  return MX_OK;
+}
+
+mx_arg_error mx_check_arg_tensors(mx_value *const *args, const uint8_t *indices, uint32_t n, mx_dtype dtype) {
+  for (uint32_t k = 0; k < n; ++k) {
+    MX_TRY(mx_check_arg_tensor(args, indices[k], dtype));
   }
+  return MX_OK;
+}
+
+mx_error mx_check_contiguous(const mx_tensor *t) {
   return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
 }
 
@@ -96,23 +95,15 @@ uint32_t mx_size_prod(const int32_t *sizes, uint32_t from, uint32_t to) {
   return p;
 }
 
-mx_error mx_tensor_item_as_float(const mx_tensor *t, float *out) {
-  mx_error err = mx_tensor_check(t);
-  if (err != MX_OK) {
-    return err;
-  }
-  if (t->numel != 1) {
-    return MX_ERR_BAD_SHAPE;
-  }
+float mx_tensor_item_as_float(const mx_tensor *t) {
   switch (t->dtype) {
-    case MX_DTYPE_U8: *out = (float)*(const uint8_t *)t->data; return MX_OK;
-    case MX_DTYPE_BOOL: *out = *(const uint8_t *)t->data ? 1.0f : 0.0f; return MX_OK;
-    case MX_DTYPE_I8: *out = (float)*(const int8_t *)t->data; return MX_OK;
-    case MX_DTYPE_I16: *out = (float)*(const int16_t *)t->data; return MX_OK;
-    case MX_DTYPE_I32: *out = (float)*(const int32_t *)t->data; return MX_OK;
-    case MX_DTYPE_I64: *out = mx_i64_to_f32(*(const int64_t *)t->data); return MX_OK;
-    case MX_DTYPE_F32: *out = *(const float *)t->data; return MX_OK;
-    case MX_DTYPE_F64: *out = (float)*(const double *)t->data; return MX_OK;
-    default: return MX_ERR_BAD_DTYPE;
+    case MX_DTYPE_U8: return (float)*(const uint8_t *)t->data;
+    case MX_DTYPE_BOOL: return *(const uint8_t *)t->data ? 1.0f : 0.0f;
+    case MX_DTYPE_I8: return (float)*(const int8_t *)t->data;
+    case MX_DTYPE_I16: return (float)*(const int16_t *)t->data;
+    case MX_DTYPE_I32: return (float)*(const int32_t *)t->data;
+    case MX_DTYPE_I64: return mx_i64_to_f32(*(const int64_t *)t->data);
+    case MX_DTYPE_F32: return *(const float *)t->data;
+    default: return (float)*(const double *)t->data; /* float64: the check refused float16 */
   }
 }

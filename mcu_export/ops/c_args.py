@@ -1,0 +1,130 @@
+"""The op table as the C calling convention: argument indices for the kernels, argument kinds for the loader.
+
+Two renderings, one source (the op schemas of table.py):
+
+- `render_args_header()` is runtime_c/include/mx/op_args.h, constants per op naming each KernelCall argument's
+  position (`MX_ARG_<ns>_<name>_<arg>`) and the count (`MX_NARGS_<ns>_<name>`). It is committed rather than
+  rendered per build because every C consumer compiles kernels from the source tree as is (the host CMake
+  build, the test harnesses' shared libraries, firmware projects, an installed wheel), none of which runs
+  Python first; tests/test_op_args.py fails when the committed file drifts from the table.
+- `arg_kinds(op)` and `build_ranges(ops)` feed codegen/kernel_table.c.j2: the schema type of each argument as an
+  mx_arg_kind, with the value range the op declares for it (ARG_RANGES), which the loader checks every
+  KernelCall against. It is rendered with the kernel table, so a build carries the
+  kinds of the ops it links and no others.
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Sequence, Tuple
+
+from mcu_export.ops.table import ALL_OPS, ARG_RANGES, OpDef
+
+HEADER_PATH = "runtime_c/include/mx/op_args.h"
+
+# Schema types (str(torch.Argument.type)) to mx_arg_kind (runtime_c/include/mx/kernel.h). ScalarType prints
+# as int: the .pte writes it as an Int.
+_KINDS = {
+    "Tensor": "MX_KIND_TENSOR",
+    "Optional[Tensor]": "MX_KIND_OPT_TENSOR",
+    "int": "MX_KIND_INT",
+    "Optional[int]": "MX_KIND_OPT_INT",
+    "List[int]": "MX_KIND_INT_LIST",
+    "Optional[List[int]]": "MX_KIND_OPT_INT_LIST",
+    "float": "MX_KIND_FLOAT",
+    "bool": "MX_KIND_BOOL",
+    "number": "MX_KIND_SCALAR",
+    "Optional[number]": "MX_KIND_OPT_SCALAR",
+    "List[Tensor]": "MX_KIND_TENSOR_LIST",
+}
+
+
+def c_stem(op: OpDef) -> str:
+    """<namespace>_<name> without the name's leading underscores, as in the kernel symbol."""
+    ns, base = op.name.split("::")
+    return f"{ns}_{base.lstrip('_')}"
+
+
+def build_ranges(ops: Iterable[OpDef]) -> List[str]:
+    """The ARG_RANGES classes that `ops` declare, in first-use order: a build's table of bounds, indexed from 1
+    by the high nibble of a kind (0: no range), so a build carries the bounds of its own ops only."""
+    used: List[str] = []
+    for op in ops:
+        for _, cls in op.ranges:
+            if cls not in used:
+                used.append(cls)
+    if len(used) > 15:
+        raise ValueError("more than 15 value ranges in one build: widen the kind byte")
+    return used
+
+
+def arg_kinds(op: OpDef, ranges: Sequence[str] = tuple(ARG_RANGES)) -> List[str]:
+    """mx_arg_kind of each KernelCall argument, with (1 + the index in `ranges` of) the value range the op
+    declares for it in the high nibble: the schema's arguments, then the return (MX_KIND_RET repeats the out
+    tensor, MX_KIND_RET_LIST lists the outs)."""
+    schema = op.schema()
+    declared = dict(op.ranges)
+    kinds = []
+    for a in schema.arguments:
+        t = str(a.type)
+        if t not in _KINDS:
+            raise ValueError(f"{op.qualified}: argument {a.name} has schema type {t}, which the runtime cannot check")
+        kind = _KINDS[t]
+        if a.name in declared:
+            if kind not in ("MX_KIND_INT", "MX_KIND_INT_LIST"):
+                raise ValueError(f"{op.qualified}: a range on {a.name}, which is not an int or int[]")
+            kind = f"{kind} | {list(ranges).index(declared[a.name]) + 1} << 4"
+        kinds.append(kind)
+    kinds.append("MX_KIND_RET" if len(schema.returns) == 1 else "MX_KIND_RET_LIST")
+    return kinds
+
+
+def c_bounds(cls: str) -> Tuple[str, str]:
+    """(lo, hi) of a range class as C int32 literals."""
+    return tuple("(-2147483647 - 1)" if v == -(1 << 31) else str(v) for v in ARG_RANGES[cls])
+
+
+def first_out(op: OpDef) -> int:
+    """Index of the first out argument (the ones the return repeats): the outs are the schema's last."""
+    schema = op.schema()
+    outs = [i for i, a in enumerate(schema.arguments) if a.alias_info is not None and a.alias_info.is_write]
+    if not outs or outs != list(range(outs[0], len(schema.arguments))):
+        raise ValueError(f"{op.qualified}: out arguments must close the schema")
+    return outs[0]
+
+
+def _enum(op: OpDef) -> Tuple[str, List[str]]:
+    stem = c_stem(op)
+    names = op.arg_names()
+    lines = [f"  /* {op.qualified} */"]
+    lines += [f"  MX_ARG_{stem}_{name} = {i}," for i, name in enumerate(names)]
+    lines += [f"  MX_NARGS_{stem} = {len(names)},"]
+    return stem, lines
+
+
+def render_args_header(ops: Iterable[OpDef] = ALL_OPS) -> str:
+    out = ["#ifndef MX_OP_ARGS_H", "#define MX_OP_ARGS_H",
+           "/* Generated from the op table (mcu_export/ops/c_args.py); do not edit: tests/test_op_args.py",
+           " * fails when this file and the table disagree. Regenerate: python -m mcu_export.ops.c_args",
+           " * KernelCall argument positions, per op: the schema's arguments in order, then `ret`. One enum for",
+           " * all ops, so that kernels sharing a body can compare positions in _Static_asserts. */", "",
+           "enum mx_op_arg {"]
+    seen = set()
+    for i, op in enumerate(ops):
+        stem, lines = _enum(op)
+        if stem in seen:
+            raise ValueError(f"two ops render as MX_ARG_{stem}_*: add the overload to the C names")
+        seen.add(stem)
+        out += ([""] if i else []) + lines
+    out += ["};", "", "#endif"]
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    from mcu_export.assets import asset_dir
+    path = asset_dir("runtime_c") / "include" / "mx" / "op_args.h"
+    path.write_text(render_args_header())
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,458 @@
+#ifndef MX_OP_ARGS_H
+#define MX_OP_ARGS_H
+/* Generated from the op table (mcu_export/ops/c_args.py); do not edit: tests/test_op_args.py
+ * fails when this file and the table disagree. Regenerate: python -m mcu_export.ops.c_args
+ * KernelCall argument positions, per op: the schema's arguments in order, then `ret`. One enum for
+ * all ops, so that kernels sharing a body can compare positions in _Static_asserts. */
+
+enum mx_op_arg {
+  /* aten::convolution.out */
+  MX_ARG_aten_convolution_input = 0,
+  MX_ARG_aten_convolution_weight = 1,
+  MX_ARG_aten_convolution_bias = 2,
+  MX_ARG_aten_convolution_stride = 3,
+  MX_ARG_aten_convolution_padding = 4,
+  MX_ARG_aten_convolution_dilation = 5,
+  MX_ARG_aten_convolution_transposed = 6,
+  MX_ARG_aten_convolution_output_padding = 7,
+  MX_ARG_aten_convolution_groups = 8,
+  MX_ARG_aten_convolution_out = 9,
+  MX_ARG_aten_convolution_ret = 10,
+  MX_NARGS_aten_convolution = 11,
+
+  /* aten::addmm.out */
+  MX_ARG_aten_addmm_self = 0,
+  MX_ARG_aten_addmm_mat1 = 1,
+  MX_ARG_aten_addmm_mat2 = 2,
+  MX_ARG_aten_addmm_beta = 3,
+  MX_ARG_aten_addmm_alpha = 4,
+  MX_ARG_aten_addmm_out = 5,
+  MX_ARG_aten_addmm_ret = 6,
+  MX_NARGS_aten_addmm = 7,
+
+  /* aten::mm.out */
+  MX_ARG_aten_mm_self = 0,
+  MX_ARG_aten_mm_mat2 = 1,
+  MX_ARG_aten_mm_out = 2,
+  MX_ARG_aten_mm_ret = 3,
+  MX_NARGS_aten_mm = 4,
+
+  /* aten::bmm.out */
+  MX_ARG_aten_bmm_self = 0,
+  MX_ARG_aten_bmm_mat2 = 1,
+  MX_ARG_aten_bmm_out = 2,
+  MX_ARG_aten_bmm_ret = 3,
+  MX_NARGS_aten_bmm = 4,
+
+  /* aten::relu.out */
+  MX_ARG_aten_relu_self = 0,
+  MX_ARG_aten_relu_out = 1,
+  MX_ARG_aten_relu_ret = 2,
+  MX_NARGS_aten_relu = 3,
+
+  /* aten::hardtanh.out */
+  MX_ARG_aten_hardtanh_self = 0,
+  MX_ARG_aten_hardtanh_min_val = 1,
+  MX_ARG_aten_hardtanh_max_val = 2,
+  MX_ARG_aten_hardtanh_out = 3,
+  MX_ARG_aten_hardtanh_ret = 4,
+  MX_NARGS_aten_hardtanh = 5,
+
+  /* aten::clamp.out */
+  MX_ARG_aten_clamp_self = 0,
+  MX_ARG_aten_clamp_min = 1,
+  MX_ARG_aten_clamp_max = 2,
+  MX_ARG_aten_clamp_out = 3,
+  MX_ARG_aten_clamp_ret = 4,
+  MX_NARGS_aten_clamp = 5,
+
+  /* aten::sigmoid.out */
+  MX_ARG_aten_sigmoid_self = 0,
+  MX_ARG_aten_sigmoid_out = 1,
+  MX_ARG_aten_sigmoid_ret = 2,
+  MX_NARGS_aten_sigmoid = 3,
+
+  /* aten::tanh.out */
+  MX_ARG_aten_tanh_self = 0,
+  MX_ARG_aten_tanh_out = 1,
+  MX_ARG_aten_tanh_ret = 2,
+  MX_NARGS_aten_tanh = 3,
+
+  /* aten::hardswish.out */
+  MX_ARG_aten_hardswish_self = 0,
+  MX_ARG_aten_hardswish_out = 1,
+  MX_ARG_aten_hardswish_ret = 2,
+  MX_NARGS_aten_hardswish = 3,
+
+  /* aten::hardsigmoid.out */
+  MX_ARG_aten_hardsigmoid_self = 0,
+  MX_ARG_aten_hardsigmoid_out = 1,
+  MX_ARG_aten_hardsigmoid_ret = 2,
+  MX_NARGS_aten_hardsigmoid = 3,
+
+  /* aten::add.out */
+  MX_ARG_aten_add_self = 0,
+  MX_ARG_aten_add_other = 1,
+  MX_ARG_aten_add_alpha = 2,
+  MX_ARG_aten_add_out = 3,
+  MX_ARG_aten_add_ret = 4,
+  MX_NARGS_aten_add = 5,
+
+  /* aten::sub.out */
+  MX_ARG_aten_sub_self = 0,
+  MX_ARG_aten_sub_other = 1,
+  MX_ARG_aten_sub_alpha = 2,
+  MX_ARG_aten_sub_out = 3,
+  MX_ARG_aten_sub_ret = 4,
+  MX_NARGS_aten_sub = 5,
+
+  /* aten::mul.out */
+  MX_ARG_aten_mul_self = 0,
+  MX_ARG_aten_mul_other = 1,
+  MX_ARG_aten_mul_out = 2,
+  MX_ARG_aten_mul_ret = 3,
+  MX_NARGS_aten_mul = 4,
+
+  /* aten::div.out */
+  MX_ARG_aten_div_self = 0,
+  MX_ARG_aten_div_other = 1,
+  MX_ARG_aten_div_out = 2,
+  MX_ARG_aten_div_ret = 3,
+  MX_NARGS_aten_div = 4,
+
+  /* aten::max_pool2d_with_indices.out */
+  MX_ARG_aten_max_pool2d_with_indices_self = 0,
+  MX_ARG_aten_max_pool2d_with_indices_kernel_size = 1,
+  MX_ARG_aten_max_pool2d_with_indices_stride = 2,
+  MX_ARG_aten_max_pool2d_with_indices_padding = 3,
+  MX_ARG_aten_max_pool2d_with_indices_dilation = 4,
+  MX_ARG_aten_max_pool2d_with_indices_ceil_mode = 5,
+  MX_ARG_aten_max_pool2d_with_indices_out = 6,
+  MX_ARG_aten_max_pool2d_with_indices_indices = 7,
+  MX_ARG_aten_max_pool2d_with_indices_ret = 8,
+  MX_NARGS_aten_max_pool2d_with_indices = 9,
+
+  /* aten::avg_pool2d.out */
+  MX_ARG_aten_avg_pool2d_self = 0,
+  MX_ARG_aten_avg_pool2d_kernel_size = 1,
+  MX_ARG_aten_avg_pool2d_stride = 2,
+  MX_ARG_aten_avg_pool2d_padding = 3,
+  MX_ARG_aten_avg_pool2d_ceil_mode = 4,
+  MX_ARG_aten_avg_pool2d_count_include_pad = 5,
+  MX_ARG_aten_avg_pool2d_divisor_override = 6,
+  MX_ARG_aten_avg_pool2d_out = 7,
+  MX_ARG_aten_avg_pool2d_ret = 8,
+  MX_NARGS_aten_avg_pool2d = 9,
+
+  /* aten::_adaptive_avg_pool2d.out */
+  MX_ARG_aten_adaptive_avg_pool2d_self = 0,
+  MX_ARG_aten_adaptive_avg_pool2d_output_size = 1,
+  MX_ARG_aten_adaptive_avg_pool2d_out = 2,
+  MX_ARG_aten_adaptive_avg_pool2d_ret = 3,
+  MX_NARGS_aten_adaptive_avg_pool2d = 4,
+
+  /* aten::mean.out */
+  MX_ARG_aten_mean_self = 0,
+  MX_ARG_aten_mean_dim = 1,
+  MX_ARG_aten_mean_keepdim = 2,
+  MX_ARG_aten_mean_dtype = 3,
+  MX_ARG_aten_mean_out = 4,
+  MX_ARG_aten_mean_ret = 5,
+  MX_NARGS_aten_mean = 6,
+
+  /* aten::view_copy.out */
+  MX_ARG_aten_view_copy_self = 0,
+  MX_ARG_aten_view_copy_size = 1,
+  MX_ARG_aten_view_copy_out = 2,
+  MX_ARG_aten_view_copy_ret = 3,
+  MX_NARGS_aten_view_copy = 4,
+
+  /* aten::permute_copy.out */
+  MX_ARG_aten_permute_copy_self = 0,
+  MX_ARG_aten_permute_copy_dims = 1,
+  MX_ARG_aten_permute_copy_out = 2,
+  MX_ARG_aten_permute_copy_ret = 3,
+  MX_NARGS_aten_permute_copy = 4,
+
+  /* aten::cat.out */
+  MX_ARG_aten_cat_tensors = 0,
+  MX_ARG_aten_cat_dim = 1,
+  MX_ARG_aten_cat_out = 2,
+  MX_ARG_aten_cat_ret = 3,
+  MX_NARGS_aten_cat = 4,
+
+  /* aten::_softmax.out */
+  MX_ARG_aten_softmax_self = 0,
+  MX_ARG_aten_softmax_dim = 1,
+  MX_ARG_aten_softmax_half_to_float = 2,
+  MX_ARG_aten_softmax_out = 3,
+  MX_ARG_aten_softmax_ret = 4,
+  MX_NARGS_aten_softmax = 5,
+
+  /* aten::constant_pad_nd.out */
+  MX_ARG_aten_constant_pad_nd_self = 0,
+  MX_ARG_aten_constant_pad_nd_pad = 1,
+  MX_ARG_aten_constant_pad_nd_value = 2,
+  MX_ARG_aten_constant_pad_nd_out = 3,
+  MX_ARG_aten_constant_pad_nd_ret = 4,
+  MX_NARGS_aten_constant_pad_nd = 5,
+
+  /* aten::_native_batch_norm_legit_no_training.out */
+  MX_ARG_aten_native_batch_norm_legit_no_training_input = 0,
+  MX_ARG_aten_native_batch_norm_legit_no_training_weight = 1,
+  MX_ARG_aten_native_batch_norm_legit_no_training_bias = 2,
+  MX_ARG_aten_native_batch_norm_legit_no_training_running_mean = 3,
+  MX_ARG_aten_native_batch_norm_legit_no_training_running_var = 4,
+  MX_ARG_aten_native_batch_norm_legit_no_training_momentum = 5,
+  MX_ARG_aten_native_batch_norm_legit_no_training_eps = 6,
+  MX_ARG_aten_native_batch_norm_legit_no_training_out0 = 7,
+  MX_ARG_aten_native_batch_norm_legit_no_training_out1 = 8,
+  MX_ARG_aten_native_batch_norm_legit_no_training_out2 = 9,
+  MX_ARG_aten_native_batch_norm_legit_no_training_ret = 10,
+  MX_NARGS_aten_native_batch_norm_legit_no_training = 11,
+
+  /* dim_order_ops::_to_dim_order_copy.out */
+  MX_ARG_dim_order_ops_to_dim_order_copy_self = 0,
+  MX_ARG_dim_order_ops_to_dim_order_copy_non_blocking = 1,
+  MX_ARG_dim_order_ops_to_dim_order_copy_dim_order = 2,
+  MX_ARG_dim_order_ops_to_dim_order_copy_out = 3,
+  MX_ARG_dim_order_ops_to_dim_order_copy_ret = 4,
+  MX_NARGS_dim_order_ops_to_dim_order_copy = 5,
+
+  /* cortex_m::quantize_per_tensor.out */
+  MX_ARG_cortex_m_quantize_per_tensor_input = 0,
+  MX_ARG_cortex_m_quantize_per_tensor_scale = 1,
+  MX_ARG_cortex_m_quantize_per_tensor_zero_point = 2,
+  MX_ARG_cortex_m_quantize_per_tensor_quant_min = 3,
+  MX_ARG_cortex_m_quantize_per_tensor_quant_max = 4,
+  MX_ARG_cortex_m_quantize_per_tensor_dtype = 5,
+  MX_ARG_cortex_m_quantize_per_tensor_out = 6,
+  MX_ARG_cortex_m_quantize_per_tensor_ret = 7,
+  MX_NARGS_cortex_m_quantize_per_tensor = 8,
+
+  /* cortex_m::dequantize_per_tensor.out */
+  MX_ARG_cortex_m_dequantize_per_tensor_input = 0,
+  MX_ARG_cortex_m_dequantize_per_tensor_scale = 1,
+  MX_ARG_cortex_m_dequantize_per_tensor_zero_point = 2,
+  MX_ARG_cortex_m_dequantize_per_tensor_quant_min = 3,
+  MX_ARG_cortex_m_dequantize_per_tensor_quant_max = 4,
+  MX_ARG_cortex_m_dequantize_per_tensor_dtype = 5,
+  MX_ARG_cortex_m_dequantize_per_tensor_out = 6,
+  MX_ARG_cortex_m_dequantize_per_tensor_ret = 7,
+  MX_NARGS_cortex_m_dequantize_per_tensor = 8,
+
+  /* cortex_m::quantized_add.out */
+  MX_ARG_cortex_m_quantized_add_self = 0,
+  MX_ARG_cortex_m_quantized_add_self_zero_point = 1,
+  MX_ARG_cortex_m_quantized_add_self_multiplier = 2,
+  MX_ARG_cortex_m_quantized_add_self_shift = 3,
+  MX_ARG_cortex_m_quantized_add_other = 4,
+  MX_ARG_cortex_m_quantized_add_other_zero_point = 5,
+  MX_ARG_cortex_m_quantized_add_other_multiplier = 6,
+  MX_ARG_cortex_m_quantized_add_other_shift = 7,
+  MX_ARG_cortex_m_quantized_add_output_zero_point = 8,
+  MX_ARG_cortex_m_quantized_add_output_multiplier = 9,
+  MX_ARG_cortex_m_quantized_add_output_shift = 10,
+  MX_ARG_cortex_m_quantized_add_activation_min = 11,
+  MX_ARG_cortex_m_quantized_add_activation_max = 12,
+  MX_ARG_cortex_m_quantized_add_out = 13,
+  MX_ARG_cortex_m_quantized_add_ret = 14,
+  MX_NARGS_cortex_m_quantized_add = 15,
+
+  /* cortex_m::quantized_mul.out */
+  MX_ARG_cortex_m_quantized_mul_self = 0,
+  MX_ARG_cortex_m_quantized_mul_self_zero_point = 1,
+  MX_ARG_cortex_m_quantized_mul_other = 2,
+  MX_ARG_cortex_m_quantized_mul_other_zero_point = 3,
+  MX_ARG_cortex_m_quantized_mul_output_zero_point = 4,
+  MX_ARG_cortex_m_quantized_mul_output_multiplier = 5,
+  MX_ARG_cortex_m_quantized_mul_output_shift = 6,
+  MX_ARG_cortex_m_quantized_mul_out = 7,
+  MX_ARG_cortex_m_quantized_mul_ret = 8,
+  MX_NARGS_cortex_m_quantized_mul = 9,
+
+  /* cortex_m::quantized_linear.out */
+  MX_ARG_cortex_m_quantized_linear_input = 0,
+  MX_ARG_cortex_m_quantized_linear_weights = 1,
+  MX_ARG_cortex_m_quantized_linear_bias = 2,
+  MX_ARG_cortex_m_quantized_linear_kernel_sum = 3,
+  MX_ARG_cortex_m_quantized_linear_input_offset = 4,
+  MX_ARG_cortex_m_quantized_linear_filter_offset = 5,
+  MX_ARG_cortex_m_quantized_linear_output_offset = 6,
+  MX_ARG_cortex_m_quantized_linear_requantize_multipliers = 7,
+  MX_ARG_cortex_m_quantized_linear_requantize_shifts = 8,
+  MX_ARG_cortex_m_quantized_linear_activation_max = 9,
+  MX_ARG_cortex_m_quantized_linear_activation_min = 10,
+  MX_ARG_cortex_m_quantized_linear_out = 11,
+  MX_ARG_cortex_m_quantized_linear_ret = 12,
+  MX_NARGS_cortex_m_quantized_linear = 13,
+
+  /* cortex_m::softmax.out */
+  MX_ARG_cortex_m_softmax_input = 0,
+  MX_ARG_cortex_m_softmax_dim = 1,
+  MX_ARG_cortex_m_softmax_input_zero_point = 2,
+  MX_ARG_cortex_m_softmax_output_zero_point = 3,
+  MX_ARG_cortex_m_softmax_input_multiplier = 4,
+  MX_ARG_cortex_m_softmax_input_shift = 5,
+  MX_ARG_cortex_m_softmax_diff_min = 6,
+  MX_ARG_cortex_m_softmax_out = 7,
+  MX_ARG_cortex_m_softmax_ret = 8,
+  MX_NARGS_cortex_m_softmax = 9,
+
+  /* cortex_m::transpose.out */
+  MX_ARG_cortex_m_transpose_input = 0,
+  MX_ARG_cortex_m_transpose_perm = 1,
+  MX_ARG_cortex_m_transpose_out = 2,
+  MX_ARG_cortex_m_transpose_ret = 3,
+  MX_NARGS_cortex_m_transpose = 4,
+
+  /* cortex_m::pad.out */
+  MX_ARG_cortex_m_pad_input = 0,
+  MX_ARG_cortex_m_pad_pre_pad = 1,
+  MX_ARG_cortex_m_pad_post_pad = 2,
+  MX_ARG_cortex_m_pad_pad_value = 3,
+  MX_ARG_cortex_m_pad_out = 4,
+  MX_ARG_cortex_m_pad_ret = 5,
+  MX_NARGS_cortex_m_pad = 6,
+
+  /* cortex_m::quantized_conv2d.out */
+  MX_ARG_cortex_m_quantized_conv2d_input = 0,
+  MX_ARG_cortex_m_quantized_conv2d_weight = 1,
+  MX_ARG_cortex_m_quantized_conv2d_bias = 2,
+  MX_ARG_cortex_m_quantized_conv2d_stride = 3,
+  MX_ARG_cortex_m_quantized_conv2d_padding = 4,
+  MX_ARG_cortex_m_quantized_conv2d_dilation = 5,
+  MX_ARG_cortex_m_quantized_conv2d_input_offset = 6,
+  MX_ARG_cortex_m_quantized_conv2d_output_offset = 7,
+  MX_ARG_cortex_m_quantized_conv2d_requantize_multipliers = 8,
+  MX_ARG_cortex_m_quantized_conv2d_requantize_shifts = 9,
+  MX_ARG_cortex_m_quantized_conv2d_activation_min = 10,
+  MX_ARG_cortex_m_quantized_conv2d_activation_max = 11,
+  MX_ARG_cortex_m_quantized_conv2d_scratch = 12,
+  MX_ARG_cortex_m_quantized_conv2d_out = 13,
+  MX_ARG_cortex_m_quantized_conv2d_ret = 14,
+  MX_NARGS_cortex_m_quantized_conv2d = 15,
+
+  /* cortex_m::quantized_conv2d_nhwc.out */
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_input = 0,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_weight = 1,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_bias = 2,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_stride = 3,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_padding = 4,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_dilation = 5,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_input_offset = 6,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_output_offset = 7,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_requantize_multipliers = 8,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_requantize_shifts = 9,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_activation_min = 10,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_activation_max = 11,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_scratch = 12,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_out = 13,
+  MX_ARG_cortex_m_quantized_conv2d_nhwc_ret = 14,
+  MX_NARGS_cortex_m_quantized_conv2d_nhwc = 15,
+
+  /* cortex_m::quantized_depthwise_conv2d.out */
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_input = 0,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_weight = 1,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_bias = 2,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_stride = 3,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_padding = 4,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_dilation = 5,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_depth_multiplier = 6,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_input_offset = 7,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_output_offset = 8,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_requantize_multipliers = 9,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_requantize_shifts = 10,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_activation_min = 11,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_activation_max = 12,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_scratch = 13,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_out = 14,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_ret = 15,
+  MX_NARGS_cortex_m_quantized_depthwise_conv2d = 16,
+
+  /* cortex_m::quantized_depthwise_conv2d_nhwc.out */
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_input = 0,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_weight = 1,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_bias = 2,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_stride = 3,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_padding = 4,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_dilation = 5,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_depth_multiplier = 6,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_input_offset = 7,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_output_offset = 8,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_requantize_multipliers = 9,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_requantize_shifts = 10,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_activation_min = 11,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_activation_max = 12,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_scratch = 13,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_out = 14,
+  MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_ret = 15,
+  MX_NARGS_cortex_m_quantized_depthwise_conv2d_nhwc = 16,
+
+  /* cortex_m::quantized_avg_pool2d.out */
+  MX_ARG_cortex_m_quantized_avg_pool2d_input = 0,
+  MX_ARG_cortex_m_quantized_avg_pool2d_kernel_size = 1,
+  MX_ARG_cortex_m_quantized_avg_pool2d_stride = 2,
+  MX_ARG_cortex_m_quantized_avg_pool2d_padding = 3,
+  MX_ARG_cortex_m_quantized_avg_pool2d_ceil_mode = 4,
+  MX_ARG_cortex_m_quantized_avg_pool2d_zero_point = 5,
+  MX_ARG_cortex_m_quantized_avg_pool2d_multiplier = 6,
+  MX_ARG_cortex_m_quantized_avg_pool2d_shift = 7,
+  MX_ARG_cortex_m_quantized_avg_pool2d_scratch = 8,
+  MX_ARG_cortex_m_quantized_avg_pool2d_out = 9,
+  MX_ARG_cortex_m_quantized_avg_pool2d_ret = 10,
+  MX_NARGS_cortex_m_quantized_avg_pool2d = 11,
+
+  /* cortex_m::quantized_avg_pool2d_nhwc.out */
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_input = 0,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_kernel_size = 1,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_stride = 2,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_padding = 3,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_ceil_mode = 4,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_zero_point = 5,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_multiplier = 6,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_shift = 7,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_scratch = 8,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_out = 9,
+  MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_ret = 10,
+  MX_NARGS_cortex_m_quantized_avg_pool2d_nhwc = 11,
+
+  /* cortex_m::quantized_max_pool2d.out */
+  MX_ARG_cortex_m_quantized_max_pool2d_input = 0,
+  MX_ARG_cortex_m_quantized_max_pool2d_kernel_size = 1,
+  MX_ARG_cortex_m_quantized_max_pool2d_stride = 2,
+  MX_ARG_cortex_m_quantized_max_pool2d_padding = 3,
+  MX_ARG_cortex_m_quantized_max_pool2d_dilation = 4,
+  MX_ARG_cortex_m_quantized_max_pool2d_ceil_mode = 5,
+  MX_ARG_cortex_m_quantized_max_pool2d_input_zero_point = 6,
+  MX_ARG_cortex_m_quantized_max_pool2d_output_zero_point = 7,
+  MX_ARG_cortex_m_quantized_max_pool2d_activation_min = 8,
+  MX_ARG_cortex_m_quantized_max_pool2d_activation_max = 9,
+  MX_ARG_cortex_m_quantized_max_pool2d_out = 10,
+  MX_ARG_cortex_m_quantized_max_pool2d_ret = 11,
+  MX_NARGS_cortex_m_quantized_max_pool2d = 12,
+
+  /* cortex_m::quantized_max_pool2d_nhwc.out */
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_input = 0,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_kernel_size = 1,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_stride = 2,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_padding = 3,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_dilation = 4,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_ceil_mode = 5,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_input_zero_point = 6,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_output_zero_point = 7,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_activation_min = 8,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_activation_max = 9,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_out = 10,
+  MX_ARG_cortex_m_quantized_max_pool2d_nhwc_ret = 11,
+  MX_NARGS_cortex_m_quantized_max_pool2d_nhwc = 12,
+
+  /* cortex_m::quantized_activation.out */
+  MX_ARG_cortex_m_quantized_activation_input = 0,
+  MX_ARG_cortex_m_quantized_activation_lut = 1,
+  MX_ARG_cortex_m_quantized_activation_out = 2,
+  MX_ARG_cortex_m_quantized_activation_ret = 3,
+  MX_NARGS_cortex_m_quantized_activation = 4,
+};
+
+#endif
