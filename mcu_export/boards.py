@@ -182,13 +182,17 @@ class _Reader:
             raise self.fail(dotted, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
         return value
 
-    def table(self, where: str, required: bool = True) -> Optional[Dict[str, Any]]:
+    def table(self, where: str) -> Dict[str, Any]:
+        node = self.optional_table(where)
+        if node is None:
+            raise self.fail(where, "missing table")
+        return node
+
+    def optional_table(self, where: str) -> Optional[Dict[str, Any]]:
         node: Any = self.data
         for part in where.split("."):
             node = node.get(part) if isinstance(node, dict) else None
-        if node is None and not required:
-            return None
-        if not isinstance(node, dict):
+        if node is not None and not isinstance(node, dict):
             raise self.fail(where, "missing table")
         return node
 
@@ -337,7 +341,7 @@ class _Reader:
         return formats
 
     def qemu(self) -> Optional[QemuSim]:
-        t = self.table("simulators.qemu", required=False)
+        t = self.optional_table("simulators.qemu")
         if t is None:
             return None
         return QemuSim(
@@ -346,7 +350,7 @@ class _Reader:
         )
 
     def fvp(self) -> Optional[FvpSim]:
-        t = self.table("simulators.fvp", required=False)
+        t = self.optional_table("simulators.fvp")
         if t is None:
             return None
         params = self.get(t, "simulators.fvp", "params", dict, {})

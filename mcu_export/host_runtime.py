@@ -217,7 +217,9 @@ def _parse_tensor(fields: List[str], line: str) -> TensorInfo:
 
 def parse_info(text: str) -> ProgramInfo:
     """Reads mx_run's --info lines (format documented in runtime_c/host/mx_run.c)."""
-    method, pool, arenas, inputs, outputs = "", 0, [], [], []
+    method, pool, arenas = "", 0, []
+    inputs: List[TensorInfo] = []
+    outputs: List[TensorInfo] = []
     for line in text.splitlines():
         fields = line.split()
         if not fields:

@@ -154,9 +154,9 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
         for name in names:
             shutil.copy2(build / name, stage / name)
         if "uf2" in board.outputs:
-            base = board.region(board.sections.vectors).origin
-            (stage / "firmware.uf2").write_bytes(
-                uf2.to_uf2((stage / "firmware.bin").read_bytes(), base, board.flash.uf2_family_id))
+            base, family = board.region(board.sections.vectors).origin, board.flash.uf2_family_id
+            assert family is not None  # load_board refuses a 'uf2' output without it
+            (stage / "firmware.uf2").write_bytes(uf2.to_uf2((stage / "firmware.bin").read_bytes(), base, family))
         _publish(stage, out_dir / "artifacts")
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -49,7 +49,8 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
         nhwc = op.endswith("_nhwc.out")
         try:
             x, w = values[ins.args[0]], values[ins.args[1]]
-            stride, padding, dilation = ([values[i].int_val for i in values[ins.args[k]].items] for k in (3, 4, 5))
+            stride, padding, dilation = ([values[i].int_val for i in values[ins.args[k]].items]  # type: ignore[index]
+                                         for k in (3, 4, 5))
             stride, padding, dilation = ((v * 2 if len(v) == 1 else v) for v in (stride, padding, dilation))
             n, c, h, wd = x.sizes if not nhwc else (x.sizes[0], x.sizes[3], x.sizes[1], x.sizes[2])
             if op in _CONV_OPS:

@@ -12,7 +12,7 @@ from mcu_export import atomic
 from mcu_export.boards import Board, load_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult
-from mcu_export.firmware.model_project import MODEL_DIR, build_model_firmware, project_dir
+from mcu_export.firmware.model_project import MODEL_DIR, project_dir
 from mcu_export.firmware.model_run import format_per_op_table, run_model_firmware, write_run_json
 
 

@@ -25,7 +25,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import jinja2
 
@@ -37,6 +37,9 @@ from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.conv_dispatch import render_conv_dispatch
 from mcu_export.pte import program as P
 
+if TYPE_CHECKING:
+    from mcu_export.api import Artifact  # api imports this module
+
 MODEL_DIR = "model"
 RUNTIME_DIR = "runtime"
 METHOD = "forward"
@@ -46,7 +49,7 @@ MAX_INSTRUCTIONS = 32766   # icount tags are instruction + 1 and must stay below
 DATA_RESERVE = 16 * 1024
 CODE_RESERVE = 128 * 1024
 
-ModelSource = Union["Artifact", bytes, str, Path]  # noqa: F821
+ModelSource = Union["Artifact", bytes, str, Path]
 
 
 @dataclass(frozen=True)
@@ -319,7 +322,7 @@ def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: 
     return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs])
 
 
-def _remove_stale(project: Path, files: Dict[str, object]) -> None:
+def _remove_stale(project: Path, files: Mapping[str, object]) -> None:
     """Files a previous render wrote for another model (e.g. a kernel it used): the folder must hold
     exactly what this model needs, since users copy it whole."""
     for folder in (MODEL_DIR, RUNTIME_DIR, "cmsis_nn"):

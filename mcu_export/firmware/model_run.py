@@ -145,7 +145,7 @@ def _raise_for(result: RunResult, board: Board, sim: str, elf: Path, manifest: D
         return
     lines = _ERROR_LINE.findall(result.uart_text)
     said = decode_error_line(lines[-1]) if lines else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
-    kinds = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
+    kinds: Dict[Optional[int], str] = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
     kind = kinds.get(result.exit_code, f"exit code {result.exit_code}")
     raise RuntimeFailure(f"firmware on {board.name} ({sim}) failed with a {kind}: {said}")
 
