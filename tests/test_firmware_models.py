@@ -72,6 +72,7 @@ def _numpy(inputs):
 
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("name", MODELS)
+@pytest.mark.slow
 def test_example_matches_torch_and_host(exported, name, board):
     ex = exported(name)
     build = ex.build(board)
@@ -139,6 +140,7 @@ def test_model_data_in_place_and_arenas_in_arena_regions(exported, name):
         assert region_of(arena.address) in board.sections.arenas
 
 
+@pytest.mark.slow
 def test_project_builds_on_its_own_after_copy(exported, tmp_path):
     ex = exported("mnist_mlp")
     board = "mps2-an505"
@@ -154,6 +156,7 @@ def test_project_builds_on_its_own_after_copy(exported, tmp_path):
     assert run.instructions_per_inference is None and all(o.instructions is None for o in run.per_op)
 
 
+@pytest.mark.slow
 def test_fault_names_the_running_op(exported, tmp_path):
     ex = exported("mnist_mlp")
     plan = ex.artifact.program.method("forward")

@@ -154,6 +154,7 @@ def _ops(program):
             for i in program.execution_plan[0].chains[0].instructions]
 
 
+@pytest.mark.slow
 def test_expected_int8_kernel_and_no_fallback(lowered):
     name, _model, program, info, _q, _shape, expected_op = lowered
     assert expected_op in _ops(program)
@@ -162,6 +163,7 @@ def test_expected_int8_kernel_and_no_fallback(lowered):
                    for op in _ops(program)), _ops(program)
 
 
+@pytest.mark.slow
 def test_close_to_float_and_equal_to_fake_quant(lowered):
     name, model, program, _info, quantized, shape, _op = lowered
     scale = _output_scale(quantized)
@@ -179,6 +181,7 @@ def test_close_to_float_and_equal_to_fake_quant(lowered):
     assert np.mean(lsb <= 1.0 + 1e-3) > 0.99, (name, np.max(lsb))
 
 
+@pytest.mark.slow
 def test_host_c_runtime_equals_reference_bit_for_bit(lowered):
     from mcu_export.pte.writer import write_program
     from mcu_export.run import run_program_bytes
@@ -196,6 +199,7 @@ def _yaml_schemas():
     return {m.group(1): m.group(2) for m in re.finditer(r"- func: (cortex_m::\w+\.out)\((.*)\) -> ", text)}
 
 
+@pytest.mark.slow
 def test_op_names_and_argument_counts_follow_operators_yaml(lowered):
     _name, _model, program, _info, _q, _shape, _op = lowered
     schemas = _yaml_schemas()
@@ -223,6 +227,7 @@ def test_flatten_before_linear_is_no_copy():
     assert [i.index for i in info.instructions] == list(range(len(plan.chains[0].instructions)))
 
 
+@pytest.mark.slow
 def test_conv_activations_are_channels_last(lowered):
     name, _model, program, _info, _q, _shape, _op = lowered
     plan = program.execution_plan[0]
@@ -321,6 +326,7 @@ class QatNet(nn.Module):
         return self.fc(torch.relu(self.bn(self.conv(x))).flatten(1))
 
 
+@pytest.mark.slow
 def test_qat_prepare_train_export():
     from mcu_export.api import export_qat, prepare_qat
 

@@ -18,6 +18,7 @@ def test_executorch_runtime_runs_our_pte(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_our_runtime_runs_executorch_pte(name):
     from mcu_export.run import run_program_bytes
 

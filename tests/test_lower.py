@@ -46,6 +46,7 @@ def _check_kind(values, index, typ):
 
 
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_kernel_calls_follow_the_out_schema(cls):
     _, _, program, _ = lowered(cls)
     plan = program.method()
