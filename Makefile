@@ -44,7 +44,8 @@ lint: bootstrap
 format: bootstrap
 	$(PY) -m ruff check --select I --fix .
 	$(PY) -m ruff format .
-	$(CLANG_FORMAT) -i $(C_SOURCES)
+	@echo "$(CLANG_FORMAT) -i (every .c and .h under runtime_c boards fvp cmsis_nn_kernels)"
+	@$(CLANG_FORMAT) -i $(C_SOURCES)
 
 bench: bootstrap
 	$(PY) -m mcu_export.bench
