@@ -36,7 +36,7 @@ lint: bootstrap
 	@status=0; \
 	$(PY) -m ruff check . || status=1; \
 	$(PY) -m ruff format --check . || status=1; \
-	$(PY) -m mypy || status=1; \
+	$(PY) -m mypy mcu_export || status=1; \
 	$(CLANG_FORMAT) --dry-run --Werror $(C_SOURCES) || status=1; \
 	exit $$status
 
