@@ -11,9 +11,11 @@ import numpy as np
 import torch
 
 from mcu_export import atomic, dtypes
+from mcu_export.boards import Board, load_board
 from mcu_export.pte.program import Program, Tensor
 
 Progress = Optional[Callable[[str], None]]
+BoardArg = Union[str, Board, None]   # a board's name (boards/<name>.toml) or a loaded Board
 
 
 @dataclass
@@ -29,22 +31,25 @@ class Artifact:
         return atomic.write_files(out_dir, {"model.pte": self.pte, "report.json": report})
 
     def run(self, *inputs, board: str = "host") -> List[np.ndarray]:
-        """Runs the program on the C runtime (never on torch) and returns its outputs."""
-        from mcu_export.run import run_program_bytes
+        """Runs the program with the C runtime (never torch) on `board`'s default target (for a firmware
+        board: builds the firmware and runs it on its simulator) and returns its outputs."""
+        from mcu_export.runners import run_program_bytes
 
         arrays = [x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x) for x in inputs]
         return run_program_bytes(self.pte, arrays, board=board)
 
 
 def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None,
-           quantize: Optional[str] = None, calibrate=None, cpu: Optional[str] = None) -> Artifact:
+           quantize: Optional[str] = None, calibrate=None, board: BoardArg = None) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
-    cortex_m int8 kernels, with scratch sized for `cpu` (e.g. "cortex-m55"; None: any Cortex-M)."""
+    cortex_m int8 kernels, with scratch sized for the ISA of `board` (e.g. "corstone-300": MVE; None: any
+    board)."""
     from mcu_export.pte.writer import write_program
 
     say = progress or (lambda _m: None)
     started = time.perf_counter()
+    board = _board(board)
     if quantize is None:
         from mcu_export.lower import to_program
         program, info = to_program(model, tuple(example_inputs), progress=say)
@@ -52,8 +57,8 @@ def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress 
         int8 = None
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program
-        program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, cpu, say)
-        int8 = int8_report(info, quantized, cpu)
+        program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say)
+        int8 = int8_report(info, quantized, board)
     else:
         from mcu_export.errors import UsageError
         raise UsageError(f"quantize must be None or 'int8', got {quantize!r}")
@@ -72,8 +77,8 @@ def prepare_qat(model: torch.nn.Module, example_inputs: tuple) -> torch.nn.Modul
 
 
 def export_qat(prepared: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None,
-               cpu: Optional[str] = None) -> Artifact:
-    """Converts a QAT-trained module from `prepare_qat` and exports it in int8."""
+               board: BoardArg = None) -> Artifact:
+    """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch as in `export`)."""
     from mcu_export.int8.pipeline import int8_report, lower_quantized
     from mcu_export.int8.prepare import convert_qat
     from mcu_export.pte.writer import write_program
@@ -81,21 +86,26 @@ def export_qat(prepared: torch.nn.Module, example_inputs: tuple, *, progress: Pr
     say = progress or (lambda _m: None)
     started = time.perf_counter()
     quantized = convert_qat(prepared, tuple(example_inputs))
-    program, info, plan = lower_quantized(quantized, cpu, say)
+    board = _board(board)
+    program, info, plan = lower_quantized(quantized, board, say)
     pte = write_program(program)
     report = build_report(program, info, plan, pte, time.perf_counter() - started)
-    report["int8"] = int8_report(info, quantized, cpu)
+    report["int8"] = int8_report(info, quantized, board)
     return Artifact(program=program, pte=pte, report=report, memory_plan=plan)
 
 
 def export_spec(spec: str, *, progress: Progress = None, quantize: Optional[str] = None, calibrate=None,
-                cpu: Optional[str] = None) -> Artifact:
+                board: BoardArg = None) -> Artifact:
     from mcu_export.model_spec import load_model
 
     model, inputs = load_model(spec)
-    artifact = export(model, inputs, progress=progress, quantize=quantize, calibrate=calibrate, cpu=cpu)
+    artifact = export(model, inputs, progress=progress, quantize=quantize, calibrate=calibrate, board=board)
     artifact.report["model"] = spec
     return artifact
+
+
+def _board(board: BoardArg) -> Optional[Board]:
+    return load_board(board) if isinstance(board, str) else board
 
 
 def _io(plan_values, indices) -> List[Dict]:

@@ -8,6 +8,7 @@ from typing import Optional
 import torch
 
 from mcu_export.api import export
+from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.model_spec import load_model
 
@@ -31,21 +32,22 @@ def executorch_planned_bytes(model: torch.nn.Module, inputs: tuple) -> Optional[
 
 
 FIRMWARE_BOARDS = ("corstone-300", "mps2-an505", "mps2-an386")
+KEY = Column("model", width=12)
 
 
-def firmware_table(artifacts) -> None:
+def firmware_table(store: FigureStore, artifacts) -> None:
     """Per example per board: flash and RAM from the linker map, instructions per inference from QEMU."""
     import json
     import tempfile
     from pathlib import Path
 
     from mcu_export.firmware.flow import build_for_board
-    from mcu_export.firmware.model_run import run_model_firmware
+    from mcu_export.runners import run_model_firmware
 
-    header = f"{'model':<12} {'board':<13} {'flash B':>9} {'code B':>8} {'RAM B':>8} {'instr/inference':>16} {'qemu s':>7}"
     print()
-    print(header)
-    print("-" * len(header))
+    table = store.table("firmware_fp32", [KEY, Column("board", width=13)],
+                        [Column("flash B", width=17), Column("code B", width=15), Column("RAM B", width=17),
+                         Column("instr/inference", width=23), Column("qemu s", ".2f", compare=False, width=6)])
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-") as tmp:
         for name, (artifact, inputs) in artifacts.items():
             out = artifact.save(Path(tmp) / name)
@@ -54,19 +56,19 @@ def firmware_table(artifacts) -> None:
                 run = run_model_firmware(build, board, [x.numpy() for x in inputs])
                 sizes = json.loads((out / "report.json").read_text())["firmware"][board]
                 flash = sizes["flash"]
-                code = flash["total"] - flash["categories"]["model_data"]
-                print(f"{name:<12} {board:<13} {flash['total']:>9} {code:>8} {sizes['ram']['total']:>8} "
-                      f"{run.instructions_per_inference:>16,} {run.seconds:>7.2f}")
+                table.row([name, board], {"flash B": flash["total"],
+                                          "code B": flash["total"] - flash["categories"]["model_data"],
+                                          "RAM B": sizes["ram"]["total"],
+                                          "instr/inference": run.instructions_per_inference, "qemu s": run.seconds})
 
 
-def main() -> int:
-    from mcu_export.bench_firmware import main as runtime_core_main
-
+def memory_table(store: FigureStore):
+    """Per example: arena vs its lower bound and vs ExecuTorch's planner, export time, weights, .pte size."""
     artifacts = {}
-    header = f"{'model':<12} {'arena B':>9} {'bound B':>9} {'arena/bound':>11} {'ET B':>9} {'ET/arena':>8} " \
-             f"{'export s':>8} {'weights B':>10} {'pte B':>9}"
-    print(header)
-    print("-" * len(header))
+    table = store.table("memory", [KEY], [
+        Column("arena B", width=17), Column("bound B", width=17), Column("arena/bound", ".3f", width=13),
+        Column("ET B", width=19), Column("ET/arena", ".2f", width=15), Column("export s", ".2f", compare=False, width=8),
+        Column("weights B", width=21), Column("pte B", width=21)])
     for name in EXAMPLES:
         model, inputs = load_model(spec(name))
         t0 = time.perf_counter()
@@ -75,18 +77,27 @@ def main() -> int:
         seconds = time.perf_counter() - t0
         mem = artifact.report["memory"]
         et = executorch_planned_bytes(model, inputs)
-        et_s = f"{et:>9}" if et is not None else f"{'n/a':>9}"
-        ratio = f"{et / mem['arena_bytes']:>8.2f}" if et else f"{'n/a':>8}"
-        print(f"{name:<12} {mem['arena_bytes']:>9} {mem['lower_bound_bytes']:>9} "
-              f"{mem['arena_over_lower_bound']:>11.3f} {et_s} {ratio} {seconds:>8.2f} "
-              f"{mem['constant_bytes']:>10} {artifact.report['pte_bytes']:>9}")
-    firmware_table(artifacts)
-    print()
-    runtime_core_main([])
-    print()
+        table.row([name], {"arena B": mem["arena_bytes"], "bound B": mem["lower_bound_bytes"],
+                           "arena/bound": mem["arena_over_lower_bound"], "ET B": et,
+                           "ET/arena": et / mem["arena_bytes"] if et else None, "export s": seconds,
+                           "weights B": mem["constant_bytes"], "pte B": artifact.report["pte_bytes"]})
+    return artifacts
+
+
+def main() -> int:
+    from mcu_export.bench_firmware import main as runtime_core_main
     from mcu_export.bench_int8 import main as int8_main
 
-    int8_main()
+    store = FigureStore()
+    print(f"(each figure beside its previous value from {store.path.name}: '(=)' unchanged)")
+    artifacts = memory_table(store)
+    firmware_table(store, artifacts)
+    print()
+    runtime_core_main([], store)
+    print()
+    int8_main(store)
+    store.save()
+    print(f"\nfigures saved to {store.path}")
     return 0
 
 

@@ -11,12 +11,14 @@ from pathlib import Path
 import torch
 
 from mcu_export.api import export
+from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.firmware.flow import build_for_board
-from mcu_export.firmware.model_run import format_per_op_table, run_model_firmware
+from mcu_export.runners import run_model_firmware
+from mcu_export.runners.report import format_per_op_table
 from mcu_export.model_spec import load_model
 
-BOARDS = {"mps2-an505": "cortex-m33", "mps2-an386": "cortex-m4", "corstone-300": "cortex-m55"}
+BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")  # DSP (M33), DSP (M4), MVE (M55)
 
 
 def _calibration(name: str, like: torch.Tensor):
@@ -33,11 +35,13 @@ def _run(artifact, out: Path, board: str, x):
     return run, code
 
 
-def main() -> int:
-    header = (f"{'model':<12} {'board':<13} {'cpu':<11} {'int8 instr':>12} {'fp32 instr':>12} {'fp32/int8':>9} "
-              f"{'arena8 B':>9} {'arena32 B':>9} {'code8 B':>8} {'code32 B':>8}")
-    print(header)
-    print("-" * len(header))
+def main(store=None) -> int:
+    own = store is None
+    store = store or FigureStore()
+    table = store.table("int8_vs_fp32", [Column("model", width=12), Column("board", width=13)], [
+        Column("int8 instr", width=23), Column("fp32 instr", width=23), Column("fp32/int8", ".2f", width=13),
+        Column("arena8 B", width=17), Column("arena32 B", width=17), Column("code8 B", width=15),
+        Column("code32 B", width=15)])
     tables = []
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-int8-") as tmp:
         for name in EXAMPLES:
@@ -45,20 +49,23 @@ def main() -> int:
             calib = _calibration(name, inputs[0])
             fp32 = export(model, inputs)
             x = inputs[0].numpy()
-            for board, cpu in BOARDS.items():
-                int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), cpu=cpu)  # noqa: B023 (called here)
+            for board in BOARDS:
+                int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), board=board)
                 run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x)
                 run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x)
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference
-                print(f"{name:<12} {board:<13} {cpu:<11} {i8:>12,} {i32:>12,} {i32 / i8:>9.2f} "
-                      f"{int8.report['memory']['arena_bytes']:>9} {fp32.report['memory']['arena_bytes']:>9} "
-                      f"{code8:>8} {code32:>8}")
+                table.row([name, board], {"int8 instr": i8, "fp32 instr": i32, "fp32/int8": i32 / i8,
+                                          "arena8 B": int8.report["memory"]["arena_bytes"],
+                                          "arena32 B": fp32.report["memory"]["arena_bytes"],
+                                          "code8 B": code8, "code32 B": code32})
                 if board == "corstone-300":
                     tables.append((name, board, format_per_op_table(run8)))
-    for name, board, table in tables:
+    for name, board, text in tables:
         print()
         print(f"{name}, int8, {board}:")
-        print(table)
+        print(text)
+    if own:
+        store.save()
     return 0
 
 

@@ -1,14 +1,15 @@
 """Boards as data: one TOML file per board in `boards/` (format in boards/README.md).
 
-`load_board(name)` reads and checks a file and returns a frozen `Board`; nothing else in mcu_export
-looks at a board's name to decide anything — everything board-specific is a field here.
+`load_board(name)` reads and checks a file and returns a frozen `Board` (firmware for a microcontroller)
+or `HostBoard` (programs run by the C runtime on this machine, a file with a [host] table); nothing else
+in mcu_export looks at a board's name to decide anything — everything board-specific is a field here.
 """
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, Optional, Sequence, Tuple, Union
 
 from mcu_export.assets import asset_dir
 from mcu_export.errors import UsageError
@@ -95,6 +96,15 @@ class Flash:
 
 
 @dataclass(frozen=True)
+class HostBoard:
+    name: str
+    description: str
+    path: Path
+    target: str          # a host target of mcu_export.host_runtime: x86_64, aarch64
+    firmware: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     description: str
@@ -112,6 +122,7 @@ class Board:
     qemu: Optional[QemuSim] = None
     fvp: Optional[FvpSim] = None
     npu: Optional[str] = None
+    firmware: ClassVar[bool] = True
 
     def region(self, name: str) -> MemoryRegion:
         for r in self.memory:
@@ -147,7 +158,7 @@ def list_boards(directory: Optional[Path] = None) -> Tuple[str, ...]:
     return tuple(sorted(p.stem for p in directory.glob("*.toml")))
 
 
-def load_board(name: str, directory: Optional[Path] = None) -> Board:
+def load_board(name: str, directory: Optional[Path] = None) -> Union[Board, HostBoard]:
     directory = Path(directory) if directory is not None else boards_dir()
     path = directory / f"{name}.toml"
     if not path.is_file():
@@ -157,7 +168,8 @@ def load_board(name: str, directory: Optional[Path] = None) -> Board:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise BoardFileError(f"board file {path}: not valid TOML: {e}") from None
-    return _Reader(path, data).board()
+    reader = _Reader(path, data)
+    return reader.host_board() if "host" in data else reader.board()
 
 
 class _Reader:
@@ -208,11 +220,21 @@ class _Reader:
             raise self.fail(f"{where}.{key}", f"{value!r} is not one of {', '.join(choices)}")
         return value
 
-    def board(self) -> Board:
-        top = self.data
-        name = self.get(top, "", "name", str)
+    def name(self) -> str:
+        name = self.get(self.data, "", "name", str)
         if name != self.path.stem:
             raise self.fail("name", f"'{name}' differs from the file name '{self.path.stem}'")
+        return name
+
+    def host_board(self) -> HostBoard:
+        from mcu_export.host_runtime import TARGETS
+
+        return HostBoard(name=self.name(), description=self.get(self.data, "", "description", str),
+                         path=self.path, target=self.choice(self.table("host"), "host", "target", tuple(TARGETS)))
+
+    def board(self) -> Board:
+        top = self.data
+        name = self.name()
         memory = self.memory()
         names = {r.name for r in memory}
         stack_size = self.get(top, "", "stack_size", int)
@@ -353,12 +375,24 @@ class _Reader:
         t = self.optional_table("simulators.fvp")
         if t is None:
             return None
-        params = self.get(t, "simulators.fvp", "params", dict, {})
-        for k, v in params.items():
-            if not isinstance(v, str):
-                raise self.fail(f"simulators.fvp.params.{k}", "expected a string value")
         return FvpSim(
             binary=self.get(t, "simulators.fvp", "binary", str),
-            params=tuple(params.items()),
+            params=self.fvp_params(self.get(t, "simulators.fvp", "params", str)),
             semihosting_cwd_param=self.get(t, "simulators.fvp", "semihosting_cwd_param", str, None),
         )
+
+    def fvp_params(self, name: str) -> Tuple[Tuple[str, str], ...]:
+        """fvp/<name>: `key=value` lines, `#` comments (the FVP's own `-f` config-file format)."""
+        path = asset_dir("fvp") / name
+        if not path.is_file():
+            raise self.fail("simulators.fvp.params", f"no parameter file {path}")
+        params = []
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            key, eq, value = (part.strip() for part in line.partition("="))
+            if not eq or not key:
+                raise BoardFileError(f"FVP parameter file {path}:{number}: expected key=value, got {line!r}")
+            params.append((key, value))
+        return tuple(params)

@@ -9,9 +9,16 @@ def _kib(n: int) -> str:
 
 
 def format_boards() -> str:
+    from mcu_export.runners import targets
+
     lines = []
     for name in list_boards():
         b = load_board(name)
+        if not b.firmware:
+            runs = [t for t, cls in targets().items() if cls.serves(b)]
+            lines.append(f"{b.name}: {b.description}")
+            lines.append(f"  runs on  {', '.join(runs)} ({b.target}); no firmware")
+            continue
         features = [f for f, on in (("fpu", b.cpu.fpu), ("dsp", b.cpu.dsp), ("mve", b.cpu.mve)) if on]
         sims = [s for s, on in (("qemu " + b.qemu.machine if b.qemu else "", b.qemu),
                                 ("fvp " + b.fvp.binary if b.fvp else "", b.fvp)) if on]

@@ -1,7 +1,9 @@
 """Capture: an `nn.Module` and example inputs to a core-ATen `ExportedProgram`.
 
-Hardswish and hardsigmoid are kept whole (the op table has kernels for them); everything else follows
-torch's default core-ATen decompositions, so the graph the passes see is the one ExecuTorch would see.
+Hardswish and hardsigmoid are kept whole: the int8 path turns each into one lookup table, and the fp32
+passes write them in the form our loader fuses back (passes/decompose_hard_activations.py). Everything
+else follows torch's default core-ATen decompositions, so the graph the passes see is the one ExecuTorch
+would see.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from torch import nn
 
 from mcu_export.errors import UsageError
 
-# Ops with a kernel of their own: decomposing them would cost four kernels and three temporaries each.
+# Decomposed here, they would reach the int8 quantizer as four observed ops instead of one table lookup.
 _KEEP_WHOLE = ("aten.hardswish", "aten.hardsigmoid")
 
 

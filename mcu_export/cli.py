@@ -44,12 +44,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
     p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder (a .pte file for --board host)")
-    p.add_argument("--board", default="host", help="host (default) or a board from `mcu-export boards`")
-    p.add_argument("--sim", default="qemu", help="simulator for a board: qemu (default) or fvp")
+    p.add_argument("--board", default="host", help="a board from `mcu-export boards` (default: host)")
+    p.add_argument("--sim", "--target", dest="sim", default=None, metavar="TARGET",
+                   help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it)")
     p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
-    p.add_argument("--json", metavar="RUN.json", help="write instruction counts per inference and per op")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="simulator timeout in seconds")
+    p.add_argument("--json", metavar="RUN.json", help="write what the run measured (instruction counts per "
+                   "inference and per op on a simulator)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="run timeout in seconds")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("boards", help="list the boards with their CPU, memory and simulators")
@@ -66,36 +68,27 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _cmd_export(args) -> int:
     from mcu_export.api import export_spec
+    from mcu_export.boards import load_board
 
-    _check_board(args.board)  # before the (slow) export, so a typo fails at once
-    calibrate, cpu = None, None
+    board = load_board(args.board)  # before the (slow) export, so a typo fails at once
+    calibrate = None
     if args.calibrate:
         if not args.quantize:
             raise UsageError("--calibrate goes with --quantize int8")
         from mcu_export.int8.calibrate import load_calibration
 
         calibrate = load_calibration(args.calibrate)
-    if args.quantize and args.board != "host":
-        from mcu_export.boards import load_board
-
-        cpu = load_board(args.board).cpu.mcpu  # scratch buffers sized for this CPU's kernels (DSP/MVE)
-    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, cpu=cpu)
+    # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA
+    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate,
+                           board=board if board.firmware else None)
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
     print(f"arena {mem['arena_bytes']} bytes (lower bound {mem['lower_bound_bytes']}), "
           f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops")
-    if args.board != "host":
-        return _build(out, args.board)
+    if board.firmware:
+        return _build(out, board.name)
     return 0
-
-
-def _check_board(board: str) -> None:
-    from mcu_export.boards import list_boards
-
-    valid = ("host",) + tuple(list_boards())
-    if board not in valid:
-        raise UsageError(f"unknown board '{board}' (valid: {', '.join(valid)})")
 
 
 def _build(out, board: str, cmsis_nn=None) -> int:
@@ -117,24 +110,19 @@ def _cmsis_nn_path(value):
 
 
 def _cmd_build(args) -> int:
-    if args.board == "host":
-        raise UsageError("the host needs no firmware build: use `mcu-export run OUT --board host`")
-    _check_board(args.board)
+    from mcu_export.boards import load_board
+
+    if not load_board(args.board).firmware:
+        raise UsageError(f"board '{args.board}' needs no firmware build: "
+                         f"use `mcu-export run OUT --board {args.board}`")
     return _build(args.program, args.board, _cmsis_nn_path(args.cmsis_nn) if args.cmsis_nn else None)
 
 
 def _cmd_run(args) -> int:
-    if args.board == "host":
-        from mcu_export.run import run_command
+    from mcu_export.runners.command import run_command
 
-        if args.json:
-            raise UsageError("--json holds instruction counts, which only a simulated board gives")
-        return run_command(args.program, board=args.board, input_paths=args.input, output_path=args.output)
-    _check_board(args.board)
-    from mcu_export.firmware.model_cli import run_command as run_on_board
-
-    return run_on_board(args.program, board=args.board, input_paths=args.input, sim=args.sim,
-                        output_path=args.output, json_path=args.json, timeout=args.timeout)
+    return run_command(args.program, board=args.board, target=args.sim, input_paths=args.input,
+                       output_path=args.output, json_path=args.json, timeout=args.timeout)
 
 
 def _cmd_boards(args) -> int:

@@ -16,7 +16,7 @@ from mcu_export.api import export
 from mcu_export.errors import McuExportError
 from mcu_export.examples import spec
 from mcu_export.firmware.flow import build_for_board, record_run
-from mcu_export.firmware.model_run import run_model_firmware
+from mcu_export.runners import run_model_firmware
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
 
@@ -50,7 +50,7 @@ def main() -> int:
     calibration = _batches(inputs[0], 32, 1)  # stand-in for real MFCC frames: this demo ships no dataset
     _say("exporting fp32 and int8 (PT2E, CMSIS-NN scheme, 32 calibration batches)")
     fp32 = export(model, inputs)
-    int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calibration), cpu="cortex-m55",
+    int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calibration), board=BOARD,
                   progress=_say)
     x = inputs[0].numpy()
     _say(f"building and running both on {BOARD} under QEMU (mps3-an547)")

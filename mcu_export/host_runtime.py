@@ -1,5 +1,5 @@
-"""Build the C runtime for a host (x86_64, or aarch64 run through qemu-aarch64) and run .pte programs
-with it through the `mx_run` tool.
+"""Build the C runtime for a host (x86_64, or aarch64 run through qemu-aarch64) into the `mx_run` tool
+(mcu_export.runners.host runs programs with it).
 
 Builds are cached by a hash of every runtime source, the rendered kernel table, the target and the
 options; a build happens in a private temporary folder that is renamed into place only when complete,
@@ -16,14 +16,10 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence
 
-import jinja2
-import numpy as np
-
-from mcu_export import dtypes
 from mcu_export.assets import asset_dir
-from mcu_export.errors import RuntimeFailure, ToolchainError, UsageError
+from mcu_export.errors import ToolchainError, UsageError
 
 TARGETS = {
     # target: (C compiler, toolchain file in runtime_c/cmake or None, command prefix to run a binary)
@@ -39,27 +35,21 @@ _INSTALL_HINT = {
     "qemu-aarch64": "qemu-aarch64 (Debian: apt-get install qemu-user)",
 }
 _SOURCE_SUFFIXES = {".c", ".h", ".def", ".txt", ".cmake"}
-RUN_TIMEOUT_S = 300
-
-
 @dataclass(frozen=True)
-class TensorInfo:
-    dtype: int                 # .pte ScalarType code
-    shape: Tuple[int, ...]
-    dim_order: Tuple[int, ...]
-
-    @property
-    def numpy_dtype(self) -> np.dtype:
-        return dtypes.numpy_dtype(self.dtype)
+class LinkedBackend:
+    """A delegate backend a C build links: its BackendDelegate id, its `mx_backend` symbol, and its
+    state_bytes (the same on every target, see runtime_c/include/mx/backend.h), which the metadata pool holds."""
+    id: str
+    symbol: str
+    state_bytes: int
 
 
-@dataclass(frozen=True)
-class ProgramInfo:
-    method: str
-    meta_pool_bytes: int
-    arenas: Tuple[int, ...]    # declared size of arena 1, 2, ... (memory_id - 1)
-    inputs: Tuple[TensorInfo, ...]
-    outputs: Tuple[TensorInfo, ...]
+# The backends mx_run links (runtime_c/host/); state_bytes is sizeof(test_state) in mx_test_delegate.c,
+# held to it by tests/test_runtime_delegate.py.
+TEST_DELEGATE = LinkedBackend("MxTestDelegate", "mx_test_delegate_backend", 12)
+HOST_BACKENDS = (TEST_DELEGATE,)
+
+
 
 
 def _check_target(target: str) -> None:
@@ -88,14 +78,12 @@ def default_ops() -> list:
     return [op for op in ALL_OPS if (kernels / op.library / f"{op.kernel}.c").is_file()]
 
 
-def render_kernel_table(ops: Sequence) -> str:
-    """C source of `mx_kernel_table[]` for `ops` (objects with .name, .overload, .kernel)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    return env.get_template("kernel_table.c.j2").render(ops=list(ops))
+def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -> str:
+    """C source of `mx_kernel_table[]` for `ops` (objects with .name, .overload, .kernel) and of
+    `mx_backend_table[]` for `backends`; without backends the runtime's delegate half is left unlinked."""
+    from mcu_export.templates import render
+
+    return render("kernel_table.c.j2", ops=list(ops), backends=list(backends))
 
 
 def _sources_digest(*roots: Path) -> "hashlib._Hash":
@@ -127,14 +115,16 @@ def _run_build_step(cmd: List[str], what: str) -> None:
         raise ToolchainError(f"host runtime {what} failed: {_first_error_line(proc.stdout)}")
 
 
-def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False) -> Path:
-    """Path of an `mx_run` built for `target` with a kernel table for `ops`; built once per configuration."""
+def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False,
+                      backends: Sequence[LinkedBackend] = HOST_BACKENDS) -> Path:
+    """Path of an `mx_run` built for `target` with a kernel table for `ops` and `backends` (of those mx_run
+    links: HOST_BACKENDS or none); built once per configuration."""
     _check_target(target)
     compiler, toolchain, _ = TARGETS[target]
     if sanitize and target != "x86_64":
         raise UsageError("sanitizer builds are host-only (target x86_64)")
     ops = default_ops() if ops is None else list(ops)
-    table = render_kernel_table(ops)
+    table = render_kernel_table(ops, backends)
     runtime = asset_dir("runtime_c")
     cmsis_nn = asset_dir("cmsis_nn_kernels")
 
@@ -176,113 +166,3 @@ def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False) 
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return runner
-
-
-def runner_command(target: str, runner: Path) -> List[str]:
-    """How to start `runner`: directly on the host, through qemu-aarch64 for aarch64 (linked statically)."""
-    prefix = TARGETS[target][2]
-    if prefix:
-        _require_tool(prefix[0])
-    return [*prefix, str(runner)]
-
-
-def _run(cmd: List[str]) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise RuntimeFailure(f"mx_run did not finish within {RUN_TIMEOUT_S} s") from None
-
-
-def _raise_for(proc: subprocess.CompletedProcess) -> None:
-    """mx_run exits 2 on usage errors and 3 on program/runtime errors, each with one `mx_run: error:` line."""
-    if proc.returncode == 0:
-        return
-    lines = [l for l in proc.stderr.splitlines() if l.startswith("mx_run: error:")]
-    if proc.returncode == 2 and lines:
-        raise UsageError(lines[0])
-    if proc.returncode == 3 and lines:
-        raise RuntimeFailure(lines[0])
-    tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-    raise RuntimeFailure(f"mx_run failed with exit status {proc.returncode}: {tail}")
-
-
-def _parse_tensor(fields: List[str], line: str) -> TensorInfo:
-    if len(fields) != 5 or fields[2] == "nontensor":
-        raise RuntimeFailure(f"mx_run --info: only tensor inputs/outputs are supported ({line})")
-    shape = () if fields[3] == "scalar" else tuple(int(s) for s in fields[3].split("x"))
-    order = () if fields[4] == "-" else tuple(int(s) for s in fields[4].split(","))
-    return TensorInfo(dtype=int(fields[2]), shape=shape, dim_order=order)
-
-
-def parse_info(text: str) -> ProgramInfo:
-    """Reads mx_run's --info lines (format documented in runtime_c/host/mx_run.c)."""
-    method, pool, arenas = "", 0, []
-    inputs: List[TensorInfo] = []
-    outputs: List[TensorInfo] = []
-    for line in text.splitlines():
-        fields = line.split()
-        if not fields:
-            continue
-        if fields[0] == "method":
-            method = fields[1]
-        elif fields[0] == "meta_pool":
-            pool = int(fields[1])
-        elif fields[0] == "arena":
-            arenas.append(int(fields[2]))
-        elif fields[0] in ("input", "output"):
-            (inputs if fields[0] == "input" else outputs).append(_parse_tensor(fields, line))
-    return ProgramInfo(method, pool, tuple(arenas), tuple(inputs), tuple(outputs))
-
-
-def program_info(pte_path, target: str = "x86_64", method: str = "forward") -> ProgramInfo:
-    """Inputs, outputs and memory needs of a method, as the C runtime reads them (no kernels needed)."""
-    _check_target(target)
-    cmd = runner_command(target, build_host_runner(target))
-    proc = _run([*cmd, str(pte_path), "--method", method, "--info"])
-    _raise_for(proc)
-    return parse_info(proc.stdout)
-
-
-def _to_memory_order(array: np.ndarray, order: Tuple[int, ...]) -> bytes:
-    """Raw bytes in the tensor's dim order (contiguous for the identity order, e.g. NHWC for 0,2,3,1)."""
-    if order and list(order) != sorted(order):
-        array = np.transpose(array, order)
-    return np.ascontiguousarray(array).tobytes()
-
-
-def _from_memory_order(data: bytes, info: TensorInfo) -> np.ndarray:
-    stored_shape = tuple(info.shape[d] for d in info.dim_order) if info.dim_order else info.shape
-    array = np.frombuffer(data, dtype=info.numpy_dtype).reshape(stored_shape)
-    if info.dim_order and list(info.dim_order) != sorted(info.dim_order):
-        array = np.transpose(array, np.argsort(info.dim_order))
-    return np.ascontiguousarray(array)
-
-
-def run_pte(pte_path, inputs: Sequence[np.ndarray], target: str = "x86_64", method: str = "forward",
-            runner: Optional[Path] = None) -> List[np.ndarray]:
-    """Runs `method` of a .pte with the C runtime and returns its outputs as numpy arrays."""
-    _check_target(target)
-    runner = runner or build_host_runner(target)
-    cmd = runner_command(target, runner)
-    proc = _run([*cmd, str(pte_path), "--method", method, "--info"])
-    _raise_for(proc)
-    info = parse_info(proc.stdout)
-    with tempfile.TemporaryDirectory(prefix="mcu-export-mx-run-") as tmp:
-        args = [*cmd, str(pte_path), "--method", method]
-        for i, array in enumerate(inputs):
-            array = np.asarray(array)
-            try:
-                code = int(dtypes.from_numpy(array.dtype))
-            except ValueError as exc:
-                raise UsageError(f"input {i}: {exc}") from None
-            order = info.inputs[i].dim_order if i < len(info.inputs) else ()
-            path = Path(tmp) / f"input{i}.bin"
-            path.write_bytes(_to_memory_order(array, order) if array.ndim == len(order) else array.tobytes())
-            shape = "x".join(str(s) for s in array.shape) or "scalar"
-            args += ["--input", f"{code}:{shape}:{path}"]
-        out_paths = [Path(tmp) / f"output{i}.bin" for i in range(len(info.outputs))]
-        for path in out_paths:
-            args += ["--output", str(path)]
-        _raise_for(_run(args))
-        return [_from_memory_order(p.read_bytes(), o) for p, o in zip(out_paths, info.outputs)]

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import mcu_export
+from mcu_export.boards import load_board
 
 
 def test_export_save_run(tmp_path):
@@ -32,4 +33,16 @@ def test_failed_export_leaves_no_folder(tmp_path):
 
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError):
-        mcu_export.no_such_thing  # noqa: B018 (the access is the test)
+        mcu_export.no_such_thing
+
+
+def test_int8_scratch_is_sized_for_the_board():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()
+    x, calib = torch.randn(1, 3, 8, 8), [(torch.randn(1, 3, 8, 8),) for _ in range(2)]
+    reports = {board: mcu_export.export(model, (x,), quantize="int8", calibrate=calib, board=board).report["int8"]
+               for board in ("corstone-300", load_board("mps2-an386"), None)}
+    assert [(r["board"], r["scratch_sized_for"]) for r in reports.values()] == \
+        [("corstone-300", ["mve"]), ("mps2-an386", ["dsp"]), (None, ["scalar", "dsp", "mve"])]
+    with pytest.raises(mcu_export.McuExportError, match="unknown board 'toaster'"):
+        mcu_export.export(model, (x,), quantize="int8", board="toaster")

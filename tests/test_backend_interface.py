@@ -11,7 +11,7 @@ from torch import nn
 
 from mcu_export.capture import capture
 from mcu_export.errors import UnsupportedOpError
-from mcu_export.host_runtime import run_pte
+from mcu_export.runners.host import run_pte
 from mcu_export.lower.backend import DelegateBackend, KernelBackend, bind_outputs, lower_graph
 from mcu_export.lower.portable import PortableBackend
 from mcu_export.passes import run_passes

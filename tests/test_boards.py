@@ -3,14 +3,34 @@ import shutil
 
 import pytest
 
-from mcu_export.boards import BoardFileError, list_boards, load_board
+from mcu_export.boards import BoardFileError, HostBoard, list_boards, load_board
 from mcu_export.errors import UsageError
 
 EXPECTED = ["corstone-300", "corstone-320", "mps2-an386", "mps2-an505", "pico2"]
+HOSTS = ["host", "host-aarch64"]
 
 
 def test_list_boards():
-    assert list(list_boards()) == EXPECTED
+    assert list(list_boards()) == sorted(EXPECTED + HOSTS)
+
+
+@pytest.mark.parametrize("name, target", [("host", "x86_64"), ("host-aarch64", "aarch64")])
+def test_host_boards_run_without_firmware(name, target):
+    from mcu_export.runners import runner_for
+
+    b = load_board(name)
+    assert isinstance(b, HostBoard) and not b.firmware and b.target == target and b.description
+    assert runner_for(b).name == "host"
+
+
+def test_default_target_is_the_boards_first_simulator():
+    from mcu_export.runners import runner_for
+
+    assert runner_for("corstone-300").name == "qemu" and runner_for("corstone-320").name == "fvp"
+    with pytest.raises(UsageError, match="'corstone-320' does not run on qemu .it runs on: fvp."):
+        runner_for("corstone-320", "qemu")
+    with pytest.raises(UsageError, match="'pico2' has no target to run on here"):
+        runner_for("pico2")
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -55,7 +75,7 @@ def test_board_facts():
 def test_unknown_board_lists_the_valid_ones():
     with pytest.raises(UsageError) as err:
         load_board("pico3")
-    assert str(err.value) == f"unknown board 'pico3' (valid: {', '.join(EXPECTED)})"
+    assert str(err.value) == f"unknown board 'pico3' (valid: {', '.join(sorted(EXPECTED + HOSTS))})"
 
 
 def _copy(tmp_path, name="mps2-an386"):

@@ -40,6 +40,21 @@ def test_run_on_host_matches_torch(exported_dir, tmp_path):
     np.testing.assert_allclose(got, torch_outputs("kws_dscnn")[0], rtol=1e-4, atol=1e-5)
 
 
+def test_run_on_host_goes_through_the_same_runner_as_a_board(exported_dir, tmp_path):
+    _, (x,) = model_and_inputs("kws_dscnn")
+    np.save(tmp_path / "x.npy", x.numpy())
+    result = cli("run", exported_dir / "model.pte", "--input", tmp_path / "x.npy", "--json", tmp_path / "run.json")
+    assert result.code == 0, result.err
+    assert "output_0: float32[1, 12]" in result.out and "host (host): " in result.out
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert (run["board"], run["target"], run["per_op"]) == ("host", "host", [])
+    assert run["instructions_per_inference"] is None and run["ticks"] is None
+    assert run["outputs"] == [{"shape": [1, 12], "dtype": "float32"}]
+    assert_one_line_error(cli("run", exported_dir, "--sim", "qemu", "--input", tmp_path / "x.npy"),
+                          "board 'host' does not run on qemu (it runs on: host)")
+    assert_one_line_error(cli("build", exported_dir, "--board", "host"), "board 'host' needs no firmware build")
+
+
 def test_inspect_lists_operators_and_plan(exported_dir):
     result = cli("inspect", exported_dir / "model.pte")
     assert result.code == 0, result.err

@@ -99,9 +99,10 @@ def test_cmsis_nn_option_names_what_is_missing(mlp_export, tmp_path):
         assert_one_line_error(result, "no CMSIS-NN pack found")
 
 
-def test_int8_export_for_one_cpu_is_refused_for_another(tmp_path):
+def test_int8_export_for_one_board_is_refused_for_another(tmp_path):
     out = tmp_path / "q8"
     result = cli("export", f"{MLP}:factory", "-o", out, "--quantize", "int8", "--board", "corstone-300")
     assert result.code == 0, result.err
     assert_one_line_error(cli("build", out, "--board", "mps2-an505"),
-                          "exported in int8 for cortex-m55", "re-export with --board mps2-an505")
+                          "exported in int8 for board 'corstone-300'", "was not sized for the dsp kernels",
+                          "re-export with --board mps2-an505")

@@ -15,9 +15,9 @@ from mcu_export.errors import UsageError
 from mcu_export.firmware.cmsis_nn import find_cmsis_nn
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.model_project import build_model_firmware, model_ops, project_of, render_model_project
-from mcu_export.firmware.model_run import run_model_firmware
-from mcu_export.host_runtime import run_pte
 from mcu_export.pte.reader import read_program
+from mcu_export.runners import run_model_firmware
+from mcu_export.runners.host import run_pte
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_firmware_tools = pytest.mark.skipif(

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcu_export.firmware.model_run import decode_error_line, error_text
+from mcu_export.runners.firmware import decode_error_line, error_text
 
 ROOT = Path(__file__).resolve().parents[1]
 UTIL = ROOT / "runtime_c" / "kernels" / "portable" / "util"

@@ -17,8 +17,9 @@ from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.fvp import fvp_available
 from mcu_export.firmware.model_project import build_model_firmware, model_ops, project_of
-from mcu_export.firmware.model_run import (_raise_for, format_per_op_table, run_model_firmware,
-                                           write_run_json)
+from mcu_export.runners import run_model_firmware
+from mcu_export.runners.firmware import raise_for
+from mcu_export.runners.report import format_per_op_table, write_run_json
 from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout, RunResult
 from mcu_export.model_spec import load_model
@@ -112,7 +113,10 @@ def test_elf_links_exactly_the_models_kernels(exported, name, board):
     ex = exported(name)
     symbols = Elf(ex.build(board).elf).symbols()
     kernels = {n for n, s in symbols.items() if n.startswith("mx_k_") and s.kind == 2}   # functions
-    assert kernels == {op.kernel for op in model_ops(ex.artifact.program.method("forward"))}
+    ops = model_ops(ex.artifact.program.method("forward"))
+    assert kernels == {op.kernel for op in ops}
+    # A loader fusion is linked only with the kernel it ends in.
+    assert {n for n in symbols if n.startswith("mx_fuse_")} == {op.fused_by for op in ops if op.fused_by}
     # No heap and no formatted printing anywhere in the image.
     assert not {"malloc", "_malloc_r", "_sbrk", "printf", "_printf_r", "_vfprintf_r"} & set(symbols)
 
@@ -193,7 +197,7 @@ def test_firmware_error_line_becomes_the_message(exported):
     said = "mx: error 0x0305 a kernel received tensors of inconsistent shapes (instruction 3, op aten::addmm.out)"
     result = RunResult(exit_code=1, uart_text=f"boot\n{said}\n", timed_out=False, seconds=0.1, command=())
     with pytest.raises(RuntimeFailure, match="runtime error: " + said.replace("(", r"\(").replace(")", r"\)")):
-        _raise_for(result, load_board("mps2-an505"), "qemu", build.elf, manifest, 10)
+        raise_for(result, "mps2-an505 (qemu)", build.elf, manifest["kernel_calls"], 10)
 
 
 def test_run_json_and_per_op_table(exported, tmp_path):
@@ -210,6 +214,26 @@ def test_run_json_and_per_op_table(exported, tmp_path):
     share = 100.0 * heaviest.instructions / run.instructions_per_inference
     assert row.split()[1] == heaviest.op and row.endswith(f"{share:.1f}%")
     assert table[-1].split()[-2] == f"{run.instructions_per_inference:,}"
+
+
+class HardActivations(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.hardswish(x) + torch.nn.functional.hardsigmoid(x)
+
+
+def test_loader_fuses_hard_activations_on_the_device(tmp_path):
+    model, x = HardActivations(), torch.randn(2, 40, generator=torch.Generator().manual_seed(0)) * 4
+    artifact = api.export(model, (x,))
+    build = build_model_firmware(artifact.save(tmp_path / "out"), "corstone-300", model=artifact)
+    run = run_model_firmware(build, "corstone-300", [x.numpy()])
+    np.testing.assert_array_equal(run.outputs[0], artifact.run(x)[0])
+    np.testing.assert_allclose(run.outputs[0], model(x).numpy(), rtol=1e-5, atol=1e-6)
+    # add, clamp, mul, div | add, clamp, div | add: the first call of each ramp runs the fused kernel.
+    counted = [o.instructions is not None for o in run.per_op]
+    assert counted == [True, False, False, False, True, False, False, True]
+    assert "fused" in format_per_op_table(run).splitlines()[2]
+    symbols = Elf(build.elf).symbols()
+    assert {"mx_k_aten_hardswish_out", "mx_k_aten_hardsigmoid_out", "mx_fuse_hard_ramps"} <= set(symbols)
 
 
 def test_fvp_missing_says_which_binary(exported):
@@ -231,7 +255,8 @@ def test_fvp_run_matches_torch(exported):
 
 
 def test_run_command_reuses_the_build_and_writes_npz_and_json(exported, tmp_path, capsys):
-    from mcu_export.firmware.model_cli import current_build, run_command
+    from mcu_export.firmware.model_cli import current_build
+    from mcu_export.runners.command import run_command
 
     ex = exported("kws_dscnn")
     build = ex.build("mps2-an505")

@@ -115,7 +115,12 @@ def test_runtime_category_matches_the_runtime_symbols(board, built):
         sym = elf_syms[name]
         assert any(i.address <= sym.address < i.address + i.size for _, i in runtime_pieces), name
     report = size_report(info, board)
-    assert report["flash"]["categories"]["runtime"] >= sum(i.size for _, i in runtime_pieces)
+    # bytes covered, not sizes summed: a merged-string piece (.rodata.*.str1.1) is listed with its size
+    # before merging, at the address of the piece that follows it
+    covered = set()
+    for _, i in runtime_pieces:
+        covered.update(range(i.address, i.address + i.size))
+    assert report["flash"]["categories"]["runtime"] >= len(covered)
 
 
 GNU_SNIPPET = """\

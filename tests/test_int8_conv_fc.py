@@ -175,25 +175,6 @@ def test_bad_arguments_are_refused(lib):
 
 # ---- scratch sizes against CMSIS-NN's own functions ----------------------------------------------------
 
-class Dims(ctypes.Structure):
-    _fields_ = [("n", ctypes.c_int32), ("h", ctypes.c_int32), ("w", ctypes.c_int32), ("c", ctypes.c_int32)]
-
-
-class Tile(ctypes.Structure):
-    _fields_ = [("w", ctypes.c_int32), ("h", ctypes.c_int32)]
-
-
-class ConvParams(ctypes.Structure):
-    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32), ("stride", Tile),
-                ("padding", Tile), ("dilation", Tile), ("act_min", ctypes.c_int32), ("act_max", ctypes.c_int32)]
-
-
-class DwParams(ctypes.Structure):
-    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32), ("ch_mult", ctypes.c_int32),
-                ("stride", Tile), ("padding", Tile), ("dilation", Tile), ("act_min", ctypes.c_int32),
-                ("act_max", ctypes.c_int32)]
-
-
 def _cmsis_nn():
     try:
         from executorch.backends.cortex_m.library import cmsis_nn
@@ -212,22 +193,22 @@ def test_scratch_sizes_equal_cmsis_nn(lib, seed):
     case, _ = random_case(rng, op)
     q = case.params
     if op == "fc":
-        fd = Dims(q[1], 1, 1, q[2])
+        fd = H.Dims(q[1], 1, 1, q[2])
         mine = [getattr(lib, f"arm_fully_connected_s8_get_buffer_size{sfx}")(ctypes.byref(fd)) for sfx in ("_dsp", "_mve")]
         theirs = [cm.fully_connected_buffer_size(b, cm.DataType.A8W8, filter_nhwc=(q[1], 1, 1, q[2]))
                   for b in (cm.Backend.DSP, cm.Backend.MVE)]
         assert mine == theirs
         return
-    ind, outd = Dims(*q[0:4]), Dims(q[0], q[14], q[15], q[4])
-    stride, pad, dil = Tile(q[9], q[8]), Tile(q[11], q[10]), Tile(q[13], q[12])
+    ind, outd = H.Dims(*q[0:4]), H.Dims(q[0], q[14], q[15], q[4])
+    stride, pad, dil = H.Tile(q[9], q[8]), H.Tile(q[11], q[10]), H.Tile(q[13], q[12])
     geometry = dict(input_nhwc=tuple(q[0:4]), output_nhwc=(q[0], q[14], q[15], q[4]), padding_hw=(q[10], q[11]),
                     stride_hw=(q[8], q[9]), dilation_hw=(q[12], q[13]))
     if op.startswith("dw"):
-        fd, p = Dims(1, q[5], q[6], q[4]), DwParams(0, 0, q[20], stride, pad, dil, -128, 127)
+        fd, p = H.Dims(1, q[5], q[6], q[4]), H.DwParams(0, 0, q[20], stride, pad, dil, -128, 127)
         fn, oracle = "arm_depthwise_conv_wrapper_s8_get_buffer_size", cm.depthwise_conv_wrapper_buffer_size
         extra = dict(filter_nhwc=(1, q[5], q[6], q[4]), ch_mult=q[20])
     else:
-        fd, p = Dims(q[4], q[5], q[6], q[7]), ConvParams(0, 0, stride, pad, dil, -128, 127)
+        fd, p = H.Dims(q[4], q[5], q[6], q[7]), H.ConvParams(0, 0, stride, pad, dil, -128, 127)
         fn, oracle = "arm_convolve_wrapper_s8_get_buffer_size", cm.convolve_wrapper_buffer_size
         extra = dict(filter_nhwc=(q[4], q[5], q[6], q[7]))
     args = [ctypes.byref(v) for v in (p, ind, fd, outd)]

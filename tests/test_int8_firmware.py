@@ -1,7 +1,7 @@
 """Every example model in int8 on Cortex-M33 (DSP), Cortex-M4 (DSP) and Cortex-M55 (MVE) under QEMU:
 device output == host C runtime output == the Python reference interpreter, bit for bit.
 
-One .pte serves all three boards: exported without a CPU, its scratch buffers are sized for the largest
+One .pte serves all three boards: exported without a board, its scratch buffers are sized for the largest
 of the scalar, DSP and MVE kernels' needs."""
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ import torch
 from mcu_export import examples
 from mcu_export.api import export
 from mcu_export.firmware.flow import build_for_board
-from mcu_export.firmware.model_run import run_model_firmware
+from mcu_export.runners import run_model_firmware
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
 

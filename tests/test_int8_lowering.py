@@ -10,10 +10,12 @@ import torch
 from torch import nn
 
 import executorch
+from mcu_export.boards import load_board
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.int8.interpreter_ops import dequantize_per_tensor, quantize_per_tensor
 from mcu_export.int8.lower import match
 from mcu_export.int8.pipeline import to_int8_program
+from mcu_export.ops.table import BY_QUALIFIED
 
 OPERATORS_YAML = Path(list(executorch.__path__)[0]) / "backends" / "cortex_m" / "ops" / "operators.yaml"
 
@@ -184,7 +186,7 @@ def test_close_to_float_and_equal_to_fake_quant(lowered):
 @pytest.mark.slow
 def test_host_c_runtime_equals_reference_bit_for_bit(lowered):
     from mcu_export.pte.writer import write_program
-    from mcu_export.run import run_program_bytes
+    from mcu_export.runners import run_program_bytes
 
     name, _model, program, _info, _q, shape, _op = lowered
     pte_bytes = write_program(program)
@@ -306,13 +308,13 @@ def test_scratch_sized_for_target():
     model = ConvRelu().eval()
     calib = _data((1, 3, 10, 10), 2, 1)
     sizes = {}
-    for cpu in ("cortex-m55", "cortex-m33", None):
-        program, *_ = to_int8_program(model, calib[0], calibrate=calib, cpu=cpu)
+    conv = BY_QUALIFIED["cortex_m::quantized_conv2d.out"]
+    for board in ("corstone-300", "mps2-an505", None):  # MVE (M55), DSP (M33), every ISA
+        program, *_ = to_int8_program(model, calib[0], calibrate=calib, board=board and load_board(board))
         plan = program.execution_plan[0]
-        call = next(i for i in plan.chains[0].instructions
-                    if plan.operators[i.op_index].qualified == "cortex_m::quantized_conv2d.out")
-        sizes[cpu] = plan.values[call.args[12]].sizes[0]
-    assert sizes == {"cortex-m55": 4 * 32, "cortex-m33": 4 * 28, None: 4 * 32}
+        call = next(i for i in plan.chains[0].instructions if plan.operators[i.op_index].qualified == conv.qualified)
+        sizes[board] = plan.values[call.args[conv.arg_index("scratch")]].sizes[0]
+    assert sizes == {"corstone-300": 4 * 32, "mps2-an505": 4 * 28, None: 4 * 32}
 
 
 class QatNet(nn.Module):

@@ -57,7 +57,7 @@ def test_conv_weights_per_channel_symmetric(convnet):
 def test_linear_weights_per_channel_symmetric(convnet):
     linear = _nodes(convnet.ep, aten.linear.default)[0]
     w = linear.args[1]
-    # Issue 4's scheme: per-channel symmetric weights for linear as for conv (one scale per output row).
+    # CMSIS-NN's scheme: per-channel symmetric weights for linear as for conv (one scale per output row).
     assert w.target == qd.dequantize_per_channel.default and w.args[3] == 0
     scales = constant_value(convnet.ep, w.args[1])
     assert scales.numel() == linear.meta["val"].shape[-1] and len(set(scales.tolist())) > 1

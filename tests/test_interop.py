@@ -20,7 +20,7 @@ def test_executorch_runtime_runs_our_pte(name):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.slow
 def test_our_runtime_runs_executorch_pte(name):
-    from mcu_export.run import run_program_bytes
+    from mcu_export.runners import run_program_bytes
 
     _, inputs = model_and_inputs(name)
     got = run_program_bytes(executorch_pte(name), [x.numpy() for x in inputs])

@@ -18,7 +18,7 @@ from et_cortex_m_flow import MODELS, et_case  # noqa: E402
 from mcu_export.errors import RuntimeFailure  # noqa: E402
 from mcu_export.int8.interpreter import run_reference  # noqa: E402
 from mcu_export.pte.reader import read_program  # noqa: E402
-from mcu_export.run import run_program_bytes  # noqa: E402
+from mcu_export.runners import run_program_bytes  # noqa: E402
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
@@ -108,7 +108,7 @@ def firmware(tmp_path_factory):
 def test_firmware_equals_host(firmware, name, board):
     """Cortex-M55 programs run on M55 (MVE) and on M33 (DSP): their scratch covers both for these models, and
     quantized_linear carries kernel_sum, which the DSP path takes as its bias."""
-    from mcu_export.firmware.model_run import run_model_firmware
+    from mcu_export.runners import run_model_firmware
 
     case = et_case(name)
     run = run_model_firmware(firmware(name, "M55", board), board, _arrays(case))
@@ -121,7 +121,7 @@ def test_firmware_equals_host(firmware, name, board):
 def test_m33_program_refused_on_m55(firmware, name, op):
     """A program made for Cortex-M33 lacks what the MVE kernels need: conv scratch sized for DSP (112 bytes,
     MVE needs 128) and quantized_linear without kernel_sum. Our kernels refuse it instead of computing garbage."""
-    from mcu_export.firmware.model_run import run_model_firmware
+    from mcu_export.runners import run_model_firmware
 
     case = et_case(name, "M33")
     with pytest.raises(RuntimeFailure, match=rf"invalid value .*cortex_m::{op}\.out"):

@@ -156,7 +156,11 @@ BAD_VALUES = [
     ("aten::mean.out", dict(dim=[1, -3]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::mean.out", dict(dim=[4]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::mean.out", dict(dtype=kh.DTYPE[torch.float64]), "MX_ERR_BAD_DTYPE"),
-    ("aten::view_copy.out", dict(size=[-1, 36]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::view_copy.out", dict(size=[-1, -1]), "MX_ERR_BAD_ARG_VALUE"),   # one -1 may be inferred, not two
+    ("aten::view_copy.out", dict(size=[-2, 36]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::view_copy.out", dict(size=[-1, 35]), "MX_ERR_BAD_ARG_VALUE"),   # 216 elements: no whole size
+    ("aten::view_copy.out", dict(size=[-1, 0]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::view_copy.out", dict(size=[-1, 72]), "MX_ERR_BAD_SHAPE"),       # inferred 3, out is [6, 36]
     ("aten::view_copy.out", dict(size=[6, 6, 5], out=torch.empty(6, 6, 5)), "MX_ERR_BAD_SHAPE"),
     ("aten::permute_copy.out", dict(dims=[0, 2, 2, 1]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::cat.out", dict(tensors=[]), "MX_ERR_BAD_ARG_VALUE"),

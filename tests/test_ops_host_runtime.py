@@ -10,6 +10,7 @@ from torch import nn
 from torch.nn import functional as F
 
 import front_models as fm
+from front_models import Fn
 import mcu_export.api
 
 
@@ -31,16 +32,6 @@ def _check(model: nn.Module, *inputs: torch.Tensor):
 def test_front_models_on_host_runtime(cls):
     model, inputs = fm.make(cls)
     _check(model, *inputs)
-
-
-class Fn(nn.Module):
-    def __init__(self, fn, *params):
-        super().__init__()
-        self.fn = fn
-        self.params = nn.ParameterList([nn.Parameter(p, requires_grad=False) for p in params])
-
-    def forward(self, *xs):
-        return self.fn(*xs, *self.params)
 
 
 def _r(*shape, seed=0):

@@ -30,6 +30,10 @@ def test_wheel_carries_runtime_templates_and_schema(wheel_names):
     for required in ("mcu_export/_assets/runtime_c/CMakeLists.txt",
                      "mcu_export/_assets/runtime_c/include/mx/errors.def",
                      "mcu_export/_assets/codegen/kernel_table.c.j2",
+                     "mcu_export/_assets/runtime_c/firmware/main.c",
+                     "mcu_export/_assets/runtime_c/cmake/arm-none-eabi-gcc.cmake",
+                     "mcu_export/_assets/boards/host.toml",
+                     "mcu_export/_assets/fvp/corstone-300.params",
                      "mcu_export/pte/schema/program.fbs",
                      "mcu_export/cli.py"):
         assert required in wheel_names, required
@@ -39,3 +43,10 @@ def test_wheel_carries_runtime_templates_and_schema(wheel_names):
 def test_console_script_declared(wheel_names):
     (entry,) = [data for n, data in wheel_names.items() if n.endswith("entry_points.txt")]
     assert b"mcu-export = mcu_export.cli:main" in entry
+
+
+def test_codegen_holds_templates_only():
+    """A file without Jinja tags is a plain source: it lives with the C or CMake it belongs to."""
+    for path in sorted(p for p in (ROOT / "codegen").rglob("*") if p.is_file()):
+        text = path.read_text()
+        assert path.suffix == ".j2" and ("{{" in text or "{%" in text), path

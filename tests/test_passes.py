@@ -10,9 +10,10 @@ from torch import nn
 import front_models as fm
 from mcu_export.capture import capture
 from mcu_export.errors import UnsupportedOpError
-from mcu_export.passes import PASSES, check_supported, run_passes
-from mcu_export.passes.fold_batch_norm import fold_batch_norm
-from mcu_export.passes.fold_constants import fold_constants
+from mcu_export.passes import PASSES, POST_QUANT_PASSES, PRE_QUANT_PASSES, check_supported, run_passes
+from mcu_export.passes.decompose_hard_activations import decompose_hard_activations
+from mcu_export.passes.fold_batch_norm import fold_batch_norm, fold_linear_batch_norm
+from mcu_export.passes.fold_constants import fold_constants, fold_float_constants
 from mcu_export.passes.remove_noops import remove_noops
 from mcu_export.passes.scalars_to_tensors import scalars_to_tensors
 
@@ -118,8 +119,22 @@ def test_fold_constants_folds_the_linear_weight_transpose():
     _same_outputs(ep, model, x, atol=1e-6)
 
 
-def test_pass_list_is_ordered_and_complete():
-    assert PASSES == [remove_noops, fold_batch_norm, scalars_to_tensors, fold_constants]
+def test_decompose_hard_activations_writes_portable_ops_with_torchs_values():
+    model, x = fm.make(fm.Activations)
+    x = (torch.linspace(-5, 5, 10001).reshape(1, -1),)   # both kinks, and the exact points -3 and 3
+    ep = capture(model, x)
+    decompose_hard_activations(ep)
+    targets = _targets(ep)
+    assert not any("hardswish" in t or "hardsigmoid" in t for t in targets)
+    assert targets.count("aten.clamp.default") == 2 and targets.count("aten.div.Tensor") == 2
+    _same_outputs(ep, model, x, atol=0)
+
+
+def test_pass_lists_are_ordered_and_complete():
+    assert PASSES == [remove_noops, fold_batch_norm, decompose_hard_activations, scalars_to_tensors, fold_constants]
+    assert PRE_QUANT_PASSES == [remove_noops, fold_batch_norm, fold_linear_batch_norm, scalars_to_tensors,
+                                fold_constants]
+    assert POST_QUANT_PASSES == [remove_noops, scalars_to_tensors, fold_float_constants]
 
 
 class FftNet(nn.Module):
@@ -161,3 +176,55 @@ def test_fold_constants_folds_created_tensors_but_not_random_ones():
     assert any("rand" in t for t in targets)
     with torch.no_grad():
         torch.testing.assert_close(ep.module()(*x)[0], model(*x)[0], rtol=0, atol=0)
+
+
+class LinearBn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 5)
+        self.bn = nn.BatchNorm1d(5)
+        fm.randomise_bn(self.bn)
+        self.fc3 = nn.Linear(6, 5)   # [N, T, F] output: BatchNorm1d would normalise dim 1, so no fold
+        self.bn3 = nn.BatchNorm1d(4)
+        fm.randomise_bn(self.bn3)
+
+    def forward(self, x, y):
+        return self.bn(self.fc(x)), self.bn3(self.fc3(y))
+
+
+def test_fold_linear_batch_norm_folds_only_2d_linear_outputs():
+    from mcu_export.int8.prepare import capture_keeping_linear
+
+    torch.manual_seed(0)
+    model = LinearBn().eval()
+    inputs = (torch.randn(3, 6), torch.randn(2, 4, 6))
+    ep = capture_keeping_linear(model, inputs)
+    bn = "aten._native_batch_norm_legit_no_training.default"
+    assert _targets(ep).count(bn) == 2
+    fold_linear_batch_norm(ep)
+    assert _targets(ep).count(bn) == 1
+    _same_outputs(ep, model, inputs, atol=1e-5)
+
+
+class DequantizedWeight(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("wq", torch.randint(-128, 127, (4, 3), dtype=torch.int8,
+                                                 generator=torch.Generator().manual_seed(0)))
+        self.register_buffer("var", torch.rand(4, generator=torch.Generator().manual_seed(1)) + 0.5)
+
+    def forward(self, x):
+        w = torch.ops.quantized_decomposed.dequantize_per_tensor(self.wq, 0.05, 0, -128, 127, torch.int8)
+        return (x @ w.t()) * torch.rsqrt(self.var + 1e-5)
+
+
+def test_fold_float_constants_keeps_the_dequantize_of_a_weight():
+    import mcu_export.int8.prepare  # noqa: F401  (torchao registers the quantized_decomposed ops)
+
+    model, inputs = DequantizedWeight(), (torch.randn(2, 3),)
+    ep = capture(model, inputs)
+    fold_float_constants(ep)
+    targets = _targets(ep)
+    assert "quantized_decomposed.dequantize_per_tensor.default" in targets
+    assert "aten.rsqrt.default" not in targets and "aten.add.Tensor" not in targets
+    _same_outputs(ep, model, inputs, atol=0)

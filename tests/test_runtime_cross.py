@@ -2,20 +2,16 @@
 clearly when their SDK is absent."""
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mcu_export.assets import asset_dir
 
-_spec = importlib.util.spec_from_file_location("runtime_pte_models", Path(__file__).with_name("runtime_pte_models.py"))
-M = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(M)
+import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
 RUNTIME = asset_dir("runtime_c")
 
@@ -29,7 +25,8 @@ def _need(*tools):
 @pytest.mark.slow
 def test_aarch64_runner_loads_and_runs_under_qemu(tmp_path):
     _need("aarch64-linux-gnu-gcc", "qemu-aarch64", "cmake", "ninja")
-    from mcu_export.host_runtime import build_host_runner, default_ops, run_pte
+    from mcu_export.host_runtime import build_host_runner, default_ops
+    from mcu_export.runners.host import run_pte
 
     runner = build_host_runner("aarch64")
     assert b"\x7fELF" == runner.read_bytes()[:4] and runner.read_bytes()[18] == 183   # e_machine EM_AARCH64

@@ -1,17 +1,13 @@
 """End to end on the host: ExecuTorch-exported programs run by our C runtime match torch."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mcu_export.errors import RuntimeFailure, UsageError
 
-_spec = importlib.util.spec_from_file_location("runtime_pte_models", Path(__file__).with_name("runtime_pte_models.py"))
-M = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(M)
+import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
 NEEDED = {"linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
           "small_conv": {"aten::convolution", "aten::relu"}}
@@ -27,7 +23,7 @@ def _require_kernels(model):
 
 @pytest.mark.parametrize("model", sorted(M.MODELS))
 def test_executorch_program_matches_torch(model, tmp_path):
-    from mcu_export.host_runtime import run_pte
+    from mcu_export.runners.host import run_pte
 
     _require_kernels(model)
     module, x, data = M.et_model(model)
@@ -39,7 +35,7 @@ def test_executorch_program_matches_torch(model, tmp_path):
 
 
 def test_input_mismatch_is_a_usage_error(tmp_path):
-    from mcu_export.host_runtime import run_pte
+    from mcu_export.runners.host import run_pte
 
     _require_kernels("linear_relu")
     (tmp_path / "m.pte").write_bytes(M.et_model("linear_relu")[2])
@@ -53,7 +49,7 @@ def test_input_mismatch_is_a_usage_error(tmp_path):
 
 def test_kernel_failure_names_instruction_and_op(tmp_path):
     """A program whose relu output disagrees with its input loads, then fails in that kernel."""
-    from mcu_export.host_runtime import run_pte
+    from mcu_export.runners.host import run_pte
 
     _require_kernels("linear_relu")
     module, x, data = M.et_model("linear_relu")
@@ -69,7 +65,7 @@ def test_kernel_failure_names_instruction_and_op(tmp_path):
 
 
 def test_program_info_reads_io_and_memory(tmp_path):
-    from mcu_export.host_runtime import program_info
+    from mcu_export.runners.host import program_info
 
     (tmp_path / "m.pte").write_bytes(M.et_model("small_conv")[2])
     info = program_info(tmp_path / "m.pte")
@@ -80,11 +76,11 @@ def test_program_info_reads_io_and_memory(tmp_path):
 
 
 def test_channels_last_dim_order_round_trips():
-    from mcu_export.host_runtime import TensorInfo, _from_memory_order, _to_memory_order
+    from mcu_export.runners.tensors import TensorSpec, from_memory_order, to_memory_order
 
     x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
     order = (0, 2, 3, 1)
-    raw = _to_memory_order(x, order)
+    raw = to_memory_order(x, order)
     assert raw == np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()
-    back = _from_memory_order(raw, TensorInfo(dtype=6, shape=x.shape, dim_order=order))
+    back = from_memory_order(raw, TensorSpec(dtype=6, shape=x.shape, dim_order=order))
     np.testing.assert_array_equal(back, x)

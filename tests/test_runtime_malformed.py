@@ -6,7 +6,6 @@ UBSan build, so an out-of-bounds read or undefined behaviour fails the test.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import struct
@@ -17,9 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-_spec = importlib.util.spec_from_file_location("runtime_pte_models", Path(__file__).with_name("runtime_pte_models.py"))
-M = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(M)
+import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99",
                UBSAN_OPTIONS="halt_on_error=1:exitcode=98:print_stacktrace=1")

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
 
-import jinja2
-
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_board
 from mcu_export.errors import ToolchainError, UsageError
 from mcu_export.firmware import uf2
 from mcu_export.firmware.elf import Elf
+from mcu_export.templates import render
 
 Source = Union[str, bytes, Path]
 
@@ -58,26 +57,20 @@ def _tools_for(board: Board) -> Sequence[str]:
     return ("cmake", "ninja") + compilers
 
 
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(asset_dir("codegen") / "firmware")),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-
-
 def _gcc_query(*args: str) -> str:
     out = subprocess.run(["arm-none-eabi-gcc", *args], capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
-def _toolchain_file(env: jinja2.Environment, board: Board) -> str:
+def _toolchain_file(board: Board) -> bytes:
     if board.compiler.kind == "gcc":
-        return env.get_template("toolchain-gcc.cmake.j2").render()
+        return (asset_dir("runtime_c") / "cmake" / "arm-none-eabi-gcc.cmake").read_bytes()
     require_tools("arm-none-eabi-gcc")
     flags = board.compiler.multilib_flags
     multilib = _gcc_query(*flags, "-print-multi-directory")
     libgcc = Path(_gcc_query(*flags, "-print-libgcc-file-name")).parent
-    return env.get_template("toolchain-clang.cmake.j2").render(
-        multilib=multilib, newlib_include=NEWLIB_ROOT / "include",
-        newlib_libdir=NEWLIB_ROOT / "newlib" / multilib, libgcc_dir=libgcc)
+    return render("firmware/toolchain-clang.cmake.j2", multilib=multilib, newlib_include=NEWLIB_ROOT / "include",
+                  newlib_libdir=NEWLIB_ROOT / "newlib" / multilib, libgcc_dir=libgcc).encode()
 
 
 def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sources: Mapping[str, Source], *,
@@ -89,7 +82,6 @@ def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sour
     for rel in app_sources:
         if Path(rel).is_absolute() or ".." in Path(rel).parts or Path(rel).parts[0] in ("board", "build", "artifacts"):
             raise UsageError(f"app source path '{rel}' must be relative and outside board/, build/, artifacts/")
-    env = _templates()
     files = {f"board/{board.name}.toml": board.path.read_bytes(),
              "board/include/mx_platform.h": (board.path.parent / "include" / "mx_platform.h").read_bytes()}
     for src in board.sources:
@@ -99,10 +91,10 @@ def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sour
             (content.encode() if isinstance(content, str) else content)
     sources = [f"board/{s}" for s in board.sources] + sorted(r for r in app_sources if r.endswith(".c"))
     all_defines = {**board.c_defines(), **{k: str(v) for k, v in (defines or {}).items()}}
-    files["firmware.ld"] = env.get_template("firmware.ld.j2").render(board=board, s=board.sections).encode()
-    files["toolchain.cmake"] = _toolchain_file(env, board).encode()
-    files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(
-        board=board, sources=sources, defines=sorted(all_defines.items()),
+    files["firmware.ld"] = render("firmware/firmware.ld.j2", board=board, s=board.sections).encode()
+    files["toolchain.cmake"] = _toolchain_file(board)
+    files["CMakeLists.txt"] = render(
+        "firmware/CMakeLists.txt.j2", board=board, sources=sources, defines=sorted(all_defines.items()),
         include_dirs=["board/include", *include_dirs]).encode()
     for rel, data in files.items():
         path = out_dir / rel

@@ -9,12 +9,15 @@ calling only those. Host builds define the same two functions as the wrappers
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
-import jinja2
+import functools
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from mcu_export.boards import Board
 from mcu_export.pte import program as P
+from mcu_export.templates import templates
+
+if TYPE_CHECKING:  # the op table imports torch, which building firmware otherwise does not
+    from mcu_export.ops.table import OpDef
 
 # The CMSIS-NN function of each variant mx_cm_conv_kind_of / mx_cm_dw_conv_kind_of can pick.
 CONV_FUNCTIONS = {"1x1_fast": ("MX_CM_CONV_1X1_FAST", "arm_convolve_1x1_s8_fast"),
@@ -28,8 +31,8 @@ _CONV_OPS = ("cortex_m::quantized_conv2d.out", "cortex_m::quantized_conv2d_nhwc.
 _DW_OPS = ("cortex_m::quantized_depthwise_conv2d.out", "cortex_m::quantized_depthwise_conv2d_nhwc.out")
 
 
-def board_isa(board: Board) -> str:
-    return "mve" if board.cpu.mve else "dsp" if board.cpu.dsp else "scalar"
+def _arg(values, ins: P.KernelCall, op: OpDef, name: str):
+    return values[ins.args[op.arg_index(name)]]
 
 
 def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]]:
@@ -37,6 +40,7 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
     choose them; every kind of an op whose arguments do not read as expected (the firmware then still
     runs it, and the kernel reports what is wrong)."""
     from mcu_export.int8.lower.scratch import conv_kind, depthwise_kind
+    from mcu_export.ops.table import BY_QUALIFIED
 
     conv, dw = set(), set()
     values = plan.values
@@ -47,16 +51,17 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
         if op not in _CONV_OPS + _DW_OPS:
             continue
         nhwc = op.endswith("_nhwc.out")
+        arg = functools.partial(_arg, values, ins, BY_QUALIFIED[op])
         try:
-            x, w = values[ins.args[0]], values[ins.args[1]]
-            stride, padding, dilation = ([values[i].int_val for i in values[ins.args[k]].items]  # type: ignore[index]
-                                         for k in (3, 4, 5))
+            x, w = arg("input"), arg("weight")
+            stride, padding, dilation = ([values[i].int_val for i in arg(k).items]
+                                         for k in ("stride", "padding", "dilation"))
             stride, padding, dilation = ((v * 2 if len(v) == 1 else v) for v in (stride, padding, dilation))
             n, c, h, wd = x.sizes if not nhwc else (x.sizes[0], x.sizes[3], x.sizes[1], x.sizes[2])
             if op in _CONV_OPS:
                 conv.add(conv_kind((n, h, wd, c), tuple(w.sizes), stride, padding, dilation))
             else:
-                ch_mult = values[ins.args[6]].int_val
+                ch_mult = arg("depth_multiplier").int_val
                 dw.add(depthwise_kind(isa, (n, h, wd, c), tuple(w.sizes[1:3]), (n, 0, 0, w.sizes[3]), ch_mult,
                                       padding, dilation))
         except (AttributeError, IndexError, TypeError, ValueError):
@@ -64,15 +69,17 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
     return sorted(conv, key=list(CONV_FUNCTIONS).index), sorted(dw, key=list(DW_FUNCTIONS).index)
 
 
-def render_conv_dispatch(plan: P.ExecutionPlan, board: Board, templates: jinja2.Environment) -> Optional[str]:
+def render_conv_dispatch(plan: P.ExecutionPlan, board: Board) -> Optional[str]:
     """model/mx_model_cmsis_nn.c: mx_cm_conv_s8 / mx_cm_dw_conv_s8 calling only this model's variants;
     None when the model has no convolution."""
     ops = {op.qualified for op in plan.operators}
     has_conv, has_dw = bool(ops & set(_CONV_OPS)), bool(ops & set(_DW_OPS))
     if not (has_conv or has_dw):
         return None
+    from mcu_export.int8.lower.scratch import board_isa
+
     conv, dw = conv_variants(plan, board_isa(board))
-    env = templates.overlay(trim_blocks=True, lstrip_blocks=True)
+    env = templates().overlay(trim_blocks=True, lstrip_blocks=True)
     return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
         has_conv=has_conv, has_dw=has_dw, conv_kinds=conv, dw_kinds=dw,
         conv_functions=[CONV_FUNCTIONS[k] for k in conv], dw_functions=[DW_FUNCTIONS[k] for k in dw])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Union
+from typing import Callable, Dict, Optional, Union
 
 from mcu_export.errors import ToolchainError
 
@@ -72,3 +72,15 @@ class Elf:
     def section_bytes(self, name: str) -> bytes:
         s = self.sections[name]
         return self.data[s.offset:s.offset + s.size]
+
+
+def symbolizer(elf: Union[str, Path]) -> Callable[[int], Optional[str]]:
+    """PC → the name of the ELF function holding it (None outside every function), for fault reports."""
+    functions = [s for s in Elf(elf).symbols().values() if s.kind == 2 and s.size]
+
+    def name_of(pc: int) -> Optional[str]:
+        for s in functions:
+            if s.address <= pc < s.address + s.size:
+                return s.name
+        return None
+    return name_of

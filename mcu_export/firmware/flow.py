@@ -19,7 +19,7 @@ from mcu_export.pte.reader import read_program
 MIN_CODE_BYTES = 6 * 1024
 
 
-def _export_dir(out_dir: Union[str, Path]) -> Path:
+def export_dir(out_dir: Union[str, Path]) -> Path:
     out = Path(out_dir)
     if not (out / "model.pte").is_file():
         raise UsageError(f"{out} holds no model.pte (run `mcu-export export` first)")
@@ -27,26 +27,26 @@ def _export_dir(out_dir: Union[str, Path]) -> Path:
 
 
 def check_scratch_target(out_dir: Path, board: Board) -> None:
-    """An int8 export sizes its kernels' scratch buffers for one CPU's ISA (scalar, DSP or MVE), or for all
-    when exported without a board; firmware for a CPU whose kernels need more would fail at run time."""
-    from mcu_export.int8.lower.scratch import isas_for
+    """An int8 export sizes its kernels' scratch buffers for one board's ISA (scalar, DSP or MVE), or for all
+    when exported without a board; firmware for a board whose kernels need more would fail at run time."""
+    from mcu_export.int8.lower.scratch import board_isa
 
     path = out_dir / "report.json"
     report = json.loads(path.read_text()) if path.is_file() else {}
     int8 = report.get("int8")
-    if not int8 or int8.get("cpu") is None:
+    if not int8 or "scratch_sized_for" not in int8:
         return
-    sized_for = int8["cpu"]
-    missing = set(isas_for(board.cpu.mcpu)) - set(isas_for(sized_for))
-    if missing:
-        raise UsageError(f"{out_dir} was exported in int8 for {sized_for}; board '{board.name}' ({board.cpu.mcpu}) "
-                         f"runs {'/'.join(sorted(missing))} kernels with other scratch needs: re-export with "
-                         f"--board {board.name}, or without --board for every CPU")
+    isa = board_isa(board)
+    if isa not in int8["scratch_sized_for"]:
+        raise UsageError(f"{out_dir} was exported in int8 for board '{int8.get('board')}': its scratch was not "
+                         f"sized for the {isa} kernels of board '{board.name}' ({board.cpu.mcpu}), only for "
+                         f"{'/'.join(int8['scratch_sized_for'])}: re-export with --board {board.name}, or without "
+                         f"--board for every board")
 
 
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
     """Raises FirmwareTooLarge naming the region and the bytes over, before the compiler or linker runs."""
-    pte = (_export_dir(out_dir) / "model.pte").read_bytes()
+    pte = (export_dir(out_dir) / "model.pte").read_bytes()
     sizes = read_program(pte).method("forward").non_const_buffer_sizes
     arenas: dict = {}
     for placed in place_arenas(board, sizes, len(pte)):
@@ -83,7 +83,7 @@ def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None
 def build_for_board(out_dir: Union[str, Path], board: Union[Board, str], *, cmsis_nn=None) -> BuildResult:
     """cmsis_nn: an installed CMSIS-NN (source tree or pack folder) to link instead of cmsis_nn_kernels/."""
     board = load_board(board) if isinstance(board, str) else board
-    out = _export_dir(out_dir)
+    out = export_dir(out_dir)
     check_scratch_target(out, board)
     check_model_fits(out, board)
     result = build_model_firmware(out, board, cmsis_nn=cmsis_nn)

@@ -1,6 +1,6 @@
 """Firmware for an exported model: render a self-contained CMake project at OUT/firmware/<board>/ and build it.
 
-The project (codegen/model/ templates + render_project's board part) holds:
+The project (codegen/model/ templates, runtime_c/firmware/main.c + render_project's board part) holds:
     model/model.json           I/O layout and the op of each instruction, for the host side of a run
     model/model.pte            the program, assembled into `.mx_model.<region>` (16-byte aligned, used in place;
                                the first of the board's [sections].model regions where it fits)
@@ -23,11 +23,9 @@ import hashlib
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
-
-import jinja2
 
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_board
@@ -36,6 +34,7 @@ from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.conv_dispatch import render_conv_dispatch
 from mcu_export.pte import program as P
+from mcu_export.templates import render
 
 if TYPE_CHECKING:
     from mcu_export.api import Artifact  # api imports this module
@@ -54,7 +53,8 @@ ModelSource = Union["Artifact", bytes, str, Path]
 
 @dataclass(frozen=True)
 class PoolCounts:
-    """What mx_count_meta counts (runtime_c/src/meta_pool.c); the template turns it into bytes with sizeof."""
+    """What mx_count_meta counts (runtime_c/src/meta_pool.c; fields as in mx_meta_counts): the template
+    turns them into bytes with the runtime's own layout (runtime_c/include/mx/meta_pool.def) and sizeof."""
     values: int
     tensors: int
     ints: int
@@ -65,6 +65,8 @@ class PoolCounts:
     ops: int
     inputs: int
     outputs: int
+    delegates: int
+    delegate_state: int   # bytes: each delegate's backend state_bytes rounded up to 8
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,16 @@ def program_and_bytes(model: ModelSource) -> Tuple[P.Program, bytes]:
     return read_program(pte), pte
 
 
-def pool_counts(plan: P.ExecutionPlan) -> PoolCounts:
+def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
+    """The counts of `plan` for a build that links `backends` (host_runtime.LinkedBackend); a delegate
+    whose id none of them has is an error, as loading it would be."""
     values = plan.values
     instrs = plan.chains[0].instructions if plan.chains else []
+    state = {b.id: b.state_bytes for b in backends}
+    for k, d in enumerate(plan.delegates):
+        if d.id not in state:
+            raise UsageError(f"delegate {k} ({d.id}): no backend for it in this build"
+                             f" (linked: {', '.join(sorted(state)) or 'none'})")
     return PoolCounts(
         values=len(values),
         tensors=sum(isinstance(v, P.Tensor) for v in values),
@@ -101,15 +110,18 @@ def pool_counts(plan: P.ExecutionPlan) -> PoolCounts:
         doubles=sum(len(v.items) for v in values if isinstance(v, P.DoubleList)),
         tensor_refs=sum(len(v.items) for v in values if isinstance(v, (P.TensorList, P.OptionalTensorList))),
         instrs=len(instrs),
-        args=sum(len(i.args) for i in instrs if isinstance(i, P.KernelCall)),
+        args=sum(len(i.args) for i in instrs if isinstance(i, (P.KernelCall, P.DelegateCall))),
         ops=len(plan.operators),
         inputs=len(plan.inputs),
         outputs=len(plan.outputs),
+        delegates=len(plan.delegates),
+        delegate_state=sum((state[d.id] + 7) // 8 * 8 for d in plan.delegates),
     )
 
 
 def model_ops(plan: P.ExecutionPlan) -> list:
-    """The op-table entries of the plan's operators, in op-table order; unknown ops fail here."""
+    """The op-table entries of the plan's operators, in op-table order; unknown ops fail here. An op the .pte
+    writes as others (hardswish) comes along when the plan has all of those: the loader may fuse them into it."""
     from mcu_export.ops.table import ALL_OPS
 
     wanted = {op.qualified for op in plan.operators}
@@ -117,7 +129,7 @@ def model_ops(plan: P.ExecutionPlan) -> list:
     missing = sorted(wanted - known)
     if missing:
         raise UsageError(f"the program uses operators with no kernel in mcu-export: {', '.join(missing)}")
-    return [op for op in ALL_OPS if op.qualified in wanted]
+    return [op for op in ALL_OPS if op.qualified in wanted or (op.written_as and set(op.written_as) <= wanted)]
 
 
 def _free_bytes(board: Board) -> Dict[str, int]:
@@ -227,11 +239,6 @@ def runtime_sources() -> Dict[str, Path]:
     return files
 
 
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(asset_dir("codegen"))),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-
-
 def _tensor_io(plan: P.ExecutionPlan, indices: Sequence[int], what: str) -> List[P.Tensor]:
     out = []
     for i, v in enumerate(indices):
@@ -275,12 +282,11 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
     if fault_at_instruction is not None and not 0 <= fault_at_instruction < len(instructions):
         raise UsageError(f"fault_at_instruction {fault_at_instruction} is not an instruction of the method")
     ops = model_ops(plan)
-    env = _templates()
     free = _free_bytes(board)
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
     context = dict(
         board=board, model_name=model_name, method=METHOD, inputs=inputs, outputs=outputs,
-        pte_size=len(pte), pte_sha256=hashlib.sha256(pte).hexdigest(), pool=pool_counts(plan),
+        pte_size=len(pte), pte_sha256=hashlib.sha256(pte).hexdigest(), pool=asdict(pool_counts(plan)),
         model_region=place_model(board, len(pte), free), arenas=place_arenas(board, plan.non_const_buffer_sizes, len(pte), free),
         fault_at=fault_at_instruction,
     )
@@ -288,11 +294,12 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
         f"{MODEL_DIR}/model.pte": pte,
         f"{MODEL_DIR}/model.json": json.dumps(manifest(plan, inputs, outputs), indent=1) + "\n",
     }
-    for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c", "main.c"):
-        files[f"{MODEL_DIR}/{name}"] = env.get_template(f"model/{name}.j2").render(**context)
+    for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c"):
+        files[f"{MODEL_DIR}/{name}"] = render(f"model/{name}.j2", **context)
+    files[f"{MODEL_DIR}/main.c"] = asset_dir("runtime_c") / "firmware" / "main.c"
     files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops)
     files.update(runtime_sources())
-    dispatch = render_conv_dispatch(plan, board, _templates())
+    dispatch = render_conv_dispatch(plan, board)
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
     kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else ())

@@ -10,7 +10,7 @@ from typing import List, Optional, Union
 from mcu_export.boards import Board, load_board
 from mcu_export.errors import ToolchainError, UsageError
 from mcu_export.firmware import icount as icount_mod
-from mcu_export.firmware.elf import Elf
+from mcu_export.firmware.elf import symbolizer
 from mcu_export.firmware.results import RunResult, check, run_process
 
 QEMU = "qemu-system-arm"
@@ -28,17 +28,6 @@ def qemu_command(board: Board, elf: Union[str, Path], *, icount: bool = True, pl
         cmd += ["-plugin", ",".join([str(plugin)] + [f"{k}={v}" for k, v in args.items()]),
                 "-d", "plugin", "-D", str(plugin_log)]
     return cmd + [*board.qemu.extra_args, "-kernel", str(Path(elf).resolve())]
-
-
-def _symbolizer(elf: Path):
-    symbols = [s for s in Elf(elf).symbols().values() if s.kind == 2 and s.size]
-
-    def name_of(pc: int) -> Optional[str]:
-        for s in symbols:
-            if s.address <= pc < s.address + s.size:
-                return s.name
-        return None
-    return name_of
 
 
 def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float = 10.0,
@@ -69,5 +58,5 @@ def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float 
                        command=tuple(cmd), instructions=counts)
     if check_errors:
         check(result, where=f"{board.name} (qemu {board.qemu.machine})", timeout=timeout,
-              symbolize=_symbolizer(elf))
+              symbolize=symbolizer(elf))
     return result

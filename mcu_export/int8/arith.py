@@ -66,7 +66,3 @@ def quantize_multiplier(real: float) -> Tuple[int, int]:
     if exponent < -31:                             # too small to represent: flush to zero
         return 0, 0
     return q, exponent
-
-
-def saturate(x, lo: int, hi: int) -> np.ndarray:
-    return np.clip(_i64(x), lo, hi)

@@ -5,6 +5,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 from torch import nn
 
+from mcu_export.boards import Board
 from mcu_export.int8.calibrate import CalibrationSource
 from mcu_export.int8.lower import lower_int8
 from mcu_export.int8.lower.scratch import isas_for
@@ -14,30 +15,30 @@ from mcu_export.planner import MemoryPlan, plan_memory
 from mcu_export.pte.program import Program
 
 
-def lower_quantized(quantized: QuantizedModel, cpu: Optional[str] = None,
+def lower_quantized(quantized: QuantizedModel, board: Optional[Board] = None,
                     progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, LoweringInfo, MemoryPlan]:
     say = progress or (lambda _m: None)
     say("lowering to cortex_m int8 kernels")
-    program, info = lower_int8(quantized.ep, cpu)
+    program, info = lower_int8(quantized.ep, board)
     say("planning memory")
     info.memory = plan_memory(program)
     return program, info, info.memory
 
 
 def to_int8_program(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
-                    cpu: Optional[str] = None, progress: Optional[Callable[[str], None]] = None,
+                    board: Optional[Board] = None, progress: Optional[Callable[[str], None]] = None,
                     per_channel_linear: bool = True):
     """(program, info, memory plan, quantized model) for `model` in int8."""
     quantized = quantize(model, example_inputs, calibrate, progress, per_channel_linear)
-    program, info, plan = lower_quantized(quantized, cpu, progress)
+    program, info, plan = lower_quantized(quantized, board, progress)
     return program, info, plan, quantized
 
 
-def int8_report(info: LoweringInfo, quantized: QuantizedModel, cpu: Optional[str]) -> Dict:
+def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[Board]) -> Dict:
     return {
         "fallbacks": list(info.fallbacks),
         "calibration_batches": quantized.calibration_batches,
         "warnings": list(quantized.warnings),
-        "cpu": cpu,                                  # None: scratch sized for the scalar, DSP and MVE kernels
-        "scratch_sized_for": list(isas_for(cpu)),
+        "board": board.name if board else None,      # None: scratch sized for the scalar, DSP and MVE kernels
+        "scratch_sized_for": list(isas_for(board)),
     }

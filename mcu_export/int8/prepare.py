@@ -1,4 +1,5 @@
-"""The int8 front half: capture → fp32 graph passes → PT2E prepare → calibrate → convert → re-capture.
+"""The int8 front half: capture → PRE_QUANT_PASSES → PT2E prepare → calibrate → convert → re-capture →
+POST_QUANT_PASSES (the lists are in mcu_export/passes/__init__.py).
 
 The graph handed to the quantizer is the same core-ATen graph the fp32 path lowers (BatchNorm already
 folded into conv and linear weights), except that `linear` stays whole so that its weight is one
@@ -17,20 +18,10 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, 
 
 from mcu_export.capture import _decomposition_table, export_decomposed, export_errors
 from mcu_export.int8.calibrate import CalibrationSource, run_calibration
-from mcu_export.int8.fold_linear_bn import fold_linear_batch_norm
 from mcu_export.int8.quantizer import CmsisNNQuantizer
-from mcu_export.passes import fold_batch_norm, fold_constants, remove_noops, scalars_to_tensors
-from mcu_export.passes.graph_utils import add_constant, constant_value, finish
+from mcu_export.passes import POST_QUANT_PASSES, PRE_QUANT_PASSES, run_passes
 
 Progress = Optional[Callable[[str], None]]
-
-PRE_QUANT_PASSES = [
-    remove_noops,            # first, as in the fp32 list: clones would hide conv → BN
-    fold_batch_norm,         # BN into conv weights before they are observed
-    fold_linear_batch_norm,  # BN1d into linear weights (int8 only: linear stays whole here)
-    scalars_to_tensors,      # x + 3 → add(x, const): the constant gets observed like any operand
-    fold_constants,          # last: folds what the passes above exposed
-]
 
 
 def _table_keeping_linear() -> dict:
@@ -51,35 +42,8 @@ class QuantizedModel:
     warnings: List[str] = field(default_factory=list)
 
 
-def _fold_float_constants(ep: ExportedProgram) -> None:
-    """Evaluate float calls on constants (what QAT's conv-BN folding leaves: var + eps, rsqrt, ...),
-    never the dequantize of a weight: the lowering reads the int8 data behind it."""
-    from torch.fx.node import map_arg
-
-    graph = ep.graph_module.graph
-    for node in list(graph.nodes):
-        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload) \
-                or node.target.namespace == "quantized_decomposed":
-            continue
-        values = {n: constant_value(ep, n) for n in node.all_input_nodes}
-        if not values or any(v is None for v in values.values()):
-            continue
-        with torch.no_grad():
-            result = node.target(*map_arg(node.args, values.get), **map_arg(node.kwargs, values.get))
-        if isinstance(result, torch.Tensor):
-            with graph.inserting_before(node):
-                folded = add_constant(ep, result.clone(), "qat_folded")
-            node.replace_all_uses_with(folded)
-            graph.erase_node(node)
-    finish(ep)
-
-
 def recapture(converted: torch.fx.GraphModule, example_inputs: tuple) -> ExportedProgram:
-    ep = capture_keeping_linear(converted, example_inputs)
-    remove_noops(ep)
-    scalars_to_tensors(ep)
-    _fold_float_constants(ep)
-    return ep
+    return run_passes(capture_keeping_linear(converted, example_inputs), POST_QUANT_PASSES)
 
 
 def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
@@ -88,9 +52,7 @@ def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSour
     say = progress or (lambda _m: None)
     model.eval()
     say("capturing with torch.export (int8)")
-    ep = capture_keeping_linear(model, example_inputs)
-    for graph_pass in PRE_QUANT_PASSES:
-        graph_pass(ep)
+    ep = run_passes(capture_keeping_linear(model, example_inputs), PRE_QUANT_PASSES)
     say("inserting observers (PT2E prepare)")
     prepared = prepare_pt2e(ep.module(check_guards=False), CmsisNNQuantizer(per_channel_linear=per_channel_linear))
     say("calibrating")

@@ -27,6 +27,11 @@ class OpDef:
     # Kernel folder runtime_c/kernels/<library>/: "portable" (plain C) or "cortex_m" (int8 kernels that call
     # CMSIS-NN functions; builds that link them also compile cmsis_nn_kernels/ or an installed CMSIS-NN).
     library: str = "portable"
+    # Non-empty for an op that a .pte never names (ExecuTorch's portable library has no kernel for it): a
+    # pass decomposes it into these ops, and the loader fusion `fused_by` (runtime_c/src/fuse_*.c) turns
+    # them back into one call of this op's kernel. A kernel table that links the kernel lists the fusion.
+    written_as: Tuple[str, ...] = ()
+    fused_by: str = ""
 
     @property
     def qualified(self) -> str:
@@ -70,8 +75,9 @@ ANY_DTYPE = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "
 
 
 def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str] = None,
-        dtypes: Tuple[str, ...] = ("float32",)) -> OpDef:
-    return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text, dtypes=dtypes)
+        dtypes: Tuple[str, ...] = ("float32",), written_as: Tuple[str, ...] = (), fused_by: str = "") -> OpDef:
+    return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text, dtypes=dtypes,
+                 written_as=written_as, fused_by=fused_by)
 
 
 def _cortex_m(schema_text: str, dtypes: Tuple[str, ...] = ("int8",)) -> OpDef:
@@ -139,8 +145,12 @@ OPS: Tuple[OpDef, ...] = (
     _op("aten::clamp", "aten.clamp.default"),
     _op("aten::sigmoid", "aten.sigmoid.default"),
     _op("aten::tanh", "aten.tanh.default"),
-    _op("aten::hardswish", "aten.hardswish.default"),
-    _op("aten::hardsigmoid", "aten.hardsigmoid.default"),
+    # Written as ExecuTorch's portable ops (passes/decompose_hard_activations.py); the loader fuses them back.
+    _op("aten::hardswish", "aten.hardswish.default",
+        written_as=("aten::add.out", "aten::clamp.out", "aten::mul.out", "aten::div.out"),
+        fused_by="mx_fuse_hard_ramps"),
+    _op("aten::hardsigmoid", "aten.hardsigmoid.default",
+        written_as=("aten::add.out", "aten::clamp.out", "aten::div.out"), fused_by="mx_fuse_hard_ramps"),
     _op("aten::add", "aten.add.Tensor"),
     _op("aten::sub", "aten.sub.Tensor"),
     _op("aten::mul", "aten.mul.Tensor"),

@@ -1,10 +1,15 @@
-"""Fold inference BatchNorm into the convolution before it.
+"""Fold inference BatchNorm into the convolution or linear layer before it.
 
 conv(x, W, b) followed by BN(gamma, beta, mean, var, eps) equals conv(x, W', b') with
-W' = W * s (per output channel), b' = (b - mean) * s + beta and s = gamma / sqrt(var + eps).
-Folded only when the convolution's output feeds nothing but the BN (otherwise the unnormalised value
+W' = W * s (per output channel), b' = (b - mean) * s + beta and s = gamma / sqrt(var + eps); a linear
+layer on [N, F] is the same with one channel per output feature f.
+Folded only when the producer's output feeds nothing but the BN (otherwise the unnormalised value
 is still needed) and all weights are constants. The new weights become new constants, so a weight
-shared with another convolution is left untouched.
+shared with another layer is left untouched.
+
+`fold_linear_batch_norm` is for the int8 path only, where `linear` stays whole: a BN1d there would have no
+int8 kernel and cost a dequantize/quantize pair, and its scale would be quantized apart from the weights.
+The fp32 path sees linear decomposed to addmm and keeps such a BN as its own kernel.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from mcu_export.passes.graph_utils import add_constant, constant_value, finish
 aten = torch.ops.aten
 
 
-def fold_into(ep: ExportedProgram, bn: torch.fx.Node, producer: torch.fx.Node, name: str) -> bool:
+def _fold_into(ep: ExportedProgram, bn: torch.fx.Node, producer: torch.fx.Node, name: str) -> bool:
     """Folds `bn` into `producer` (args: input, weight, bias, ...; output channels on the weight's dim 0).
     The caller has checked the pattern; this checks the constants and rewrites the graph."""
     if any(u.target != operator.getitem or u.args[1] != 0 for u in bn.users):
@@ -57,17 +62,28 @@ def fold_into(ep: ExportedProgram, bn: torch.fx.Node, producer: torch.fx.Node, n
     return True
 
 
-def _fold_one(ep: ExportedProgram, bn: torch.fx.Node) -> bool:
-    conv = bn.args[0]
-    if not (isinstance(conv, torch.fx.Node) and conv.target == aten.convolution.default):
-        return False
-    if len(conv.users) != 1 or conv.args[6]:  # transposed convolutions keep output channels in dim 1
-        return False
-    return fold_into(ep, bn, conv, "conv")
+def _is_conv(node: torch.fx.Node) -> bool:
+    # Transposed convolutions keep output channels in dim 1.
+    return node.target == aten.convolution.default and not node.args[6]
+
+
+def _is_2d_linear(node: torch.fx.Node) -> bool:
+    return node.target == aten.linear.default and len(node.meta["val"].shape) == 2
+
+
+def _fold_after(ep: ExportedProgram, accepts, name: str) -> None:
+    for node in list(ep.graph_module.graph.nodes):
+        if node.op != "call_function" or node.target != aten._native_batch_norm_legit_no_training.default:
+            continue
+        producer = node.args[0]
+        if isinstance(producer, torch.fx.Node) and len(producer.users) == 1 and accepts(producer):
+            _fold_into(ep, node, producer, name)
+    finish(ep)
 
 
 def fold_batch_norm(ep: ExportedProgram) -> None:
-    for node in list(ep.graph_module.graph.nodes):
-        if node.op == "call_function" and node.target == aten._native_batch_norm_legit_no_training.default:
-            _fold_one(ep, node)
-    finish(ep)
+    _fold_after(ep, _is_conv, "conv")
+
+
+def fold_linear_batch_norm(ep: ExportedProgram) -> None:
+    _fold_after(ep, _is_2d_linear, "linear")

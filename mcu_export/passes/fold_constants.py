@@ -22,13 +22,13 @@ def _nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
 
-def fold_constants(ep: ExportedProgram) -> None:
+def _fold(ep: ExportedProgram, foldable) -> None:
     graph = ep.graph_module.graph
     for node in list(graph.nodes):
         if node.op != "call_function" or node.target == operator.getitem:
             continue
         if not isinstance(node.target, torch._ops.OpOverload) \
-                or torch.Tag.nondeterministic_seeded in node.target.tags:
+                or torch.Tag.nondeterministic_seeded in node.target.tags or not foldable(node.target):
             continue
         # Calls without inputs (torch.zeros, torch.arange in forward) are constants too.
         inputs = node.all_input_nodes
@@ -48,3 +48,14 @@ def fold_constants(ep: ExportedProgram) -> None:
         node.replace_all_uses_with(folded)
         graph.erase_node(node)
     finish(ep)
+
+
+def fold_constants(ep: ExportedProgram) -> None:
+    _fold(ep, lambda target: True)
+
+
+def fold_float_constants(ep: ExportedProgram) -> None:
+    """After PT2E convert: folds the float arithmetic on constants that QAT's conv-BN folding leaves
+    (var + eps, rsqrt, ...), never a quantize/dequantize: the int8 lowering reads the int8 weight behind
+    each dequantize."""
+    _fold(ep, lambda target: target.namespace != "quantized_decomposed")

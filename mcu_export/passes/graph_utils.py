@@ -40,11 +40,6 @@ def constant_value(ep: ExportedProgram, node) -> Optional[torch.Tensor]:
     return value.detach() if isinstance(value, torch.Tensor) else None
 
 
-def is_user_input(ep: ExportedProgram, node: Node) -> bool:
-    spec = input_spec(ep, node)
-    return spec is not None and spec.kind == InputKind.USER_INPUT
-
-
 def _fake_like(graph: torch.fx.Graph, tensor: torch.Tensor):
     for node in graph.nodes:
         val = node.meta.get("val")

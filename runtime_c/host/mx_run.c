@@ -1,7 +1,7 @@
 /* mx_run: load a .pte with the runtime core and run one method on the host.
  *
  *   mx_run MODEL.pte [--method NAME] [--input DTYPE:SHAPE:FILE]... [--output FILE]...
- *          [--load-only | --parse-only | --info]
+ *          [--load-only | --parse-only | --info | --kernels]
  *   mx_run --list-errors
  *
  * DTYPE is the .pte ScalarType code (6 = float32), SHAPE is "1x3x32x32" ("scalar" or empty for 0-dim),
@@ -15,7 +15,13 @@
  *   input <i> <dtype> <shape> <dim_order>            dim_order like 0,1,2,3 ("-" for 0-dim)
  *   output <i> <dtype> <shape> <dim_order>
  *   input <i> nontensor <tag>                        for non-tensor inputs/outputs (tag = mx_tag code)
+ *   meta <region> <count_name> <count>               per metadata pool region (mx/meta_pool.def), as the
+ *                                                    loader counts them (count_name: mx_meta_counts field)
  * --parse-only validates the whole method without resolving kernels; --load-only also resolves them.
+ * --kernels loads like --load-only and prints what each instruction runs, one per line:
+ *   instruction <i> <name>.<overload>                the kernel called (a loader fusion's kernel included)
+ *   instruction <i> fused-away                       folded into an earlier instruction's fused kernel
+ *   instruction <i> move
  * --list-errors prints "0x<code> <NAME> <text>" for every runtime error.
  * --meta-pool-size N gives the loader a smaller metadata pool than it needs (for tests; never larger).
  *
@@ -25,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mx/meta_pool.h"
 #include "mx/runtime.h"
 #include "mx_run_io.h"
 
@@ -42,7 +49,7 @@ typedef struct options {
   int input_count;
   const char *outputs[MAX_IO];
   int output_count;
-  int load_only, parse_only, info, list_errors;
+  int load_only, parse_only, info, kernels, list_errors;
   long long meta_pool_size;   /* --meta-pool-size: override the exact size (tests the pool-full error) */
 } options;
 
@@ -83,13 +90,15 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
       o->parse_only = 1;
     } else if (strcmp(a, "--info") == 0) {
       o->info = 1;
+    } else if (strcmp(a, "--kernels") == 0) {
+      o->kernels = 1;
     } else if (strcmp(a, "--list-errors") == 0) {
       o->list_errors = 1;
     } else if (a[0] != '-' && o->model == NULL) {
       o->model = a;
     } else {
       snprintf(detail, cap, "unexpected argument '%s'; usage: mx_run MODEL.pte [--method NAME] "
-               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info]", a);
+               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info|--kernels]", a);
       return -1;
     }
   }
@@ -113,7 +122,10 @@ static void site_detail(const mx_error_site *s, const char *method, char *buf, s
   if (s->value >= 0 && n >= 0 && (size_t)n < cap)
     n += snprintf(buf + n, cap - (size_t)n, ", value %lld", (long long)s->value);
   if (s->op_name != NULL && n >= 0 && (size_t)n < cap)
-    snprintf(buf + n, cap - (size_t)n, ", op %s.%s", s->op_name, s->op_overload);
+    n += snprintf(buf + n, cap - (size_t)n, ", op %s.%s", s->op_name, s->op_overload);
+  if (s->delegate_index >= 0 && n >= 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, ", delegate %lld %s", (long long)s->delegate_index,
+             s->delegate_id != NULL ? s->delegate_id : "?");
 }
 
 static int open_method(state *st, const options *o, char *detail, size_t cap) {
@@ -187,11 +199,31 @@ static void print_io(const char *kind, uint32_t i, const mx_method *m, const uin
 
 static void print_info(const state *st, const options *o) {
   const mx_method *m = &st->method;
+  mx_meta_counts c;
   printf("method %s\n", o->method);
   printf("meta_pool %zu\n", st->meta.meta_pool_bytes);
   for (uint32_t id = 1; id < st->arena_count; id++) printf("arena %u %zu\n", id, st->arenas[id].size);
   for (uint32_t i = 0; i < m->input_count; i++) print_io("input", i, m, m->inputs);
   for (uint32_t i = 0; i < m->output_count; i++) print_io("output", i, m, m->outputs);
+  if (mx_program_method_counts(&st->program, o->method, &c) != MX_OK) return;   /* cannot fail: loading counted */
+#define X(region, count, elem_size) printf("meta %s %s %llu\n", #region, #count, (unsigned long long)c.count);
+#include "mx/meta_pool.def"
+#undef X
+}
+
+static void print_kernels(const mx_method *m) {
+  for (uint32_t i = 0; i < m->instr_count; i++) {
+    const mx_instr *ins = &m->instrs[i];
+    if (ins->kind == MX_INSTR_MOVE) {
+      printf("instruction %u move\n", i);
+    } else if (ins->kind == MX_INSTR_FUSED_AWAY) {
+      printf("instruction %u fused-away\n", i);
+    } else if (ins->kind == MX_INSTR_FUSED) {
+      printf("instruction %u %s.%s\n", i, mx_kernel_table[ins->op].name, mx_kernel_table[ins->op].overload);
+    } else {
+      printf("instruction %u %s.%s\n", i, m->op_names[ins->op], m->op_overloads[ins->op]);
+    }
+  }
 }
 
 static int same_shape(const mx_run_shape *a, const mx_run_shape *b) {
@@ -287,6 +319,10 @@ static int main_with(state *st, int argc, char **argv) {
   if (rc != 0) return rc;
   if (o.info) {
     print_info(st, &o);
+    return 0;
+  }
+  if (o.kernels) {
+    print_kernels(&st->method);
     return 0;
   }
   if (o.parse_only || o.load_only) {

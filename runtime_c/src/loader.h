@@ -1,18 +1,13 @@
 #ifndef MX_LOADER_H
 #define MX_LOADER_H
 /* Internal to method loading: the pieces a method's metadata is carved into, and the loading steps. */
+#include "mx/meta_pool.h"
 #include "program_internal.h"
 
-/* How many of each thing a method holds; the metadata pool is laid out from these counts alone, so
- * mx_program_method_meta and mx_method_load cannot disagree on its size. */
-typedef struct mx_meta_counts {
-  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs;
-} mx_meta_counts;
-
-/* Byte offsets of each region in the pool, and the total. */
+/* Byte offset of each region of the pool (index MX_META_<region>), and the total. */
 typedef struct mx_meta_layout {
-  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, op_names, op_overloads, inputs,
-      outputs, total;
+  uint64_t at[MX_META_REGIONS];
+  uint64_t total;
 } mx_meta_layout;
 
 typedef struct mx_load_ctx {
@@ -34,6 +29,9 @@ typedef struct mx_load_ctx {
   uint32_t tensor_refs_left;
   mx_value **args;
   uint32_t args_left;
+  uint32_t delegate_count;
+  uint8_t *delegate_state;
+  uint64_t delegate_state_left;
 } mx_load_ctx;
 
 mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c);

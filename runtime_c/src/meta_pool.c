@@ -1,5 +1,7 @@
 /* Sizing the metadata pool: one counting walk over a plan, then a fixed layout from the counts. */
-#include "loader.h"
+#include <stddef.h>
+
+#include "delegate.h"
 #include "schema_ids.h"
 
 mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *instrs) {
@@ -50,13 +52,12 @@ static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *instrs, uint32_t i
   uint8_t tag;
   mx_error e = mx_fb_vec_table(fb, instrs, i, &ins);
   if (e == MX_OK) e = mx_fb_union(fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
-  if (e != MX_OK || tag != INSTR_KERNEL_CALL) return e;
-  e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);
+  if (e != MX_OK || (tag != INSTR_KERNEL_CALL && tag != INSTR_DELEGATE_CALL)) return e;
+  e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);   /* DelegateCall.args has the same id */
   c->args += args.len;
   return e;
 }
 
-/* Counts are 64-bit: many values may share one long vector, so their sum can exceed the file size. */
 mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   mx_fb_vec values, instrs, ops, inputs, outputs;
   *c = (mx_meta_counts){0};
@@ -73,35 +74,30 @@ mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   c->instrs = instrs.len;
   for (uint32_t i = 0; e == MX_OK && i < values.len; i++) e = count_value(fb, &values, i, c);
   for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(fb, &instrs, i, c);
+  if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->count(fb, plan, c);
   return e;
 }
 
-static uint64_t place(uint64_t *cursor, uint64_t count, uint64_t elem_size) {
-  uint64_t at = (*cursor + 7u) & ~(uint64_t)7u;
-  *cursor = at + count * elem_size;
-  return at;
-}
+/* Each region's count (its place in mx_meta_counts) and element size: a table and one loop, which is
+ * far smaller code than one unrolled step per region. */
+static const struct {
+  uint8_t count_at;
+  uint8_t elem_size;
+} regions[MX_META_REGIONS] = {
+#define X(region, count, elem_size) {offsetof(mx_meta_counts, count), elem_size},
+#include "mx/meta_pool.def"
+#undef X
+};
 
 mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
   uint64_t cur = 0;
-  const uint64_t all[] = {c->values, c->tensors, c->ints, c->doubles, c->tensor_refs,
-                          c->instrs, c->args, c->ops, c->inputs, c->outputs};
-  for (uint32_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-    if (all[i] > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sums below from wrapping */
+  for (uint32_t r = 0; r < MX_META_REGIONS; r++) {
+    uint64_t n = *(const uint64_t *)(const void *)((const uint8_t *)c + regions[r].count_at);
+    if (n > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sum below from wrapping */
+    l->at[r] = cur;
+    cur += MX_META_REGION_BYTES(n, regions[r].elem_size);
   }
-  l->values = place(&cur, c->values, sizeof(mx_value));
-  l->tensors = place(&cur, c->tensors, sizeof(mx_tensor));
-  l->ints = place(&cur, c->ints, sizeof(int64_t));
-  l->doubles = place(&cur, c->doubles, sizeof(double));
-  l->tensor_refs = place(&cur, c->tensor_refs, sizeof(mx_tensor *));
-  l->instrs = place(&cur, c->instrs, sizeof(mx_instr));
-  l->args = place(&cur, c->args, sizeof(mx_value *));
-  l->ops = place(&cur, c->ops, sizeof(const mx_kernel_entry *));
-  l->op_names = place(&cur, c->ops, sizeof(const char *));
-  l->op_overloads = place(&cur, c->ops, sizeof(const char *));
-  l->inputs = place(&cur, c->inputs, sizeof(uint32_t));
-  l->outputs = place(&cur, c->outputs, sizeof(uint32_t));
-  l->total = (cur + 7u) & ~(uint64_t)7u;
+  l->total = cur;
   if (l->total > SIZE_MAX || l->total > UINT32_MAX) return MX_ERR_TOO_LARGE;
   return MX_OK;
 }

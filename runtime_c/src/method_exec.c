@@ -1,5 +1,6 @@
-/* Running a loaded method: chain 0 in order, each kernel bracketed by the platform's profiling hooks. */
-#include "mx/runtime.h"
+/* Running a loaded method: chain 0 in order, each kernel or delegate bracketed by the platform's profiling
+ * hooks. */
+#include "delegate.h"
 
 mx_error mx_method_execute(mx_method *m) {
   if (!m->kernels_resolved) return MX_ERR_KERNEL_MISSING;
@@ -9,15 +10,24 @@ mx_error mx_method_execute(mx_method *m) {
       m->values[ins->nargs] = m->values[ins->op];
       continue;
     }
+    if (ins->kind == MX_INSTR_DELEGATE) {
+      /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
+      mx_error e = mx_delegates->execute(m, i);
+      if (e != MX_OK) return e;
+      continue;
+    }
+    if (ins->kind == MX_INSTR_FUSED_AWAY) continue;
+    const bool fused = ins->kind == MX_INSTR_FUSED;
+    const mx_kernel_entry *k = fused ? &mx_kernel_table[ins->op] : m->ops[ins->op];
     mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
-    mx_error e = m->ops[ins->op]->fn(&ctx, ins->args, ins->nargs);
+    mx_error e = k->fn(&ctx, ins->args, ins->nargs);
     mx_platform_op_end(i, e);
     if (e != MX_OK) {
       m->site.instruction = i;
-      m->site.op_index = ins->op;
-      m->site.op_name = m->op_names[ins->op];
-      m->site.op_overload = m->op_overloads[ins->op];
+      m->site.op_index = fused ? -1 : (int64_t)ins->op;   /* a fused kernel has no entry in the .pte */
+      m->site.op_name = k->name;
+      m->site.op_overload = k->overload;
       return e;
     }
   }

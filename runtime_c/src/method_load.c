@@ -1,7 +1,8 @@
-/* Loading a method: size and carve the metadata pool, then values, operators, instructions, I/O lists. */
+/* Loading a method: size and carve the metadata pool, then values, operators, delegates, instructions,
+ * I/O lists. */
 #include <string.h>
 
-#include "loader.h"
+#include "delegate.h"
 #include "schema_ids.h"
 
 static const mx_kernel_entry *find_kernel(const char *name, const char *overload) {
@@ -41,14 +42,17 @@ static mx_error value_index(const mx_method *m, int64_t idx, uint32_t *out) {
   return MX_OK;
 }
 
-static mx_error load_kernel_call(mx_load_ctx *ctx, const mx_fb_table *call, mx_instr *out) {
+/* A KernelCall or a DelegateCall: both hold (index, args) under the same field ids, and both index
+ * lists of the method (its operators, its delegates). */
+static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *call, mx_instr *out) {
   mx_method *m = ctx->m;
   mx_fb_vec args;
   int32_t op;
   mx_error e = mx_fb_i32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
   if (e == MX_OK) e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
   if (e != MX_OK) return e;
-  if (op < 0 || (uint32_t)op >= m->op_count) return MX_ERR_BAD_INDEX;
+  uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : ctx->delegate_count;
+  if (op < 0 || (uint32_t)op >= limit) return MX_ERR_BAD_INDEX;
   if (args.len > ctx->args_left) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < args.len; k++) {
     uint32_t v;
@@ -56,7 +60,7 @@ static mx_error load_kernel_call(mx_load_ctx *ctx, const mx_fb_table *call, mx_i
     if (e != MX_OK) return e;
     ctx->args[k] = &m->values[v];
   }
-  out->kind = MX_INSTR_KERNEL;
+  out->kind = kind;
   out->op = (uint32_t)op;
   out->nargs = args.len;
   out->args = ctx->args;
@@ -74,8 +78,11 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
   if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK) return e;
   switch (tag) {
+    case INSTR_DELEGATE_CALL:
+      if (mx_delegates == NULL) return MX_ERR_BACKEND_MISSING;
+      /* fall through */
     case INSTR_KERNEL_CALL:
-      return load_kernel_call(ctx, &call, out);
+      return load_call(ctx, tag, &call, out);   /* the schema's tags are the MX_INSTR_* kinds */
     case INSTR_MOVE_CALL:
       e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_FROM, 0, &from);
       if (e == MX_OK) e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_TO, 0, &to);
@@ -83,7 +90,6 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
       if (e == MX_OK) e = value_index(ctx->m, to, &out->nargs);
       out->kind = MX_INSTR_MOVE;
       return e;
-    case INSTR_DELEGATE_CALL:
     case INSTR_JUMP_FALSE:
     case INSTR_FREE:
       return MX_ERR_UNSUPPORTED;
@@ -113,28 +119,32 @@ static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
   if (l.total > 0 && (base == NULL || size < skew || size - skew < l.total)) return MX_ERR_META_POOL_FULL;
   base += skew;
   if (l.total > 0) memset(base, 0, (size_t)l.total);
-  m->values = (mx_value *)(void *)(base + l.values);
+  m->values = (mx_value *)(void *)(base + l.at[MX_META_values]);
   m->value_count = (uint32_t)c->values;
-  ctx->tensors = (mx_tensor *)(void *)(base + l.tensors);
+  ctx->tensors = (mx_tensor *)(void *)(base + l.at[MX_META_tensors]);
   ctx->tensors_left = (uint32_t)c->tensors;
-  ctx->ints = (int64_t *)(void *)(base + l.ints);
+  ctx->ints = (int64_t *)(void *)(base + l.at[MX_META_ints]);
   ctx->ints_left = (uint32_t)c->ints;
-  ctx->doubles = (double *)(void *)(base + l.doubles);
+  ctx->doubles = (double *)(void *)(base + l.at[MX_META_doubles]);
   ctx->doubles_left = (uint32_t)c->doubles;
-  ctx->tensor_refs = (mx_tensor **)(void *)(base + l.tensor_refs);
+  ctx->tensor_refs = (mx_tensor **)(void *)(base + l.at[MX_META_tensor_refs]);
   ctx->tensor_refs_left = (uint32_t)c->tensor_refs;
-  m->instrs = (mx_instr *)(void *)(base + l.instrs);
+  m->instrs = (mx_instr *)(void *)(base + l.at[MX_META_instrs]);
   m->instr_count = (uint32_t)c->instrs;
-  ctx->args = (mx_value **)(void *)(base + l.args);
+  ctx->args = (mx_value **)(void *)(base + l.at[MX_META_args]);
   ctx->args_left = (uint32_t)c->args;
-  m->ops = (const mx_kernel_entry **)(void *)(base + l.ops);
-  m->op_names = (const char **)(void *)(base + l.op_names);
-  m->op_overloads = (const char **)(void *)(base + l.op_overloads);
+  m->ops = (const mx_kernel_entry **)(void *)(base + l.at[MX_META_ops]);
+  m->op_names = (const char **)(void *)(base + l.at[MX_META_op_names]);
+  m->op_overloads = (const char **)(void *)(base + l.at[MX_META_op_overloads]);
   m->op_count = (uint32_t)c->ops;
-  m->inputs = (const uint32_t *)(void *)(base + l.inputs);
+  m->inputs = (const uint32_t *)(void *)(base + l.at[MX_META_inputs]);
   m->input_count = (uint32_t)c->inputs;
-  m->outputs = (const uint32_t *)(void *)(base + l.outputs);
+  m->outputs = (const uint32_t *)(void *)(base + l.at[MX_META_outputs]);
   m->output_count = (uint32_t)c->outputs;
+  m->delegates = (mx_delegate *)(void *)(base + l.at[MX_META_delegates]);
+  ctx->delegate_count = (uint32_t)c->delegates;
+  ctx->delegate_state = base + l.at[MX_META_delegate_state];
+  ctx->delegate_state_left = c->delegate_state;
   return MX_OK;
 }
 
@@ -144,6 +154,8 @@ static void reset_site(mx_error_site *s) {
   s->op_index = -1;
   s->op_name = NULL;
   s->op_overload = NULL;
+  s->delegate_index = -1;
+  s->delegate_id = NULL;
 }
 
 mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_config *cfg, mx_method *m) {
@@ -165,6 +177,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
   if (e == MX_OK) e = mx_load_values(&ctx);
   if (e == MX_OK) e = load_operators(&ctx);
+  if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->load(&ctx);
   if (e == MX_OK) e = mx_plan_instructions(&ctx.fb, &ctx.plan, &instrs);
   for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) {
     e = load_instruction(&ctx, &instrs, i);
@@ -173,6 +186,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
+  for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);
   if (e != MX_OK) {
     /* A half-loaded method must not be executed: leave nothing to run. */
     m->instr_count = 0;

@@ -52,6 +52,21 @@ static mx_error segment_at(const mx_program *p, mx_fb *fb, const mx_fb_vec *segs
   return MX_OK;
 }
 
+mx_error mx_prog_segment(const mx_program *p, mx_fb *fb, uint32_t index, const uint8_t **data, uint32_t *size) {
+  mx_fb_table root;
+  mx_fb_vec segs;
+  uint64_t start, n;
+  mx_error e = mx_fb_root(fb, &root);
+  if (e == MX_OK) e = mx_fb_vector(fb, &root, PROGRAM_SEGMENTS, 4, &segs);
+  if (e != MX_OK) return e;
+  if (index >= segs.len) return MX_ERR_BAD_INDEX;
+  e = segment_at(p, fb, &segs, index, &start, &n);
+  if (e != MX_OK) return e;
+  *data = p->data + start;
+  *size = (uint32_t)n;   /* the segment lies inside the file, whose size is a uint32_t */
+  return MX_OK;
+}
+
 static mx_error read_constant_segment(mx_program *p, mx_fb *fb, const mx_fb_table *root, const mx_fb_vec *segs) {
   mx_fb_table cs;
   mx_fb_vec offsets;

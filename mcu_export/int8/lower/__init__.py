@@ -1,8 +1,8 @@
 """Lowering of a PT2E-converted core-ATen graph to a `.pte` Program of cortex_m int8 kernels.
 
-`lower_int8(ep, cpu)` runs the cortex_m backend first and the portable fp32 backend for what it refuses;
-it returns the Program (planned tensors not yet placed) and its LoweringInfo, whose `fallbacks` list
-every op left on an fp32 kernel, with its source line and the reason.
+`lower_int8(ep, board)` runs the cortex_m backend first and the portable fp32 backend for what it
+refuses; it returns the Program (planned tensors not yet placed) and its LoweringInfo, whose `fallbacks`
+list every op left on an fp32 kernel, with its source line and the reason.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Callable, Dict, Optional, Tuple
 import torch
 from torch.export import ExportedProgram
 
+from mcu_export.boards import Board
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
@@ -45,14 +46,14 @@ for _t in (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten
     RULES[_t] = ew.lower_lut
 
 
-def int8_backends(cpu: Optional[str] = None) -> list:
-    """The backends of an int8 program, in priority order."""
-    return [CortexMBackend(RULES, cpu), PortableBackend()]
+def int8_backends(board: Optional[Board] = None) -> list:
+    """The backends of an int8 program, in priority order (scratch sized for `board`'s ISA, or all)."""
+    return [CortexMBackend(RULES, board), PortableBackend()]
 
 
-def lower_int8(ep: ExportedProgram, cpu: Optional[str] = None,
+def lower_int8(ep: ExportedProgram, board: Optional[Board] = None,
                with_stacktrace: bool = True) -> Tuple[pte.Program, LoweringInfo]:
-    return lower_graph(ep, int8_backends(cpu), with_stacktrace)
+    return lower_graph(ep, int8_backends(board), with_stacktrace)
 
 
 __all__ = ["lower_int8", "int8_backends", "RULES"]

@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 from torch.fx import Node
 
+from mcu_export.boards import Board
 from mcu_export.errors import UsageError
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
@@ -54,10 +55,9 @@ class CortexMBackend(KernelBackend):
 
     name = "cortex_m"
 
-    def __init__(self, rules: Dict[Any, Rule], cpu: Optional[str] = None):
+    def __init__(self, rules: Dict[Any, Rule], board: Optional[Board] = None):
         self.rules = rules
-        self.cpu = cpu
-        self.isas = isas_for(cpu)
+        self.isas = isas_for(board)
 
     def start(self, builder: ProgramBuilder) -> None:
         self.b = builder

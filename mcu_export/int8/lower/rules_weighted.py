@@ -15,7 +15,7 @@ from mcu_export.int8.lower import match
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.rules_common import Refusal, activation_range, bias, terminal, weight
-from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch
+from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch, fc_scratch
 
 
 def requant_params(input_scale: float, weight_scales: np.ndarray, output_scale: float):
@@ -90,16 +90,16 @@ def lower_linear(lw, node: Node) -> None:
         wscales = wscales[:1]
     mults, shifts = requant_params(qx.scale, wscales, out.scale)
     act_min, act_max = activation_range(act, out)
-    # The MVE kernel reads input_offset * sum(w) + bias from a precomputed kernel sum (ctx.buf) and
-    # ignores the bias; our runtime's DSP/scalar kernels use the kernel sum as the bias when given it
+    # A kernel with scratch (MVE) reads input_offset * sum(w) + bias from a precomputed kernel sum (ctx.buf)
+    # and ignores the bias; our runtime's DSP/scalar kernels use the kernel sum as the bias when given it
     # (runtime_c/kernels/cortex_m/README.md), so one program with it runs everywhere. The bias is kept
-    # for targets that are not MVE-only: ExecuTorch's own DSP kernel reads only the bias.
+    # for targets whose kernel has no scratch: ExecuTorch's own DSP kernel reads only the bias.
     sums = wq.to(torch.int64).sum(dim=1) * (-qx.zp)
     if bq is not None:
         sums = sums + bq.to(torch.int64)
     kernel_sum = torch.from_numpy(wrap_int32(sums.numpy()).astype(np.int32))
     wants_sum = True
-    wants_bias = any(isa != "mve" for isa in lw.isas)
+    wants_bias = any(fc_scratch(isa, c_out) == 0 for isa in lw.isas)
     qx = lw.to_layout(qx, False)
     result = lw.new_tensor(torch.int8, shape)
     lw.call(cortex_m_op("quantized_linear"),

@@ -1,37 +1,55 @@
-"""Kernel scratch sizes, planned as arena tensors: the `_get_buffer_size` functions of cmsis_nn_kernels/
-(which equal CMSIS-NN v7's) re-expressed in Python, per instruction-set path.
+"""Kernel scratch sizes, planned as arena tensors, and the convolution variants the CMSIS-NN wrappers run:
+Python twins of C functions, per instruction-set path ("scalar", "dsp" or "mve").
 
-`cpu` names the target: Cortex-M55/M85 run the MVE paths, M4/M7/M33/M35P the DSP paths, M0/M0+/M3 and
-"host" the scalar C. When the target is unknown (None) the buffer is sized for the worst of the three,
-so that one .pte runs on any of them.
+Each twin is held to its C original by tests/test_scratch_twins.py, which compiles the C into a host shared
+library and compares the two on hypothesis-drawn shapes, strides, paddings and dilations for every ISA:
+
+| here                  | C                                                                             |
+|-----------------------|-------------------------------------------------------------------------------|
+| `_conv_general`       | arm_convolve_s8_get_buffer_size{_dsp,_mve}                                    |
+| `_conv_1xn_mve`       | arm_convolve_1_x_n_s8_get_buffer_size_mve                                     |
+| `conv_scratch`        | arm_convolve_wrapper_s8_get_buffer_size{,_dsp,_mve}                           |
+| `depthwise_scratch`   | arm_depthwise_conv_wrapper_s8_get_buffer_size{,_dsp,_mve}                     |
+| `avgpool_scratch`     | arm_avgpool_s8_get_buffer_size{,_dsp,_mve}                                    |
+| `fc_scratch`          | arm_fully_connected_s8_get_buffer_size{,_dsp,_mve}                            |
+| `conv_kind`           | mx_cm_conv_kind_of (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c)    |
+| `depthwise_kind`      | mx_cm_dw_conv_kind_of, built for each ISA                                     |
+
+(the un-suffixed C function, built for the host, is the scalar path.) Twins and a test rather than a call
+into the C through ctypes at export time: `mcu-export export` needs no C compiler, and a library built
+ahead of time would make the package platform-specific for a few lines of integer arithmetic.
+
+The ISA is the board's (`board.cpu.mve`, `board.cpu.dsp` in boards/*.toml); without a board the scratch
+is sized for all three, so that one .pte runs on any of them.
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Tuple
 
-MVE_CPUS = {"cortex-m55", "cortex-m85"}
-DSP_CPUS = {"cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p", "cortex-m52"}
-SCALAR_CPUS = {"host", "cortex-m0", "cortex-m0plus", "cortex-m0+", "cortex-m3", "cortex-m23"}
+from mcu_export.boards import Board
+
 ISAS = ("scalar", "dsp", "mve")
 _CH_IN_BLOCK_MVE = 124            # channels per block of the MVE depthwise kernel
 _DW_AS_CONV_THRESHOLD = 1         # MVE: a depthwise of one input channel into more runs as a convolution
 
 
-def isas_for(cpu: Optional[str]) -> Sequence[str]:
-    if cpu is None:
-        return ISAS
-    cpu = cpu.lower()
-    if cpu in MVE_CPUS:
-        return ("mve",)
-    if cpu in DSP_CPUS:
-        return ("dsp",)
-    if cpu in SCALAR_CPUS:
-        return ("scalar",)
-    raise ValueError(f"unknown cpu '{cpu}' (known: {', '.join(sorted(MVE_CPUS | DSP_CPUS | SCALAR_CPUS))})")
+def board_isa(board: Board) -> str:
+    return "mve" if board.cpu.mve else "dsp" if board.cpu.dsp else "scalar"
+
+
+def isas_for(board: Optional[Board]) -> Tuple[str, ...]:
+    """The ISAs whose kernels a program exported for `board` (None: any board) must have scratch for."""
+    return ISAS if board is None else (board_isa(board),)
 
 
 def _round_up(x: int, to: int) -> int:
     return -(-x // to) * to
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (truncates toward zero); Python's // floors."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
 
 
 def _conv_general(isa: str, c_in: int, kh: int, kw: int) -> int:
@@ -41,9 +59,9 @@ def _conv_general(isa: str, c_in: int, kh: int, kw: int) -> int:
 
 def _conv_1xn_mve(in_w: int, c_in: int, kw: int, kh: int, out_w: int, pad_w: int, stride_w: int) -> int:
     total_pad = (out_w - 1) * stride_w + kw - in_w
-    asym = total_pad % 2
-    right = max(1, (pad_w + asym + stride_w - 1) // stride_w) if pad_w + asym != 0 else 0
-    left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w != 0 else 0
+    asym = total_pad - 2 * _c_div(total_pad, 2)  # C's %: negative for a negative total
+    right = max(1, _c_div(pad_w + asym + stride_w - 1, stride_w)) if pad_w + asym != 0 else 0
+    left = max(1, _c_div(pad_w + stride_w - 1, stride_w)) if pad_w != 0 else 0
     no_pad = max(out_w - (right + left), 0)
     if right + no_pad + left != out_w:
         return _conv_general("mve", c_in, kh, kw)
@@ -55,15 +73,13 @@ def _conv_1xn_mve(in_w: int, c_in: int, kw: int, kh: int, out_w: int, pad_w: int
 
 def conv_scratch(isa: str, in_nhwc, filter_ohwi, out_nhwc, stride, padding, dilation) -> int:
     """arm_convolve_wrapper_s8_get_buffer_size for one ISA (filter as [C_out, KH, KW, C_in/groups])."""
-    _, in_h, in_w, c_in = in_nhwc
-    _, kh, kw, f_c = filter_ohwi
-    if f_c == c_in:
-        if padding == (0, 0) and (kh, kw) == (1, 1) and dilation == (1, 1):
-            return 0
-        if in_h == 1 and dilation[1] == 1 and kh == 1 and (stride[1] * c_in) % 4 == 0:
-            if isa == "mve":
-                return _conv_1xn_mve(in_w, c_in, kw, kh, out_nhwc[2], padding[1], stride[1])
-            return _conv_general(isa, c_in, kh, kw)
+    _, _, in_w, c_in = in_nhwc
+    _, kh, kw, _ = filter_ohwi
+    kind = conv_kind(in_nhwc, filter_ohwi, stride, padding, dilation)
+    if kind.startswith("1x1"):
+        return 0
+    if kind == "1_x_n" and isa == "mve":
+        return _conv_1xn_mve(in_w, c_in, kw, kh, out_nhwc[2], padding[1], stride[1])
     return _conv_general(isa, c_in, kh, kw)
 
 
@@ -72,7 +88,7 @@ def depthwise_scratch(isa: str, in_nhwc, kernel_hw, out_nhwc, stride, padding, d
     n, _, _, c_in = in_nhwc
     c_out = out_nhwc[3]
     kh, kw = kernel_hw
-    uses_opt = c_in == c_out and n == 1 and dilation == (1, 1)
+    uses_opt = c_in == c_out and n == 1 and tuple(dilation) == (1, 1)
     uses_3x3 = (kh, kw) == (3, 3) and padding[0] <= 1 and padding[1] <= 1
     if isa == "mve":
         if c_in == 1 and c_out > _DW_AS_CONV_THRESHOLD:
@@ -88,8 +104,9 @@ def avgpool_scratch(isa: str, channels: int) -> int:
     return channels * 4 if isa == "dsp" else 0
 
 
-def worst(sizes: Iterable[int]) -> int:
-    return max(sizes)
+def fc_scratch(isa: str, c_out: int) -> int:
+    """The MVE kernel's scratch holds its kernel sums, one int32 per output channel."""
+    return c_out * 4 if isa == "mve" else 0
 
 
 # ---- which variant the wrappers run (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) ----------

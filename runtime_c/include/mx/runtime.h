@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mx/backend.h"
 #include "mx/errors.h"
 #include "mx/kernel.h"
 #include "mx/value.h"
@@ -57,25 +58,35 @@ typedef struct mx_method_config {
   size_t meta_pool_size;
   const mx_span *arenas;      /* index = memory_id; arenas[0] is never used */
   uint32_t arena_count;
-  bool skip_kernels;          /* validate everything but leave operators unresolved (inspection tools) */
+  bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
+                                 backend and init (inspection tools) */
 } mx_method_config;
 
-enum { MX_INSTR_KERNEL = 1, MX_INSTR_MOVE = 3 };
+/* KERNEL, DELEGATE and MOVE are the schema's InstructionArguments tags. The loader's fusions (src/fuse_*.c)
+ * add two kinds no file holds: FUSED calls mx_kernel_table[op], which the .pte does not name, in place of
+ * a run of instructions; FUSED_AWAY marks the rest of that run, which does nothing. */
+enum {
+  MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_MOVE = 3, MX_INSTR_FUSED = 0x80, MX_INSTR_FUSED_AWAY = 0x81
+};
 
 typedef struct mx_instr {
-  uint8_t kind;               /* MX_INSTR_* (the schema's InstructionArguments tag) */
-  uint32_t op;                /* kernel: operator index; move: source value */
-  uint32_t nargs;             /* kernel: argument count; move: destination value */
+  uint8_t kind;               /* MX_INSTR_* */
+  uint32_t op;                /* kernel: operator index; delegate: delegate index; fused: mx_kernel_table
+                                 index; move: source value */
+  uint32_t nargs;             /* kernel, delegate: argument count; move: destination value */
   mx_value **args;
 } mx_instr;
 
-/* Where a load or execution failed; fields are -1 / NULL when they do not apply. */
+/* Where a load or execution failed; fields are -1 / NULL when they do not apply. Indices fit in 32 bits:
+ * each entry of a vector in the (at most 4 GiB) file takes at least 4 bytes. */
 typedef struct mx_error_site {
-  int64_t instruction;
-  int64_t value;
-  int64_t op_index;
+  int32_t instruction;
+  int32_t value;
+  int32_t op_index;
+  int32_t delegate_index;
   const char *op_name;
   const char *op_overload;
+  const char *delegate_id;
 } mx_error_site;
 
 typedef struct mx_method {
@@ -92,6 +103,7 @@ typedef struct mx_method {
   const char **op_names;
   const char **op_overloads;
   uint32_t op_count;
+  mx_delegate *delegates;
   bool kernels_resolved;
   mx_error_site site;
 } mx_method;
@@ -107,6 +119,16 @@ mx_tensor *mx_method_input(const mx_method *method, uint32_t i);
 mx_tensor *mx_method_output(const mx_method *method, uint32_t i);
 /* The place of the last error of mx_method_load / mx_method_execute. */
 const mx_error_site *mx_method_error_site(const mx_method *method);
+
+/* A loader fusion (src/fuse_*.c) rewrites runs of a loaded method's instructions into MX_INSTR_FUSED calls.
+ * The generated kernel table lists the fusions that end in the kernels it links, and mx_method_load runs
+ * them in that order; a build without those kernels links no fusion code. */
+typedef void (*mx_fusion_fn)(mx_method *method);
+extern const mx_fusion_fn mx_fusions[];
+extern const uint32_t mx_fusion_count;
+
+/* hardswish/hardsigmoid as passes/decompose_hard_activations.py writes them (add, clamp[, mul], div). */
+void mx_fuse_hard_ramps(mx_method *method);
 
 /* ---- platform seams (weak no-op defaults; Cortex-M builds turn them into per-op profile markers) ---- */
 void mx_platform_op_begin(uint32_t instruction);

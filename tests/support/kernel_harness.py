@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Sequence
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 INCLUDE_DIR = ROOT / "runtime_c" / "include"
 KERNEL_DIR = ROOT / "runtime_c" / "kernels" / "portable"
 ERRORS_DEF = INCLUDE_DIR / "mx" / "errors.def"

@@ -69,7 +69,8 @@ class PoolsAndShapes(nn.Module):
 
 
 class Activations(nn.Module):
-    """hardswish and hardsigmoid kept whole, relu6 (hardtanh), mul by a scalar."""
+    """hardswish and hardsigmoid (written as add/clamp/mul/div, fused again by our loader), relu6 (hardtanh),
+    mul by a scalar."""
 
     def forward(self, x):
         return F.hardswish(x) * 0.5 + F.hardsigmoid(x), F.relu6(x * 4)
@@ -113,6 +114,18 @@ class Passthrough(nn.Module):
     def forward(self, x):
         y = x + 1
         return x, y, y, self.k
+
+
+class Fn(nn.Module):
+    """A function as a module, for one-op models; `params` become its (frozen) weights."""
+
+    def __init__(self, fn, *params):
+        super().__init__()
+        self.fn = fn
+        self.params = nn.ParameterList([nn.Parameter(p, requires_grad=False) for p in params])
+
+    def forward(self, *xs):
+        return self.fn(*xs, *self.params)
 
 
 def inputs_for(model: nn.Module):

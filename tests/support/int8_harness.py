@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KERNEL_DIR = ROOT / "cmsis_nn_kernels"
 INCLUDE_DIR = KERNEL_DIR / "include"
 # Op numbers are per suite; the names are unique across suites.
@@ -337,12 +337,34 @@ def host_run(lib: ctypes.CDLL, cases: Sequence[Case]) -> List[Result]:
     return decode(out.raw[:written], cases)
 
 
+# cmsis_nn_dims, cmsis_nn_tile and the conv / depthwise params of arm_nn_types.h, for the _get_buffer_size
+# functions called through ctypes.
+class Dims(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_int32), ("h", ctypes.c_int32), ("w", ctypes.c_int32), ("c", ctypes.c_int32)]
+
+
+class Tile(ctypes.Structure):
+    _fields_ = [("w", ctypes.c_int32), ("h", ctypes.c_int32)]
+
+
+class ConvParams(ctypes.Structure):
+    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32), ("stride", Tile),
+                ("padding", Tile), ("dilation", Tile), ("act_min", ctypes.c_int32), ("act_max", ctypes.c_int32)]
+
+
+class DwParams(ctypes.Structure):
+    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32), ("ch_mult", ctypes.c_int32),
+                ("stride", Tile), ("padding", Tile), ("dilation", Tile), ("act_min", ctypes.c_int32),
+                ("act_max", ctypes.c_int32)]
+
+
 def scalar_variant(board_name: str = "mps2-an505"):
     """The board with its CPU's DSP extension switched off (-mcpu=...+nodsp): the plain C paths on QEMU."""
     from mcu_export.boards import load_board
     board = load_board(board_name)
     flags = tuple(f + "+nodsp" if f.startswith("-mcpu=") else f for f in board.compiler.cflags)
-    return dataclasses.replace(board, compiler=dataclasses.replace(board.compiler, cflags=flags))
+    return dataclasses.replace(board, cpu=dataclasses.replace(board.cpu, dsp=False),
+                               compiler=dataclasses.replace(board.compiler, cflags=flags))
 
 
 @dataclasses.dataclass(frozen=True)

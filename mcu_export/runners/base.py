@@ -1,0 +1,92 @@
+"""The runner interface every target implements: open a program (learn its inputs and outputs), prepare
+it (build what the target needs), execute one inference on raw tensor bytes.
+
+`Runner.run` does the rest once for every target: checks the inputs, converts them to and from memory
+order, and wraps the target's measurements in a `ModelRun`. A new target is one subclass with a `name`
+in a module of this package (mcu_export.runners finds it); boards pick targets by `serves`.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from mcu_export.runners.tensors import TensorSpec, check_inputs, outputs_from, to_memory_order
+
+
+@dataclass
+class OpCount:
+    index: int             # instruction index in the method's chain
+    op: str                # qualified operator name, e.g. aten::convolution.out
+    instructions: Optional[int]
+
+
+@dataclass
+class ModelRun:
+    """One inference on one target: the outputs (logical layout) and what the target could measure."""
+    outputs: List[np.ndarray]
+    board: str
+    target: str                                 # the runner's name: host, qemu, fvp, ...
+    seconds: float                              # wall time of the target's run
+    per_op: List[OpCount] = field(default_factory=list)
+    instructions_per_inference: Optional[int] = None   # guest instructions inside mx_method_execute
+    total_instructions: Optional[int] = None           # whole run: boot, I/O and inference
+    ticks: Optional[int] = None                 # SysTick ticks of the inference (deterministic under -icount)
+    stack_used: Optional[int] = None            # bytes, high-water mark of the painted stack
+    meta_pool_bytes: Optional[int] = None       # metadata pool the runtime needed (== the one generated)
+    uart_text: str = ""
+
+
+class Runner(ABC):
+    name: ClassVar[str] = ""       # empty for abstract families (e.g. firmware on a simulator)
+    rank: ClassVar[int] = 100      # a board's default target is the lowest-ranked one serving it
+    targets: ClassVar[Dict[str, type]] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            Runner.targets[cls.name] = cls
+
+    def __init__(self, board, *, timeout: float = 60.0, profile: bool = True):
+        """profile: collect per-op counts when the target can (costs run time on some)."""
+        self.board = board
+        self.timeout = timeout
+        self.profile = profile
+        self.inputs: Tuple[TensorSpec, ...] = ()
+        self.outputs: Tuple[TensorSpec, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return f"{self.board.name} ({self.name})"
+
+    @classmethod
+    @abstractmethod
+    def serves(cls, board) -> bool:
+        """Whether this target can run programs for `board` (from the board's data only)."""
+
+    @abstractmethod
+    def open(self, program: Path) -> None:
+        """Take the program to run (an export folder, or for some targets a .pte) and learn its I/O specs;
+        cheap, so that bad inputs fail before any build."""
+
+    def prepare(self) -> None:
+        """Build or load what execute needs; called by run, once per program."""
+
+    @abstractmethod
+    def execute(self, inputs: Sequence[bytes]) -> Tuple[List[bytes], Dict[str, Any]]:
+        """One inference on inputs in memory order; returns the outputs' bytes and ModelRun fields
+        (seconds, and whatever else the target measures)."""
+
+    def record(self, run: ModelRun) -> None:
+        """Keep what a run measured beside the program (e.g. in report.json); nothing by default."""
+
+    def run(self, arrays: Sequence[np.ndarray], names: Optional[Sequence[str]] = None) -> ModelRun:
+        arrays = [np.asarray(a) for a in arrays]
+        check_inputs(arrays, self.inputs, names)
+        self.prepare()
+        raw, measured = self.execute([to_memory_order(a, s.dim_order) for a, s in zip(arrays, self.inputs)])
+        outputs = outputs_from(raw, self.outputs, self.where)
+        return ModelRun(outputs=outputs, board=self.board.name, target=self.name, **measured)

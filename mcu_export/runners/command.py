@@ -1,0 +1,42 @@
+"""`mcu-export run OUT --board B [--sim TARGET]`: the same steps for every board and target."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from mcu_export.errors import UsageError
+from mcu_export.runners import runner_for
+from mcu_export.runners.report import (format_per_op_table, output_lines, summary_line, write_outputs,
+                                       write_run_json)
+
+
+def load_input(path: str, index: int) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"input {index}: file not found: {p}")
+    try:
+        return np.load(p, allow_pickle=False)
+    except Exception as exc:
+        raise UsageError(f"input {index}: {p} is not a readable .npy file ({type(exc).__name__})") from exc
+
+
+def run_command(program: str, *, board: str, input_paths: Sequence[str], target: Optional[str] = None,
+                output_path: Optional[str] = None, json_path: Optional[str] = None, timeout: float = 60.0) -> int:
+    """Run once with the .npy inputs (building first when the target needs it and the build is stale),
+    print the outputs and what the target measured; save outputs (.npz) and RUN.json when asked."""
+    runner = runner_for(board, target, timeout=timeout)
+    runner.open(Path(program))
+    arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
+    run = runner.run(arrays, names=list(input_paths))
+    runner.record(run)
+    print("\n".join(output_lines(run)))
+    if run.instructions_per_inference is not None:
+        print(format_per_op_table(run))
+    print(summary_line(run))
+    if output_path:
+        print(f"wrote {write_outputs(output_path, run)}")
+    if json_path:
+        print(f"wrote {write_run_json(json_path, run)}")
+    return 0

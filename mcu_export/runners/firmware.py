@@ -1,0 +1,145 @@
+"""Model firmware on a simulator (the `qemu` and `fvp` targets share all but the simulator's command):
+inputs and outputs travel as semihosting files, so one build serves any number of runs.
+
+The firmware's side of the contract is runtime_c/firmware/main.c: it reads in<i>.bin, writes out<i>.bin,
+prints one `mx: ok|error|io error ...` line and exits 0 (ok), 1 (runtime error) or 2 (I/O error);
+a hard fault prints the registers and ` op=<instruction>` and exits 253 (fvp/README.md).
+"""
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from abc import abstractmethod
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from mcu_export.boards import Board
+from mcu_export.errors import RuntimeFailure
+from mcu_export.firmware.build import BuildResult
+from mcu_export.firmware.elf import symbolizer
+from mcu_export.firmware.flow import build_for_board, export_dir, record_run
+from mcu_export.firmware.model_cli import current_build
+from mcu_export.firmware.model_project import MODEL_DIR, project_of
+from mcu_export.firmware.results import FirmwareFault, RunResult, check
+from mcu_export.pte.reader import read_program_file
+from mcu_export.runners.base import OpCount, Runner
+from mcu_export.runners.tensors import TensorSpec, program_io
+
+EXIT_RUNTIME_ERROR = 1
+EXIT_IO_ERROR = 2
+_OK_LINE = re.compile(r"^mx: ok ticks=(\d+) stack=(\d+) pool=(\d+)/(\d+)\s*$", re.M)
+_ERROR_LINE = re.compile(r"^mx: (?:io )?error.*$", re.M)
+_FAULT_OP = re.compile(r"mx: hard fault.* op=(\d+)")
+# The firmware prints only the code (its texts would cost ~1.7 KB of flash); errors.def has the texts.
+_CODE_ONLY = re.compile(r"^mx: error (0x[0-9a-fA-F]{4})(?= \(|\s*$)")
+_ERRORS_DEF = re.compile(r'^X\(\s*\w+\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)', re.M)
+_error_texts: Optional[Dict[int, str]] = None
+
+
+def error_text(code: int) -> str:
+    """The text errors.def gives `code` (what mx_error_to_string says on the device)."""
+    global _error_texts
+    if _error_texts is None:
+        from mcu_export.assets import asset_dir
+
+        text = (asset_dir("runtime_c") / "include" / "mx" / "errors.def").read_text()
+        _error_texts = {int(c, 16): t for c, t in _ERRORS_DEF.findall(text)}
+    return _error_texts.get(code, "unknown runtime error")
+
+
+def decode_error_line(line: str) -> str:
+    """`mx: error 0x0305 (instruction 3, ...)` → `mx: error 0x0305 <text> (instruction 3, ...)`;
+    a line that already has its text (or is not a runtime error) is returned as it is."""
+    m = _CODE_ONLY.match(line)
+    if m is None:
+        return line
+    return f"{line[:m.end()]} {error_text(int(m.group(1), 16))}{line[m.end():]}".rstrip()
+
+
+def raise_for(result: RunResult, where: str, elf: Path, kernel_calls: Sequence[Dict], timeout: float) -> None:
+    """Timeouts and faults first (results.check), naming the op a fault hit; then the firmware's own errors."""
+    try:
+        check(result, where=where, timeout=timeout, symbolize=symbolizer(elf))
+    except FirmwareFault as fault:
+        match = _FAULT_OP.search(result.uart_text)
+        if match is None:
+            raise
+        index = int(match.group(1))
+        op = next((c["op"] for c in kernel_calls if c["index"] == index), "?")
+        raise FirmwareFault(f"{fault} while running instruction {index} ({op})", fault.registers) from None
+    if result.exit_code == 0:
+        return
+    lines = _ERROR_LINE.findall(result.uart_text)
+    said = decode_error_line(lines[-1]) if lines else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
+    kinds = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
+    kind = kinds.get(result.exit_code, f"exit code {result.exit_code}")
+    raise RuntimeFailure(f"firmware on {where} failed with a {kind}: {said}")
+
+
+class FirmwareRunner(Runner):
+    """Model firmware built for the board from an export folder (once per model and board) and run on a
+    simulator; subclasses say which simulator and how to start it."""
+
+    def __init__(self, board, **options):
+        super().__init__(board, **options)
+        self.out_dir: Optional[Path] = None      # the export folder, when the runner builds from one
+        self.build: Optional[BuildResult] = None
+        self.kernel_calls: List[Dict] = []
+
+    @classmethod
+    def serves(cls, board) -> bool:
+        """A board runs on the simulators its file has a [simulators.<name>] table for."""
+        return isinstance(board, Board) and getattr(board, cls.name, None) is not None
+
+    @abstractmethod
+    def simulate(self, elf: Path, workdir: Path) -> RunResult:
+        """One simulator run of `elf` with semihosting files in `workdir`, errors left to raise_for."""
+
+    def open(self, program: Path) -> None:
+        self.out_dir = export_dir(program)
+        self.inputs, self.outputs = program_io(read_program_file(self.out_dir / "model.pte"))
+        self.build = None
+
+    def use_build(self, build: BuildResult) -> "FirmwareRunner":
+        """Run this already built firmware (its project's model/model.json says the I/O)."""
+        manifest = json.loads((project_of(build) / MODEL_DIR / "model.json").read_text())
+        self.inputs = tuple(TensorSpec.of_manifest(s) for s in manifest["inputs"])
+        self.outputs = tuple(TensorSpec.of_manifest(s) for s in manifest["outputs"])
+        self.kernel_calls = manifest["kernel_calls"]
+        self.build = build
+        return self
+
+    def prepare(self) -> None:
+        if self.build is None:
+            self.use_build(current_build(self.out_dir, self.board) or build_for_board(self.out_dir, self.board))
+
+    def execute(self, inputs: Sequence[bytes]) -> Tuple[List[bytes], Dict[str, Any]]:
+        elf = Path(self.build.elf)
+        with tempfile.TemporaryDirectory(prefix="mx-model-run-") as tmp:
+            work = Path(tmp)
+            for i, data in enumerate(inputs):
+                (work / f"in{i}.bin").write_bytes(data)
+            result = self.simulate(elf, work)
+            raise_for(result, self.where, elf, self.kernel_calls, self.timeout)
+            raw = [(work / f"out{i}.bin").read_bytes() if (work / f"out{i}.bin").is_file() else b""
+                   for i in range(len(self.outputs))]
+        ok = _OK_LINE.search(result.uart_text)
+        if ok is None:
+            raise RuntimeFailure(f"firmware on {self.where} exited 0 without its result line "
+                                 f"(UART: {result.uart_text.strip()[-200:]!r})")
+        counts = result.instructions
+        regions = counts.regions if counts is not None else {}
+        per_op = [OpCount(index=c["index"], op=c["op"],
+                          instructions=regions[c["index"] + 1].instructions if c["index"] + 1 in regions else None)
+                  for c in self.kernel_calls]
+        return raw, dict(
+            seconds=result.seconds, per_op=per_op, uart_text=result.uart_text,
+            instructions_per_inference=regions[0].instructions if 0 in regions else None,
+            total_instructions=counts.total if counts is not None else None,
+            ticks=int(ok.group(1)), stack_used=int(ok.group(2)), meta_pool_bytes=int(ok.group(3)))
+
+    def record(self, run) -> None:
+        if self.out_dir is not None:
+            record_run(self.out_dir, self.board, run)
+

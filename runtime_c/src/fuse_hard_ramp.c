@@ -1,0 +1,143 @@
+/* Load-time fusion of the ramp that mcu_export/passes/decompose_hard_activations.py writes:
+ *
+ *   t1 = add(x, 3)   t2 = clamp(t1, 0, 6)   [t3 = mul(x, t2)]   y = div(t3 or t2, 6)
+ *
+ * is hardswish (with the mul) or hardsigmoid. A .pte names only these portable ops because ExecuTorch's
+ * runtime has no hardswish/hardsigmoid kernel; when this build links ours, the first instruction calls it
+ * and the others are skipped: one pass over the data instead of four. Our kernels do the same float
+ * operations in the same order, so the outputs are bit-identical to the unfused calls. Anything that does
+ * not match exactly (another order, a temporary read elsewhere, overlapping x and y) runs unfused. */
+#include <string.h>
+
+#include "mx/runtime.h"
+
+static bool is_call(const mx_method *m, const mx_instr *ins, const char *name, uint32_t nargs) {
+  return ins->kind == MX_INSTR_KERNEL && ins->nargs == nargs && strcmp(m->op_names[ins->op], name) == 0 &&
+         strcmp(m->op_overloads[ins->op], "out") == 0;
+}
+
+static mx_tensor *f32(const mx_value *v) {
+  return v->tag == MX_TAG_TENSOR && v->u.t->dtype == MX_DTYPE_F32 ? v->u.t : NULL;
+}
+
+static bool number_is(const mx_value *v, int64_t want) {
+  return (v->tag == MX_TAG_INT && v->u.i == want) || (v->tag == MX_TAG_DOUBLE && v->u.d == (double)want);
+}
+
+/* A float32 scalar equal to `want` whose data lies in the program image: a constant, so its value at
+ * load time is its value at every run. */
+static bool constant_is(const mx_program *p, const mx_value *v, float want) {
+  const mx_tensor *t = f32(v);
+  if (t == NULL || t->numel != 1 || t->data == NULL || p->size < sizeof(float)) return false;
+  uintptr_t at = (uintptr_t)t->data, base = (uintptr_t)p->data;
+  if (at < base || at - base > (uintptr_t)p->size - sizeof(float)) return false;
+  float f;
+  memcpy(&f, t->data, sizeof f);
+  return f == want;
+}
+
+static bool holds(const mx_value *v, const mx_tensor *t) {
+  if (v->tag == MX_TAG_TENSOR) return v->u.t == t;
+  if (v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST) {
+    for (uint32_t k = 0; k < v->u.tensors.len; k++) {
+      if (v->u.tensors.items[k] == t) return true;
+    }
+  }
+  return false;
+}
+
+/* Whether anything outside instructions [first, first + count) reads or returns `t`. */
+static bool used_outside(const mx_method *m, const mx_tensor *t, uint32_t first, uint32_t count) {
+  for (uint32_t i = 0; i < m->instr_count; i++) {
+    const mx_instr *ins = &m->instrs[i];
+    if (i >= first && i < first + count) continue;
+    if (ins->kind == MX_INSTR_MOVE) {
+      if (holds(&m->values[ins->op], t) || holds(&m->values[ins->nargs], t)) return true;
+      continue;
+    }
+    for (uint32_t k = 0; k < ins->nargs; k++) {
+      if (holds(ins->args[k], t)) return true;
+    }
+  }
+  for (uint32_t k = 0; k < m->output_count; k++) {
+    if (holds(&m->values[m->outputs[k]], t)) return true;
+  }
+  return false;
+}
+
+static bool same_layout(const mx_tensor *a, const mx_tensor *b) {
+  if (a->dim != b->dim) return false;
+  for (uint32_t d = 0; d < a->dim; d++) {
+    if (a->sizes[d] != b->sizes[d] || a->dim_order[d] != b->dim_order[d]) return false;
+  }
+  return true;
+}
+
+/* The fused kernel reads x[k] before writing y[k]: x and y must be the same memory or apart. */
+static bool disjoint_or_same(const mx_tensor *x, const mx_tensor *y) {
+  uintptr_t a = (uintptr_t)x->data, b = (uintptr_t)y->data;
+  return a == b || a + x->nbytes <= b || b + y->nbytes <= a;
+}
+
+static int32_t table_index(const char *name) {
+  for (uint32_t i = 0; i < mx_kernel_table_len; i++) {
+    if (strcmp(mx_kernel_table[i].name, name) == 0 && strcmp(mx_kernel_table[i].overload, "out") == 0) {
+      return (int32_t)i;
+    }
+  }
+  return -1;
+}
+
+/* Number of instructions of the ramp starting at instruction i: 4 for hardswish, 3 for hardsigmoid, 0 for none. */
+static uint32_t match(const mx_method *m, uint32_t i) {
+  const mx_program *p = m->program;
+  const mx_instr *add = &m->instrs[i];
+  if (i + 3 > m->instr_count || !is_call(m, add, "aten::add", 5)) return 0;
+  mx_tensor *in = f32(add->args[0]), *t1 = f32(add->args[3]);
+  if (in == NULL || t1 == NULL || !constant_is(p, add->args[1], 3.0f) || !number_is(add->args[2], 1)) return 0;
+  const mx_instr *clamp = &m->instrs[i + 1];
+  if (!is_call(m, clamp, "aten::clamp", 5) || f32(clamp->args[0]) != t1 || !number_is(clamp->args[1], 0) ||
+      !number_is(clamp->args[2], 6)) {
+    return 0;
+  }
+  mx_tensor *ramp = f32(clamp->args[3]);
+  uint32_t n = 2;
+  const mx_instr *mul = &m->instrs[i + 2];
+  if (i + 4 <= m->instr_count && is_call(m, mul, "aten::mul", 4)) {
+    mx_tensor *a = f32(mul->args[0]), *b = f32(mul->args[1]);
+    if (!((a == in && b == ramp) || (a == ramp && b == in))) return 0;
+    ramp = f32(mul->args[2]);
+    n = 3;
+  }
+  const mx_instr *div = &m->instrs[i + n];
+  if (!is_call(m, div, "aten::div", 4) || ramp == NULL || f32(div->args[0]) != ramp ||
+      !constant_is(p, div->args[1], 6.0f)) {
+    return 0;
+  }
+  mx_tensor *out = f32(div->args[2]);
+  if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_same(in, out)) return 0;
+  for (uint32_t k = 0; k < n; k++) {  /* the temporaries: each instruction's out before the div */
+    const mx_tensor *t = f32(m->instrs[i + k].args[k == 2 ? 2 : 3]);
+    if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1)) return 0;
+  }
+  return n + 1;
+}
+
+void mx_fuse_hard_ramps(mx_method *m) {
+  const int32_t kernel[2] = {table_index("aten::hardsigmoid"), table_index("aten::hardswish")};
+  for (uint32_t i = 0; i < m->instr_count; i++) {
+    uint32_t n = match(m, i);
+    int32_t k = n ? kernel[n == 4] : -1;
+    if (k < 0) continue;
+    mx_instr *first = &m->instrs[i];
+    mx_value **args = first->args;   /* the add's five slots hold the fused call's (self, out, ret) */
+    mx_value *out = m->instrs[i + n - 1].args[2];
+    args[1] = out;
+    args[2] = out;
+    first->kind = MX_INSTR_FUSED;
+    first->op = (uint32_t)k;
+    first->nargs = 3;
+    for (uint32_t j = 1; j < n; j++) m->instrs[i + j].kind = MX_INSTR_FUSED_AWAY;
+    i += n - 1;
+  }
+}
