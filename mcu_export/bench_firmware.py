@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict, Optional, Union
 
 from mcu_export.assets import asset_dir
-from mcu_export.boards import load_board
+from mcu_export.boards import load_firmware_board
 from mcu_export.firmware.build import Source, build_project, render_project
 from mcu_export.firmware.mapfile import parse_map
 from mcu_export.firmware.sizes import size_report
@@ -74,7 +74,7 @@ def _pte_source(data: bytes, section: str) -> str:
 
 def probe_sources(board_name: str) -> Dict[str, Source]:
     """The probe's app sources in the model project's layout (model_project.py: runtime/src, runtime/include, model/)."""
-    board = load_board(board_name)
+    board = load_firmware_board(board_name)
     runtime = asset_dir("runtime_c")
     sources: Dict[str, Source] = {}
     for folder in ("src", "include"):

@@ -172,6 +172,14 @@ def load_board(name: str, directory: Optional[Path] = None) -> Union[Board, Host
     return reader.host_board() if "host" in data else reader.board()
 
 
+def load_firmware_board(board: Union[str, Board, HostBoard], directory: Optional[Path] = None) -> Board:
+    """`board` (a name or a loaded board) for code that builds or runs firmware: a host board has none."""
+    loaded = load_board(board, directory) if isinstance(board, str) else board
+    if not isinstance(loaded, Board):
+        raise UsageError(f"board '{loaded.name}' is a host board: it has no firmware")
+    return loaded
+
+
 class _Reader:
     """Reads fields with one-line errors that name the file and the dotted field."""
 

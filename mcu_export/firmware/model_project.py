@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from mcu_export.assets import asset_dir
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
@@ -320,7 +320,7 @@ def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: 
     firmware executes an undefined instruction when that instruction's kernel is about to run.
     `cmsis_nn`: an installed CMSIS-NN (source tree or pack folder) for the int8 kernels to call instead
     of cmsis_nn_kernels/."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     program, pte = program_and_bytes(model)
     files, include_dirs = model_sources(program, pte, board, model_name=model_name,
                                         fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn)
@@ -347,7 +347,7 @@ def build_model_firmware(out_dir: Union[str, Path], board: Union[Board, str], *,
     """Render and build the firmware for the export in `out_dir` (its model.pte, unless `model` is given);
     progress lines go to stderr. Returns the ELF (and .bin/.uf2 when the board wants them) and the map.
     `cmsis_nn`: build the int8 kernels against this installed CMSIS-NN instead of cmsis_nn_kernels/."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     out_dir = Path(out_dir)
     source = model if model is not None else out_dir / "model.pte"
     print(f"mcu-export: build: rendering {project_dir(out_dir, board)}", file=sys.stderr, flush=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.mapfile import InputSection, MapInfo, OutputSection
@@ -175,7 +175,7 @@ def _section_kind(out: OutputSection, board: Board, elf: Optional[Elf]) -> str:
 def size_report(map_info: MapInfo, board: Union[Board, str], elf: Union[None, str, Path, Elf] = None) -> dict:
     """`report.json`'s `firmware` entry. Section kinds come from the ELF's section flags when `elf` is
     given, else from section names (the names firmware.ld uses) and the board's regions."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     elf = Elf(elf) if isinstance(elf, (str, Path)) else elf
     flash: Dict[str, Any] = {"total": 0, "text": 0, "rodata": 0, "data": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
     ram: Dict[str, Any] = {"total": 0, "data": 0, "bss": 0, "arenas": 0, "stack": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
@@ -250,7 +250,7 @@ def estimate_demands(board: Union[Board, str], pte_bytes: int, arena_bytes_per_r
     region the project generator chose) or else the first of the board's model regions (`sections.model`,
     default the rodata region) where it fits beside the rest. code_bytes_estimate is an int (all in the
     text region) or `object_sizes(...)`'s dict (text, rodata, data, bss placed like the linker)."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     s = board.sections
     d = Demands()
     if isinstance(code_bytes_estimate, Mapping):
@@ -281,7 +281,7 @@ def _first_fit(board: Board, taken: Mapping[str, int], n: int) -> str:
 
 def check_fit(board: Union[Board, str], demands: Mapping[str, int], what: Optional[Mapping[str, str]] = None) -> None:
     """Raise FirmwareTooLarge (one line) when a region's demand exceeds its length."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     if what is None:
         what = getattr(demands, "what", {})
     names = [r.name for r in board.memory]
