@@ -109,6 +109,7 @@ def test_example_matches_torch_and_host(exported, name, board):
 
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("name", MODELS)
+@pytest.mark.slow
 def test_elf_links_exactly_the_models_kernels(exported, name, board):
     ex = exported(name)
     symbols = Elf(ex.build(board).elf).symbols()
@@ -122,6 +123,7 @@ def test_elf_links_exactly_the_models_kernels(exported, name, board):
 
 
 @pytest.mark.parametrize("name", MODELS)
+@pytest.mark.slow
 def test_model_data_in_place_and_arenas_in_arena_regions(exported, name):
     board = load_board("corstone-300")
     ex = exported(name)

@@ -298,6 +298,7 @@ def test_boundary_quantize_dequantize_bit_exact_with_torch():
     assert np.array_equal(got_back, back.numpy())
 
 
+@pytest.mark.slow
 def test_scratch_sized_for_target():
     from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch
     # arm_convolve_s8: 4 * round_up(kh*kw*c_in, 4) (DSP/scalar), 4 * round_up(kh*kw*c_in, 16) (MVE)

@@ -98,6 +98,7 @@ def _c(lib, name, isa):
 @given(g=geometries())
 # MVE 1xN with a negative total padding: C's / and % truncate where Python's floor (2 bytes, not 64; CMSIS-NN's too)
 @example(g=((1, 1, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 4), (0, 1), (1, 1), 1))
+@pytest.mark.slow
 def test_conv_equals_c(sizes, dispatch, g):
     in_nhwc, f, out_nhwc, stride, padding, dilation, _ = g
     params, ind, fd, outd = _c_args(g, False)
@@ -115,6 +116,7 @@ def test_conv_equals_c(sizes, dispatch, g):
 @needs_cc
 @HYP
 @given(g=geometries(depthwise=True), odd_mult=st.booleans())
+@pytest.mark.slow
 def test_depthwise_equals_c(sizes, dispatch, g, odd_mult):
     in_nhwc, f, out_nhwc, stride, padding, dilation, ch_mult = g
     if odd_mult:  # the C reads ch_mult and the channel counts separately: so may a caller

@@ -95,6 +95,7 @@ def test_every_op_has_a_case():
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.qualified)
+@pytest.mark.slow
 def test_op_program_uses_the_op(op):
     artifact, _, _ = _exported(op.qualified)
     written = {o.qualified for o in artifact.program.method().operators}
@@ -119,6 +120,7 @@ def test_host_runtime_runs_op(op, tmp_path):
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.qualified)
+@pytest.mark.slow
 def test_host_runtime_runs_executorchs_own_pte_of_op(op, tmp_path):
     from executorch.exir import to_edge
 

@@ -68,6 +68,7 @@ def test_kernel_calls_follow_the_out_schema(cls):
             assert plan.values[index].data_buffer_idx == 0
 
 
+@pytest.mark.slow
 def test_every_table_op_is_exercised():
     seen = set()
     for cls in fm.ALL_MODELS:
@@ -153,6 +154,7 @@ def test_executorch_runtime_runs_our_program(cls):
 @pytest.mark.interop
 @pytest.mark.parametrize("cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast],
                          ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_argument_kinds_match_executorch_emitter(cls):
     exir = pytest.importorskip("executorch.exir")
     model, inputs, program, _ = lowered(cls)
