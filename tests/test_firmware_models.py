@@ -24,9 +24,9 @@ from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout, RunResult
 from mcu_export.model_spec import load_model
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
-    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
+    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja"), pytest.mark.slow]
 
 BOARDS = ["corstone-300", "mps2-an505"]
 MODELS = list(examples.EXAMPLES)
@@ -73,7 +73,6 @@ def _numpy(inputs):
 
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("name", MODELS)
-@pytest.mark.slow
 def test_example_matches_torch_and_host(exported, name, board):
     ex = exported(name)
     build = ex.build(board)
@@ -109,7 +108,6 @@ def test_example_matches_torch_and_host(exported, name, board):
 
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("name", MODELS)
-@pytest.mark.slow
 def test_elf_links_exactly_the_models_kernels(exported, name, board):
     ex = exported(name)
     symbols = Elf(ex.build(board).elf).symbols()
@@ -123,7 +121,6 @@ def test_elf_links_exactly_the_models_kernels(exported, name, board):
 
 
 @pytest.mark.parametrize("name", MODELS)
-@pytest.mark.slow
 def test_model_data_in_place_and_arenas_in_arena_regions(exported, name):
     board = load_board("corstone-300")
     ex = exported(name)
@@ -146,7 +143,6 @@ def test_model_data_in_place_and_arenas_in_arena_regions(exported, name):
         assert region_of(arena.address) in board.sections.arenas
 
 
-@pytest.mark.slow
 def test_project_builds_on_its_own_after_copy(exported, tmp_path):
     ex = exported("mnist_mlp")
     board = "mps2-an505"
@@ -162,7 +158,6 @@ def test_project_builds_on_its_own_after_copy(exported, tmp_path):
     assert run.instructions_per_inference is None and all(o.instructions is None for o in run.per_op)
 
 
-@pytest.mark.slow
 def test_fault_names_the_running_op(exported, tmp_path):
     ex = exported("mnist_mlp")
     plan = ex.artifact.program.method("forward")

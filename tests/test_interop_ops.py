@@ -16,7 +16,7 @@ from mcu_export.runners.host import run_pte
 from mcu_export.ops.table import OPS
 
 executorch_runtime = pytest.importorskip("executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])")
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 
 def _r(*shape, seed=0, scale=1.0):
@@ -95,7 +95,6 @@ def test_every_op_has_a_case():
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.qualified)
-@pytest.mark.slow
 def test_op_program_uses_the_op(op):
     artifact, _, _ = _exported(op.qualified)
     written = {o.qualified for o in artifact.program.method().operators}
@@ -120,7 +119,6 @@ def test_host_runtime_runs_op(op, tmp_path):
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.qualified)
-@pytest.mark.slow
 def test_host_runtime_runs_executorchs_own_pte_of_op(op, tmp_path):
     from executorch.exir import to_edge
 

@@ -133,6 +133,7 @@ def test_lower_without_planning_leaves_offsets_empty():
 
 @pytest.mark.interop
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_executorch_runtime_runs_our_program(cls):
     runtime = pytest.importorskip("executorch.runtime")
     from mcu_export.pte.writer import write_program
