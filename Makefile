@@ -1,5 +1,6 @@
 # The two commands: `make demo` and `make test`. Both bootstrap whatever is missing, then run.
 # Idempotent: each step leaves a stamp and is skipped when its inputs have not changed.
+# For the edit-test loop: `make test-fast` (the suite without tests marked slow), `make lint`, `make format`.
 
 SHELL := /bin/bash
 VENV  ?= .venv
@@ -9,16 +10,42 @@ TORCH_PIN := torch==2.13.0
 
 APT_PACKAGES := cmake ninja-build gcc g++ gcc-arm-none-eabi libnewlib-arm-none-eabi \
                 qemu-system-arm qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-                clang-16 lld-16
-APT_PROBES := cmake ninja arm-none-eabi-gcc qemu-system-arm qemu-aarch64 aarch64-linux-gnu-gcc clang-16 ld.lld-16
+                clang-16 lld-16 clang-format-16
+APT_PROBES := cmake ninja arm-none-eabi-gcc qemu-system-arm qemu-aarch64 aarch64-linux-gnu-gcc clang-16 ld.lld-16 \
+              clang-format-16
 
-.PHONY: demo test bench bootstrap apt venv clean
+# Same major version as clang-16: another clang-format may lay out the same file differently.
+CLANG_FORMAT := clang-format-16
+# Each file takes the nearest .clang-format: the top-level one, or cmsis_nn_kernels/'s (CMSIS-NN's style).
+C_SOURCES = $(shell find runtime_c boards fvp cmsis_nn_kernels -name '*.[ch]' | sort)
+
+.PHONY: demo test test-fast lint format bench bootstrap apt venv clean
 
 demo: bootstrap
 	$(PY) -m mcu_export.demo
 
+# pytest exits 5 when no test was selected: test and test-fast fail then, as on any non-zero exit.
 test: bootstrap
 	$(PY) -m pytest -q tests
+
+test-fast: bootstrap
+	$(PY) -m pytest -q -m "not slow" tests
+
+# Every check runs, so one pass reports all of them; any failure fails the target.
+lint: bootstrap
+	@status=0; \
+	$(PY) -m ruff check . || status=1; \
+	$(PY) -m ruff format --check . || status=1; \
+	$(PY) -m mypy mcu_export || status=1; \
+	$(CLANG_FORMAT) --dry-run --Werror $(C_SOURCES) || status=1; \
+	exit $$status
+
+# `ruff format` leaves import order to the linter's isort rules (I).
+format: bootstrap
+	$(PY) -m ruff check --select I --fix .
+	$(PY) -m ruff format .
+	@echo "$(CLANG_FORMAT) -i (every .c and .h under runtime_c boards fvp cmsis_nn_kernels)"
+	@$(CLANG_FORMAT) -i $(C_SOURCES)
 
 bench: bootstrap
 	$(PY) -m mcu_export.bench

@@ -11,11 +11,11 @@ import numpy as np
 import torch
 
 from mcu_export import atomic, dtypes
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, HostBoard, load_board
 from mcu_export.pte.program import Program, Tensor
 
 Progress = Optional[Callable[[str], None]]
-BoardArg = Union[str, Board, None]   # a board's name (boards/<name>.toml) or a loaded Board
+BoardArg = Union[str, Board, HostBoard, None]   # a board's name (boards/<name>.toml) or a loaded board
 
 
 @dataclass
@@ -105,7 +105,9 @@ def export_spec(spec: str, *, progress: Progress = None, quantize: Optional[str]
 
 
 def _board(board: BoardArg) -> Optional[Board]:
-    return load_board(board) if isinstance(board, str) else board
+    """The firmware board to size int8 scratch for; None for a host board, as for none: every ISA."""
+    loaded = load_board(board) if isinstance(board, str) else board
+    return loaded if isinstance(loaded, Board) else None
 
 
 def _io(plan_values, indices) -> List[Dict]:

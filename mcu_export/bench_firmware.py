@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Dict, Optional, Union
 
 from mcu_export.assets import asset_dir
-from mcu_export.boards import load_board
-from mcu_export.firmware.build import build_project, render_project
+from mcu_export.boards import load_firmware_board
+from mcu_export.firmware.build import Source, build_project, render_project
 from mcu_export.firmware.mapfile import parse_map
 from mcu_export.firmware.sizes import size_report
 from mcu_export.pte import program as P
@@ -72,11 +72,11 @@ def _pte_source(data: bytes, section: str) -> str:
             f"const uint32_t mx_probe_pte_size = {len(data)}u;\n")
 
 
-def probe_sources(board_name: str) -> Dict[str, object]:
+def probe_sources(board_name: str) -> Dict[str, Source]:
     """The probe's app sources in the model project's layout (model_project.py: runtime/src, runtime/include, model/)."""
-    board = load_board(board_name)
+    board = load_firmware_board(board_name)
     runtime = asset_dir("runtime_c")
-    sources: Dict[str, object] = {}
+    sources: Dict[str, Source] = {}
     for folder in ("src", "include"):
         for f in sorted((runtime / folder).rglob("*")):
             if f.is_file():

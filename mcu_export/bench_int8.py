@@ -50,7 +50,7 @@ def main(store=None) -> int:
             fp32 = export(model, inputs)
             x = inputs[0].numpy()
             for board in BOARDS:
-                int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), board=board)
+                int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), board=board)  # noqa: B023 (called here)
                 run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x)
                 run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x)
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference

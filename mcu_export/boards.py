@@ -172,6 +172,14 @@ def load_board(name: str, directory: Optional[Path] = None) -> Union[Board, Host
     return reader.host_board() if "host" in data else reader.board()
 
 
+def load_firmware_board(board: Union[str, Board, HostBoard], directory: Optional[Path] = None) -> Board:
+    """`board` (a name or a loaded board) for code that builds or runs firmware: a host board has none."""
+    loaded = load_board(board, directory) if isinstance(board, str) else board
+    if not isinstance(loaded, Board):
+        raise UsageError(f"board '{loaded.name}' is a host board: it has no firmware")
+    return loaded
+
+
 class _Reader:
     """Reads fields with one-line errors that name the file and the dotted field."""
 
@@ -194,13 +202,17 @@ class _Reader:
             raise self.fail(dotted, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
         return value
 
-    def table(self, where: str, required: bool = True) -> Optional[Dict[str, Any]]:
+    def table(self, where: str) -> Dict[str, Any]:
+        node = self.optional_table(where)
+        if node is None:
+            raise self.fail(where, "missing table")
+        return node
+
+    def optional_table(self, where: str) -> Optional[Dict[str, Any]]:
         node: Any = self.data
         for part in where.split("."):
             node = node.get(part) if isinstance(node, dict) else None
-        if node is None and not required:
-            return None
-        if not isinstance(node, dict):
+        if node is not None and not isinstance(node, dict):
             raise self.fail(where, "missing table")
         return node
 
@@ -359,7 +371,7 @@ class _Reader:
         return formats
 
     def qemu(self) -> Optional[QemuSim]:
-        t = self.table("simulators.qemu", required=False)
+        t = self.optional_table("simulators.qemu")
         if t is None:
             return None
         return QemuSim(
@@ -368,7 +380,7 @@ class _Reader:
         )
 
     def fvp(self) -> Optional[FvpSim]:
-        t = self.table("simulators.fvp", required=False)
+        t = self.optional_table("simulators.fvp")
         if t is None:
             return None
         return FvpSim(

@@ -1,7 +1,7 @@
 """`mcu-export boards`: every board file with its CPU, memory regions and where it runs."""
 from __future__ import annotations
 
-from mcu_export.boards import list_boards, load_board
+from mcu_export.boards import HostBoard, list_boards, load_board
 
 
 def _kib(n: int) -> str:
@@ -14,7 +14,7 @@ def format_boards() -> str:
     lines = []
     for name in list_boards():
         b = load_board(name)
-        if not b.firmware:
+        if isinstance(b, HostBoard):
             runs = [t for t, cls in targets().items() if cls.serves(b)]
             lines.append(f"{b.name}: {b.description}")
             lines.append(f"  runs on  {', '.join(runs)} ({b.target}); no firmware")

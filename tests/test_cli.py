@@ -4,10 +4,11 @@ import textwrap
 
 import numpy as np
 import pytest
-import torch
 
 from cli_runner import ROOT, assert_one_line_error, cli
 from example_models import model_and_inputs, torch_outputs
+
+pytestmark = pytest.mark.slow
 
 KWS = ROOT / "examples" / "kws_dscnn.py"
 

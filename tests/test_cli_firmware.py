@@ -10,6 +10,8 @@ import pytest
 from cli_runner import ROOT, assert_one_line_error, cli
 from example_models import model_and_inputs, torch_outputs
 
+pytestmark = pytest.mark.slow
+
 MLP = ROOT / "examples" / "mnist_mlp.py"
 
 

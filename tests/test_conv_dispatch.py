@@ -22,6 +22,7 @@ def kws():
     return export(model, inputs, quantize="int8", calibrate=lambda: iter(calib))
 
 
+@pytest.mark.slow
 def test_kws_has_no_layout_copy(kws):
     # its input is 1x1x49x10 (C == 1) and its pooled features 1x64x1x1 (H == W == 1): NHWC bytes either way
     ops = {op.qualified for op in kws.program.method("forward").operators}
@@ -29,11 +30,13 @@ def test_kws_has_no_layout_copy(kws):
 
 
 @pytest.mark.parametrize("isa, dw", [("mve", ["opt"]), ("dsp", ["3x3"]), ("scalar", ["3x3"])])
+@pytest.mark.slow
 def test_kws_variants_per_isa(kws, isa, dw):
     # first layer 10x4 stride 2 from one channel: general; pointwise 1x1 stride 1: fast; depthwise 3x3 pad 1
     assert conv_variants(kws.program.method("forward"), isa) == (["1x1_fast", "general"], dw)
 
 
+@pytest.mark.slow
 def test_firmware_copies_only_the_chosen_variants(kws):
     files, include_dirs = model_sources(kws.program, kws.pte, load_board("corstone-300"))
     dispatch = files["model/mx_model_cmsis_nn.c"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from cortex_m_chain import chain
@@ -46,6 +45,7 @@ def test_chain_on_host_matches_references(program, tmp_path):
 
 @needs_firmware_tools
 @pytest.mark.parametrize("board", ["mps2-an505", "corstone-300"])
+@pytest.mark.slow
 def test_chain_on_qemu_is_bit_exact(program, tmp_path, board):
     pte, inputs, expected = program
     build = build_model_firmware(tmp_path, board, model=pte)
@@ -97,6 +97,7 @@ def test_cmsis_nn_option_takes_sources_from_the_installed_tree(program, tmp_path
 
 
 @needs_firmware_tools
+@pytest.mark.slow
 def test_firmware_built_against_an_installed_cmsis_nn_is_bit_exact(program, tmp_path):
     pte, inputs, expected = program
     tree = _standin_cmsis_nn(tmp_path / "CMSIS-NN")

@@ -4,6 +4,8 @@ import pytest
 
 from example_models import NAMES, exported, model_and_inputs, torch_outputs
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_matches_torch_on_host_runtime(name):

@@ -24,9 +24,9 @@ from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout, RunResult
 from mcu_export.model_spec import load_model
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
-    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
+    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja"), pytest.mark.slow]
 
 BOARDS = ["corstone-300", "mps2-an505"]
 MODELS = list(examples.EXAMPLES)

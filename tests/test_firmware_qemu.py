@@ -1,6 +1,5 @@
 """Firmware built from the rendered project runs on QEMU: UART, semihosting files, exit codes, faults,
 timeouts; pico2 gives a valid UF2 with its IMAGE_DEF; corstone-320 links for Cortex-M85 with clang-16."""
-import os
 import shutil
 import struct
 

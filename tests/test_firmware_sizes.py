@@ -65,6 +65,7 @@ def berkeley(path):
 
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("use_elf", [False, True], ids=["names", "elf-flags"])
+@pytest.mark.slow
 def test_categories_sum_to_what_size_reports(board, use_elf, built):
     result = built(board)
     info = parse_map(result.map)
@@ -101,6 +102,7 @@ def test_categories_sum_to_what_size_reports(board, use_elf, built):
 
 
 @pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.slow
 def test_runtime_category_matches_the_runtime_symbols(board, built):
     """The runtime objects' functions and data (from the ELF's symbol sizes) all fall in `runtime`."""
     from mcu_export.firmware.elf import Elf
@@ -331,6 +333,7 @@ def test_estimate_demands_follows_each_boards_placement():
 
 
 @needs_gcc
+@pytest.mark.slow
 def test_object_code_bytes_agrees_with_size(built, tmp_path):
     project = Path(built("corstone-300").elf).parent.parent
     objects = sorted((project / "build").rglob("*.obj"))
@@ -350,6 +353,7 @@ def test_object_code_bytes_agrees_with_size(built, tmp_path):
 
 
 @needs_gcc
+@pytest.mark.slow
 def test_runtime_core_flash_without_kernels(tmp_path):
     from mcu_export.bench_firmware import runtime_core_flash
     from mcu_export.firmware.qemu import run_qemu

@@ -240,6 +240,7 @@ def _batch(seed: int, per_op: int = 8):
 
 @needs_qemu
 @pytest.mark.parametrize("board_id", list(BOARDS))
+@pytest.mark.slow
 def test_qemu_equals_reference(board_id, tmp_path):
     board = BOARDS[board_id] or H.scalar_variant("mps2-an505")
     elf = H.CONV_FC.build_firmware(board, tmp_path / "fw")

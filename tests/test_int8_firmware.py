@@ -14,6 +14,8 @@ from mcu_export.runners import run_model_firmware
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
 
+pytestmark = pytest.mark.slow
+
 BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")
 
 

@@ -156,6 +156,7 @@ def _ops(program):
             for i in program.execution_plan[0].chains[0].instructions]
 
 
+@pytest.mark.slow
 def test_expected_int8_kernel_and_no_fallback(lowered):
     name, _model, program, info, _q, _shape, expected_op = lowered
     assert expected_op in _ops(program)
@@ -164,6 +165,7 @@ def test_expected_int8_kernel_and_no_fallback(lowered):
                    for op in _ops(program)), _ops(program)
 
 
+@pytest.mark.slow
 def test_close_to_float_and_equal_to_fake_quant(lowered):
     name, model, program, _info, quantized, shape, _op = lowered
     scale = _output_scale(quantized)
@@ -181,6 +183,7 @@ def test_close_to_float_and_equal_to_fake_quant(lowered):
     assert np.mean(lsb <= 1.0 + 1e-3) > 0.99, (name, np.max(lsb))
 
 
+@pytest.mark.slow
 def test_host_c_runtime_equals_reference_bit_for_bit(lowered):
     from mcu_export.pte.writer import write_program
     from mcu_export.runners import run_program_bytes
@@ -198,6 +201,7 @@ def _yaml_schemas():
     return {m.group(1): m.group(2) for m in re.finditer(r"- func: (cortex_m::\w+\.out)\((.*)\) -> ", text)}
 
 
+@pytest.mark.slow
 def test_op_names_and_argument_counts_follow_operators_yaml(lowered):
     _name, _model, program, _info, _q, _shape, _op = lowered
     schemas = _yaml_schemas()
@@ -225,6 +229,7 @@ def test_flatten_before_linear_is_no_copy():
     assert [i.index for i in info.instructions] == list(range(len(plan.chains[0].instructions)))
 
 
+@pytest.mark.slow
 def test_conv_activations_are_channels_last(lowered):
     name, _model, program, _info, _q, _shape, _op = lowered
     plan = program.execution_plan[0]
@@ -293,6 +298,7 @@ def test_boundary_quantize_dequantize_bit_exact_with_torch():
     assert np.array_equal(got_back, back.numpy())
 
 
+@pytest.mark.slow
 def test_scratch_sized_for_target():
     from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch
     # arm_convolve_s8: 4 * round_up(kh*kw*c_in, 4) (DSP/scalar), 4 * round_up(kh*kw*c_in, 16) (MVE)
@@ -323,6 +329,7 @@ class QatNet(nn.Module):
         return self.fc(torch.relu(self.bn(self.conv(x))).flatten(1))
 
 
+@pytest.mark.slow
 def test_qat_prepare_train_export():
     from mcu_export.api import export_qat, prepare_qat
 

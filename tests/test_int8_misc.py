@@ -117,6 +117,7 @@ TARGETS = {
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
                     reason="needs gcc-arm-none-eabi and qemu-system-arm")
 @pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.slow
 def test_qemu_matches_reference(target, tmp_path):
     name, present, absent = TARGETS[target]
     board = scalar_variant("mps2-an505") if name is None else name

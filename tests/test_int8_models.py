@@ -14,6 +14,8 @@ from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
 from mcu_export.ops.table import BY_QUALIFIED
 
+pytestmark = pytest.mark.slow
+
 # Floors set below what was measured (20 random inputs, 32 calibration batches): cosine >= 0.9998 and
 # top-1 20/20 for every model. The autoencoder's "top-1" is the argmax of a reconstruction: reported only.
 FLOORS = {"kws_dscnn": (0.99, 0.9), "resnet8": (0.99, 0.9), "mnist_mlp": (0.99, 0.9), "autoencoder": (0.99, None)}

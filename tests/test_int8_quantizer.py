@@ -94,6 +94,7 @@ def test_softmax_output_fixed(convnet):
     assert match.qparams(q) == match.QParams(1.0 / 256, -128)
 
 
+@pytest.mark.slow
 def test_without_calibration_warns_not_representative():
     model = ConvNet().eval()
     messages = []
@@ -117,6 +118,7 @@ def test_calibration_batches_of_wrong_shape_name_function_index_and_shapes():
     assert "[1, 3, 9, 8]" in text and "[1, 3, 8, 8]" in text
 
 
+@pytest.mark.slow
 def test_calibration_iterable_and_count():
     q = quantize(ConvNet().eval(), (torch.randn(1, 3, 8, 8),), _calib((1, 3, 8, 8), n=5))
     assert q.calibration_batches == 5 and not q.warnings
@@ -136,6 +138,7 @@ class ZeroBranch(nn.Module):
         return self.conv(x) + x.mean(dim=1, keepdim=True)
 
 
+@pytest.mark.slow
 def test_degenerate_range_gets_floored_scale_and_a_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -64,8 +64,11 @@ def geometries(draw, depthwise=False):
     """(in NHWC, filter OHWI, out NHWC, stride, padding, dilation, ch_mult); stride etc. as (h, w). What selects
     a variant comes often: batch 1, height 1 (1xN), 1x1 and 3x3 kernels, padding up to 1, no dilation."""
     often = lambda values, hi, lo=1: st.one_of(st.sampled_from(values), st.integers(lo, hi))  # noqa: E731
-    pair = lambda values, hi, lo=1: draw(st.one_of(  # noqa: E731
-        often(values, hi, lo).map(lambda v: (v, v)), st.tuples(often(values, hi, lo), often(values, hi, lo))))
+
+    def pair(values, hi, lo=1):  # a def, not a lambda: `ruff format` would move a noqa off a wrapped lambda's line
+        return draw(st.one_of(often(values, hi, lo).map(lambda v: (v, v)),
+                              st.tuples(often(values, hi, lo), often(values, hi, lo))))
+
     n, h, w, c_in = draw(often([1], 2)), draw(often([1], 9)), draw(st.integers(1, 16)), draw(often([1, 4], 12))
     (kh, kw), stride, padding, dilation = pair([1, 3], 5), pair([1], 4), pair([0, 1], 3, 0), pair([1], 3)
     out_h, out_w = ((i + 2 * p - d * (k - 1) - 1) // s + 1
@@ -98,6 +101,7 @@ def _c(lib, name, isa):
 @given(g=geometries())
 # MVE 1xN with a negative total padding: C's / and % truncate where Python's floor (2 bytes, not 64; CMSIS-NN's too)
 @example(g=((1, 1, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 4), (0, 1), (1, 1), 1))
+@pytest.mark.slow
 def test_conv_equals_c(sizes, dispatch, g):
     in_nhwc, f, out_nhwc, stride, padding, dilation, _ = g
     params, ind, fd, outd = _c_args(g, False)
@@ -115,6 +119,7 @@ def test_conv_equals_c(sizes, dispatch, g):
 @needs_cc
 @HYP
 @given(g=geometries(depthwise=True), odd_mult=st.booleans())
+@pytest.mark.slow
 def test_depthwise_equals_c(sizes, dispatch, g, odd_mult):
     in_nhwc, f, out_nhwc, stride, padding, dilation, ch_mult = g
     if odd_mult:  # the C reads ch_mult and the channel counts separately: so may a caller

@@ -9,6 +9,7 @@ pytestmark = pytest.mark.interop
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_executorch_runtime_runs_our_pte(name):
     _, inputs = model_and_inputs(name)
     program = executorch_runtime.Runtime.get().load_program(exported(name).pte)
@@ -18,6 +19,7 @@ def test_executorch_runtime_runs_our_pte(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_our_runtime_runs_executorch_pte(name):
     from mcu_export.runners import run_program_bytes
 

@@ -20,7 +20,7 @@ from mcu_export.int8.interpreter import run_reference  # noqa: E402
 from mcu_export.pte.reader import read_program  # noqa: E402
 from mcu_export.runners import run_program_bytes  # noqa: E402
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 
 # The cortex_m operators ExecuTorch must have lowered each model to (else the test checks something else).

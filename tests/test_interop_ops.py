@@ -16,7 +16,7 @@ from mcu_export.runners.host import run_pte
 from mcu_export.ops.table import OPS
 
 executorch_runtime = pytest.importorskip("executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])")
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 
 def _r(*shape, seed=0, scale=1.0):

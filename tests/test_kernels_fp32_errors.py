@@ -37,6 +37,7 @@ COMPILERS = {
 
 
 @pytest.mark.parametrize("compiler", sorted(COMPILERS))
+@pytest.mark.slow
 def test_kernels_compile_without_warnings(compiler, tmp_path):
     cmd = COMPILERS[compiler]
     if shutil.which(cmd[0]) is None:

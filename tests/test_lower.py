@@ -46,6 +46,7 @@ def _check_kind(values, index, typ):
 
 
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_kernel_calls_follow_the_out_schema(cls):
     _, _, program, _ = lowered(cls)
     plan = program.method()
@@ -67,6 +68,7 @@ def test_kernel_calls_follow_the_out_schema(cls):
             assert plan.values[index].data_buffer_idx == 0
 
 
+@pytest.mark.slow
 def test_every_table_op_is_exercised():
     seen = set()
     for cls in fm.ALL_MODELS:
@@ -131,6 +133,7 @@ def test_lower_without_planning_leaves_offsets_empty():
 
 @pytest.mark.interop
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_executorch_runtime_runs_our_program(cls):
     runtime = pytest.importorskip("executorch.runtime")
     from mcu_export.pte.writer import write_program
@@ -152,6 +155,7 @@ def test_executorch_runtime_runs_our_program(cls):
 @pytest.mark.interop
 @pytest.mark.parametrize("cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast],
                          ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_argument_kinds_match_executorch_emitter(cls):
     exir = pytest.importorskip("executorch.exir")
     model, inputs, program, _ = lowered(cls)

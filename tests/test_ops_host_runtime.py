@@ -29,6 +29,7 @@ def _check(model: nn.Module, *inputs: torch.Tensor):
 
 
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_front_models_on_host_runtime(cls):
     model, inputs = fm.make(cls)
     _check(model, *inputs)

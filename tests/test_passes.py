@@ -154,6 +154,7 @@ def test_unsupported_op_names_op_file_line_and_method():
 
 
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_all_passes_keep_every_model_equal(cls):
     model, x = fm.make(cls)
     ep = run_passes(capture(model, x))

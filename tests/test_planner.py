@@ -99,6 +99,7 @@ def test_plan_memory_writes_offsets_into_the_program():
 @pytest.mark.parametrize("cls", [fm.SmallCnn, fm.Mlp, fm.PoolsAndShapes, fm.Matmuls, fm.LoneBatchNorm,
                                  fm.TinyMobileNet],
                          ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_small_models_reach_the_lower_bound(cls):
     model, inputs = fm.make(cls)
     program, info = to_program(model, inputs)

@@ -206,6 +206,7 @@ def programs(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.sampled_from(["inline", "segment"]))
+@pytest.mark.slow
 def test_random_programs_round_trip(prog, mode):
     data = write_program(prog, constants=mode)
     back = read_program(data)
@@ -249,6 +250,7 @@ def _models():
 
 @pytest.mark.interop
 @pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.slow
 def test_executorch_runtime_runs_our_rewrite(case):
     runtime_mod = pytest.importorskip("executorch.runtime")
     import torch

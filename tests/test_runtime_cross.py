@@ -22,6 +22,7 @@ def _need(*tools):
             pytest.skip(f"{tool} is not installed")
 
 
+@pytest.mark.slow
 def test_aarch64_runner_loads_and_runs_under_qemu(tmp_path):
     _need("aarch64-linux-gnu-gcc", "qemu-aarch64", "cmake", "ninja")
     from mcu_export.host_runtime import build_host_runner, default_ops

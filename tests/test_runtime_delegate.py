@@ -215,6 +215,7 @@ def test_inspect_shows_the_delegate(tmp_path):
     (dict(processed_index=4), "processed.index: index 4 outside the 1 backend_delegate_data entries"),
     (dict(delegate_index=2), "delegate_index"),
 ], ids=["processed", "delegate"])
+@pytest.mark.slow
 def test_inspect_refuses_dangling_delegate_references(tmp_path, kw, fragment):
     assert_one_line_error(cli("inspect", write(tmp_path, delegate_program(relu_blob(), **kw))), fragment)
 
@@ -264,6 +265,7 @@ def test_test_delegate_state_bytes_match_its_source():
 @pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
 @pytest.mark.parametrize("name", ["kws_dscnn", "resnet8", "mnist_mlp", "autoencoder"])
 @pytest.mark.parametrize("quantize", [False, True], ids=["fp32", "int8"])
+@pytest.mark.slow
 def test_pool_counts_match_the_runtime_for_examples(tmp_path, name, quantize):
     import example_models
     import mcu_export.api
@@ -284,6 +286,7 @@ SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:exitcode=99",
            "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98:print_stacktrace=1"}
 
 
+@pytest.mark.slow
 def test_sanitized_runs_and_corrupted_words(tmp_path):
     import os
     from concurrent.futures import ThreadPoolExecutor

@@ -88,6 +88,7 @@ def test_unknown_codes_map_to_one_fixed_text(probe_output):
     assert not unknown & known
 
 
+@pytest.mark.slow
 def test_mx_run_lists_the_same_errors(probe_output):
     from mcu_export.host_runtime import build_host_runner
 

@@ -58,6 +58,7 @@ def test_a_hand_written_ramp_fuses_too(tmp_path):
     lambda x: x * (x + 3).clamp(0, 5) / 6,
     lambda x: (x + 3).clamp(-1, 6) / 6,
 ], ids=["temporary-output", "temporary-read", "div-5", "add-2", "clamp-max-5", "clamp-min-1"])
+@pytest.mark.slow
 def test_ramps_that_differ_run_as_written(tmp_path, fn):
     kernels = instruction_kernels(_program(tmp_path, fn, _x()))
     assert "fused-away" not in kernels and "aten::add.out" in kernels

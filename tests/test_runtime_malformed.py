@@ -90,6 +90,7 @@ def run_corpus(runner, mutants, tmp: Path, *, must_fail: bool):
 # ---- valid programs ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("model", sorted(M.MODELS))
+@pytest.mark.slow
 def test_executorch_programs_parse_and_report_their_io(model, san_runner, tmp_path):
     module, x, data = M.et_model(model)
     proc = run(san_runner, data, tmp_path, "--parse-only")
@@ -104,6 +105,7 @@ def test_executorch_programs_parse_and_report_their_io(model, san_runner, tmp_pa
 
 
 @pytest.mark.parametrize("model", sorted(M.MODELS))
+@pytest.mark.slow
 def test_executorch_programs_load_with_their_kernels(model, san_runner, tmp_path):
     from mcu_export.host_runtime import default_ops
 
@@ -176,6 +178,7 @@ def test_wrong_identifier(san_runner, linear, tmp_path):
     assert proc.returncode == 3 and ERR["identifier"] in proc.stderr
 
 
+@pytest.mark.slow
 def test_offsets_bumped_past_the_end(san_runner, linear, tmp_path):
     mutants = []
     for pos in range(0, min(len(linear), 1024), 4):
@@ -277,6 +280,7 @@ def test_random_byte_flips_never_crash(san_runner, linear, conv, tmp_path):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(word=st.integers(min_value=0, max_value=10_000),
        value=st.sampled_from([0, 1, 2, 3, 4, 7, 8, 0xFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFC]))
+@pytest.mark.slow
 def test_any_word_set_to_an_edge_value_never_crashes(san_runner, linear, tmp_path, word, value):
     pos = (word * 4) % (len(linear) - 3) & ~3
     bad = M.put_u32(bytearray(linear), pos, value)

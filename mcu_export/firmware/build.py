@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
 
 from mcu_export.assets import asset_dir
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
 from mcu_export.firmware import uf2
 from mcu_export.firmware.elf import Elf
@@ -77,7 +77,7 @@ def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sour
                    defines: Optional[Mapping[str, object]] = None, include_dirs: Sequence[str] = ()) -> Path:
     """Write the project for `board` into out_dir. app_sources maps a path inside the project to its
     text, bytes, or a file to copy; every `.c` among them is compiled. include_dirs are project-relative."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     out_dir = Path(out_dir)
     for rel in app_sources:
         if Path(rel).is_absolute() or ".." in Path(rel).parts or Path(rel).parts[0] in ("board", "build", "artifacts"):
@@ -129,7 +129,7 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
     boards = list((out_dir / "board").glob("*.toml"))
     if len(boards) != 1:
         raise UsageError(f"{out_dir} is not a rendered firmware project (no board/<name>.toml)")
-    board = load_board(boards[0].stem, directory=out_dir / "board")
+    board = load_firmware_board(boards[0].stem, directory=out_dir / "board")
     require_tools(*_tools_for(board))
     build = out_dir / "build"
     build.mkdir(exist_ok=True)
@@ -146,9 +146,9 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
         for name in names:
             shutil.copy2(build / name, stage / name)
         if "uf2" in board.outputs:
-            base = board.region(board.sections.vectors).origin
-            (stage / "firmware.uf2").write_bytes(
-                uf2.to_uf2((stage / "firmware.bin").read_bytes(), base, board.flash.uf2_family_id))
+            base, family = board.region(board.sections.vectors).origin, board.flash.uf2_family_id
+            assert family is not None  # the board loader refuses a "uf2" output without it
+            (stage / "firmware.uf2").write_bytes(uf2.to_uf2((stage / "firmware.bin").read_bytes(), base, family))
         _publish(stage, out_dir / "artifacts")
     finally:
         shutil.rmtree(stage, ignore_errors=True)

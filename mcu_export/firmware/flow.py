@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Union
 
 from mcu_export import atomic
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.mapfile import parse_map
@@ -71,7 +71,7 @@ def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
 
 def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None:
     """A run measures what the map cannot: the stack's high-water mark (painted stack) and the instructions."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
 
     def update(entry: dict) -> None:
         entry["stack_used_bytes"] = run.stack_used
@@ -82,7 +82,7 @@ def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None
 
 def build_for_board(out_dir: Union[str, Path], board: Union[Board, str], *, cmsis_nn=None) -> BuildResult:
     """cmsis_nn: an installed CMSIS-NN (source tree or pack folder) to link instead of cmsis_nn_kernels/."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     out = export_dir(out_dir)
     check_scratch_target(out, board)
     check_model_fits(out, board)

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 from typing import List, Optional, Union
 
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
 from mcu_export.firmware.results import RunResult, check, run_process
 
@@ -30,7 +30,7 @@ def fvp_available(board: Board) -> bool:
 
 def run_fvp(board: Union[Board, str], elf: Union[str, Path], *, timeout: float = 60.0,
             semihosting_dir: Optional[Union[str, Path]] = None, check_errors: bool = True) -> RunResult:
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     cmd = fvp_command(board, elf, timeout=timeout, semihosting_dir=semihosting_dir)
     if shutil.which(cmd[0]) is None:
         raise ToolchainError(f"{cmd[0]} is not on PATH: install Arm's {cmd[0]} (developer.arm.com, Arm "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Union
 
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.flow import export_dir
 from mcu_export.firmware.model_project import MODEL_DIR, project_dir
@@ -13,7 +13,7 @@ from mcu_export.firmware.model_project import MODEL_DIR, project_dir
 
 def current_build(out_dir: Union[str, Path], board: Union[Board, str]) -> Optional[BuildResult]:
     """The firmware already built for OUT's model.pte on `board`, or None when absent or stale."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     project = project_dir(out_dir, board)
     art = project / "artifacts"
     embedded = project / MODEL_DIR / "model.pte"

@@ -25,16 +25,19 @@ import re
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from mcu_export.assets import asset_dir
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.conv_dispatch import render_conv_dispatch
 from mcu_export.pte import program as P
 from mcu_export.templates import render
+
+if TYPE_CHECKING:
+    from mcu_export.api import Artifact  # api imports this module
 
 MODEL_DIR = "model"
 RUNTIME_DIR = "runtime"
@@ -45,7 +48,7 @@ MAX_INSTRUCTIONS = 32766   # icount tags are instruction + 1 and must stay below
 DATA_RESERVE = 16 * 1024
 CODE_RESERVE = 128 * 1024
 
-ModelSource = Union["Artifact", bytes, str, Path]  # noqa: F821
+ModelSource = Union["Artifact", bytes, str, Path]
 
 
 @dataclass(frozen=True)
@@ -317,7 +320,7 @@ def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: 
     firmware executes an undefined instruction when that instruction's kernel is about to run.
     `cmsis_nn`: an installed CMSIS-NN (source tree or pack folder) for the int8 kernels to call instead
     of cmsis_nn_kernels/."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     program, pte = program_and_bytes(model)
     files, include_dirs = model_sources(program, pte, board, model_name=model_name,
                                         fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn)
@@ -326,7 +329,7 @@ def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: 
     return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs])
 
 
-def _remove_stale(project: Path, files: Dict[str, object]) -> None:
+def _remove_stale(project: Path, files: Mapping[str, object]) -> None:
     """Files a previous render wrote for another model (e.g. a kernel it used): the folder must hold
     exactly what this model needs, since users copy it whole."""
     for folder in (MODEL_DIR, RUNTIME_DIR, "cmsis_nn"):
@@ -344,7 +347,7 @@ def build_model_firmware(out_dir: Union[str, Path], board: Union[Board, str], *,
     """Render and build the firmware for the export in `out_dir` (its model.pte, unless `model` is given);
     progress lines go to stderr. Returns the ELF (and .bin/.uf2 when the board wants them) and the map.
     `cmsis_nn`: build the int8 kernels against this installed CMSIS-NN instead of cmsis_nn_kernels/."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     out_dir = Path(out_dir)
     source = model if model is not None else out_dir / "model.pte"
     print(f"mcu-export: build: rendering {project_dir(out_dir, board)}", file=sys.stderr, flush=True)

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional, Union
 
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
 from mcu_export.firmware import icount as icount_mod
 from mcu_export.firmware.elf import symbolizer
@@ -36,7 +36,7 @@ def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float 
     """Run elf on the board's QEMU machine. Semihosting file names are relative to semihosting_dir.
     plugin=True builds and loads the icount plugin (RunResult.instructions); a Path loads that .so.
     A timeout raises FirmwareTimeout, a hard fault FirmwareFault (unless check_errors=False)."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     elf = Path(elf)
     if board.qemu is None:
         raise UsageError(f"board '{board.name}' has no QEMU machine (run it with --sim fvp)"

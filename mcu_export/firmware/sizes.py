@@ -20,9 +20,9 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
-from mcu_export.boards import Board, load_board
+from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.mapfile import InputSection, MapInfo, OutputSection
@@ -105,14 +105,15 @@ def _piece_categories(out: OutputSection) -> List[Tuple[str, int]]:
     """(category, bytes) for each piece; padding goes with its neighbour."""
     pieces = out.inputs
     cats: List[Optional[str]] = [None if p.is_fill else classify(out, p) for p in pieces]
-    for k, p in enumerate(pieces):
+    for k in range(len(pieces)):
         if cats[k] is None:
             after = next((cats[j] for j in range(k + 1, len(pieces)) if not pieces[j].is_fill), None)
             before = next((cats[j] for j in range(k - 1, -1, -1) if not pieces[j].is_fill), None)
             cats[k] = after or before or _section_category(out)
     # Pieces may overlap in odd maps (e.g. relaxed sections): count each byte of the section once.
-    end, cursor, result = out.address + out.size, out.address, []
-    for cat, p in zip(cats, pieces):
+    end, cursor = out.address + out.size, out.address
+    result: List[Tuple[str, int]] = []
+    for cat, p in zip(cast(List[str], cats), pieces):  # every None was filled above
         lo, hi = max(p.address, cursor), min(p.address + p.size, end)
         if hi > lo:
             result.append((cat, hi - lo))
@@ -174,10 +175,10 @@ def _section_kind(out: OutputSection, board: Board, elf: Optional[Elf]) -> str:
 def size_report(map_info: MapInfo, board: Union[Board, str], elf: Union[None, str, Path, Elf] = None) -> dict:
     """`report.json`'s `firmware` entry. Section kinds come from the ELF's section flags when `elf` is
     given, else from section names (the names firmware.ld uses) and the board's regions."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     elf = Elf(elf) if isinstance(elf, (str, Path)) else elf
-    flash = {"total": 0, "text": 0, "rodata": 0, "data": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
-    ram = {"total": 0, "data": 0, "bss": 0, "arenas": 0, "stack": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
+    flash: Dict[str, Any] = {"total": 0, "text": 0, "rodata": 0, "data": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
+    ram: Dict[str, Any] = {"total": 0, "data": 0, "bss": 0, "arenas": 0, "stack": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
     used = dict.fromkeys((r.name for r in board.memory), 0)
     sections, outside = [], []
     for out in map_info.outputs:
@@ -249,7 +250,7 @@ def estimate_demands(board: Union[Board, str], pte_bytes: int, arena_bytes_per_r
     region the project generator chose) or else the first of the board's model regions (`sections.model`,
     default the rodata region) where it fits beside the rest. code_bytes_estimate is an int (all in the
     text region) or `object_sizes(...)`'s dict (text, rodata, data, bss placed like the linker)."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     s = board.sections
     d = Demands()
     if isinstance(code_bytes_estimate, Mapping):
@@ -280,7 +281,7 @@ def _first_fit(board: Board, taken: Mapping[str, int], n: int) -> str:
 
 def check_fit(board: Union[Board, str], demands: Mapping[str, int], what: Optional[Mapping[str, str]] = None) -> None:
     """Raise FirmwareTooLarge (one line) when a region's demand exceeds its length."""
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_firmware_board(board)
     if what is None:
         what = getattr(demands, "what", {})
     names = [r.name for r in board.memory]

@@ -33,7 +33,7 @@ class Uf2Block(NamedTuple):
     address: int
     payload: bytes
     number: int
-    count: int
+    count: int  # type: ignore[assignment]  # the UF2 field's name; shadows tuple.count, which nothing calls
     family_id: int
 
 

@@ -12,7 +12,7 @@ the same arena bytes as its source, so the view is read from the arena as the C 
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, cast
 
 import numpy as np
 import torch
@@ -88,7 +88,7 @@ class _Machine:
         return list(v.items) if isinstance(v, pte.TensorList) else [index]
 
     def store(self, index: int, array) -> None:
-        t = self.plan.values[index]
+        t = cast(pte.Tensor, self.plan.values[index])
         array = np.asarray(array)
         if list(array.shape) != list(t.sizes):
             raise UsageError(f"kernel wrote shape {list(array.shape)} into a tensor of shape {list(t.sizes)}")
@@ -120,7 +120,8 @@ class _Machine:
     def torch_call(self, op: pte.Operator, schema, named: Dict[str, Any], outs: List[int]) -> None:
         ns, name = op.name.split("::")
         fn = getattr(getattr(getattr(torch.ops, ns), name), op.overload)
-        positional, keywords, out_tensors = [], {}, []
+        positional, keywords = [], {}
+        out_tensors: List[torch.Tensor] = []
         for arg in schema.arguments:
             if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
                 t = self.plan.values[outs[len(out_tensors)]]

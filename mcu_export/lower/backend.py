@@ -145,11 +145,13 @@ def _lower_node(builder: ProgramBuilder, backends: Sequence[Backend], delegated,
                 reason = None
             else:
                 reason = refused.get(node, "inside a partition that did not start here")
-        else:
+        elif isinstance(backend, KernelBackend):
             count = len(builder.instructions)
             reason = backend.take(builder, node)
             if reason is not None and len(builder.instructions) != count:
                 raise AssertionError(f"backend {backend.name} refused {node.name} after emitting instructions")
+        else:
+            raise TypeError(f"backend {backend.name} is neither a KernelBackend nor a DelegateBackend")
         if reason is None:
             if reasons:
                 location = source_location(node)

@@ -5,6 +5,7 @@ and lists never do.
 """
 from __future__ import annotations
 
+import builtins
 import sys
 from typing import Dict, List, Tuple
 
@@ -55,27 +56,28 @@ class ValueTable:
     def null(self) -> int:
         return self._scalar(pte.Null(), None)
 
+    # annotations below this method name the builtin int through `builtins`
     def int(self, v: int) -> int:
         return self._scalar(pte.Int(int(v)), int(v))
 
-    def bool(self, v: bool) -> int:
+    def bool(self, v: bool) -> builtins.int:
         return self._scalar(pte.Bool(bool(v)), bool(v))
 
-    def double(self, v: float) -> int:
+    def double(self, v: float) -> builtins.int:
         return self._scalar(pte.Double(float(v)), float(v).hex())  # hex keeps -0.0 apart from 0.0
 
-    def int_list(self, items) -> int:
+    def int_list(self, items) -> builtins.int:
         return self.add(pte.IntList([self.int(i) for i in items]))
 
-    def tensor_list(self, indices) -> int:
+    def tensor_list(self, indices) -> builtins.int:
         return self.add(pte.TensorList(list(indices)))
 
-    def planned_tensor(self, dtype: torch.dtype, shape, what: str) -> int:
+    def planned_tensor(self, dtype: torch.dtype, shape, what: str) -> builtins.int:
         sizes = static_sizes(shape, what)
         return self.add(pte.Tensor(scalar_type=scalar_type(dtype), sizes=sizes,
                                    dim_order=list(range(len(sizes)))))
 
-    def constant_tensor(self, tensor: torch.Tensor) -> int:
+    def constant_tensor(self, tensor: torch.Tensor) -> builtins.int:
         """A tensor whose data goes in the program's constant buffer (index 0 stays the empty one)."""
         self._program.constant_buffer.append(tensor_bytes(tensor))
         sizes = list(tensor.shape)

@@ -35,8 +35,8 @@ def _fold(ep: ExportedProgram, foldable) -> None:
         values = {n: constant_value(ep, n) for n in inputs}
         if any(v is None for v in values.values()):
             continue
-        args = map_arg(node.args, lambda n: values[n])
-        kwargs = map_arg(node.kwargs, lambda n: values[n])
+        args = map_arg(node.args, lambda n: values[n])  # noqa: B023 (map_arg calls it at once)
+        kwargs = map_arg(node.kwargs, lambda n: values[n])  # noqa: B023
         with torch.no_grad():
             result = node.target(*args, **kwargs)
         if not isinstance(result, torch.Tensor):

@@ -29,7 +29,7 @@ def _is_number(value) -> bool:
 
 def scalars_to_tensors(ep: ExportedProgram) -> None:
     graph = ep.graph_module.graph
-    cache: Dict[Tuple[object, torch.dtype], torch.fx.Node] = {}
+    cache: Dict[Tuple[type, object, torch.dtype], torch.fx.Node] = {}
 
     def const(value, dtype) -> torch.fx.Node:
         key = (type(value), value, dtype)

@@ -7,7 +7,7 @@ few orders are tried and the smallest arena wins (ties: the first order listed, 
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mcu_export.planner.lifetimes import Lifetime
 
@@ -42,10 +42,11 @@ def arena_size(lifetimes: Sequence[Lifetime], offsets: Dict[int, int]) -> int:
 
 def allocate(lifetimes: Sequence[Lifetime]) -> Tuple[Dict[int, int], str]:
     """The best plan found: offsets by value index, and the name of the order that produced it."""
-    best: Tuple[int, Dict[int, int], str] = None
+    best: Optional[Tuple[int, Dict[int, int], str]] = None
     for name, key in _ORDERS:
         offsets = _place(sorted(lifetimes, key=key))
         size = arena_size(lifetimes, offsets)
         if best is None or size < best[0]:
             best = (size, offsets, name)
+    assert best is not None  # _ORDERS is not empty
     return best[1], best[2]

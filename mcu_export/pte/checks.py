@@ -67,7 +67,7 @@ def _check_plan(prog: P.Program, plan: P.ExecutionPlan) -> None:
         n, what = ((len(prog.segments), "segments") if d.processed.location == 1
                    else (len(prog.backend_delegate_data), "backend_delegate_data entries"))
         _index(f"ExecutionPlan.delegates[{k}].processed.index", d.processed.index, n, what)
-    for c, chain in enumerate(plan.chains):
+    for chain in plan.chains:
         for name in ("inputs", "outputs"):
             for j, idx in enumerate(getattr(chain, name)):
                 _index(f"Chain.{name}[{j}]", idx, nval, "values")

@@ -5,9 +5,11 @@ files with what we meant to write, and to feed ExecuTorch-emitted programs to ou
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Dict
+
 from mcu_export.pte import program as P
 
-_SIMPLE = {"Null": lambda v: P.Null(), "Int": lambda v: P.Int(v.int_val),
+_SIMPLE: Dict[str, Callable[[Any], P.EValue]] = {"Null": lambda v: P.Null(), "Int": lambda v: P.Int(v.int_val),
            "Bool": lambda v: P.Bool(bool(v.bool_val)), "Double": lambda v: P.Double(v.double_val),
            "String": lambda v: P.String(v.string_val), "IntList": lambda v: P.IntList(list(v.items)),
            "DoubleList": lambda v: P.DoubleList(list(v.items)),

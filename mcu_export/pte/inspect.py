@@ -114,17 +114,16 @@ def _tensors(prog: P.Program, plan: P.ExecutionPlan) -> List[str]:
 
 def _memory_plan(plan: P.ExecutionPlan) -> List[str]:
     lines = ["  memory plan (non_const_buffer_sizes):"]
-    placed: Dict[int, List[P.Tensor]] = {}
+    ends: Dict[int, List[int]] = {}  # by arena: where each tensor placed in it ends
     for v in plan.values:
         if isinstance(v, P.Tensor) and v.allocation_info is not None:
-            placed.setdefault(v.allocation_info.memory_id, []).append(v)
+            ends.setdefault(v.allocation_info.memory_id, []).append(v.allocation_info.memory_offset + v.nbytes)
     rows = []
     for mid, size in enumerate(plan.non_const_buffer_sizes):
         if mid == 0:
             continue  # reserved by the schema
-        ts = placed.get(mid, [])
-        peak = max((t.allocation_info.memory_offset + t.nbytes for t in ts), default=0)
-        rows.append([f"arena{mid}", f"size {size} B", f"{len(ts)} tensors", f"peak {peak} B"])
+        ts = ends.get(mid, [])
+        rows.append([f"arena{mid}", f"size {size} B", f"{len(ts)} tensors", f"peak {max(ts, default=0)} B"])
     return lines + (_table(rows) or ["    (no arenas)"])
 
 

@@ -8,7 +8,7 @@ import importlib
 import pkgutil
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Type
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from mcu_export.errors import UsageError
 from mcu_export.runners.base import ModelRun, OpCount, Runner
 
 
-def targets() -> Dict[str, type]:
+def targets() -> Dict[str, Type[Runner]]:
     """Every target by name, in the order a board picks its default."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
@@ -56,7 +56,11 @@ def run_model_firmware(build, board, inputs: Sequence[np.ndarray], *, sim: str =
                        timeout: float = 60.0, icount: bool = True) -> ModelRun:
     """Run built model firmware once on simulator `sim` with `inputs` (the model's logical layout).
     Raises FirmwareTimeout, FirmwareFault (naming the running op), or RuntimeFailure (the UART's error line)."""
-    return runner_for(board, sim, timeout=timeout, profile=icount).use_build(build).run(inputs)
+    from mcu_export.runners.firmware import FirmwareRunner
+
+    runner = runner_for(board, sim, timeout=timeout, profile=icount)
+    assert isinstance(runner, FirmwareRunner)  # every simulator target runs firmware
+    return runner.use_build(build).run(inputs)
 
 
 __all__ = ["ModelRun", "OpCount", "Runner", "run_model_firmware", "run_program_bytes", "runner_for", "targets"]

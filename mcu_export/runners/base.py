@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 
@@ -43,7 +43,7 @@ class ModelRun:
 class Runner(ABC):
     name: ClassVar[str] = ""       # empty for abstract families (e.g. firmware on a simulator)
     rank: ClassVar[int] = 100      # a board's default target is the lowest-ranked one serving it
-    targets: ClassVar[Dict[str, type]] = {}
+    targets: ClassVar[Dict[str, Type["Runner"]]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -72,7 +72,7 @@ def raise_for(result: RunResult, where: str, elf: Path, kernel_calls: Sequence[D
         return
     lines = _ERROR_LINE.findall(result.uart_text)
     said = decode_error_line(lines[-1]) if lines else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
-    kinds = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
+    kinds: Dict[Optional[int], str] = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
     kind = kinds.get(result.exit_code, f"exit code {result.exit_code}")
     raise RuntimeFailure(f"firmware on {where} failed with a {kind}: {said}")
 
@@ -112,9 +112,11 @@ class FirmwareRunner(Runner):
 
     def prepare(self) -> None:
         if self.build is None:
+            assert self.out_dir is not None, "open() or use_build() first"
             self.use_build(current_build(self.out_dir, self.board) or build_for_board(self.out_dir, self.board))
 
     def execute(self, inputs: Sequence[bytes]) -> Tuple[List[bytes], Dict[str, Any]]:
+        assert self.build is not None  # run() calls prepare() first
         elf = Path(self.build.elf)
         with tempfile.TemporaryDirectory(prefix="mx-model-run-") as tmp:
             work = Path(tmp)

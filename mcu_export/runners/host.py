@@ -72,7 +72,9 @@ def _parse_tensor(fields: List[str], line: str) -> TensorSpec:
 
 def parse_info(text: str) -> ProgramInfo:
     """Reads mx_run's --info lines (format documented in runtime_c/host/mx_run.c)."""
-    method, pool, arenas, inputs, outputs, counts = "", 0, [], [], [], {}
+    method, pool, arenas, counts = "", 0, [], {}
+    inputs: List[TensorSpec] = []
+    outputs: List[TensorSpec] = []
     for line in text.splitlines():
         fields = line.split()
         if not fields:
@@ -183,6 +185,7 @@ class HostRunner(Runner):
             self.command = runner_command(self.board.target, build_host_runner(self.board.target))
 
     def execute(self, inputs: Sequence[bytes]) -> Tuple[List[bytes], Dict[str, Any]]:
+        assert self.command is not None  # run() calls prepare() first
         feeds = [(s.dtype, s.shape, data) for s, data in zip(self.inputs, inputs)]
         start = time.monotonic()
         raw = mx_run(self.command, self.pte, "forward", feeds, len(self.outputs), self.timeout)

@@ -13,7 +13,7 @@ from typing import List, Tuple
 import numpy as np
 import torch
 
-from cortex_m_cases import i8, requant
+from cortex_m_cases import requant
 from cortex_m_programs import NCHW_CHANNELS_LAST, OpProgram
 from mcu_export.int8.lower import scratch as S
 from mcu_export.int8.reference.convolution import arm_convolve_s8

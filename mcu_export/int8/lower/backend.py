@@ -185,8 +185,9 @@ class CortexMBackend(KernelBackend):
     def quantize(self, node: Node) -> None:
         q = match.qparams(node)
         source = node.args[0]
-        if match.is_int8_qdq(node) and self.qinput(source) is not None:  # dq → q: stays in int8
-            self.qvals[node] = self.requantize(self.qinput(source), q)
+        qsource = self.qinput(source) if match.is_int8_qdq(node) else None
+        if qsource is not None:  # dq → q: stays in int8
+            self.qvals[node] = self.requantize(qsource, q)
             return
         value = self.b.tensor(source)
         out = self.new_tensor(torch.int8, self.shape(node))

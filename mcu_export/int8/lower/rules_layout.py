@@ -5,6 +5,8 @@ logical shapes mean); pad is given its amounts in memory order, as ExecuTorch's 
 """
 from __future__ import annotations
 
+from typing import List, Tuple
+
 import torch
 from torch.fx import Node
 
@@ -56,7 +58,7 @@ def lower_max_pool(lw, node: Node) -> None:
     lw.set_output(quantizers, QTensor(result, qx.scale, qx.zp, True), [node, values])
 
 
-def _avg_pool(lw, node: Node, x: Node, kernel, stride, padding, out_shape) -> QTensor:
+def _avg_pool(lw, node: Node, x: Node, kernel, stride, padding, out_shape) -> Tuple[QTensor, List[Node]]:
     qx, quantizers = _shared_input(lw, node, x, node)
     qx = lw.to_layout(qx, True)
     mult, shift = quantize_multiplier(qx.scale)
