@@ -14,9 +14,9 @@ from mcu_export.api import export
 from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.firmware.flow import build_for_board
+from mcu_export.model_spec import load_model
 from mcu_export.runners import run_model_firmware
 from mcu_export.runners.report import format_per_op_table
-from mcu_export.model_spec import load_model
 
 BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")  # DSP (M33), DSP (M4), MVE (M55)
 

@@ -16,9 +16,9 @@ from mcu_export.api import export
 from mcu_export.errors import McuExportError
 from mcu_export.examples import spec
 from mcu_export.firmware.flow import build_for_board, record_run
-from mcu_export.runners import run_model_firmware
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
+from mcu_export.runners import run_model_firmware
 
 BOARD = "corstone-300"
 OUT = Path("out/kws_dscnn")

@@ -11,7 +11,6 @@ from torch import nn
 
 from mcu_export.capture import capture
 from mcu_export.errors import UnsupportedOpError
-from mcu_export.runners.host import run_pte
 from mcu_export.lower.backend import DelegateBackend, KernelBackend, bind_outputs, lower_graph
 from mcu_export.lower.portable import PortableBackend
 from mcu_export.passes import run_passes
@@ -19,6 +18,7 @@ from mcu_export.planner import plan_memory
 from mcu_export.pte import program as pte
 from mcu_export.pte.reader import read_program
 from mcu_export.pte.writer import write_program
+from mcu_export.runners.host import run_pte
 
 RELU = torch.ops.aten.relu.default
 TEST_DELEGATE_RELU = b"MXTD" + struct.pack("<I", 1)   # the test delegate's blob: opcode 1, out = max(in, 0)

@@ -13,12 +13,12 @@ import cortex_m_cases as C
 from cortex_m_programs import NCHW_CHANNELS_LAST, OpProgram
 from mcu_export.errors import RuntimeFailure
 from mcu_export.host_runtime import build_host_runner
-from mcu_export.runners.host import run_pte
 from mcu_export.int8.reference.elementwise import add_params, arm_elementwise_add_s8, arm_elementwise_mul_s8, mul_params
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8, build_lut
 from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.softmax import arm_softmax_s8, softmax_params
 from mcu_export.int8.reference.transpose import arm_transpose_s8
+from mcu_export.runners.host import run_pte
 
 pytestmark = pytest.mark.skipif(any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")),
                                 reason="needs cmake, ninja and a C compiler")

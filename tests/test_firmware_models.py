@@ -17,12 +17,12 @@ from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.fvp import fvp_available
 from mcu_export.firmware.model_project import build_model_firmware, model_ops, project_of
-from mcu_export.runners import run_model_firmware
-from mcu_export.runners.firmware import raise_for
-from mcu_export.runners.report import format_per_op_table, write_run_json
 from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout, RunResult
 from mcu_export.model_spec import load_model
+from mcu_export.runners import run_model_firmware
+from mcu_export.runners.firmware import raise_for
+from mcu_export.runners.report import format_per_op_table, write_run_json
 
 pytestmark = [pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),

@@ -8,7 +8,8 @@ import shutil
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import int8_harness as H
 from mcu_export.int8.arith import quantize_multiplier

@@ -10,9 +10,9 @@ import torch
 from mcu_export import examples
 from mcu_export.api import export
 from mcu_export.firmware.flow import build_for_board
-from mcu_export.runners import run_model_firmware
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
+from mcu_export.runners import run_model_firmware
 
 pytestmark = pytest.mark.slow
 

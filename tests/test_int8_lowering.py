@@ -4,12 +4,12 @@ programs' op names and argument counts against ExecuTorch's operators.yaml; fall
 import re
 from pathlib import Path
 
+import executorch
 import numpy as np
 import pytest
 import torch
 from torch import nn
 
-import executorch
 from mcu_export.boards import load_board
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.int8.interpreter_ops import dequantize_per_tensor, quantize_per_tensor

@@ -6,7 +6,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import int8_misc_cases as cases
 from int8_harness import MISC, Case, host_run, scalar_variant

@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
 
 import int8_harness as H
 from mcu_export.boards import load_board

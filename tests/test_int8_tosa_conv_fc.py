@@ -10,7 +10,8 @@ rounding_mode DOUBLE_ROUND reproduces it (a CMSIS-NN (multiplier, shift) is TOSA
 SINGLE_ROUND does not: test_single_round_is_not_cmsis_nn shows outputs where it differs."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcu_export.int8.arith import quantize_multiplier
 from mcu_export.int8.reference import convolution, depthwise, fully_connected

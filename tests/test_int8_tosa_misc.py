@@ -13,7 +13,8 @@ MAX_POOL2D need no rescale: TOSA's reciprocal-multiply average equals CMSIS-NN's
 (ties away from zero) for these window sizes, and both leave padding out of the window."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcu_export.int8.arith import requantize
 from mcu_export.int8.reference import elementwise, pooling

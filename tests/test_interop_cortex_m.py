@@ -14,7 +14,6 @@ pytest.importorskip("executorch.backends.cortex_m.passes.cortex_m_pass_manager",
 pytest.importorskip("torchao.quantization.pt2e", reason="needs torchao (PT2E quantization)")
 
 from et_cortex_m_flow import MODELS, et_case  # noqa: E402
-
 from mcu_export.errors import RuntimeFailure  # noqa: E402
 from mcu_export.int8.interpreter import run_reference  # noqa: E402
 from mcu_export.pte.reader import read_program  # noqa: E402

@@ -12,8 +12,8 @@ from torch import nn
 
 import mcu_export.api
 from front_models import Fn
-from mcu_export.runners.host import run_pte
 from mcu_export.ops.table import OPS
+from mcu_export.runners.host import run_pte
 
 executorch_runtime = pytest.importorskip("executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])")
 pytestmark = [pytest.mark.interop, pytest.mark.slow]

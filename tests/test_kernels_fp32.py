@@ -2,7 +2,8 @@
 argument layout (kernel_harness) and its output compared with torch's own operator."""
 import pytest
 import torch
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import kernel_harness as kh
 from mcu_export.ops.table import BY_QUALIFIED, OPS

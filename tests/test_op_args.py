@@ -4,13 +4,11 @@ the .pte schema's (mcu_export/pte/schema/scalar_type.fbs)."""
 import re
 
 import numpy as np
-import pytest
 
+from cli_runner import ROOT
 from mcu_export.host_runtime import render_kernel_table
 from mcu_export.ops.c_args import HEADER_PATH, arg_kinds, build_ranges, c_stem, first_out, render_args_header
 from mcu_export.ops.table import ALL_OPS, ARG_RANGES, BY_QUALIFIED
-
-from cli_runner import ROOT
 
 VALUE_H = ROOT / "runtime_c" / "include" / "mx" / "value.h"
 KERNEL_H = ROOT / "runtime_c" / "include" / "mx" / "kernel.h"

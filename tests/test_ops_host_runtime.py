@@ -10,8 +10,8 @@ from torch import nn
 from torch.nn import functional as F
 
 import front_models as fm
-from front_models import Fn
 import mcu_export.api
+from front_models import Fn
 
 
 def _check(model: nn.Module, *inputs: torch.Tensor):

@@ -5,8 +5,7 @@ from hypothesis import strategies as st
 
 import front_models as fm
 from mcu_export.lower import to_program
-from mcu_export.planner import (PlanVerificationError, allocate, compute_lifetimes, lower_bound,
-                                plan_memory, verify_plan)
+from mcu_export.planner import PlanVerificationError, allocate, compute_lifetimes, lower_bound, plan_memory, verify_plan
 from mcu_export.planner.allocate import arena_size
 from mcu_export.planner.lifetimes import Lifetime, aligned
 from mcu_export.pte import program as pte

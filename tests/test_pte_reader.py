@@ -4,7 +4,8 @@ from __future__ import annotations
 import struct
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcu_export.errors import PteFormatError, UsageError
 from mcu_export.pte import program as P

@@ -7,7 +7,8 @@ import struct
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcu_export.pte import program as P
 from mcu_export.pte.et_interop import from_executorch_program

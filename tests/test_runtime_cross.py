@@ -9,9 +9,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from mcu_export.assets import asset_dir
-
 import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
+from mcu_export.assets import asset_dir
 
 RUNTIME = asset_dir("runtime_c")
 

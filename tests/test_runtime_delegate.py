@@ -15,9 +15,9 @@ import pytest
 from cli_runner import assert_one_line_error, cli
 from mcu_export.errors import RuntimeFailure
 from mcu_export.host_runtime import HOST_BACKENDS, build_host_runner
-from mcu_export.runners.host import program_info, run_pte
 from mcu_export.pte import program as P
 from mcu_export.pte.writer import write_program
+from mcu_export.runners.host import program_info, run_pte
 
 SHAPE = (2, 3)
 INLINE, SEGMENT = 0, 1

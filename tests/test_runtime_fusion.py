@@ -8,8 +8,8 @@ import torch.nn.functional as F
 import mcu_export.api
 from front_models import Fn
 from mcu_export.host_runtime import build_host_runner, default_ops
-from mcu_export.runners.host import instruction_kernels, run_pte
 from mcu_export.ops.table import OPS
+from mcu_export.runners.host import instruction_kernels, run_pte
 
 FUSED = {"aten::hardswish.out": F.hardswish, "aten::hardsigmoid.out": F.hardsigmoid}
 

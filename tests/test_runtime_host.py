@@ -1,14 +1,12 @@
 """End to end on the host: ExecuTorch-exported programs run by our C runtime match torch."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
+import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 from mcu_export.errors import RuntimeFailure, UsageError
 from mcu_export.ops.table import BY_QUALIFIED
-
-import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
 NEEDED = {"linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
           "small_conv": {"aten::convolution", "aten::relu"}}

@@ -23,6 +23,7 @@ from mcu_export.int8.interpreter_ops import KERNELS
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.pte import program as pte
 
+
 def _load_constant(program: pte.Program, t: pte.Tensor) -> np.ndarray:
     raw = np.frombuffer(program.constant_bytes(t.data_buffer_idx), dtype=dtypes.numpy_dtype(t.scalar_type))
     physical = [t.sizes[d] for d in t.dim_order]

@@ -15,6 +15,7 @@ from mcu_export import dtypes
 from mcu_export.errors import UsageError
 from mcu_export.pte import program as pte
 
+
 def scalar_type(dtype: torch.dtype) -> pte.ScalarType:
     try:
         return dtypes.from_torch(dtype)

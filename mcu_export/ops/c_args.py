@@ -79,7 +79,8 @@ def arg_kinds(op: OpDef, ranges: Sequence[str] = tuple(ARG_RANGES)) -> List[str]
 
 def c_bounds(cls: str) -> Tuple[str, str]:
     """(lo, hi) of a range class as C int32 literals."""
-    return tuple("(-2147483647 - 1)" if v == -(1 << 31) else str(v) for v in ARG_RANGES[cls])
+    lo, hi = ("(-2147483647 - 1)" if v == -(1 << 31) else str(v) for v in ARG_RANGES[cls])
+    return lo, hi
 
 
 def first_out(op: OpDef) -> int:

@@ -8,8 +8,8 @@ check and the docs' op list are all generated from this list.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 import functools
+from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 import torch
@@ -96,13 +96,15 @@ def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str]
                  written_as=written_as, fused_by=fused_by)
 
 
-def _cortex_m(schema_text: str, dtypes: Tuple[str, ...] = ("int8",), **ranges: str) -> OpDef:
+def _cortex_m(schema_text: str, *, dtypes: Tuple[str, ...] = ("int8",), shared: Optional[Dict[str, str]] = None,
+              **ranges: str) -> OpDef:
     """An op of ExecuTorch's cortex_m library (executorch/backends/cortex_m/ops/operators.yaml), schema
     copied from there: torch knows `cortex_m::` only once executorch's library is imported. No ATen
-    target lowers to these; the int8 lowering emits them by name. `ranges`: argument name -> ARG_RANGES class."""
+    target lowers to these; the int8 lowering emits them by name. `ranges` (and `shared`, ranges several ops
+    declare alike): argument name -> ARG_RANGES class."""
     name, overload = schema_text.split("(", 1)[0].rsplit(".", 1)
     return OpDef(name=name, overload=overload, aten=(), schema_text=schema_text, dtypes=dtypes, library="cortex_m",
-                 ranges=tuple(ranges.items()))
+                 ranges=tuple({**(shared or {}), **ranges}.items()))
 
 
 _CONV_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
@@ -132,9 +134,9 @@ _MAX_POOL_RANGES = dict(kernel_size="window", stride="window", padding="padding"
 # exporter provides). Each 2-D op comes twice: channels-last [N, C, H, W] and the explicit-layout *_nhwc.
 CORTEX_M_OPS: Tuple[OpDef, ...] = (
     _cortex_m(f"cortex_m::quantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
-              dtypes=("int8", "int16"), **_QRANGES),
+              dtypes=("int8", "int16"), shared=_QRANGES),
     _cortex_m(f"cortex_m::dequantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
-              dtypes=("float32",), **_QRANGES),
+              dtypes=("float32",), shared=_QRANGES),
     _cortex_m("cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
               "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
               "int output_multiplier, int output_shift, int activation_min, int activation_max, *, "
@@ -158,15 +160,15 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
     _cortex_m("cortex_m::transpose.out(Tensor input, int[] perm, *, Tensor(a!) out) -> Tensor(a!)"),
     _cortex_m("cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, "
               "Tensor(a!) out) -> Tensor(a!)", pad_value="int8"),
-    _cortex_m(f"cortex_m::quantized_conv2d.out({_CONV_ARGS}", **_CONV_RANGES),
-    _cortex_m(f"cortex_m::quantized_conv2d_nhwc.out({_CONV_ARGS}", **_CONV_RANGES),
-    _cortex_m(f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}", depth_multiplier="window", **_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_conv2d.out({_CONV_ARGS}", shared=_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_conv2d_nhwc.out({_CONV_ARGS}", shared=_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}", depth_multiplier="window", shared=_CONV_RANGES),
     _cortex_m(f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}", depth_multiplier="window",
-              **_CONV_RANGES),
-    _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}", **_AVG_POOL_RANGES),
-    _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}", **_AVG_POOL_RANGES),
-    _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", **_MAX_POOL_RANGES),
-    _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}", **_MAX_POOL_RANGES),
+              shared=_CONV_RANGES),
+    _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),
+    _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),
+    _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
+    _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m("cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)"),
 )
 

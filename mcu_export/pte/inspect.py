@@ -13,6 +13,7 @@ from typing import Dict, List
 from mcu_export import dtypes
 from mcu_export.pte import program as P
 
+
 def dtype_name(st: int, short: bool = False) -> str:
     return dtypes.short_name(st) if short else dtypes.name(st)
 

@@ -8,8 +8,7 @@ import numpy as np
 
 from mcu_export.errors import UsageError
 from mcu_export.runners import runner_for
-from mcu_export.runners.report import (format_per_op_table, output_lines, summary_line, write_outputs,
-                                       write_run_json)
+from mcu_export.runners.report import format_per_op_table, output_lines, summary_line, write_outputs, write_run_json
 
 
 def load_input(path: str, index: int) -> np.ndarray:

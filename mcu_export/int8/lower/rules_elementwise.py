@@ -10,8 +10,8 @@ import torch
 from torch.fx import Node
 
 from mcu_export.int8.lower import match
-from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.backend import QTensor, T
+from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.rules_common import Refusal, activation_range, terminal
 from mcu_export.int8.quantizer import constant_bounds
 from mcu_export.int8.reference.elementwise import add_params, mul_params

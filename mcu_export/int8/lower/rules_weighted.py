@@ -12,8 +12,8 @@ from torch.fx import Node
 
 from mcu_export.int8.arith import quantize_multiplier, wrap_int32
 from mcu_export.int8.lower import match
-from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.backend import QTensor, T
+from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.rules_common import Refusal, activation_range, bias, terminal, weight
 from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch, fc_scratch
 
