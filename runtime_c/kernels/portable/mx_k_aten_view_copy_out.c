@@ -14,8 +14,10 @@ mx_arg_error mx_k_aten_view_copy_out_check(mx_value *const *args) {
   MX_REFUSE_IF(size.len > MX_MAX_DIM, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
   /* One size may be -1 (inferred from the element count), as ExecuTorch's emitter leaves a reshape(3, -1). */
+  /* 32-bit arithmetic only: a 64-bit division would link libgcc's __udivmoddi4 (~750 B) into every
+   * firmware; a product past numel's 32 bits cannot divide numel anyway. */
   int32_t inferred = -1;
-  uint64_t known = 1;
+  uint32_t known = 1;
   for (uint32_t i = 0; i < size.len; ++i) {
     if (size.items[i] == -1 && inferred < 0) {
       inferred = (int32_t)i;
@@ -23,7 +25,8 @@ mx_arg_error mx_k_aten_view_copy_out_check(mx_value *const *args) {
     }
     MX_REFUSE_IF(size.items[i] < 0 || size.items[i] > INT32_MAX, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
     sizes[i] = (int32_t)size.items[i];
-    known *= (uint64_t)size.items[i];
+    const uint32_t s = (uint32_t)size.items[i];
+    known = (s != 0 && known > UINT32_MAX / s) ? 0 : known * s;   /* 0: no whole size can be inferred */
   }
   if (inferred >= 0) {
     MX_REFUSE_IF(known == 0 || in->numel % known != 0, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
