@@ -216,9 +216,7 @@ static void print_info(const state *st, const options *o) {
 static void print_kernels(const mx_method *m) {
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
-    if (ins->kind == MX_INSTR_MOVE) {
-      printf("instruction %u move\n", i);
-    } else if (ins->kind == MX_INSTR_FUSED_AWAY) {
+    if (ins->kind == MX_INSTR_FUSED_AWAY) {
       printf("instruction %u fused-away\n", i);
     } else if (ins->kind == MX_INSTR_FUSED) {
       printf("instruction %u %s.%s\n", i, mx_kernel_table[ins->op].name, mx_kernel_table[ins->op].overload);

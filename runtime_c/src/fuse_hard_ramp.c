@@ -53,10 +53,6 @@ static bool used_outside(const mx_method *m, const mx_tensor *t, uint32_t first,
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
     if (i >= first && i < first + count) continue;
-    if (ins->kind == MX_INSTR_MOVE) {
-      if (holds(&m->values[ins->op], t) || holds(&m->values[ins->nargs], t)) return true;
-      continue;
-    }
     for (uint32_t k = 0; k < ins->nargs; k++) {
       if (holds(ins->args[k], t)) return true;
     }

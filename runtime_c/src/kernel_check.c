@@ -1,8 +1,5 @@
 /* The loader's check of one KernelCall against its op's schema (the kinds and value ranges generated from the
  * op table), then the kernel's own check. Execute functions rely on both and read their arguments unchecked. */
-#include <stddef.h>
-#include <string.h>
-
 #include "mx/kernel.h"
 
 /* MX_ARG_ERROR keeps codes in 11 bits. */
@@ -70,12 +67,4 @@ mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *arg
   }
   if (!ret_matches(sig[1], args, nargs)) return MX_ARG_ERROR(nargs - 1u, MX_ERR_BAD_ARG_VALUE);
   return k->check(args);
-}
-
-bool mx_move_keeps_checks(const mx_value *from, const mx_value *to) {
-  if (from->tag != to->tag) return false;
-  if (from->tag != MX_TAG_TENSOR) return memcmp(&from->u, &to->u, sizeof from->u) == 0;
-  /* everything a check reads but the data pointer */
-  const size_t at = offsetof(mx_tensor, sizes);
-  return memcmp((const uint8_t *)from->u.t + at, (const uint8_t *)to->u.t + at, sizeof(mx_tensor) - at) == 0;
 }

@@ -6,10 +6,6 @@ mx_error mx_method_execute(mx_method *m) {
   if (!m->kernels_resolved) return MX_ERR_KERNEL_MISSING;
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
-    if (ins->kind == MX_INSTR_MOVE) {
-      m->values[ins->nargs] = m->values[ins->op];
-      continue;
-    }
     if (ins->kind == MX_INSTR_DELEGATE) {
       /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
       mx_error e = mx_delegates->execute(m, i);

@@ -86,7 +86,6 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
 static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint32_t i) {
   mx_fb_table ins, call;
   uint8_t tag;
-  int32_t from, to;
   mx_instr *out = &ctx->m->instrs[i];
   mx_error e = mx_fb_vec_table(&ctx->fb, instrs, i, &ins);
   if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
@@ -97,15 +96,9 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
       /* fall through */
     case INSTR_KERNEL_CALL:
       return load_call(ctx, tag, &call, out);   /* the schema's tags are the MX_INSTR_* kinds */
+    /* ExecuTorch emits MoveCall only with control flow (the outputs of cond and while_loop), which this
+     * runtime does not run: one chain, no jumps. A move could also swap a value the load-time checks saw. */
     case INSTR_MOVE_CALL:
-      e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_FROM, 0, &from);
-      if (e == MX_OK) e = mx_fb_i32(&ctx->fb, &call, MOVE_CALL_TO, 0, &to);
-      if (e == MX_OK) e = value_index(ctx->m, from, &out->op);
-      if (e == MX_OK) e = value_index(ctx->m, to, &out->nargs);
-      if (e == MX_OK && !mx_move_keeps_checks(&ctx->m->values[out->op], &ctx->m->values[out->nargs]))
-        e = MX_ERR_BAD_INSTRUCTION;
-      out->kind = MX_INSTR_MOVE;
-      return e;
     case INSTR_JUMP_FALSE:
     case INSTR_FREE:
       return MX_ERR_UNSUPPORTED;

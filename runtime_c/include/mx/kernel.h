@@ -9,7 +9,7 @@
  * argument count, every argument's tag and the value ranges the op table declares (mx_kernel_check_call):
  * it checks dtypes, shapes and values, everything the file could get wrong, since shapes are planned ahead of
  * time. It relies on what the loader guarantees of every value it builds: set pointers, well-formed tensors
- * (tensor_load.c), metadata that no MoveCall changes. Its execute function then reads its arguments as they
+ * (tensor_load.c), metadata that nothing changes after load (no MoveCall is loaded). Its execute function then reads its arguments as they
  * are and computes. */
 #include "mx/errors.h"
 #include "mx/op_args.h"
@@ -77,10 +77,6 @@ extern const mx_arg_bounds mx_kernel_arg_bounds[];
 /* Count, tags and ranges against k's schema, then k's own check: MX_OK or an error naming the argument at
  * fault (MX_ARG_ERROR). */
 mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs);
-
-/* A MoveCall may not undo what the kernel checks saw at load: it copies a tensor over one of the same dtype,
- * shape, dim order and size, and any other value only over an equal one. */
-bool mx_move_keeps_checks(const mx_value *from, const mx_value *to);
 
 /* In a check: evaluate expr, whose error names no argument; on error, name argument i and return it. */
 #define MX_CHECK(i, expr)                                        \

@@ -62,18 +62,16 @@ typedef struct mx_method_config {
                                  backend and init (inspection tools) */
 } mx_method_config;
 
-/* KERNEL, DELEGATE and MOVE are the schema's InstructionArguments tags. The loader's fusions (src/fuse_*.c)
- * add two kinds no file holds: FUSED calls mx_kernel_table[op], which the .pte does not name, in place of
- * a run of instructions; FUSED_AWAY marks the rest of that run, which does nothing. */
-enum {
-  MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_MOVE = 3, MX_INSTR_FUSED = 0x80, MX_INSTR_FUSED_AWAY = 0x81
-};
+/* KERNEL and DELEGATE are the schema's InstructionArguments tags (the loader refuses MoveCall, JumpFalse and
+ * Free: no control flow). The loader's fusions (src/fuse_*.c) add two kinds no file holds: FUSED calls
+ * mx_kernel_table[op], which the .pte does not name, in place of a run of instructions; FUSED_AWAY marks the
+ * rest of that run, which does nothing. */
+enum { MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_FUSED = 0x80, MX_INSTR_FUSED_AWAY = 0x81 };
 
 typedef struct mx_instr {
   uint8_t kind;               /* MX_INSTR_* */
-  uint32_t op;                /* kernel: operator index; delegate: delegate index; fused: mx_kernel_table
-                                 index; move: source value */
-  uint32_t nargs;             /* kernel, delegate: argument count; move: destination value */
+  uint32_t op;                /* kernel: operator index; delegate: delegate index; fused: mx_kernel_table index */
+  uint32_t nargs;
   mx_value **args;
 } mx_instr;
 
