@@ -3,6 +3,7 @@
 pyproject.toml holds the metadata; this only adds a build step that copies the top-level asset folders
 to `mcu_export/_assets/`, so site-packages gets no generic top-level names (`codegen`, `fvp`, ...).
 """
+
 import shutil
 from pathlib import Path
 

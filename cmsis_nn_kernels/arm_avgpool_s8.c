@@ -19,8 +19,17 @@ static inline int8_t average(int32_t sum, int32_t count, int32_t act_min, int32_
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 /* Sixteen channels at a time, widened to four int32x4 accumulators; MVE has no integer divide, so the
  * rounding division runs lane by lane through average(). */
-static void pool_pixel(const int8_t *src, int32_t in_w, int32_t ch, int32_t y0, int32_t y1, int32_t x0, int32_t x1,
-                       int8_t *out, int32_t act_min, int32_t act_max, int32_t *scratch)
+static void pool_pixel(const int8_t *src,
+                       int32_t in_w,
+                       int32_t ch,
+                       int32_t y0,
+                       int32_t y1,
+                       int32_t x0,
+                       int32_t x1,
+                       int8_t *out,
+                       int32_t act_min,
+                       int32_t act_max,
+                       int32_t *scratch)
 {
     (void)scratch;
     const int32_t count = (y1 - y0) * (x1 - x0);
@@ -52,8 +61,17 @@ static void pool_pixel(const int8_t *src, int32_t in_w, int32_t ch, int32_t y0, 
 }
 #elif defined(__ARM_FEATURE_DSP)
 /* Channel sums in the int32 scratch buffer; SXTB16 widens four channels into two int16 pairs per word. */
-static void pool_pixel(const int8_t *src, int32_t in_w, int32_t ch, int32_t y0, int32_t y1, int32_t x0, int32_t x1,
-                       int8_t *out, int32_t act_min, int32_t act_max, int32_t *scratch)
+static void pool_pixel(const int8_t *src,
+                       int32_t in_w,
+                       int32_t ch,
+                       int32_t y0,
+                       int32_t y1,
+                       int32_t x0,
+                       int32_t x1,
+                       int8_t *out,
+                       int32_t act_min,
+                       int32_t act_max,
+                       int32_t *scratch)
 {
     const int32_t count = (y1 - y0) * (x1 - x0);
     memset(scratch, 0, (size_t)ch * sizeof(int32_t));
@@ -80,8 +98,17 @@ static void pool_pixel(const int8_t *src, int32_t in_w, int32_t ch, int32_t y0, 
     }
 }
 #else
-static void pool_pixel(const int8_t *src, int32_t in_w, int32_t ch, int32_t y0, int32_t y1, int32_t x0, int32_t x1,
-                       int8_t *out, int32_t act_min, int32_t act_max, int32_t *scratch)
+static void pool_pixel(const int8_t *src,
+                       int32_t in_w,
+                       int32_t ch,
+                       int32_t y0,
+                       int32_t y1,
+                       int32_t x0,
+                       int32_t x1,
+                       int8_t *out,
+                       int32_t act_min,
+                       int32_t act_max,
+                       int32_t *scratch)
 {
     (void)scratch;
     const int32_t count = (y1 - y0) * (x1 - x0);
@@ -97,9 +124,12 @@ static void pool_pixel(const int8_t *src, int32_t in_w, int32_t ch, int32_t y0, 
 }
 #endif
 
-arm_cmsis_nn_status arm_avgpool_s8(const cmsis_nn_context *ctx, const cmsis_nn_pool_params *pool_params,
-                                   const cmsis_nn_dims *input_dims, const int8_t *input_data,
-                                   const cmsis_nn_dims *filter_dims, const cmsis_nn_dims *output_dims,
+arm_cmsis_nn_status arm_avgpool_s8(const cmsis_nn_context *ctx,
+                                   const cmsis_nn_pool_params *pool_params,
+                                   const cmsis_nn_dims *input_dims,
+                                   const int8_t *input_data,
+                                   const cmsis_nn_dims *filter_dims,
+                                   const cmsis_nn_dims *output_dims,
                                    int8_t *output_data)
 {
     const int32_t in_h = input_dims->h, in_w = input_dims->w, ch = input_dims->c;

@@ -27,9 +27,9 @@ arm_cmsis_nn_status arm_convolve_1x1_s8(const cmsis_nn_context *ctx,
             const int8_t *in = input_data + ((b * input_dims->h + oy * conv_params->stride.h) * input_dims->w) * in_c;
             int8_t *out = output_data + ((b * output_dims->h + oy) * output_dims->w) * out_c;
             arm_nn_mat_mult_nt_t_s8(in, filter_data, bias_data, out, quant_params->multiplier, quant_params->shift,
-                                    output_dims->w, out_c, in_c, conv_params->input_offset,
-                                    conv_params->output_offset, conv_params->activation.min,
-                                    conv_params->activation.max, out_c, conv_params->stride.w * in_c);
+                                    output_dims->w, out_c, in_c, conv_params->input_offset, conv_params->output_offset,
+                                    conv_params->activation.min, conv_params->activation.max, out_c,
+                                    conv_params->stride.w * in_c);
         }
     }
     return ARM_CMSIS_NN_SUCCESS;

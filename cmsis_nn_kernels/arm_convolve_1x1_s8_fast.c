@@ -22,8 +22,7 @@ arm_cmsis_nn_status arm_convolve_1x1_s8_fast(const cmsis_nn_context *ctx,
     }
     const int32_t rows = input_dims->n * input_dims->h * input_dims->w;
     return arm_nn_mat_mult_nt_t_s8(input_data, filter_data, bias_data, output_data, quant_params->multiplier,
-                                   quant_params->shift, rows, output_dims->c, input_dims->c,
-                                   conv_params->input_offset, conv_params->output_offset,
-                                   conv_params->activation.min, conv_params->activation.max, output_dims->c,
-                                   input_dims->c);
+                                   quant_params->shift, rows, output_dims->c, input_dims->c, conv_params->input_offset,
+                                   conv_params->output_offset, conv_params->activation.min, conv_params->activation.max,
+                                   output_dims->c, input_dims->c);
 }

@@ -74,15 +74,20 @@ int32_t arm_convolve_1_x_n_s8_get_buffer_size(const cmsis_nn_conv_params *conv_p
 }
 
 /* Which kernel arm_convolve_wrapper_s8 runs; the size functions and the wrapper share this choice. */
-typedef enum { CONV_1X1_FAST, CONV_1X1, CONV_1_X_N, CONV_GENERAL } conv_kind;
+typedef enum
+{
+    CONV_1X1_FAST,
+    CONV_1X1,
+    CONV_1_X_N,
+    CONV_GENERAL
+} conv_kind;
 
 static conv_kind choose(const cmsis_nn_conv_params *p, const cmsis_nn_dims *in, const cmsis_nn_dims *f)
 {
     if (f->c != in->c) {
         return CONV_GENERAL; /* grouped */
     }
-    if (p->padding.w == 0 && p->padding.h == 0 && f->w == 1 && f->h == 1 && p->dilation.w == 1 &&
-        p->dilation.h == 1) {
+    if (p->padding.w == 0 && p->padding.h == 0 && f->w == 1 && f->h == 1 && p->dilation.w == 1 && p->dilation.h == 1) {
         return (p->stride.w == 1 && p->stride.h == 1) ? CONV_1X1_FAST : CONV_1X1;
     }
     if (in->h == 1 && p->dilation.w == 1 && f->h == 1 && (p->stride.w * in->c) % 4 == 0) {

@@ -6,9 +6,20 @@
 
 #define IM2COL_ROWS 4
 
-static void im2col_row(const int8_t *input, int32_t in_h, int32_t in_w, int32_t in_c, int32_t ch_start,
-                       int32_t kernel_h, int32_t kernel_w, int32_t kernel_c, int32_t base_y, int32_t base_x,
-                       int32_t dil_y, int32_t dil_x, int8_t pad_value, int8_t *dst)
+static void im2col_row(const int8_t *input,
+                       int32_t in_h,
+                       int32_t in_w,
+                       int32_t in_c,
+                       int32_t ch_start,
+                       int32_t kernel_h,
+                       int32_t kernel_w,
+                       int32_t kernel_c,
+                       int32_t base_y,
+                       int32_t base_x,
+                       int32_t dil_y,
+                       int32_t dil_x,
+                       int8_t pad_value,
+                       int8_t *dst)
 {
     for (int32_t ky = 0; ky < kernel_h; ky++) {
         const int32_t y = base_y + ky * dil_y;

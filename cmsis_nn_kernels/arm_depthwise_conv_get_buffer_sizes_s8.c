@@ -61,8 +61,8 @@ int32_t arm_depthwise_conv_wrapper_s8_get_buffer_size_mve(const cmsis_nn_dw_conv
     if (input_dims->c == 1 && output_dims->c > DW_AS_CONV_OUTPUT_CH_THRESHOLD) {
         /* the convolution's scratch, then the filter transposed to [C_OUT, H, W, 1] */
         const cmsis_nn_dw_conv_params *p = dw_conv_params;
-        const cmsis_nn_conv_params conv = {p->input_offset, p->output_offset, p->stride, p->padding, p->dilation,
-                                           p->activation};
+        const cmsis_nn_conv_params conv = {p->input_offset, p->output_offset, p->stride,
+                                           p->padding,      p->dilation,      p->activation};
         const cmsis_nn_dims conv_filter = {output_dims->c, filter_dims->h, filter_dims->w, 1};
         return arm_convolve_wrapper_s8_get_buffer_size_mve(&conv, input_dims, &conv_filter, output_dims) +
                output_dims->c * filter_dims->h * filter_dims->w;

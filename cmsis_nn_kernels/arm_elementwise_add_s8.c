@@ -3,7 +3,8 @@
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
 
-typedef struct {
+typedef struct
+{
     int32_t off1, mult1, shift1, off2, mult2, shift2, left_shift, out_off, out_mult, out_shift, act_min, act_max;
 } add_params;
 
@@ -16,17 +17,26 @@ static inline int8_t add_one(const add_params *p, int32_t a, int32_t b)
     return (int8_t)CLAMP(sum, p->act_max, p->act_min);
 }
 
-arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect, const int8_t *input_2_vect,
-                                           const int32_t input_1_offset, const int32_t input_1_mult,
-                                           const int32_t input_1_shift, const int32_t input_2_offset,
-                                           const int32_t input_2_mult, const int32_t input_2_shift,
-                                           const int32_t left_shift, int8_t *output, const int32_t out_offset,
-                                           const int32_t out_mult, const int32_t out_shift,
-                                           const int32_t out_activation_min, const int32_t out_activation_max,
+arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
+                                           const int8_t *input_2_vect,
+                                           const int32_t input_1_offset,
+                                           const int32_t input_1_mult,
+                                           const int32_t input_1_shift,
+                                           const int32_t input_2_offset,
+                                           const int32_t input_2_mult,
+                                           const int32_t input_2_shift,
+                                           const int32_t left_shift,
+                                           int8_t *output,
+                                           const int32_t out_offset,
+                                           const int32_t out_mult,
+                                           const int32_t out_shift,
+                                           const int32_t out_activation_min,
+                                           const int32_t out_activation_max,
                                            const int32_t block_size)
 {
-    const add_params p = {input_1_offset, input_1_mult, input_1_shift, input_2_offset, input_2_mult, input_2_shift,
-                          left_shift, out_offset, out_mult, out_shift, out_activation_min, out_activation_max};
+    const add_params p = {input_1_offset, input_1_mult,  input_1_shift,      input_2_offset,
+                          input_2_mult,   input_2_shift, left_shift,         out_offset,
+                          out_mult,       out_shift,     out_activation_min, out_activation_max};
     int32_t i = 0;
 #if defined(ARM_NN_USE_MVE)
     for (; i < block_size; i += 4) {

@@ -2,18 +2,24 @@
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
 
-static inline int8_t mul_one(int32_t prod, int32_t out_offset, int32_t out_mult, int32_t out_shift, int32_t act_min,
-                             int32_t act_max)
+static inline int8_t mul_one(
+    int32_t prod, int32_t out_offset, int32_t out_mult, int32_t out_shift, int32_t act_min, int32_t act_max)
 {
     const int32_t out = arm_nn_requantize(prod, out_mult, out_shift) + out_offset;
     return (int8_t)CLAMP(out, act_max, act_min);
 }
 
-arm_cmsis_nn_status arm_elementwise_mul_s8(const int8_t *input_1_vect, const int8_t *input_2_vect,
-                                           const int32_t input_1_offset, const int32_t input_2_offset,
-                                           int8_t *output, const int32_t out_offset, const int32_t out_mult,
-                                           const int32_t out_shift, const int32_t out_activation_min,
-                                           const int32_t out_activation_max, const int32_t block_size)
+arm_cmsis_nn_status arm_elementwise_mul_s8(const int8_t *input_1_vect,
+                                           const int8_t *input_2_vect,
+                                           const int32_t input_1_offset,
+                                           const int32_t input_2_offset,
+                                           int8_t *output,
+                                           const int32_t out_offset,
+                                           const int32_t out_mult,
+                                           const int32_t out_shift,
+                                           const int32_t out_activation_min,
+                                           const int32_t out_activation_max,
+                                           const int32_t block_size)
 {
     int32_t i = 0;
 #if defined(ARM_NN_USE_MVE)

@@ -26,11 +26,10 @@ arm_cmsis_nn_status arm_fully_connected_per_channel_s8(const cmsis_nn_context *c
     const int32_t *kernel_sum = (const int32_t *)ctx->buf;
     const int32_t depth = filter_dims->n, out_c = output_dims->c;
     for (int32_t b = 0; b < input_dims->n; b++) {
-        arm_nn_vec_mat_mult_t_per_ch_s8(input_data + b * depth, filter_data, kernel_sum, bias_data,
-                                        output_data + b * out_c, fc_params->input_offset, fc_params->output_offset,
-                                        quant_params->multiplier, quant_params->shift, depth, out_c,
-                                        fc_params->activation.min, fc_params->activation.max, 1,
-                                        fc_params->filter_offset);
+        arm_nn_vec_mat_mult_t_per_ch_s8(
+            input_data + b * depth, filter_data, kernel_sum, bias_data, output_data + b * out_c,
+            fc_params->input_offset, fc_params->output_offset, quant_params->multiplier, quant_params->shift, depth,
+            out_c, fc_params->activation.min, fc_params->activation.max, 1, fc_params->filter_offset);
     }
     return ARM_CMSIS_NN_SUCCESS;
 }

@@ -60,9 +60,12 @@ static void clamp_s8(int8_t *data, int32_t len, int32_t act_min, int32_t act_max
     }
 }
 
-arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *ctx, const cmsis_nn_pool_params *pool_params,
-                                    const cmsis_nn_dims *input_dims, const int8_t *input_data,
-                                    const cmsis_nn_dims *filter_dims, const cmsis_nn_dims *output_dims,
+arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *ctx,
+                                    const cmsis_nn_pool_params *pool_params,
+                                    const cmsis_nn_dims *input_dims,
+                                    const int8_t *input_data,
+                                    const cmsis_nn_dims *filter_dims,
+                                    const cmsis_nn_dims *output_dims,
                                     int8_t *output_data)
 {
     (void)ctx;

@@ -20,8 +20,8 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
         for (int32_t oy = 0; oy < out_h; oy++) {
             for (int32_t ox = 0; ox < out_w; ox++) {
                 arm_nn_dw_conv_pixel_s8(in, in_h, in_w, ch, filter_data, filter_dims->h, filter_dims->w,
-                                        oy * p->stride.h - p->padding.h, ox * p->stride.w - p->padding.w,
-                                        p->dilation.h, p->dilation.w, bias_data, p->input_offset, p->output_offset,
+                                        oy * p->stride.h - p->padding.h, ox * p->stride.w - p->padding.w, p->dilation.h,
+                                        p->dilation.w, bias_data, p->input_offset, p->output_offset,
                                         quant_params->multiplier, quant_params->shift, p->activation.min,
                                         p->activation.max, output_data + ((b * out_h + oy) * out_w + ox) * ch);
             }

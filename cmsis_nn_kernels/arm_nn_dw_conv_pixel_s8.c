@@ -69,7 +69,10 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
     for (; c + 4 <= channels; c += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         if (bias) {
-            a0 = bias[c]; a1 = bias[c + 1]; a2 = bias[c + 2]; a3 = bias[c + 3];
+            a0 = bias[c];
+            a1 = bias[c + 1];
+            a2 = bias[c + 2];
+            a3 = bias[c + 3];
         }
         /* Walk the inside taps with pointers: a step along x is dilation_x pixels of input and one tap of
          * kernel, a step along y the rest of a row of each. */
@@ -94,7 +97,7 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
         const int32_t acc[4] = {a0, a1, a2, a3};
         for (int32_t i = 0; i < 4; i++) {
             output[c + i] = arm_nn_requantize_clamp_s8_1step(acc[i], multipliers[c + i], shifts[c + i], output_offset,
-                                                       activation_min, activation_max);
+                                                             activation_min, activation_max);
         }
     }
 #endif
@@ -107,7 +110,7 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
                        kernel[(ky * kernel_w + kx) * channels + c];
             }
         }
-        output[c] = arm_nn_requantize_clamp_s8(acc, multipliers[c], shifts[c], output_offset, activation_min,
-                                               activation_max);
+        output[c] =
+            arm_nn_requantize_clamp_s8(acc, multipliers[c], shifts[c], output_offset, activation_min, activation_max);
     }
 }

@@ -8,10 +8,21 @@
  * once for the four rows, and its sum (for the lhs offset: sum((x + off) * w) = sum(x * w) + off * sum(w))
  * once per four outputs. The four results share the filter's multiplier, so they are requantized as one
  * vector and scattered to the four output rows. Rows past lhs_rows repeat row 0 and are not stored. */
-static void rows4_mve(const int8_t *lhs, int32_t n_rows, const int8_t *rhs, const int32_t *bias, int8_t *dst,
-                      const int32_t *dst_multipliers, const int32_t *dst_shifts, int32_t rhs_rows, int32_t rhs_cols,
-                      int32_t lhs_offset, int32_t dst_offset, int32_t activation_min, int32_t activation_max,
-                      int32_t row_address_offset, int32_t lhs_cols_offset)
+static void rows4_mve(const int8_t *lhs,
+                      int32_t n_rows,
+                      const int8_t *rhs,
+                      const int32_t *bias,
+                      int8_t *dst,
+                      const int32_t *dst_multipliers,
+                      const int32_t *dst_shifts,
+                      int32_t rhs_rows,
+                      int32_t rhs_cols,
+                      int32_t lhs_offset,
+                      int32_t dst_offset,
+                      int32_t activation_min,
+                      int32_t activation_max,
+                      int32_t row_address_offset,
+                      int32_t lhs_cols_offset)
 {
     const int8_t *x0 = lhs;
     const int8_t *x1 = lhs + (n_rows > 1 ? lhs_cols_offset : 0);
@@ -61,8 +72,15 @@ static void rows4_mve(const int8_t *lhs, int32_t n_rows, const int8_t *rhs, cons
 #elif defined(ARM_NN_USE_DSP)
 /* Four columns of two lhs rows against two rhs rows: each word is unpacked once into two halfword pairs
  * (SXTAB16 adds the lhs offset on the way) and feeds four SMLADs. */
-static inline void step4_dsp(const int8_t *xa_p, const int8_t *xb_p, const int8_t *wa_p, const int8_t *wb_p,
-                             uint32_t off2, int32_t *a00, int32_t *a01, int32_t *a10, int32_t *a11)
+static inline void step4_dsp(const int8_t *xa_p,
+                             const int8_t *xb_p,
+                             const int8_t *wa_p,
+                             const int8_t *wb_p,
+                             uint32_t off2,
+                             int32_t *a00,
+                             int32_t *a01,
+                             int32_t *a10,
+                             int32_t *a11)
 {
     const uint32_t wa = (uint32_t)arm_nn_read_s8x4(wa_p), wb = (uint32_t)arm_nn_read_s8x4(wb_p);
     const uint32_t xa = (uint32_t)arm_nn_read_s8x4(xa_p), xb = (uint32_t)arm_nn_read_s8x4(xb_p);
@@ -79,10 +97,25 @@ static inline void step4_dsp(const int8_t *xa_p, const int8_t *xb_p, const int8_
 /* Two filters against all lhs rows, for long lhs (1x1 convolutions): the lhs offset enters once per
  * filter as lhs_offset * sum(w) (sum((x + o) * w) = sum(x * w) + o * sum(w)), so the loop needs no offset
  * register and, with one register fewer, stays out of the stack. w1 may repeat w0 (then d1 is NULL). */
-static void filters2_dsp(const int8_t *lhs, int32_t lhs_rows, int32_t lhs_cols_offset, const int8_t *w0,
-                         const int8_t *w1, int32_t init0, int32_t init1, int8_t *d0, int8_t *d1,
-                         int32_t row_address_offset, int32_t m0, int32_t s0, int32_t m1, int32_t s1, int32_t rhs_cols,
-                         int32_t lhs_offset, int32_t dst_offset, int32_t activation_min, int32_t activation_max)
+static void filters2_dsp(const int8_t *lhs,
+                         int32_t lhs_rows,
+                         int32_t lhs_cols_offset,
+                         const int8_t *w0,
+                         const int8_t *w1,
+                         int32_t init0,
+                         int32_t init1,
+                         int8_t *d0,
+                         int8_t *d1,
+                         int32_t row_address_offset,
+                         int32_t m0,
+                         int32_t s0,
+                         int32_t m1,
+                         int32_t s1,
+                         int32_t rhs_cols,
+                         int32_t lhs_offset,
+                         int32_t dst_offset,
+                         int32_t activation_min,
+                         int32_t activation_max)
 {
     int32_t sum0 = 0, sum1 = 0;
     for (int32_t k = 0; k < rhs_cols; k++) {
@@ -124,15 +157,15 @@ static void filters2_dsp(const int8_t *lhs, int32_t lhs_rows, int32_t lhs_cols_o
         int8_t *o = d0 + r * row_address_offset;
         o[0] = arm_nn_requantize_clamp_s8_1step(a00, m0, s0, dst_offset, activation_min, activation_max);
         if (two) {
-            o[row_address_offset] = arm_nn_requantize_clamp_s8_1step(a10, m0, s0, dst_offset, activation_min,
-                                                                     activation_max);
+            o[row_address_offset] =
+                arm_nn_requantize_clamp_s8_1step(a10, m0, s0, dst_offset, activation_min, activation_max);
         }
         if (d1) {
             o = d1 + r * row_address_offset;
             o[0] = arm_nn_requantize_clamp_s8_1step(a01, m1, s1, dst_offset, activation_min, activation_max);
             if (two) {
-                o[row_address_offset] = arm_nn_requantize_clamp_s8_1step(a11, m1, s1, dst_offset,
-                                                                         activation_min, activation_max);
+                o[row_address_offset] =
+                    arm_nn_requantize_clamp_s8_1step(a11, m1, s1, dst_offset, activation_min, activation_max);
             }
         }
     }
@@ -140,9 +173,19 @@ static void filters2_dsp(const int8_t *lhs, int32_t lhs_rows, int32_t lhs_cols_o
 
 /* Two lhs rows against two rhs rows, so each unpacked word serves two outputs and the multiplier and
  * shift of a filter serve both rows. With one row left, x1 repeats x0 and d1 is not written. */
-static void rows2_dsp(const int8_t *x0, const int8_t *x1, int8_t *d0, int8_t *d1, const int8_t *rhs,
-                      const int32_t *bias, const int32_t *dst_multipliers, const int32_t *dst_shifts, int32_t rhs_rows,
-                      int32_t rhs_cols, int32_t lhs_offset, int32_t dst_offset, int32_t activation_min,
+static void rows2_dsp(const int8_t *x0,
+                      const int8_t *x1,
+                      int8_t *d0,
+                      int8_t *d1,
+                      const int8_t *rhs,
+                      const int32_t *bias,
+                      const int32_t *dst_multipliers,
+                      const int32_t *dst_shifts,
+                      int32_t rhs_rows,
+                      int32_t rhs_cols,
+                      int32_t lhs_offset,
+                      int32_t dst_offset,
+                      int32_t activation_min,
                       int32_t activation_max)
 {
     const uint32_t off2 = ((uint32_t)(uint16_t)lhs_offset << 16) | (uint16_t)lhs_offset;

@@ -17,7 +17,7 @@ arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
                                              int32_t address_offset,
                                              int32_t rhs_offset)
 {
-    arm_nn_vec_mat_mult_t_core(lhs, rhs, kernel_sum, bias, dst, lhs_offset, dst_offset, &dst_multiplier, &dst_shift, false,
-                               rhs_cols, rhs_rows, activation_min, activation_max, address_offset, rhs_offset);
+    arm_nn_vec_mat_mult_t_core(lhs, rhs, kernel_sum, bias, dst, lhs_offset, dst_offset, &dst_multiplier, &dst_shift,
+                               false, rhs_cols, rhs_rows, activation_min, activation_max, address_offset, rhs_offset);
     return ARM_CMSIS_NN_SUCCESS;
 }

@@ -51,8 +51,11 @@ static void copy(int8_t **out, const int8_t **in, int32_t len)
     *in = src + MAX(len, 0);
 }
 
-arm_cmsis_nn_status arm_pad_s8(const int8_t *input, int8_t *output, const int8_t pad_value,
-                               const cmsis_nn_dims *input_size, const cmsis_nn_dims *pre_pad,
+arm_cmsis_nn_status arm_pad_s8(const int8_t *input,
+                               int8_t *output,
+                               const int8_t pad_value,
+                               const cmsis_nn_dims *input_size,
+                               const cmsis_nn_dims *pre_pad,
                                const cmsis_nn_dims *post_pad)
 {
     const int32_t out_h = pre_pad->h + input_size->h + post_pad->h;

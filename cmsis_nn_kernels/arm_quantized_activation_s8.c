@@ -6,7 +6,9 @@
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
 
-arm_cmsis_nn_status arm_quantized_activation_s8(const int8_t *input, const int8_t *lut, int8_t *output,
+arm_cmsis_nn_status arm_quantized_activation_s8(const int8_t *input,
+                                                const int8_t *lut,
+                                                int8_t *output,
                                                 const int32_t block_size)
 {
     int32_t i = 0;

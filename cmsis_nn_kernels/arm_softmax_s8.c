@@ -112,8 +112,13 @@ static int32x4_t exp_on_negative_values_s32x4(int32x4_t val)
 }
 #endif
 
-void arm_softmax_s8(const int8_t *input, const int32_t num_rows, const int32_t row_size, const int32_t mult,
-                    const int32_t shift, const int32_t diff_min, int8_t *output)
+void arm_softmax_s8(const int8_t *input,
+                    const int32_t num_rows,
+                    const int32_t row_size,
+                    const int32_t mult,
+                    const int32_t shift,
+                    const int32_t diff_min,
+                    int8_t *output)
 {
     const int32_t mask = 1 << shift;
     for (int32_t row = 0; row < num_rows; row++, input += row_size, output += row_size) {
@@ -159,7 +164,8 @@ void arm_softmax_s8(const int8_t *input, const int32_t num_rows, const int32_t r
             int32_t res = NN_Q7_MIN;
             if (diff >= diff_min) {
                 res = DIV_POW2(MUL_SAT(shifted_scale, exp_on_negative_values(MUL_SAT(diff * mask, mult))),
-                               bits_over_unit) + NN_Q7_MIN;
+                               bits_over_unit) +
+                      NN_Q7_MIN;
             }
             output[col] = (int8_t)CLAMP(res, NN_Q7_MAX, NN_Q7_MIN);
         }

@@ -37,7 +37,9 @@ static void copy_run(int8_t *dst, const int8_t *src, int32_t len, int32_t stride
     }
 }
 
-arm_cmsis_nn_status arm_transpose_s8(const int8_t *input, int8_t *const output, const cmsis_nn_dims *const input_dims,
+arm_cmsis_nn_status arm_transpose_s8(const int8_t *input,
+                                     int8_t *const output,
+                                     const cmsis_nn_dims *const input_dims,
                                      const cmsis_nn_dims *const output_dims,
                                      const cmsis_nn_transpose_params *const transpose_params)
 {

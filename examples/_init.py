@@ -1,5 +1,6 @@
 """Deterministic initialisation shared by the examples: fixed seeds and non-trivial BatchNorm statistics,
 so that exported numbers are reproducible and BatchNorm folding has something to fold."""
+
 import torch
 from torch import nn
 

@@ -1,4 +1,5 @@
 """Anomaly detection: the dense autoencoder of MLPerf Tiny (640 log-mel features in and out, 8-wide bottleneck)."""
+
 import torch
 from torch import nn
 

@@ -1,4 +1,5 @@
 """Keyword spotting: the DS-CNN of "Hello Edge" (Arm ML-Zoo's small variant), 49x10 MFCC in, 12 classes out."""
+
 import torch
 from torch import nn
 
@@ -6,8 +7,7 @@ from _init import randomize_batchnorm, seeded
 
 
 def _conv_bn_relu(cin, cout, kernel, stride=1, padding=0, groups=1):
-    return [nn.Conv2d(cin, cout, kernel, stride, padding, groups=groups, bias=False),
-            nn.BatchNorm2d(cout), nn.ReLU()]
+    return [nn.Conv2d(cin, cout, kernel, stride, padding, groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
 
 
 class DSCNN(nn.Module):
@@ -16,7 +16,7 @@ class DSCNN(nn.Module):
         layers = _conv_bn_relu(1, channels, (10, 4), stride=(2, 2), padding=(5, 1))
         for _ in range(blocks):
             layers += _conv_bn_relu(channels, channels, 3, padding=1, groups=channels)  # depthwise
-            layers += _conv_bn_relu(channels, channels, 1)                               # pointwise
+            layers += _conv_bn_relu(channels, channels, 1)  # pointwise
         self.features = nn.Sequential(*layers)
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Linear(channels, classes)

@@ -1,4 +1,5 @@
 """Image classification: the ResNet-8 of MLPerf Tiny (CIFAR-10, 32x32x3 in, 10 classes out)."""
+
 import torch
 from torch import nn
 
@@ -12,8 +13,11 @@ class Block(nn.Module):
         self.bn1 = nn.BatchNorm2d(cout)
         self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
         self.bn2 = nn.BatchNorm2d(cout)
-        self.shortcut = (nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-                         if stride != 1 or cin != cout else nn.Identity())
+        self.shortcut = (
+            nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+            if stride != 1 or cin != cout
+            else nn.Identity()
+        )
 
     def forward(self, x):
         y = torch.relu(self.bn1(self.conv1(x)))

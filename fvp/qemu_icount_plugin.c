@@ -29,8 +29,7 @@ enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_
 enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
-                                          void *udata);
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *udata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op, void *ptr,
@@ -52,71 +51,67 @@ static uint64_t total;
 static uint64_t marker_lo, marker_hi, window;
 static uint64_t started[MAX_TAGS], counted[MAX_TAGS], entries[MAX_TAGS];
 
-static void on_marker(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
-{
-    (void)vcpu, (void)info, (void)udata;
-    uint64_t code = vaddr - window;
-    if (vaddr < window || code >= 2u * MAX_TAGS) {
-        return;
-    }
-    uint64_t tag = code >> 1;
-    if ((code & 1u) == 0) {
-        started[tag] = total;
-    } else {
-        counted[tag] += total - started[tag];
-        entries[tag]++;
-    }
+static void on_marker(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata) {
+  (void)vcpu, (void)info, (void)udata;
+  uint64_t code = vaddr - window;
+  if (vaddr < window || code >= 2u * MAX_TAGS) {
+    return;
+  }
+  uint64_t tag = code >> 1;
+  if ((code & 1u) == 0) {
+    started[tag] = total;
+  } else {
+    counted[tag] += total - started[tag];
+    entries[tag]++;
+  }
 }
 
-static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
-{
-    (void)id;
-    size_t n = qemu_plugin_tb_n_insns(tb);
-    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &total, n);
-    for (size_t i = 0; i < n; i++) {
-        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        uint64_t pc = qemu_plugin_insn_vaddr(insn);
-        if (pc >= marker_lo && pc < marker_hi) {
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+  (void)id;
+  size_t n = qemu_plugin_tb_n_insns(tb);
+  qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &total, n);
+  for (size_t i = 0; i < n; i++) {
+    struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+    uint64_t pc = qemu_plugin_insn_vaddr(insn);
+    if (pc >= marker_lo && pc < marker_hi) {
             /* QEMU 7.2 delivers nothing for a MEM_R-only filter on Arm loads; the marker only loads anyway. */
-            qemu_plugin_register_vcpu_mem_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
-        }
+      qemu_plugin_register_vcpu_mem_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
     }
+  }
 }
 
-static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
-{
-    (void)id, (void)udata;
-    char line[96];
-    snprintf(line, sizeof line, "mx-icount total %" PRIu64 "\n", total);
-    qemu_plugin_outs(line);
-    for (uint32_t tag = 0; tag < MAX_TAGS; tag++) {
-        if (entries[tag]) {
-            snprintf(line, sizeof line, "mx-icount region %" PRIu32 " %" PRIu64 " %" PRIu64 "\n", tag,
-                     entries[tag], counted[tag]);
-            qemu_plugin_outs(line);
-        }
+static void on_qemu_exit(qemu_plugin_id_t id, void *udata) {
+  (void)id, (void)udata;
+  char line[96];
+  snprintf(line, sizeof line, "mx-icount total %" PRIu64 "\n", total);
+  qemu_plugin_outs(line);
+  for (uint32_t tag = 0; tag < MAX_TAGS; tag++) {
+    if (entries[tag]) {
+      snprintf(line, sizeof line, "mx-icount region %" PRIu32 " %" PRIu64 " %" PRIu64 "\n", tag, entries[tag],
+               counted[tag]);
+      qemu_plugin_outs(line);
     }
+  }
 }
 
-__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
-                                                               int argc, char **argv)
-{
-    (void)info;
-    for (int i = 0; i < argc; i++) {
-        const char *eq = strchr(argv[i], '=');
-        uint64_t value = eq ? strtoull(eq + 1, NULL, 0) : 0;
-        if (!strncmp(argv[i], "lo=", 3)) {
-            marker_lo = value;
-        } else if (!strncmp(argv[i], "hi=", 3)) {
-            marker_hi = value;
-        } else if (!strncmp(argv[i], "window=", 7)) {
-            window = value;
-        } else {
-            fprintf(stderr, "qemu_icount_plugin: unknown argument '%s' (want lo=, hi=, window=)\n", argv[i]);
-            return 1;
-        }
+__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+                                                               char **argv) {
+  (void)info;
+  for (int i = 0; i < argc; i++) {
+    const char *eq = strchr(argv[i], '=');
+    uint64_t value = eq ? strtoull(eq + 1, NULL, 0) : 0;
+    if (!strncmp(argv[i], "lo=", 3)) {
+      marker_lo = value;
+    } else if (!strncmp(argv[i], "hi=", 3)) {
+      marker_hi = value;
+    } else if (!strncmp(argv[i], "window=", 7)) {
+      window = value;
+    } else {
+      fprintf(stderr, "qemu_icount_plugin: unknown argument '%s' (want lo=, hi=, window=)\n", argv[i]);
+      return 1;
     }
-    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
-    return 0;
+  }
+  qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+  qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+  return 0;
 }

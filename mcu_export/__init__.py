@@ -1,4 +1,5 @@
 """mcu-export: PyTorch models to .pte programs, static C and firmware for microcontrollers and NPUs."""
+
 import logging as _logging
 
 from mcu_export.errors import McuExportError

@@ -1,4 +1,5 @@
 """The Python API: `export(model, example_inputs)` returns an `Artifact` that can be saved or run."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ from mcu_export.boards import Board, HostBoard, load_board
 from mcu_export.pte.program import Program, Tensor
 
 Progress = Optional[Callable[[str], None]]
-BoardArg = Union[str, Board, HostBoard, None]   # a board's name (boards/<name>.toml) or a loaded board
+BoardArg = Union[str, Board, HostBoard, None]  # a board's name (boards/<name>.toml) or a loaded board
 
 
 @dataclass
@@ -39,8 +40,15 @@ class Artifact:
         return run_program_bytes(self.pte, arrays, board=board)
 
 
-def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None,
-           quantize: Optional[str] = None, calibrate=None, board: BoardArg = None) -> Artifact:
+def export(
+    model: torch.nn.Module,
+    example_inputs: tuple,
+    *,
+    progress: Progress = None,
+    quantize: Optional[str] = None,
+    calibrate=None,
+    board: BoardArg = None,
+) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
     cortex_m int8 kernels, with scratch sized for the ISA of `board` (e.g. "corstone-300": MVE; None: any
@@ -52,15 +60,18 @@ def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress 
     board = _board(board)
     if quantize is None:
         from mcu_export.lower import to_program
+
         program, info = to_program(model, tuple(example_inputs), progress=say)
         plan = info.memory
         int8 = None
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program
+
         program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say)
         int8 = int8_report(info, quantized, board)
     else:
         from mcu_export.errors import UsageError
+
         raise UsageError(f"quantize must be None or 'int8', got {quantize!r}")
     say("writing model.pte")
     pte = write_program(program)
@@ -73,11 +84,13 @@ def export(model: torch.nn.Module, example_inputs: tuple, *, progress: Progress 
 def prepare_qat(model: torch.nn.Module, example_inputs: tuple) -> torch.nn.Module:
     """The model with fake-quant modules (CmsisNNQuantizer, QAT): train it, then call `export_qat`."""
     from mcu_export.int8.prepare import prepare_qat as _prepare_qat
+
     return _prepare_qat(model, tuple(example_inputs))
 
 
-def export_qat(prepared: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None,
-               board: BoardArg = None) -> Artifact:
+def export_qat(
+    prepared: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None, board: BoardArg = None
+) -> Artifact:
     """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch as in `export`)."""
     from mcu_export.int8.pipeline import int8_report, lower_quantized
     from mcu_export.int8.prepare import convert_qat
@@ -94,8 +107,9 @@ def export_qat(prepared: torch.nn.Module, example_inputs: tuple, *, progress: Pr
     return Artifact(program=program, pte=pte, report=report, memory_plan=plan)
 
 
-def export_spec(spec: str, *, progress: Progress = None, quantize: Optional[str] = None, calibrate=None,
-                board: BoardArg = None) -> Artifact:
+def export_spec(
+    spec: str, *, progress: Progress = None, quantize: Optional[str] = None, calibrate=None, board: BoardArg = None
+) -> Artifact:
     from mcu_export.model_spec import load_model
 
     model, inputs = load_model(spec)

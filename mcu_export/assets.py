@@ -3,6 +3,7 @@
 In a source checkout (and an editable install) they sit beside the package; an installed wheel carries
 them inside it as `mcu_export/_assets/<folder>` (see setup.py), so a pip-installed mcu-export can build.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

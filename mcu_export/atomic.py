@@ -1,4 +1,5 @@
 """Write outputs so that a failure never leaves a half-written artifact: temporary name, then rename."""
+
 from __future__ import annotations
 
 import os

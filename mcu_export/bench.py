@@ -1,5 +1,6 @@
 """`make bench`: per example model, the planned arena against its lower bound and against ExecuTorch's planner;
 firmware flash, RAM and instructions per inference per board; the runtime core's own flash size."""
+
 from __future__ import annotations
 
 import time
@@ -45,9 +46,17 @@ def firmware_table(store: FigureStore, artifacts) -> None:
     from mcu_export.runners import run_model_firmware
 
     print()
-    table = store.table("firmware_fp32", [KEY, Column("board", width=13)],
-                        [Column("flash B", width=17), Column("code B", width=15), Column("RAM B", width=17),
-                         Column("instr/inference", width=23), Column("qemu s", ".2f", compare=False, width=6)])
+    table = store.table(
+        "firmware_fp32",
+        [KEY, Column("board", width=13)],
+        [
+            Column("flash B", width=17),
+            Column("code B", width=15),
+            Column("RAM B", width=17),
+            Column("instr/inference", width=23),
+            Column("qemu s", ".2f", compare=False, width=6),
+        ],
+    )
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-") as tmp:
         for name, (artifact, inputs) in artifacts.items():
             out = artifact.save(Path(tmp) / name)
@@ -56,19 +65,35 @@ def firmware_table(store: FigureStore, artifacts) -> None:
                 run = run_model_firmware(build, board, [x.numpy() for x in inputs])
                 sizes = json.loads((out / "report.json").read_text())["firmware"][board]
                 flash = sizes["flash"]
-                table.row([name, board], {"flash B": flash["total"],
-                                          "code B": flash["total"] - flash["categories"]["model_data"],
-                                          "RAM B": sizes["ram"]["total"],
-                                          "instr/inference": run.instructions_per_inference, "qemu s": run.seconds})
+                table.row(
+                    [name, board],
+                    {
+                        "flash B": flash["total"],
+                        "code B": flash["total"] - flash["categories"]["model_data"],
+                        "RAM B": sizes["ram"]["total"],
+                        "instr/inference": run.instructions_per_inference,
+                        "qemu s": run.seconds,
+                    },
+                )
 
 
 def memory_table(store: FigureStore):
     """Per example: arena vs its lower bound and vs ExecuTorch's planner, export time, weights, .pte size."""
     artifacts = {}
-    table = store.table("memory", [KEY], [
-        Column("arena B", width=17), Column("bound B", width=17), Column("arena/bound", ".3f", width=13),
-        Column("ET B", width=19), Column("ET/arena", ".2f", width=15), Column("export s", ".2f", compare=False, width=8),
-        Column("weights B", width=21), Column("pte B", width=21)])
+    table = store.table(
+        "memory",
+        [KEY],
+        [
+            Column("arena B", width=17),
+            Column("bound B", width=17),
+            Column("arena/bound", ".3f", width=13),
+            Column("ET B", width=19),
+            Column("ET/arena", ".2f", width=15),
+            Column("export s", ".2f", compare=False, width=8),
+            Column("weights B", width=21),
+            Column("pte B", width=21),
+        ],
+    )
     for name in EXAMPLES:
         model, inputs = load_model(spec(name))
         t0 = time.perf_counter()
@@ -77,10 +102,19 @@ def memory_table(store: FigureStore):
         seconds = time.perf_counter() - t0
         mem = artifact.report["memory"]
         et = executorch_planned_bytes(model, inputs)
-        table.row([name], {"arena B": mem["arena_bytes"], "bound B": mem["lower_bound_bytes"],
-                           "arena/bound": mem["arena_over_lower_bound"], "ET B": et,
-                           "ET/arena": et / mem["arena_bytes"] if et else None, "export s": seconds,
-                           "weights B": mem["constant_bytes"], "pte B": artifact.report["pte_bytes"]})
+        table.row(
+            [name],
+            {
+                "arena B": mem["arena_bytes"],
+                "bound B": mem["lower_bound_bytes"],
+                "arena/bound": mem["arena_over_lower_bound"],
+                "ET B": et,
+                "ET/arena": et / mem["arena_bytes"] if et else None,
+                "export s": seconds,
+                "weights B": mem["constant_bytes"],
+                "pte B": artifact.report["pte_bytes"],
+            },
+        )
     return artifacts
 
 

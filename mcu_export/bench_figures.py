@@ -5,6 +5,7 @@ Figures are kept in `docs/bench-figures.json` (committed: the next session's "pr
 and `8,044,723 (new)` when there was none before. Figures that depend on the machine's load (seconds) are
 shown but never compared.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,8 @@ Number = Union[int, float]
 @dataclass(frozen=True)
 class Column:
     title: str
-    fmt: str = ","          # format spec of the value, e.g. "," or ".3f"
-    compare: bool = True    # False for wall-clock figures: shown, never compared
+    fmt: str = ","  # format spec of the value, e.g. "," or ".3f"
+    compare: bool = True  # False for wall-clock figures: shown, never compared
     width: int = 12
 
 
@@ -46,7 +47,7 @@ class FigureStore:
 
     def save(self) -> None:
         merged = dict(self.previous)
-        merged.update(self.new)   # tables not run this time keep their last figures
+        merged.update(self.new)  # tables not run this time keep their last figures
         atomic.write_bytes(self.path, (json.dumps(merged, indent=1, sort_keys=True) + "\n").encode())
 
 
@@ -68,7 +69,7 @@ class BenchTable:
         self.rows = store.new.setdefault(name, {})
         self._widths = [c.width for c in keys] + [max(c.width, len(c.title)) for c in figures]
         header = [f"{c.title:<{w}}" for c, w in zip(keys, self._widths)]
-        header += [f"{c.title:>{w}}" for c, w in zip(figures, self._widths[len(keys):])]
+        header += [f"{c.title:>{w}}" for c, w in zip(figures, self._widths[len(keys) :])]
         print("  ".join(header))
         print("-" * len("  ".join(header)))
 
@@ -78,6 +79,6 @@ class BenchTable:
         before = self.previous.get(name, {})
         self.rows[name] = {k: v for k, v in values.items() if v is not None}
         cells = [f"{k:<{w}}" for k, w in zip(key, self._widths)]
-        for column, width in zip(self.figures, self._widths[len(self.keys):]):
+        for column, width in zip(self.figures, self._widths[len(self.keys) :]):
             cells.append(f"{cell(values.get(column.title), before.get(column.title), column):>{width}}")
         print("  ".join(cells), flush=True)

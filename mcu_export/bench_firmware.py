@@ -6,6 +6,7 @@ exactly what a model's firmware keeps of the core. Only the kernels are missing 
 
     python -m mcu_export.bench_firmware [BOARD ...]
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,7 +23,7 @@ from mcu_export.pte import program as P
 from mcu_export.pte.writer import write_program
 
 DEFAULT_BOARDS = ("corstone-300", "mps2-an505", "mps2-an386")
-AIM_BYTES = 8 * 1024          # the aim: runtime core under 8 KiB on Cortex-M55
+AIM_BYTES = 8 * 1024  # the aim: runtime core under 8 KiB on Cortex-M55
 
 MAIN_C = r"""
 /* Runtime-core size probe: load and run a method that has no instructions. Exit code 0 = ran. */
@@ -58,18 +59,26 @@ int main(void)
 def probe_pte() -> bytes:
     """One method: its input is its output (a float[4] planned in arena 1); no operators, no instructions."""
     t = P.Tensor(P.ScalarType.FLOAT, [4], [0], allocation_info=P.AllocationDetails(1, 0))
-    plan = P.ExecutionPlan(name="forward", values=[t], inputs=[0], outputs=[0],
-                           chains=[P.Chain(inputs=[0], outputs=[0], instructions=[])],
-                           operators=[], non_const_buffer_sizes=[0, 16])
+    plan = P.ExecutionPlan(
+        name="forward",
+        values=[t],
+        inputs=[0],
+        outputs=[0],
+        chains=[P.Chain(inputs=[0], outputs=[0], instructions=[])],
+        operators=[],
+        non_const_buffer_sizes=[0, 16],
+    )
     return write_program(P.Program(execution_plan=[plan]))
 
 
 def _pte_source(data: bytes, section: str) -> str:
-    rows = ",\n".join("  " + ", ".join(f"0x{b:02x}" for b in data[i:i + 16]) for i in range(0, len(data), 16))
-    return ("#include <stdint.h>\n"
-            f"__attribute__((section(\"{section}\"), aligned(16)))\n"
-            f"const uint8_t mx_probe_pte[{len(data)}] = {{\n{rows}\n}};\n"
-            f"const uint32_t mx_probe_pte_size = {len(data)}u;\n")
+    rows = ",\n".join("  " + ", ".join(f"0x{b:02x}" for b in data[i : i + 16]) for i in range(0, len(data), 16))
+    return (
+        "#include <stdint.h>\n"
+        f'__attribute__((section("{section}"), aligned(16)))\n'
+        f"const uint8_t mx_probe_pte[{len(data)}] = {{\n{rows}\n}};\n"
+        f"const uint32_t mx_probe_pte_size = {len(data)}u;\n"
+    )
 
 
 def probe_sources(board_name: str) -> Dict[str, Source]:
@@ -101,9 +110,14 @@ def runtime_core_flash(board_name: str, work_dir: Optional[Union[str, Path]] = N
         result = build_probe(board_name, Path(work_dir) if work_dir is not None else Path(tmp) / board_name)
         report = size_report(parse_map(result.map), board_name, elf=result.elf)
     cats = report["flash"]["categories"]
-    return {"board": board_name, "runtime_flash_bytes": cats["runtime"],
-            "startup_libc_flash_bytes": cats["startup_libc"], "flash_bytes": report["flash_bytes"],
-            "runtime_ram_bytes": report["ram"]["categories"]["runtime"], "categories": cats}
+    return {
+        "board": board_name,
+        "runtime_flash_bytes": cats["runtime"],
+        "startup_libc_flash_bytes": cats["startup_libc"],
+        "flash_bytes": report["flash_bytes"],
+        "runtime_ram_bytes": report["ram"]["categories"]["runtime"],
+        "categories": cats,
+    }
 
 
 def main(argv=None, store=None) -> int:
@@ -112,13 +126,21 @@ def main(argv=None, store=None) -> int:
     boards = list(argv if argv is not None else sys.argv[1:]) or list(DEFAULT_BOARDS)
     own = store is None
     store = store or FigureStore()
-    table = store.table("runtime_core", [Column("board", width=14)],
-                        [Column("runtime B", width=13), Column("startup+libc B", width=14),
-                         Column("firmware flash B", width=16)])
+    table = store.table(
+        "runtime_core",
+        [Column("board", width=14)],
+        [Column("runtime B", width=13), Column("startup+libc B", width=14), Column("firmware flash B", width=16)],
+    )
     for name in boards:
         r = runtime_core_flash(name)
-        table.row([name], {"runtime B": r["runtime_flash_bytes"], "startup+libc B": r["startup_libc_flash_bytes"],
-                           "firmware flash B": r["flash_bytes"]})
+        table.row(
+            [name],
+            {
+                "runtime B": r["runtime_flash_bytes"],
+                "startup+libc B": r["startup_libc_flash_bytes"],
+                "firmware flash B": r["flash_bytes"],
+            },
+        )
     print(f"(aim: runtime core under {AIM_BYTES} B on Cortex-M55; ExecuTorch's bare-metal runtime is ~116 KB)")
     if own:
         store.save()

@@ -2,6 +2,7 @@
 
 Calibration uses 16 random batches shaped like each example's input (the examples ship no dataset), so
 the figures measure cost, not accuracy; accuracy is asserted in tests/test_int8_models.py."""
+
 from __future__ import annotations
 
 import json
@@ -38,10 +39,19 @@ def _run(artifact, out: Path, board: str, x):
 def main(store=None) -> int:
     own = store is None
     store = store or FigureStore()
-    table = store.table("int8_vs_fp32", [Column("model", width=12), Column("board", width=13)], [
-        Column("int8 instr", width=23), Column("fp32 instr", width=23), Column("fp32/int8", ".2f", width=13),
-        Column("arena8 B", width=17), Column("arena32 B", width=17), Column("code8 B", width=15),
-        Column("code32 B", width=15)])
+    table = store.table(
+        "int8_vs_fp32",
+        [Column("model", width=12), Column("board", width=13)],
+        [
+            Column("int8 instr", width=23),
+            Column("fp32 instr", width=23),
+            Column("fp32/int8", ".2f", width=13),
+            Column("arena8 B", width=17),
+            Column("arena32 B", width=17),
+            Column("code8 B", width=15),
+            Column("code32 B", width=15),
+        ],
+    )
     tables = []
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-int8-") as tmp:
         for name in EXAMPLES:
@@ -54,10 +64,18 @@ def main(store=None) -> int:
                 run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x)
                 run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x)
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference
-                table.row([name, board], {"int8 instr": i8, "fp32 instr": i32, "fp32/int8": i32 / i8,
-                                          "arena8 B": int8.report["memory"]["arena_bytes"],
-                                          "arena32 B": fp32.report["memory"]["arena_bytes"],
-                                          "code8 B": code8, "code32 B": code32})
+                table.row(
+                    [name, board],
+                    {
+                        "int8 instr": i8,
+                        "fp32 instr": i32,
+                        "fp32/int8": i32 / i8,
+                        "arena8 B": int8.report["memory"]["arena_bytes"],
+                        "arena32 B": fp32.report["memory"]["arena_bytes"],
+                        "code8 B": code8,
+                        "code32 B": code32,
+                    },
+                )
                 if board == "corstone-300":
                     tables.append((name, board, format_per_op_table(run8)))
     for name, board, text in tables:

@@ -4,6 +4,7 @@
 or `HostBoard` (programs run by the C runtime on this machine, a file with a [host] table); nothing else
 in mcu_export looks at a board's name to decide anything — everything board-specific is a field here.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -27,7 +28,7 @@ class BoardFileError(UsageError):
 
 @dataclass(frozen=True)
 class Cpu:
-    family: str          # selects boards/<family>/ C sources
+    family: str  # selects boards/<family>/ C sources
     mcpu: str
     arch: str
     fpu: bool
@@ -38,9 +39,9 @@ class Cpu:
 
 @dataclass(frozen=True)
 class Compiler:
-    kind: str                             # gcc | clang
-    cflags: Tuple[str, ...]               # CPU flags for compiling and linking
-    multilib_flags: Tuple[str, ...]       # flags that pick newlib's multilib with arm-none-eabi-gcc
+    kind: str  # gcc | clang
+    cflags: Tuple[str, ...]  # CPU flags for compiling and linking
+    multilib_flags: Tuple[str, ...]  # flags that pick newlib's multilib with arm-none-eabi-gcc
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class MemoryRegion:
     name: str
     origin: int
     length: int
-    attrs: str           # linker attributes: r, w, x
+    attrs: str  # linker attributes: r, w, x
 
     @property
     def writable(self) -> bool:
@@ -61,11 +62,11 @@ class Sections:
     text: str
     rodata: str
     data: str
-    data_load: str       # where .data's initial values are stored (defaults to rodata's region)
+    data_load: str  # where .data's initial values are stored (defaults to rodata's region)
     bss: str
     stack: str
     arenas: Tuple[str, ...]
-    model: Tuple[str, ...] = ()   # regions for the embedded .pte, first fit (defaults to the rodata region)
+    model: Tuple[str, ...] = ()  # regions for the embedded .pte, first fit (defaults to the rodata region)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class HostBoard:
     name: str
     description: str
     path: Path
-    target: str          # a host target of mcu_export.host_runtime: x86_64, aarch64
+    target: str  # a host target of mcu_export.host_runtime: x86_64, aarch64
     firmware: ClassVar[bool] = False
 
 
@@ -115,7 +116,7 @@ class Board:
     sections: Sections
     stack_size: int
     uart: Uart
-    sources: Tuple[str, ...]              # relative to boards/
+    sources: Tuple[str, ...]  # relative to boards/
     defines: Tuple[Tuple[str, str], ...]  # extra -D for the board's C (UART ones are added from [uart])
     flash: Flash
     outputs: Tuple[str, ...]
@@ -237,8 +238,12 @@ class _Reader:
     def host_board(self) -> HostBoard:
         from mcu_export.host_runtime import TARGETS
 
-        return HostBoard(name=self.name(), description=self.get(self.data, "", "description", str),
-                         path=self.path, target=self.choice(self.table("host"), "host", "target", tuple(TARGETS)))
+        return HostBoard(
+            name=self.name(),
+            description=self.get(self.data, "", "description", str),
+            path=self.path,
+            target=self.choice(self.table("host"), "host", "target", tuple(TARGETS)),
+        )
 
     def board(self) -> Board:
         top = self.data
@@ -327,7 +332,9 @@ class _Reader:
         listed = [("arenas", a) for a in arenas] + [("model", m) for m in model]
         for key, region in list(values.items()) + listed:
             if region not in region_names:
-                raise self.fail(f"sections.{key}", f"no memory region named '{region}' (have: {', '.join(sorted(region_names))})")
+                raise self.fail(
+                    f"sections.{key}", f"no memory region named '{region}' (have: {', '.join(sorted(region_names))})"
+                )
         return Sections(arenas=arenas, model=model, **values)
 
     def uart(self) -> Uart:

@@ -1,4 +1,5 @@
 """`mcu-export boards`: every board file with its CPU, memory regions and where it runs."""
+
 from __future__ import annotations
 
 from mcu_export.boards import HostBoard, list_boards, load_board
@@ -20,12 +21,20 @@ def format_boards() -> str:
             lines.append(f"  runs on  {', '.join(runs)} ({b.target}); no firmware")
             continue
         features = [f for f, on in (("fpu", b.cpu.fpu), ("dsp", b.cpu.dsp), ("mve", b.cpu.mve)) if on]
-        sims = [s for s, on in (("qemu " + b.qemu.machine if b.qemu else "", b.qemu),
-                                ("fvp " + b.fvp.binary if b.fvp else "", b.fvp)) if on]
+        sims = [
+            s
+            for s, on in (
+                ("qemu " + b.qemu.machine if b.qemu else "", b.qemu),
+                ("fvp " + b.fvp.binary if b.fvp else "", b.fvp),
+            )
+            if on
+        ]
         lines.append(f"{b.name}: {b.description}")
         lines.append(f"  cpu      {b.cpu.mcpu} ({', '.join(features) or 'no fpu/dsp/mve'}), compiler {b.compiler.kind}")
         for r in b.memory:
             lines.append(f"  memory   {r.name:<8} 0x{r.origin:08x}  {_kib(r.length):>10}  {r.attrs}")
-        lines.append(f"  runs on  {', '.join(sims) or 'hardware only'}; flash method {b.flash.method}; "
-                     f"outputs {', '.join(b.outputs)}")
+        lines.append(
+            f"  runs on  {', '.join(sims) or 'hardware only'}; flash method {b.flash.method}; "
+            f"outputs {', '.join(b.outputs)}"
+        )
     return "\n".join(lines) + "\n"

@@ -5,6 +5,7 @@ passes write them in the form our loader fuses back (passes/decompose_hard_activ
 else follows torch's default core-ATen decompositions, so the graph the passes see is the one ExecuTorch
 would see.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -32,8 +33,9 @@ def capture(model: nn.Module, example_inputs: tuple) -> torch.export.ExportedPro
     return export_decomposed(model, example_inputs, _decomposition_table, eval_mode=True)
 
 
-def export_decomposed(model: nn.Module, example_inputs: tuple, decompositions: Callable[[], dict], *,
-                      eval_mode: bool) -> torch.export.ExportedProgram:
+def export_decomposed(
+    model: nn.Module, example_inputs: tuple, decompositions: Callable[[], dict], *, eval_mode: bool
+) -> torch.export.ExportedProgram:
     """torch.export, then the decompositions `decompositions()` returns; eval_mode=False keeps the model's
     train/eval mode as it is."""
     if not isinstance(example_inputs, tuple):

@@ -1,4 +1,5 @@
 """The `mcu-export` command: export, run, inspect. Every failure is one line on stderr and exit code 2."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,31 +27,53 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="capture, plan and write OUT/model.pte and OUT/report.json")
     p.add_argument("model", metavar="MODEL_SPEC", help="path/file.py:factory; factory() returns (module, inputs)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
-    p.add_argument("--board", default="host",
-                   help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)")
-    p.add_argument("--quantize", choices=("int8",), default=None,
-                   help="PT2E int8 with CMSIS-NN's scheme (default: fp32)")
-    p.add_argument("--calibrate", metavar="FILE.py:FUNCTION",
-                   help="with --quantize: a function yielding input tuples (default: the example inputs, with a warning)")
+    p.add_argument(
+        "--board",
+        default="host",
+        help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)",
+    )
+    p.add_argument(
+        "--quantize", choices=("int8",), default=None, help="PT2E int8 with CMSIS-NN's scheme (default: fp32)"
+    )
+    p.add_argument(
+        "--calibrate",
+        metavar="FILE.py:FUNCTION",
+        help="with --quantize: a function yielding input tuples (default: the example inputs, with a warning)",
+    )
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
     p.add_argument("program", metavar="OUT", help="an export folder (holding model.pte)")
     p.add_argument("--board", required=True, help="a board from `mcu-export boards`")
-    p.add_argument("--cmsis-nn", metavar="PATH", nargs="?", const="auto", default=None,
-                   help="link an installed CMSIS-NN (source tree or pack folder; without PATH: find a CMSIS pack) "
-                        "instead of mcu-export's own cmsis_nn_kernels")
+    p.add_argument(
+        "--cmsis-nn",
+        metavar="PATH",
+        nargs="?",
+        const="auto",
+        default=None,
+        help="link an installed CMSIS-NN (source tree or pack folder; without PATH: find a CMSIS pack) "
+        "instead of mcu-export's own cmsis_nn_kernels",
+    )
     p.set_defaults(func=_cmd_build)
 
     p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
     p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder (a .pte file for --board host)")
     p.add_argument("--board", default="host", help="a board from `mcu-export boards` (default: host)")
-    p.add_argument("--sim", "--target", dest="sim", default=None, metavar="TARGET",
-                   help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it)")
+    p.add_argument(
+        "--sim",
+        "--target",
+        dest="sim",
+        default=None,
+        metavar="TARGET",
+        help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it)",
+    )
     p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
-    p.add_argument("--json", metavar="RUN.json", help="write what the run measured (instruction counts per "
-                   "inference and per op on a simulator)")
+    p.add_argument(
+        "--json",
+        metavar="RUN.json",
+        help="write what the run measured (instruction counts per inference and per op on a simulator)",
+    )
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="run timeout in seconds")
     p.set_defaults(func=_cmd_run)
 
@@ -58,8 +81,11 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_boards)
 
     p = sub.add_parser("ops", help="list every supported operator with its kernel and dtypes")
-    p.add_argument("--args", action="store_true",
-                   help="list each operator's kernel-call arguments instead: position, name and schema type")
+    p.add_argument(
+        "--args",
+        action="store_true",
+        help="list each operator's kernel-call arguments instead: position, name and schema type",
+    )
     p.set_defaults(func=_cmd_ops)
 
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
@@ -81,13 +107,20 @@ def _cmd_export(args) -> int:
 
         calibrate = load_calibration(args.calibrate)
     # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA
-    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate,
-                           board=board if board.firmware else None)
+    artifact = export_spec(
+        args.model,
+        progress=_progress,
+        quantize=args.quantize,
+        calibrate=calibrate,
+        board=board if board.firmware else None,
+    )
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
-    print(f"arena {mem['arena_bytes']} bytes (lower bound {mem['lower_bound_bytes']}), "
-          f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops")
+    print(
+        f"arena {mem['arena_bytes']} bytes (lower bound {mem['lower_bound_bytes']}), "
+        f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops"
+    )
     if board.firmware:
         return _build(out, board.name)
     return 0
@@ -106,8 +139,10 @@ def _cmsis_nn_path(value):
 
     found = find_cmsis_nn()
     if found is None:
-        raise UsageError("no CMSIS-NN pack found (looked in $CMSIS_PACK_ROOT, ~/.cache/arm/packs and "
-                         "cmsis-pack-manager's cache): pass --cmsis-nn PATH")
+        raise UsageError(
+            "no CMSIS-NN pack found (looked in $CMSIS_PACK_ROOT, ~/.cache/arm/packs and "
+            "cmsis-pack-manager's cache): pass --cmsis-nn PATH"
+        )
     return found
 
 
@@ -115,16 +150,22 @@ def _cmd_build(args) -> int:
     from mcu_export.boards import load_board
 
     if not load_board(args.board).firmware:
-        raise UsageError(f"board '{args.board}' needs no firmware build: "
-                         f"use `mcu-export run OUT --board {args.board}`")
+        raise UsageError(f"board '{args.board}' needs no firmware build: use `mcu-export run OUT --board {args.board}`")
     return _build(args.program, args.board, _cmsis_nn_path(args.cmsis_nn) if args.cmsis_nn else None)
 
 
 def _cmd_run(args) -> int:
     from mcu_export.runners.command import run_command
 
-    return run_command(args.program, board=args.board, target=args.sim, input_paths=args.input,
-                       output_path=args.output, json_path=args.json, timeout=args.timeout)
+    return run_command(
+        args.program,
+        board=args.board,
+        target=args.sim,
+        input_paths=args.input,
+        output_path=args.output,
+        json_path=args.json,
+        timeout=args.timeout,
+    )
 
 
 def _cmd_boards(args) -> int:
@@ -166,8 +207,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as exc:  # a bug of ours: still one line, the traceback only on request
         if os.environ.get("MCU_EXPORT_DEBUG"):
             raise
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc} (set MCU_EXPORT_DEBUG=1 for a traceback)",
-              file=sys.stderr)
+        print(
+            f"{PROG}: internal error: {type(exc).__name__}: {exc} (set MCU_EXPORT_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return 70
 
 

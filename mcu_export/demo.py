@@ -3,6 +3,7 @@
 Exports the model twice (fp32 and PT2E int8), builds both firmwares, runs them on the simulated board and
 prints the int8 outputs' agreement with fp32 torch, whether device, host runtime and the Python reference
 agree bit for bit, flash and RAM, and instructions per inference against fp32."""
+
 from __future__ import annotations
 
 import json
@@ -50,8 +51,7 @@ def main() -> int:
     calibration = _batches(inputs[0], 32, 1)  # stand-in for real MFCC frames: this demo ships no dataset
     _say("exporting fp32 and int8 (PT2E, CMSIS-NN scheme, 32 calibration batches)")
     fp32 = export(model, inputs)
-    int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calibration), board=BOARD,
-                  progress=_say)
+    int8 = export(model, inputs, quantize="int8", calibrate=lambda: iter(calibration), board=BOARD, progress=_say)
     x = inputs[0].numpy()
     _say(f"building and running both on {BOARD} under QEMU (mps3-an547)")
     run32, _ = _firmware(fp32, OUT / "fp32", x)
@@ -72,16 +72,24 @@ def main() -> int:
     print(f"keyword spotting DS-CNN, int8, firmware on {BOARD} (Cortex-M55, MVE) under QEMU")
     print(f"  device output   {_fmt(got)}")
     print(f"  fp32 torch      {_fmt(want)}")
-    print(f"  agreement       top-1 {int(got.argmax())} vs {int(want.argmax())}, cosine {cosine:.5f}, "
-          f"max |diff| {float(np.max(np.abs(got - want))):.4f}")
+    print(
+        f"  agreement       top-1 {int(got.argmax())} vs {int(want.argmax())}, cosine {cosine:.5f}, "
+        f"max |diff| {float(np.max(np.abs(got - want))):.4f}"
+    )
     print(f"  bit-exact       device == host runtime == Python reference: {'yes' if bit_exact else 'NO'}")
-    print(f"  flash           {flash['total']} bytes: code {code} (runtime {cats['runtime']}, kernels "
-          f"{cats['kernels']}, startup+libc {cats['startup_libc']}), model {cats['model_data']}")
-    print(f"  RAM             {ram['total']} bytes: arena {int8.report['memory']['arena_bytes']} "
-          f"(fp32 {fp32.report['memory']['arena_bytes']}), stack used {run8.stack_used} of {sizes['stack_size']}")
-    print(f"  instructions    {run8.instructions_per_inference:,} per inference (fp32: "
-          f"{run32.instructions_per_inference:,}, {run32.instructions_per_inference / run8.instructions_per_inference:.1f}x);"
-          " costliest: " + ", ".join(f"#{op.index} {op.op.split('::')[-1]} {op.instructions:,}" for op in top))
+    print(
+        f"  flash           {flash['total']} bytes: code {code} (runtime {cats['runtime']}, kernels "
+        f"{cats['kernels']}, startup+libc {cats['startup_libc']}), model {cats['model_data']}"
+    )
+    print(
+        f"  RAM             {ram['total']} bytes: arena {int8.report['memory']['arena_bytes']} "
+        f"(fp32 {fp32.report['memory']['arena_bytes']}), stack used {run8.stack_used} of {sizes['stack_size']}"
+    )
+    print(
+        f"  instructions    {run8.instructions_per_inference:,} per inference (fp32: "
+        f"{run32.instructions_per_inference:,}, {run32.instructions_per_inference / run8.instructions_per_inference:.1f}x);"
+        " costliest: " + ", ".join(f"#{op.index} {op.op.split('::')[-1]} {op.instructions:,}" for op in top)
+    )
     ok = bit_exact and cosine >= 0.99 and int(got.argmax()) == int(want.argmax())
     print("demo: OK" if ok else "demo: FAILED")
     return 0 if ok else 1

@@ -1,4 +1,5 @@
 """The .pte's scalar types as numpy and torch dtypes, from the one table in `mcu_export.pte.program.DTYPES`."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -2,6 +2,7 @@
 
 The CLI prints `mcu-export: error: <message>` and exits with `exit_code`; no traceback reaches the user.
 """
+
 from __future__ import annotations
 
 

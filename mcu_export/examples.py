@@ -1,4 +1,5 @@
 """The example models shipped in examples/, addressed by name (used by the demo, the benchmark and tests)."""
+
 from __future__ import annotations
 
 from pathlib import Path

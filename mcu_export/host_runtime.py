@@ -5,6 +5,7 @@ Builds are cached by a hash of every runtime source, the rendered kernel table, 
 options; a build happens in a private temporary folder that is renamed into place only when complete,
 so concurrent or interrupted builds never leave a half-built runner behind.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,14 +32,17 @@ _INSTALL_HINT = {
     "ninja": "ninja (Debian: apt-get install ninja-build)",
     "cc": "a C compiler (Debian: apt-get install gcc)",
     "aarch64-linux-gnu-gcc": "the AArch64 cross compiler (Debian: apt-get install gcc-aarch64-linux-gnu "
-                             "libc6-dev-arm64-cross)",
+    "libc6-dev-arm64-cross)",
     "qemu-aarch64": "qemu-aarch64 (Debian: apt-get install qemu-user)",
 }
 _SOURCE_SUFFIXES = {".c", ".h", ".def", ".txt", ".cmake"}
+
+
 @dataclass(frozen=True)
 class LinkedBackend:
     """A delegate backend a C build links: its BackendDelegate id, its `mx_backend` symbol, and its
     state_bytes (the same on every target, see runtime_c/include/mx/backend.h), which the metadata pool holds."""
+
     id: str
     symbol: str
     state_bytes: int
@@ -48,8 +52,6 @@ class LinkedBackend:
 # held to it by tests/test_runtime_delegate.py.
 TEST_DELEGATE = LinkedBackend("MxTestDelegate", "mx_test_delegate_backend", 12)
 HOST_BACKENDS = (TEST_DELEGATE,)
-
-
 
 
 def _check_target(target: str) -> None:
@@ -87,8 +89,17 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
 
     ops = list(ops)
     ranges = build_ranges(ops)
-    rows = [dict(name=op.name, overload=op.overload, kernel=op.kernel, kinds=arg_kinds(op, ranges),
-                 first_out=first_out(op), fused_by=op.fused_by) for op in ops]
+    rows = [
+        dict(
+            name=op.name,
+            overload=op.overload,
+            kernel=op.kernel,
+            kinds=arg_kinds(op, ranges),
+            first_out=first_out(op),
+            fused_by=op.fused_by,
+        )
+        for op in ops
+    ]
     bounds = [dict(name=cls, lo=c_bounds(cls)[0], hi=c_bounds(cls)[1]) for cls in ranges]
     return render("kernel_table.c.j2", ops=rows, bounds=bounds, backends=list(backends))
 
@@ -110,7 +121,7 @@ def _first_error_line(output: str) -> str:
     wanted = re.compile(r"(fatal )?error:|undefined reference|CMake Error", re.IGNORECASE)
     for i, line in enumerate(lines):
         if line.startswith("collect2"):
-            return lines[i - 1] if i else line   # the linker's own message precedes collect2's summary
+            return lines[i - 1] if i else line  # the linker's own message precedes collect2's summary
         if wanted.search(line) and not line.startswith(("[", "FAILED:", "ninja: build stopped")):
             return line
     return lines[-1] if lines else "no output"
@@ -122,8 +133,9 @@ def _run_build_step(cmd: List[str], what: str) -> None:
         raise ToolchainError(f"host runtime {what} failed: {_first_error_line(proc.stdout)}")
 
 
-def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False,
-                      backends: Sequence[LinkedBackend] = HOST_BACKENDS) -> Path:
+def build_host_runner(
+    target: str = "x86_64", ops=None, sanitize: bool = False, backends: Sequence[LinkedBackend] = HOST_BACKENDS
+) -> Path:
     """Path of an `mx_run` built for `target` with a kernel table for `ops` and `backends` (of those mx_run
     links: HOST_BACKENDS or none); built once per configuration."""
     _check_target(target)
@@ -148,15 +160,27 @@ def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False,
     ninja = _require_tool("ninja")
     _require_tool(compiler)
     host_root.mkdir(parents=True, exist_ok=True)
-    print(f"mcu-export: building the host runtime for {target} ({len(ops)} kernels"
-          f"{', sanitizers' if sanitize else ''})", file=sys.stderr)
+    print(
+        f"mcu-export: building the host runtime for {target} ({len(ops)} kernels{', sanitizers' if sanitize else ''})",
+        file=sys.stderr,
+    )
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=host_root))
     try:
         (tmp / "kernel_table.c").write_text(table)
-        configure = [cmake, "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}", "-S", str(runtime),
-                     "-B", str(tmp / "build"), f"-DMX_KERNEL_TABLE_SOURCE={tmp / 'kernel_table.c'}",
-                     f"-DCMAKE_BUILD_TYPE={'RelWithDebInfo' if sanitize else 'Release'}",
-                     f"-DMX_SANITIZE={'ON' if sanitize else 'OFF'}", f"-DMX_CMSIS_NN_DIR={cmsis_nn}"]
+        configure = [
+            cmake,
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={ninja}",
+            "-S",
+            str(runtime),
+            "-B",
+            str(tmp / "build"),
+            f"-DMX_KERNEL_TABLE_SOURCE={tmp / 'kernel_table.c'}",
+            f"-DCMAKE_BUILD_TYPE={'RelWithDebInfo' if sanitize else 'Release'}",
+            f"-DMX_SANITIZE={'ON' if sanitize else 'OFF'}",
+            f"-DMX_CMSIS_NN_DIR={cmsis_nn}",
+        ]
         if toolchain:
             configure.append(f"-DCMAKE_TOOLCHAIN_FILE={runtime / 'cmake' / toolchain}")
         else:
@@ -168,7 +192,7 @@ def build_host_runner(target: str = "x86_64", ops=None, sanitize: bool = False,
         try:
             os.rename(tmp / "out", final)
         except OSError:
-            if not runner.is_file():   # another process finished first: use its runner; else a real error
+            if not runner.is_file():  # another process finished first: use its runner; else a real error
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

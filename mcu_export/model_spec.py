@@ -1,4 +1,5 @@
 """Load a model from a `path/file.py:factory` spec, where `factory()` returns `(module, example_inputs)`."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -74,7 +75,9 @@ def _check_result(result, where: str) -> Tuple[torch.nn.Module, tuple]:
     if isinstance(inputs, list):
         inputs = tuple(inputs)
     if not isinstance(inputs, tuple) or not inputs:
-        raise UsageError(f"{where} returned {type(inputs).__name__} as example inputs, expected a non-empty tuple of tensors")
+        raise UsageError(
+            f"{where} returned {type(inputs).__name__} as example inputs, expected a non-empty tuple of tensors"
+        )
     for i, x in enumerate(inputs):
         if not isinstance(x, torch.Tensor):
             raise UsageError(f"{where}: example input {i} is {type(x).__name__}, expected a torch.Tensor")

@@ -3,6 +3,7 @@
 StrictUndefined: a template naming a value the caller did not pass fails at render time, not in the
 compiler. keep_trailing_newline: rendered C and CMake files end with a newline like hand-written ones.
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,8 +15,9 @@ from mcu_export.assets import asset_dir
 
 @functools.lru_cache(maxsize=None)
 def _environment(root: str) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(root), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(root), undefined=jinja2.StrictUndefined, keep_trailing_newline=True
+    )
 
 
 def templates() -> jinja2.Environment:

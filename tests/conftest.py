@@ -4,6 +4,7 @@ Test helpers are plain modules in `support/` (e.g. `kernel_harness`), imported b
 names: tosa-tools installs a top-level package called `tests` into site-packages, so nothing here relies
 on that name, nor on `support` as a package.
 """
+
 import os
 import sys
 

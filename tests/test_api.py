@@ -1,4 +1,5 @@
 """The Python API as the README shows it: mcu_export.export → Artifact.save / Artifact.run."""
+
 import json
 
 import numpy as np
@@ -40,9 +41,14 @@ def test_int8_scratch_is_sized_for_the_board():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()
     x, calib = torch.randn(1, 3, 8, 8), [(torch.randn(1, 3, 8, 8),) for _ in range(2)]
-    reports = {board: mcu_export.export(model, (x,), quantize="int8", calibrate=calib, board=board).report["int8"]
-               for board in ("corstone-300", load_board("mps2-an386"), None)}
-    assert [(r["board"], r["scratch_sized_for"]) for r in reports.values()] == \
-        [("corstone-300", ["mve"]), ("mps2-an386", ["dsp"]), (None, ["scalar", "dsp", "mve"])]
+    reports = {
+        board: mcu_export.export(model, (x,), quantize="int8", calibrate=calib, board=board).report["int8"]
+        for board in ("corstone-300", load_board("mps2-an386"), None)
+    }
+    assert [(r["board"], r["scratch_sized_for"]) for r in reports.values()] == [
+        ("corstone-300", ["mve"]),
+        ("mps2-an386", ["dsp"]),
+        (None, ["scalar", "dsp", "mve"]),
+    ]
     with pytest.raises(mcu_export.McuExportError, match="unknown board 'toaster'"):
         mcu_export.export(model, (x,), quantize="int8", board="toaster")

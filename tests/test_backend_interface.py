@@ -2,6 +2,7 @@
 each run of contiguous relus into one DelegateCall, and the C host runtime executes it through the
 test delegate linked into mx_run (runtime_c/host/, id MxTestDelegate). Everything else stays on the
 portable backend, and every node the toy refused is reported with its reason."""
+
 import struct
 
 import numpy as np
@@ -21,7 +22,7 @@ from mcu_export.pte.writer import write_program
 from mcu_export.runners.host import run_pte
 
 RELU = torch.ops.aten.relu.default
-TEST_DELEGATE_RELU = b"MXTD" + struct.pack("<I", 1)   # the test delegate's blob: opcode 1, out = max(in, 0)
+TEST_DELEGATE_RELU = b"MXTD" + struct.pack("<I", 1)  # the test delegate's blob: opcode 1, out = max(in, 0)
 
 
 class ToyReluBackend(DelegateBackend):
@@ -42,7 +43,7 @@ class Net(nn.Module):
         self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 4)
 
     def forward(self, x):
-        h = torch.relu(torch.relu(self.fc1(x)))   # two contiguous relus: one partition
+        h = torch.relu(torch.relu(self.fc1(x)))  # two contiguous relus: one partition
         return torch.sigmoid(self.fc2(h)) - 0.5, torch.relu(x)
 
 
@@ -59,7 +60,7 @@ def test_toy_delegate_partitions_and_runs_on_the_host_runtime(tmp_path):
     model, x, program, info = _lowered([ToyReluBackend(), PortableBackend()])
     plan = program.method()
     calls = [i for i in plan.chains[0].instructions if isinstance(i, pte.DelegateCall)]
-    assert len(calls) == 2                      # relu∘relu is one partition; the output relu another
+    assert len(calls) == 2  # relu∘relu is one partition; the output relu another
     assert [d.id for d in plan.delegates] == ["MxTestDelegate", "MxTestDelegate"]
     assert program.backend_delegate_data == [TEST_DELEGATE_RELU] * 2
     assert info.op_counts["delegate:MxTestDelegate"] == 2
@@ -85,8 +86,11 @@ def test_a_node_every_backend_refuses_names_the_op_and_each_reason():
         def take(self, builder, node):
             return "relu only"
 
-    with pytest.raises(UnsupportedOpError, match=r"aten\.addmm\.default is not supported \(toy: toy takes relu "
-                                                 r"only, not aten\.addmm\.default; only-relu: relu only\)"):
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"aten\.addmm\.default is not supported \(toy: toy takes relu "
+        r"only, not aten\.addmm\.default; only-relu: relu only\)",
+    ):
         _lowered([ToyReluBackend(), OnlyRelu()])
 
 

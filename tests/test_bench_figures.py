@@ -1,4 +1,5 @@
 """make bench's tables: each figure beside its previous value, read from and saved to a figures file."""
+
 import json
 
 from mcu_export.bench_figures import Column, FigureStore, cell
@@ -25,4 +26,4 @@ def test_store_round_trip_prints_previous_beside_new(tmp_path, capsys):
     assert "60,000 (64,000)" in out and "6,272 (new)" in out
     saved = json.loads(path.read_text())
     assert saved["arena"] == {"kws": {"arena B": 60000}, "mlp": {"arena B": 6272}}
-    assert saved["other"] == {"x": {"y": 1}}     # tables not run keep their figures
+    assert saved["other"] == {"x": {"y": 1}}  # tables not run keep their figures

@@ -1,4 +1,5 @@
 """Board files: every one loads and is consistent; bad names and bad files fail with one clear line."""
+
 import shutil
 
 import pytest
@@ -55,18 +56,34 @@ def test_every_board_loads_and_is_consistent(name):
 
 def test_board_facts():
     c300, c320, an386, an505, pico = (load_board(n) for n in EXPECTED)
-    assert (c300.cpu.mcpu, c300.cpu.mve, c300.qemu.machine, c300.fvp.binary) == \
-        ("cortex-m55", True, "mps3-an547", "FVP_Corstone_SSE-300_Ethos-U55")
+    assert (c300.cpu.mcpu, c300.cpu.mve, c300.qemu.machine, c300.fvp.binary) == (
+        "cortex-m55",
+        True,
+        "mps3-an547",
+        "FVP_Corstone_SSE-300_Ethos-U55",
+    )
     assert c300.npu == "ethos-u55-128" and c300.uart.kind == "cmsdk"
-    assert (c320.cpu.mcpu, c320.compiler.kind, c320.qemu, c320.fvp.binary) == \
-        ("cortex-m85", "clang", None, "FVP_Corstone_SSE-320")
+    assert (c320.cpu.mcpu, c320.compiler.kind, c320.qemu, c320.fvp.binary) == (
+        "cortex-m85",
+        "clang",
+        None,
+        "FVP_Corstone_SSE-320",
+    )
     assert pico.region("flash").origin == 0x10000000 and pico.region("flash").length == 4 << 20
     assert pico.region("sram").origin == 0x20000000 and pico.region("sram").length == 520 << 10
-    assert (pico.uart.kind, pico.uart.base, pico.flash.method, pico.flash.uf2_family_id) == \
-        ("pl011", 0x40070000, "uf2", 0xE48BFF59)
+    assert (pico.uart.kind, pico.uart.base, pico.flash.method, pico.flash.uf2_family_id) == (
+        "pl011",
+        0x40070000,
+        "uf2",
+        0xE48BFF59,
+    )
     assert "rp2350/image_def.c" in pico.sources and pico.qemu is None
-    assert (an505.cpu.mcpu, an505.qemu.machine, an505.region("code").origin, an505.uart.base) == \
-        ("cortex-m33", "mps2-an505", 0x10000000, 0x50200000)
+    assert (an505.cpu.mcpu, an505.qemu.machine, an505.region("code").origin, an505.uart.base) == (
+        "cortex-m33",
+        "mps2-an505",
+        0x10000000,
+        0x50200000,
+    )
     assert (an386.cpu.mcpu, an386.qemu.machine, an386.uart.base) == ("cortex-m4", "mps2-an386", 0x40004000)
     assert c300.c_defines()["MX_UART_BASE"] == "0x59303000u"
     assert pico.c_defines()["MX_UART_BAUD"] == "115200u"
@@ -86,14 +103,17 @@ def _copy(tmp_path, name="mps2-an386"):
     return dst
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda t: t.replace('origin = 0x20000000', 'origin = "0x20000000"'), "memory[1].origin"),
-    (lambda t: t.replace('kind = "cmsdk"', 'kind = "16550"'), "uart.kind"),
-    (lambda t: t.replace('mcpu = "cortex-m4"\n', ''), "cpu.mcpu"),
-    (lambda t: t.replace('stack = "ram"', 'stack = "sram9"'), "sections.stack"),
-    (lambda t: t.replace('"cortex_m/fault.c", ', '"cortex_m/nope.c", '), "c.sources"),
-    (lambda t: t.replace('stack_size = 0x4000', 'stack_size = 0x4001'), "stack_size"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda t: t.replace("origin = 0x20000000", 'origin = "0x20000000"'), "memory[1].origin"),
+        (lambda t: t.replace('kind = "cmsdk"', 'kind = "16550"'), "uart.kind"),
+        (lambda t: t.replace('mcpu = "cortex-m4"\n', ""), "cpu.mcpu"),
+        (lambda t: t.replace('stack = "ram"', 'stack = "sram9"'), "sections.stack"),
+        (lambda t: t.replace('"cortex_m/fault.c", ', '"cortex_m/nope.c", '), "c.sources"),
+        (lambda t: t.replace("stack_size = 0x4000", "stack_size = 0x4001"), "stack_size"),
+    ],
+)
 def test_malformed_board_file_names_file_and_field(tmp_path, edit, field):
     path = _copy(tmp_path)
     path.write_text(edit(path.read_text()))

@@ -1,4 +1,5 @@
 """Capture: core ATen out of torch.export, BN folded by the passes, export failures as one-line errors."""
+
 import pytest
 import torch
 from torch import nn

@@ -1,4 +1,5 @@
 """The command line, as a user drives it: export, run, inspect, and every kind of bad input."""
+
 import json
 import textwrap
 
@@ -50,8 +51,10 @@ def test_run_on_host_goes_through_the_same_runner_as_a_board(exported_dir, tmp_p
     assert (run["board"], run["target"], run["per_op"]) == ("host", "host", [])
     assert run["instructions_per_inference"] is None and run["ticks"] is None
     assert run["outputs"] == [{"shape": [1, 12], "dtype": "float32"}]
-    assert_one_line_error(cli("run", exported_dir, "--sim", "qemu", "--input", tmp_path / "x.npy"),
-                          "board 'host' does not run on qemu (it runs on: host)")
+    assert_one_line_error(
+        cli("run", exported_dir, "--sim", "qemu", "--input", tmp_path / "x.npy"),
+        "board 'host' does not run on qemu (it runs on: host)",
+    )
     assert_one_line_error(cli("build", exported_dir, "--board", "host"), "board 'host' needs no firmware build")
 
 
@@ -70,7 +73,9 @@ def _write_model(tmp_path, body: str, name="net.py"):
 
 
 def test_unsupported_op_names_op_and_source_line(tmp_path):
-    path = _write_model(tmp_path, """\
+    path = _write_model(
+        tmp_path,
+        """\
         import torch
 
         class Net(torch.nn.Module):
@@ -80,29 +85,38 @@ def test_unsupported_op_names_op_and_source_line(tmp_path):
 
         def factory():
             return Net(), (torch.randn(1, 16),)
-        """)
+        """,
+    )
     out = tmp_path / "out"
-    line = assert_one_line_error(cli("export", f"{path}:factory", "-o", out), "not supported", "net.py:6 in Net.forward")
+    line = assert_one_line_error(
+        cli("export", f"{path}:factory", "-o", out), "not supported", "net.py:6 in Net.forward"
+    )
     assert "fft" in line
     assert not out.exists() or not any(out.iterdir())
 
 
-@pytest.mark.parametrize("spec_suffix, fragment", [
-    (":factory", "model file not found"),
-    (":1bad", "not a Python name"),
-])
+@pytest.mark.parametrize(
+    "spec_suffix, fragment",
+    [
+        (":factory", "model file not found"),
+        (":1bad", "not a Python name"),
+    ],
+)
 def test_export_bad_spec(tmp_path, spec_suffix, fragment):
     assert_one_line_error(cli("export", f"{tmp_path / 'missing.py'}{spec_suffix}", "-o", tmp_path / "o"), fragment)
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ("import torch\ndef factory():\n    return torch.nn.ReLU()\n", "must return (module, example_inputs)"),
-    ("import torch\ndef factory():\n    return 3, (torch.ones(1),)\n", "expected a torch.nn.Module"),
-    ("import torch\ndef factory():\n    return torch.nn.ReLU(), ('x',)\n", "example input 0 is str"),
-    ("def factory():\n    raise ValueError('no weights here')\n", "raised ValueError: no weights here"),
-    ("import torch\n", "has no 'factory'"),
-    ("this is not python\n", "importing"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ("import torch\ndef factory():\n    return torch.nn.ReLU()\n", "must return (module, example_inputs)"),
+        ("import torch\ndef factory():\n    return 3, (torch.ones(1),)\n", "expected a torch.nn.Module"),
+        ("import torch\ndef factory():\n    return torch.nn.ReLU(), ('x',)\n", "example input 0 is str"),
+        ("def factory():\n    raise ValueError('no weights here')\n", "raised ValueError: no weights here"),
+        ("import torch\n", "has no 'factory'"),
+        ("this is not python\n", "importing"),
+    ],
+)
 def test_export_bad_factory(tmp_path, body, fragment):
     path = _write_model(tmp_path, body)
     out = tmp_path / "o"
@@ -116,11 +130,15 @@ def test_run_rejects_wrong_shape_dtype_and_count(exported_dir, tmp_path):
     np.save(tmp_path / "ok.npy", np.zeros((1, 1, 49, 10), np.float32))
     assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "shape.npy"), "input 0", "[1, 1, 49, 10]")
     assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "dtype.npy"), "float64", "float32")
-    assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "ok.npy", "--input", tmp_path / "ok.npy"),
-                          "takes 1 input")
+    assert_one_line_error(
+        cli("run", exported_dir, "--input", tmp_path / "ok.npy", "--input", tmp_path / "ok.npy"), "takes 1 input"
+    )
     assert_one_line_error(cli("run", exported_dir, "--input", tmp_path / "nope.npy"), "file not found")
-    assert_one_line_error(cli("run", exported_dir, "--board", "toaster", "--input", tmp_path / "ok.npy"),
-                          "unknown board 'toaster'", "host")
+    assert_one_line_error(
+        cli("run", exported_dir, "--board", "toaster", "--input", tmp_path / "ok.npy"),
+        "unknown board 'toaster'",
+        "host",
+    )
 
 
 def test_corrupt_pte_is_refused(exported_dir, tmp_path):
@@ -153,7 +171,9 @@ def test_boards_lists_every_board_file_with_memory():
 
 
 def test_int8_export_with_calibration(tmp_path):
-    calib = _write_model(tmp_path, """\
+    calib = _write_model(
+        tmp_path,
+        """\
         import torch
 
         def batches():
@@ -163,7 +183,9 @@ def test_int8_export_with_calibration(tmp_path):
 
         def wrong():
             yield (torch.rand(1, 784),)
-        """, name="calib.py")
+        """,
+        name="calib.py",
+    )
     mlp = ROOT / "examples" / "mnist_mlp.py"
     out = tmp_path / "q"
     result = cli("export", f"{mlp}:factory", "-o", out, "--quantize", "int8", "--calibrate", f"{calib}:batches")
@@ -171,12 +193,17 @@ def test_int8_export_with_calibration(tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert report["int8"]["fallbacks"] == [] and report["int8"]["calibration_batches"] == 4
     assert "cortex_m::quantized_linear.out" in report["ops"]
-    line = assert_one_line_error(cli("export", f"{mlp}:factory", "-o", tmp_path / "w", "--quantize", "int8",
-                                     "--calibrate", f"{calib}:wrong"), "wrong", "input 0")
+    line = assert_one_line_error(
+        cli("export", f"{mlp}:factory", "-o", tmp_path / "w", "--quantize", "int8", "--calibrate", f"{calib}:wrong"),
+        "wrong",
+        "input 0",
+    )
     assert "[1, 784]" in line.replace("(", "[").replace(")", "]") or "784" in line
     assert not (tmp_path / "w").exists()
-    assert_one_line_error(cli("export", f"{mlp}:factory", "-o", tmp_path / "x", "--calibrate", f"{calib}:batches"),
-                          "--calibrate goes with --quantize int8")
+    assert_one_line_error(
+        cli("export", f"{mlp}:factory", "-o", tmp_path / "x", "--calibrate", f"{calib}:batches"),
+        "--calibrate goes with --quantize int8",
+    )
 
 
 def test_int8_export_without_calibration_warns(tmp_path):

@@ -1,4 +1,5 @@
 """The firmware side of the command line: export/build/run for a board, and its bad inputs."""
+
 import json
 import os
 import shutil
@@ -34,11 +35,22 @@ def test_export_for_board_writes_project_and_sizes(mlp_export):
 def test_run_on_board_matches_torch_and_writes_run_json(mlp_export, tmp_path):
     _, (x,) = model_and_inputs("mnist_mlp")
     np.save(tmp_path / "x.npy", x.numpy())
-    result = cli("run", mlp_export, "--board", "mps2-an505", "--input", tmp_path / "x.npy",
-                 "--output", tmp_path / "y.npz", "--json", tmp_path / "run.json")
+    result = cli(
+        "run",
+        mlp_export,
+        "--board",
+        "mps2-an505",
+        "--input",
+        tmp_path / "x.npy",
+        "--output",
+        tmp_path / "y.npz",
+        "--json",
+        tmp_path / "run.json",
+    )
     assert result.code == 0, result.err
-    np.testing.assert_allclose(np.load(tmp_path / "y.npz")["output_0"], torch_outputs("mnist_mlp")[0],
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        np.load(tmp_path / "y.npz")["output_0"], torch_outputs("mnist_mlp")[0], rtol=1e-4, atol=1e-5
+    )
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["instructions_per_inference"] > 0
     assert [op["op"] for op in run["per_op"]][:2] == ["aten::view_copy.out", "aten::addmm.out"]
@@ -59,21 +71,28 @@ def test_unknown_board_lists_valid_ones(mlp_export, tmp_path):
 
 def test_run_on_board_rejects_wrong_input_shape(mlp_export, tmp_path):
     np.save(tmp_path / "bad.npy", np.zeros((1, 784), np.float32))
-    assert_one_line_error(cli("run", mlp_export, "--board", "mps2-an505", "--input", tmp_path / "bad.npy"),
-                          "input 0", "[1, 1, 28, 28]")
+    assert_one_line_error(
+        cli("run", mlp_export, "--board", "mps2-an505", "--input", tmp_path / "bad.npy"), "input 0", "[1, 1, 28, 28]"
+    )
 
 
 def test_model_too_large_for_board_names_region_and_bytes(tmp_path):
     path = tmp_path / "big.py"
-    path.write_text(textwrap.dedent("""\
+    path.write_text(
+        textwrap.dedent("""\
         import torch
 
         def factory():
             torch.manual_seed(0)
             return torch.nn.Linear(1500, 1000), (torch.randn(1, 1500),)
-        """))
-    line = assert_one_line_error(cli("export", f"{path}:factory", "-o", tmp_path / "o", "--board", "mps2-an386"),
-                                 "does not fit board 'mps2-an386'", "region code", "bytes over")
+        """)
+    )
+    line = assert_one_line_error(
+        cli("export", f"{path}:factory", "-o", tmp_path / "o", "--board", "mps2-an386"),
+        "does not fit board 'mps2-an386'",
+        "region code",
+        "bytes over",
+    )
     assert "region overflowed" not in line  # our check runs before the linker's
 
 
@@ -91,8 +110,9 @@ def test_missing_toolchain_says_what_to_install(mlp_export, tmp_path):
 
 
 def test_cmsis_nn_option_names_what_is_missing(mlp_export, tmp_path):
-    line = assert_one_line_error(cli("build", mlp_export, "--board", "mps2-an505", "--cmsis-nn", tmp_path / "none"),
-                                 "Include/arm_nnfunctions.h")
+    line = assert_one_line_error(
+        cli("build", mlp_export, "--board", "mps2-an505", "--cmsis-nn", tmp_path / "none"), "Include/arm_nnfunctions.h"
+    )
     assert str(tmp_path / "none") in line
     result = cli("build", mlp_export, "--board", "mps2-an505", "--cmsis-nn")
     if result.code != 0:  # no pack on this machine (the usual case): the message says where it looked
@@ -103,6 +123,9 @@ def test_int8_export_for_one_board_is_refused_for_another(tmp_path):
     out = tmp_path / "q8"
     result = cli("export", f"{MLP}:factory", "-o", out, "--quantize", "int8", "--board", "corstone-300")
     assert result.code == 0, result.err
-    assert_one_line_error(cli("build", out, "--board", "mps2-an505"),
-                          "exported in int8 for board 'corstone-300'", "was not sized for the dsp kernels",
-                          "re-export with --board mps2-an505")
+    assert_one_line_error(
+        cli("build", out, "--board", "mps2-an505"),
+        "exported in int8 for board 'corstone-300'",
+        "was not sized for the dsp kernels",
+        "re-export with --board mps2-an505",
+    )

@@ -1,5 +1,6 @@
 """Firmware links only the CMSIS-NN convolution variants a model runs (mcu_export/firmware/conv_dispatch.py),
 and the int8 lowering emits no layout copy where channels-last and contiguous hold the same bytes."""
+
 import re
 
 import pytest
@@ -41,12 +42,23 @@ def test_firmware_copies_only_the_chosen_variants(kws):
     files, include_dirs = model_sources(kws.program, kws.pte, load_board("corstone-300"))
     dispatch = files["model/mx_model_cmsis_nn.c"]
     called = set(re.findall(r"\b(arm_\w+)\s*\(", dispatch))
-    assert called == {"arm_convolve_1x1_s8_fast", "arm_convolve_1x1_s8_fast_get_buffer_size", "arm_convolve_s8",
-                      "arm_convolve_s8_get_buffer_size", "arm_depthwise_conv_s8_opt",
-                      "arm_depthwise_conv_s8_opt_get_buffer_size"}
+    assert called == {
+        "arm_convolve_1x1_s8_fast",
+        "arm_convolve_1x1_s8_fast_get_buffer_size",
+        "arm_convolve_s8",
+        "arm_convolve_s8_get_buffer_size",
+        "arm_depthwise_conv_s8_opt",
+        "arm_depthwise_conv_s8_opt_get_buffer_size",
+    }
     copied = {p.rsplit("/", 1)[1] for p in files if p.startswith("cmsis_nn/src/")}
-    for left_out in ("arm_convolve_wrapper_s8.c", "arm_depthwise_conv_wrapper_s8.c", "arm_convolve_1_x_n_s8.c",
-                     "arm_convolve_1x1_s8.c", "arm_depthwise_conv_3x3_s8.c", "arm_depthwise_conv_s8.c"):
+    for left_out in (
+        "arm_convolve_wrapper_s8.c",
+        "arm_depthwise_conv_wrapper_s8.c",
+        "arm_convolve_1_x_n_s8.c",
+        "arm_convolve_1x1_s8.c",
+        "arm_depthwise_conv_3x3_s8.c",
+        "arm_depthwise_conv_s8.c",
+    ):
         assert left_out not in copied
     assert {"arm_convolve_s8.c", "arm_convolve_1x1_s8_fast.c", "arm_depthwise_conv_s8_opt.c"} <= copied
     # the host definition (the wrappers) never goes into a firmware

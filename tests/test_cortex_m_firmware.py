@@ -3,6 +3,7 @@ QEMU for Cortex-M33 (DSP paths, mps2-an505) and Cortex-M55 (MVE paths, corstone-
 runtime and the numpy references bit for bit; the project holds only the CMSIS-NN functions it calls;
 `cmsis_nn=PATH` builds against an installed CMSIS-NN instead (here a stand-in tree laid out like Arm's);
 find_cmsis_nn locates an installed pack through cmsis-pack-manager."""
+
 from __future__ import annotations
 
 import shutil
@@ -22,7 +23,8 @@ from mcu_export.runners.host import run_pte
 ROOT = Path(__file__).resolve().parents[1]
 needs_firmware_tools = pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
-    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
+    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja",
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +60,11 @@ def test_chain_on_qemu_is_bit_exact(program, tmp_path, board):
     assert set(copied) <= set(ours) and "arm_convolve_s8.c" in copied
     # the convolution variants are chosen ahead of time (model/mx_model_cmsis_nn.c): no wrapper is linked
     assert "arm_convolve_wrapper_s8.c" not in copied and "arm_depthwise_conv_wrapper_s8.c" not in copied
-    assert "arm_vector_sum_s8.c" not in copied        # kernel sums are ahead-of-time data, not computed here
+    assert "arm_vector_sum_s8.c" not in copied  # kernel sums are ahead-of-time data, not computed here
     # each kernel: execute, load-time check, signature (data)
-    kernels = {s for s in Elf(build.elf).symbols() if s.startswith("mx_k_") and not s.endswith((".c", "_check", "_sig"))}
+    kernels = {
+        s for s in Elf(build.elf).symbols() if s.startswith("mx_k_") and not s.endswith((".c", "_check", "_sig"))
+    }
     assert kernels == {op.kernel for op in model_ops(read_program(pte).method("forward"))}
     assert len(kernels) == 13 and all(k.startswith("mx_k_cortex_m_") for k in kernels)
 
@@ -88,7 +92,7 @@ def test_cmsis_nn_option_takes_sources_from_the_installed_tree(program, tmp_path
     project = render_model_project(pte, load_board("mps2-an505"), tmp_path / "out", cmsis_nn=tree)
     files = sorted(p.relative_to(project / "cmsis_nn").as_posix() for p in (project / "cmsis_nn").rglob("*.c"))
     assert "Source/ConvolutionFunctions/arm_convolve_s8.c" in files  # the variant chosen ahead of time
-    assert "src/arm_quantized_activation_s8.c" in files            # the gap is filled from ours
+    assert "src/arm_quantized_activation_s8.c" in files  # the gap is filled from ours
     assert not any(f.startswith("src/") and f != "src/arm_quantized_activation_s8.c" for f in files)
     cmake = (project / "CMakeLists.txt").read_text()
     assert "cmsis_nn/include" in cmake and "runtime/kernels/portable" in cmake
@@ -124,16 +128,18 @@ def test_find_cmsis_nn_picks_the_newest_valid_pack(tmp_path):
     assert find_cmsis_nn(tmp_path) is None
     _pack(tmp_path, "6.0.0")
     newest = _pack(tmp_path, "7.0.0")
-    _pack(tmp_path, "9.0.0", pdsc="not xml {v}")                 # cmsis-pack-manager cannot parse it
-    (tmp_path / "ARM" / "CMSIS-NN" / "8.0.0").mkdir()            # a folder without a description
+    _pack(tmp_path, "9.0.0", pdsc="not xml {v}")  # cmsis-pack-manager cannot parse it
+    (tmp_path / "ARM" / "CMSIS-NN" / "8.0.0").mkdir()  # a folder without a description
     assert find_cmsis_nn(tmp_path) == newest
 
 
 def test_real_cmsis_nn_if_installed(program, tmp_path):
     found = find_cmsis_nn()
     if found is None:
-        pytest.skip("no ARM.CMSIS-NN pack installed ($CMSIS_PACK_ROOT, ~/.cache/arm/packs or cmsis-pack-manager's "
-                    "cache): install one to check our kernels against Arm's")
+        pytest.skip(
+            "no ARM.CMSIS-NN pack installed ($CMSIS_PACK_ROOT, ~/.cache/arm/packs or cmsis-pack-manager's "
+            "cache): install one to check our kernels against Arm's"
+        )
     if any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")):
         pytest.skip("needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
     pte, inputs, expected = program

@@ -1,6 +1,7 @@
 """The cortex_m runtime kernels (runtime_c/kernels/cortex_m/): one-op .pte programs through the host C runtime
 equal the numpy references of mcu_export/int8/reference/ (and torch for quantize/dequantize) bit for bit,
 in both spellings of the 2-D ops; bad arguments give the right mx_error."""
+
 from __future__ import annotations
 
 import shutil
@@ -20,8 +21,9 @@ from mcu_export.int8.reference.softmax import arm_softmax_s8, softmax_params
 from mcu_export.int8.reference.transpose import arm_transpose_s8
 from mcu_export.runners.host import run_pte
 
-pytestmark = pytest.mark.skipif(any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")),
-                                reason="needs cmake, ninja and a C compiler")
+pytestmark = pytest.mark.skipif(
+    any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs cmake, ninja and a C compiler"
+)
 
 BAD_VALUE = "a kernel argument has an invalid value"
 BAD_SHAPE = "a kernel received tensors of inconsistent shapes"
@@ -39,6 +41,7 @@ def run(tmp_path_factory):
         path = tmp / f"p{count[0]}.pte"
         path.write_bytes(pte)
         return run_pte(path, inputs, runner=runner)[0]
+
     return go
 
 
@@ -49,6 +52,7 @@ def check(run, case: C.Case):
 
 
 # ---- quantize / dequantize: torch's arithmetic ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("scale,zp", [(0.05, 3), (0.1, -128), (1 / 3, 0), (0.0078125, 10)])
 def test_quantize_per_tensor_matches_torch(run, scale, zp):
@@ -76,29 +80,59 @@ def test_dequantize_per_tensor_matches_torch(run, scale, zp):
 
 # ---- elementwise ----------------------------------------------------------------------------------
 
+
 def _add_program(a, b, prm, act, orders=(None, None, None), out_shape=None):
     p = OpProgram("cortex_m::quantized_add.out")
     ai, bi = p.input(a, orders[0]), p.input(b, orders[1])
     out = p.planned(out_shape or a.shape, I8, orders[2])
-    args = [ai, p.int_(-prm["input_1_offset"]), p.int_(prm["input_1_mult"]), p.int_(prm["input_1_shift"]),
-            bi, p.int_(-prm["input_2_offset"]), p.int_(prm["input_2_mult"]), p.int_(prm["input_2_shift"]),
-            p.int_(prm["out_offset"]), p.int_(prm["out_mult"]), p.int_(prm["out_shift"]), p.int_(act[0]),
-            p.int_(act[1])]
+    args = [
+        ai,
+        p.int_(-prm["input_1_offset"]),
+        p.int_(prm["input_1_mult"]),
+        p.int_(prm["input_1_shift"]),
+        bi,
+        p.int_(-prm["input_2_offset"]),
+        p.int_(prm["input_2_mult"]),
+        p.int_(prm["input_2_shift"]),
+        p.int_(prm["out_offset"]),
+        p.int_(prm["out_mult"]),
+        p.int_(prm["out_shift"]),
+        p.int_(act[0]),
+        p.int_(act[1]),
+    ]
     return p.build(args, out)
 
 
 def _add_ref(a, b, prm, act):
-    return arm_elementwise_add_s8(a, b, prm["input_1_offset"], prm["input_1_mult"], prm["input_1_shift"],
-                                  prm["input_2_offset"], prm["input_2_mult"], prm["input_2_shift"], 20,
-                                  prm["out_offset"], prm["out_mult"], prm["out_shift"], *act)
+    return arm_elementwise_add_s8(
+        a,
+        b,
+        prm["input_1_offset"],
+        prm["input_1_mult"],
+        prm["input_1_shift"],
+        prm["input_2_offset"],
+        prm["input_2_mult"],
+        prm["input_2_shift"],
+        20,
+        prm["out_offset"],
+        prm["out_mult"],
+        prm["out_shift"],
+        *act,
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_quantized_add(run, seed):
     rng = np.random.default_rng(seed)
     a, b = C.i8(rng, 3, 5, 7), C.i8(rng, 3, 5, 7)
-    prm = add_params(0.02 + rng.random() * 0.1, int(rng.integers(-128, 128)), 0.02 + rng.random() * 0.1,
-                     int(rng.integers(-128, 128)), 0.05 + rng.random() * 0.2, int(rng.integers(-128, 128)))
+    prm = add_params(
+        0.02 + rng.random() * 0.1,
+        int(rng.integers(-128, 128)),
+        0.02 + rng.random() * 0.1,
+        int(rng.integers(-128, 128)),
+        0.05 + rng.random() * 0.2,
+        int(rng.integers(-128, 128)),
+    )
     act = (-128, 127) if seed else (-50, 90)
     np.testing.assert_array_equal(run(_add_program(a, b, prm, act), [a, b]), _add_ref(a, b, prm, act))
 
@@ -130,23 +164,59 @@ def test_quantized_add_refuses_other_broadcasts(run):
 def test_quantized_mul(run, seed):
     rng = np.random.default_rng(seed)
     a, b = C.i8(rng, 4, 33), C.i8(rng, 4, 33)
-    prm = mul_params(0.05 + rng.random() * 0.1, int(rng.integers(-128, 128)), 0.05 + rng.random() * 0.1,
-                     int(rng.integers(-128, 128)), 0.2 + rng.random(), int(rng.integers(-128, 128)))
+    prm = mul_params(
+        0.05 + rng.random() * 0.1,
+        int(rng.integers(-128, 128)),
+        0.05 + rng.random() * 0.1,
+        int(rng.integers(-128, 128)),
+        0.2 + rng.random(),
+        int(rng.integers(-128, 128)),
+    )
     p = OpProgram("cortex_m::quantized_mul.out")
     ai, bi, out = p.input(a), p.input(b), p.planned(a.shape, I8)
-    pte = p.build([ai, p.int_(-prm["input_1_offset"]), bi, p.int_(-prm["input_2_offset"]), p.int_(prm["out_offset"]),
-                   p.int_(prm["out_mult"]), p.int_(prm["out_shift"])], out)
-    want = arm_elementwise_mul_s8(a, b, prm["input_1_offset"], prm["input_2_offset"], prm["out_offset"],
-                                  prm["out_mult"], prm["out_shift"], -128, 127)
+    pte = p.build(
+        [
+            ai,
+            p.int_(-prm["input_1_offset"]),
+            bi,
+            p.int_(-prm["input_2_offset"]),
+            p.int_(prm["out_offset"]),
+            p.int_(prm["out_mult"]),
+            p.int_(prm["out_shift"]),
+        ],
+        out,
+    )
+    want = arm_elementwise_mul_s8(
+        a,
+        b,
+        prm["input_1_offset"],
+        prm["input_2_offset"],
+        prm["out_offset"],
+        prm["out_mult"],
+        prm["out_shift"],
+        -128,
+        127,
+    )
     np.testing.assert_array_equal(run(pte, [a, b]), want)
 
 
 # ---- linear ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kw", [
-    dict(), dict(kernel_sum=False), dict(bias=False), dict(bias=False, kernel_sum=False), dict(lead=(2, 3)),
-    dict(per_channel=True), dict(per_channel=True, kernel_sum=False), dict(c_in=784, c_out=32, lead=(1,)),
-], ids=["bias+ksum", "bias", "ksum", "neither", "3d", "per-channel", "per-channel-bias", "mnist-784x32"])
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(kernel_sum=False),
+        dict(bias=False),
+        dict(bias=False, kernel_sum=False),
+        dict(lead=(2, 3)),
+        dict(per_channel=True),
+        dict(per_channel=True, kernel_sum=False),
+        dict(c_in=784, c_out=32, lead=(1,)),
+    ],
+    ids=["bias+ksum", "bias", "ksum", "neither", "3d", "per-channel", "per-channel-bias", "mnist-784x32"],
+)
 def test_quantized_linear(run, kw):
     check(run, C.linear_case(np.random.default_rng(len(str(kw))), **kw))
 
@@ -167,6 +237,7 @@ def test_quantized_linear_reads_a_pooled_nchw_input_as_rows(run):
 
 
 # ---- softmax, activation, transpose, pad ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("layout", ["rows", "channels_last"])
 def test_softmax(run, layout):
@@ -202,8 +273,16 @@ def test_quantized_activation(run):
     np.testing.assert_array_equal(run(p.build([xi, p.const(lut)], out), [x]), arm_quantized_activation_s8(x, lut))
 
 
-@pytest.mark.parametrize("shape,perm", [((5,), [0]), ((3, 7), [1, 0]), ((2, 3, 5), [2, 0, 1]),
-                                        ((2, 3, 4, 5), [0, 3, 1, 2]), ((2, 3, 4, 5), [-1, 2, 1, 0])])
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((5,), [0]),
+        ((3, 7), [1, 0]),
+        ((2, 3, 5), [2, 0, 1]),
+        ((2, 3, 4, 5), [0, 3, 1, 2]),
+        ((2, 3, 4, 5), [-1, 2, 1, 0]),
+    ],
+)
 def test_transpose(run, shape, perm):
     x = C.i8(np.random.default_rng(2), *shape)
     want = arm_transpose_s8(x, [d % len(shape) for d in perm])
@@ -216,7 +295,7 @@ def test_pad_channels_last_and_rank_2(run):
     rng = np.random.default_rng(4)
     nhwc = C.i8(rng, 1, 3, 4, 2)
     x, order = C.channels_last(nhwc)
-    pre, post = [0, 1, 2, 0], [0, 2, 0, 1]      # memory order: N, H, W, C
+    pre, post = [0, 1, 2, 0], [0, 2, 0, 1]  # memory order: N, H, W, C
     want = arm_pad_s8(nhwc, -5, pre, post)
     p = OpProgram("cortex_m::pad.out")
     xi, out = p.input(x, order), p.planned(want.transpose(0, 3, 1, 2).shape, I8, order)
@@ -226,8 +305,9 @@ def test_pad_channels_last_and_rank_2(run):
     want = np.pad(y, [(1, 0), (2, 3)], constant_values=7)
     p = OpProgram("cortex_m::pad.out")
     yi, out = p.input(y), p.planned(want.shape, I8)
-    np.testing.assert_array_equal(run(p.build([yi, p.ints([0, 0, 1, 2]), p.ints([0, 0, 0, 3]), p.int_(7)], out),
-                                      [y]), want)
+    np.testing.assert_array_equal(
+        run(p.build([yi, p.ints([0, 0, 1, 2]), p.ints([0, 0, 0, 3]), p.int_(7)], out), [y]), want
+    )
 
 
 # ---- convolutions and pooling, both spellings ----------------------------------------------------
@@ -249,8 +329,12 @@ def test_quantized_conv2d(run, shape, nhwc):
     check(run, C.conv_case(np.random.default_rng(hash(shape) % 1000), nhwc, **CONV_SHAPES[shape]))
 
 
-DW_SHAPES = {"3x3": dict(), "mult2-5x3": dict(mult_ch=2, k=(5, 3), pad=(2, 1)),
-             "strided-dilated": dict(stride=(2, 2), dil=(1, 2), pad=(0, 2)), "one-channel": dict(c_in=1, mult_ch=3)}
+DW_SHAPES = {
+    "3x3": dict(),
+    "mult2-5x3": dict(mult_ch=2, k=(5, 3), pad=(2, 1)),
+    "strided-dilated": dict(stride=(2, 2), dil=(1, 2), pad=(0, 2)),
+    "one-channel": dict(c_in=1, mult_ch=3),
+}
 
 
 @pytest.mark.parametrize("nhwc", [False, True], ids=["channels_last", "nhwc"])
@@ -261,8 +345,16 @@ def test_quantized_depthwise_conv2d(run, shape, nhwc):
 
 @pytest.mark.parametrize("nhwc", [False, True], ids=["channels_last", "nhwc"])
 @pytest.mark.parametrize("kind", ["avg", "max"])
-@pytest.mark.parametrize("kw", [dict(), dict(ceil_mode=True), dict(k=(2, 2), pad=(0, 0), stride=(2, 2), n=2),
-                                dict(k=(8, 8), stride=(1, 1), pad=(0, 0), h=8)], ids=["3s2p1", "ceil", "2x2", "global"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(ceil_mode=True),
+        dict(k=(2, 2), pad=(0, 0), stride=(2, 2), n=2),
+        dict(k=(8, 8), stride=(1, 1), pad=(0, 0), h=8),
+    ],
+    ids=["3s2p1", "ceil", "2x2", "global"],
+)
 def test_pooling(run, kind, nhwc, kw):
     check(run, C.pool_case(np.random.default_rng(11), kind, nhwc, **kw))
 
@@ -273,10 +365,15 @@ def test_max_pool_activation_bounds(run):
 
 # ---- errors ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("build", [
-    lambda rng: C.conv_case(rng, False, scratch_short=1, isas=("scalar",)),
-    lambda rng: C.conv_case(rng, True, h=1, k=(1, 3), pad=(0, 1), c_in=4, scratch_short=1, isas=("scalar",)),
-], ids=["conv", "conv-1xn"])
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda rng: C.conv_case(rng, False, scratch_short=1, isas=("scalar",)),
+        lambda rng: C.conv_case(rng, True, h=1, k=(1, 3), pad=(0, 1), c_in=4, scratch_short=1, isas=("scalar",)),
+    ],
+    ids=["conv", "conv-1xn"],
+)
 def test_scratch_too_small_for_this_target_is_refused(run, build):
     """The host build asks the same _get_buffer_size as the function it calls: one byte short of what the
     scalar path needs fails (the 1x1 cases above run with the empty scratch they need)."""
@@ -289,14 +386,34 @@ def test_wrong_output_size_and_layout_are_refused(run):
     x = np.zeros((1, 4, 5, 5), I8)
     p = OpProgram("cortex_m::quantized_max_pool2d.out")
     xi, out = p.input(x, NCHW_CHANNELS_LAST), p.planned((1, 4, 3, 3), I8, NCHW_CHANNELS_LAST)
-    args = [xi, p.ints([2, 2]), p.ints([2, 2]), p.ints([0, 0]), p.ints([1, 1]), p.bool_(False), p.int_(0), p.int_(0),
-            p.int_(-128), p.int_(127)]
-    with pytest.raises(RuntimeFailure, match=BAD_SHAPE):     # 5 // 2 = 2, not 3
+    args = [
+        xi,
+        p.ints([2, 2]),
+        p.ints([2, 2]),
+        p.ints([0, 0]),
+        p.ints([1, 1]),
+        p.bool_(False),
+        p.int_(0),
+        p.int_(0),
+        p.int_(-128),
+        p.int_(127),
+    ]
+    with pytest.raises(RuntimeFailure, match=BAD_SHAPE):  # 5 // 2 = 2, not 3
         run(p.build(args, out), [x])
     p = OpProgram("cortex_m::quantized_max_pool2d.out")
-    xi, out = p.input(x), p.planned((1, 4, 2, 2), I8)        # NCHW bytes, not channels-last
-    args = [xi, p.ints([2, 2]), p.ints([2, 2]), p.ints([0, 0]), p.ints([1, 1]), p.bool_(False), p.int_(0), p.int_(0),
-            p.int_(-128), p.int_(127)]
+    xi, out = p.input(x), p.planned((1, 4, 2, 2), I8)  # NCHW bytes, not channels-last
+    args = [
+        xi,
+        p.ints([2, 2]),
+        p.ints([2, 2]),
+        p.ints([0, 0]),
+        p.ints([1, 1]),
+        p.bool_(False),
+        p.int_(0),
+        p.int_(0),
+        p.int_(-128),
+        p.int_(127),
+    ]
     with pytest.raises(RuntimeFailure, match=BAD_VALUE):
         run(p.build(args, out), [x])
 
@@ -310,7 +427,7 @@ def test_bad_argument_values_and_counts(run):
         run(pte, [a, a])
     p = OpProgram("cortex_m::quantized_activation.out")
     ai, out = p.input(a), p.planned(a.shape, I8)
-    with pytest.raises(RuntimeFailure, match=BAD_SHAPE):     # a 255-entry table
+    with pytest.raises(RuntimeFailure, match=BAD_SHAPE):  # a 255-entry table
         run(p.build([ai, p.const(np.zeros(255, I8))], out), [a])
     p = OpProgram("cortex_m::quantized_activation.out")
     ai, out = p.input(a), p.planned(a.shape, I8)
@@ -326,17 +443,40 @@ def _load_only(pte: bytes, tmp_path):
     return subprocess.run([str(build_host_runner()), str(path), "--load-only"], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("op, arg, build", [
-    # a zero point out of the int8 range
-    ("cortex_m::quantized_mul.out", "self_zero_point",
-     lambda p, a: p.build([a[0], p.int_(300), a[1], p.int_(0), p.int_(0), p.int_(1 << 30), p.int_(0)], a[2])),
-    # one per-channel shift out of [-31, 31]: checked at load, not as the channels are converted
-    ("cortex_m::quantized_linear.out", "requantize_shifts",
-     lambda p, a: p.build([a[0], p.const(np.ones((4, 4), I8)), p.null(), p.null(), p.int_(0), p.int_(0), p.int_(0),
-                           p.ints([1 << 30] * 4), p.ints([0, 0, 40, 0]), p.int_(127), p.int_(-128)], a[2])),
-    # a double where the schema has a tensor
-    ("cortex_m::quantized_activation.out", "lut", lambda p, a: p.build([a[0], p.double(1.0)], a[2])),
-])
+@pytest.mark.parametrize(
+    "op, arg, build",
+    [
+        # a zero point out of the int8 range
+        (
+            "cortex_m::quantized_mul.out",
+            "self_zero_point",
+            lambda p, a: p.build([a[0], p.int_(300), a[1], p.int_(0), p.int_(0), p.int_(1 << 30), p.int_(0)], a[2]),
+        ),
+        # one per-channel shift out of [-31, 31]: checked at load, not as the channels are converted
+        (
+            "cortex_m::quantized_linear.out",
+            "requantize_shifts",
+            lambda p, a: p.build(
+                [
+                    a[0],
+                    p.const(np.ones((4, 4), I8)),
+                    p.null(),
+                    p.null(),
+                    p.int_(0),
+                    p.int_(0),
+                    p.int_(0),
+                    p.ints([1 << 30] * 4),
+                    p.ints([0, 0, 40, 0]),
+                    p.int_(127),
+                    p.int_(-128),
+                ],
+                a[2],
+            ),
+        ),
+        # a double where the schema has a tensor
+        ("cortex_m::quantized_activation.out", "lut", lambda p, a: p.build([a[0], p.double(1.0)], a[2])),
+    ],
+)
 def test_bad_argument_is_refused_at_load_naming_instruction_and_argument(op, arg, build, tmp_path):
     from mcu_export.ops.table import BY_QUALIFIED
 

@@ -1,4 +1,5 @@
 """Every example model end to end: export, run in the C runtime on the host, compare with torch."""
+
 import numpy as np
 import pytest
 

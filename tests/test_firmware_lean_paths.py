@@ -1,6 +1,7 @@
 """Paths that keep libgcc and error strings out of the firmware: the integer int64 → float/double casts
 (runtime_c/kernels/portable/util/mx_int_float.h) equal C's casts bit for bit, and the host adds the text
 to the code-only error line the firmware prints (errors.def is the one source of the texts)."""
+
 import ctypes
 import subprocess
 from pathlib import Path
@@ -33,8 +34,23 @@ def _values(seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     raw = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=20000, dtype=np.int64, endpoint=True)
     shifted = raw >> rng.integers(0, 64, size=raw.size).astype(np.int64)
-    edges = [0, 1, -1, 2**24 + 1, 2**24 + 3, -(2**24 + 1), 2**53 + 1, 2**53 + 3, -(2**53 + 1), 2**63 - 1,
-             -(2**63), -(2**63) + 1, 0x7FFFFFFFFFFFFE00, 0x7FFFFFFFFFFFFC00, 0x7FFFFF8000000000]
+    edges = [
+        0,
+        1,
+        -1,
+        2**24 + 1,
+        2**24 + 3,
+        -(2**24 + 1),
+        2**53 + 1,
+        2**53 + 3,
+        -(2**53 + 1),
+        2**63 - 1,
+        -(2**63),
+        -(2**63) + 1,
+        0x7FFFFFFFFFFFFE00,
+        0x7FFFFFFFFFFFFC00,
+        0x7FFFFF8000000000,
+    ]
     return np.concatenate([np.array(edges, dtype=np.int64), raw, shifted])
 
 
@@ -51,8 +67,10 @@ def test_int64_casts_equal_c_casts(lib, seed):
 
 def test_code_only_error_line_gets_its_text():
     said = "mx: error 0x0305 (instruction 3, op aten::addmm.out)"
-    assert decode_error_line(said) == \
-        "mx: error 0x0305 a kernel received tensors of inconsistent shapes (instruction 3, op aten::addmm.out)"
+    assert (
+        decode_error_line(said)
+        == "mx: error 0x0305 a kernel received tensors of inconsistent shapes (instruction 3, op aten::addmm.out)"
+    )
     assert decode_error_line("mx: error 0x0109") == "mx: error 0x0109 the program has no method with that name"
     assert decode_error_line("mx: error 0x7777 (value 4)") == "mx: error 0x7777 unknown runtime error (value 4)"
     assert error_text(0x0302) == "a kernel received the wrong number of arguments"

@@ -2,6 +2,7 @@
 run under QEMU, matches torch and the host C runtime; one ELF serves many inputs; the ELF links exactly
 the model's kernels; per-op instruction counts; the generated project builds on its own elsewhere;
 faults name the running op; timeouts, I/O errors and a missing FVP are reported as such."""
+
 import json
 import shutil
 import subprocess
@@ -24,9 +25,13 @@ from mcu_export.runners import run_model_firmware
 from mcu_export.runners.firmware import raise_for
 from mcu_export.runners.report import format_per_op_table, write_run_json
 
-pytestmark = [pytest.mark.skipif(
-    any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
-    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja"), pytest.mark.slow]
+pytestmark = [
+    pytest.mark.skipif(
+        any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
+        reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja",
+    ),
+    pytest.mark.slow,
+]
 
 BOARDS = ["corstone-300", "mps2-an505"]
 MODELS = list(examples.EXAMPLES)
@@ -59,6 +64,7 @@ def exported(tmp_path_factory):
         if name not in cache:
             cache[name] = Exported(name, tmp_path_factory.mktemp(name))
         return cache[name]
+
     return get
 
 
@@ -93,8 +99,9 @@ def test_example_matches_torch_and_host(exported, name, board):
     plan = ex.artifact.program.method("forward")
     calls = [i for i, ins in enumerate(plan.chains[0].instructions) if hasattr(ins, "op_index")]
     assert [o.index for o in run.per_op] == calls
-    assert [o.op for o in run.per_op] == [plan.operators[plan.chains[0].instructions[i].op_index].qualified
-                                         for i in calls]
+    assert [o.op for o in run.per_op] == [
+        plan.operators[plan.chains[0].instructions[i].op_index].qualified for i in calls
+    ]
     assert all(o.instructions and o.instructions > 0 for o in run.per_op)
     assert sum(o.instructions for o in run.per_op) <= run.instructions_per_inference < run.total_instructions
 
@@ -111,7 +118,7 @@ def test_example_matches_torch_and_host(exported, name, board):
 def test_elf_links_exactly_the_models_kernels(exported, name, board):
     ex = exported(name)
     symbols = Elf(ex.build(board).elf).symbols()
-    kernels = {n for n, s in symbols.items() if n.startswith("mx_k_") and s.kind == 2}   # functions
+    kernels = {n for n, s in symbols.items() if n.startswith("mx_k_") and s.kind == 2}  # functions
     # each kernel is its execute function and its load-time check
     ops = model_ops(ex.artifact.program.method("forward"))
     assert kernels == {op.kernel for op in ops} | {op.kernel + "_check" for op in ops}
@@ -135,8 +142,8 @@ def test_model_data_in_place_and_arenas_in_arena_regions(exported, name):
     assert pte.address % 16 == 0 and pte.size == len(ex.artifact.pte)
     # Small models stay in BRAM; the ~1.1 MB autoencoder is over BRAM's 1 MiB and runs from DDR.
     assert region_of(pte.address) == ("ddr" if len(ex.artifact.pte) > 1 << 20 else "bram")
-    assert elf.section_bytes(f".mx_model.{region_of(pte.address)}")[:len(ex.artifact.pte)] == ex.artifact.pte
-    assert elf.sections[".data"].size < 1024   # weights are never copied to RAM
+    assert elf.section_bytes(f".mx_model.{region_of(pte.address)}")[: len(ex.artifact.pte)] == ex.artifact.pte
+    assert elf.sections[".data"].size < 1024  # weights are never copied to RAM
     sizes = ex.artifact.program.method("forward").non_const_buffer_sizes
     for memory_id, size in enumerate(sizes[1:], start=1):
         arena = symbols[f"mx_model_arena_{memory_id}"]
@@ -148,7 +155,7 @@ def test_project_builds_on_its_own_after_copy(exported, tmp_path):
     ex = exported("mnist_mlp")
     board = "mps2-an505"
     project = project_of(ex.build(board))
-    copy = tmp_path / "my firmware"   # a space in the path, as users' trees have
+    copy = tmp_path / "my firmware"  # a space in the path, as users' trees have
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns("build", "artifacts"))
     for cmd in (["cmake", "-G", "Ninja", "-S", ".", "-B", "build"], ["ninja", "-C", "build"]):
         proc = subprocess.run(cmd, cwd=copy, capture_output=True, text=True)
@@ -169,7 +176,7 @@ def test_fault_names_the_running_op(exported, tmp_path):
     with pytest.raises(FirmwareFault, match=rf"while running instruction {index} \({op}\)") as info:
         run_model_firmware(build, "corstone-300", _numpy(ex.inputs))
     assert {"CFSR", "HFSR", "PC", "LR"} <= set(info.value.registers)
-    assert "mx_platform_op_begin" in str(info.value)   # the PC of the trap, symbolized
+    assert "mx_platform_op_begin" in str(info.value)  # the PC of the trap, symbolized
 
 
 def test_timeout_is_an_error(exported):
@@ -203,8 +210,9 @@ def test_run_json_and_per_op_table(exported, tmp_path):
     run = run_model_firmware(ex.build("corstone-300"), "corstone-300", _numpy(ex.inputs))
     data = json.loads(write_run_json(tmp_path / "run.json", run).read_text())
     assert data["instructions_per_inference"] == run.instructions_per_inference > 0
-    assert [(o["index"], o["op"], o["instructions"]) for o in data["per_op"]] == \
-        [(o.index, o.op, o.instructions) for o in run.per_op]
+    assert [(o["index"], o["op"], o["instructions"]) for o in data["per_op"]] == [
+        (o.index, o.op, o.instructions) for o in run.per_op
+    ]
     table = format_per_op_table(run).splitlines()
     assert len(table) == len(run.per_op) + 2
     heaviest = max(run.per_op, key=lambda o: o.instructions)
@@ -261,8 +269,16 @@ def test_run_command_reuses_the_build_and_writes_npz_and_json(exported, tmp_path
     assert current_build(ex.out_dir, "mps2-an505") == build
     np.save(tmp_path / "x.npy", ex.inputs[0].numpy())
     stamp = build.elf.stat().st_mtime_ns
-    assert run_command(ex.out_dir, board="mps2-an505", input_paths=[str(tmp_path / "x.npy")],
-                       output_path=str(tmp_path / "y.npz"), json_path=str(tmp_path / "run.json")) == 0
+    assert (
+        run_command(
+            ex.out_dir,
+            board="mps2-an505",
+            input_paths=[str(tmp_path / "x.npy")],
+            output_path=str(tmp_path / "y.npz"),
+            json_path=str(tmp_path / "run.json"),
+        )
+        == 0
+    )
     assert build.elf.stat().st_mtime_ns == stamp
     np.testing.assert_allclose(np.load(tmp_path / "y.npz")["output_0"], ex.torch_out(ex.inputs), rtol=1e-4, atol=1e-5)
     printed = capsys.readouterr().out

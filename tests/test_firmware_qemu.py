@@ -1,5 +1,6 @@
 """Firmware built from the rendered project runs on QEMU: UART, semihosting files, exit codes, faults,
 timeouts; pico2 gives a valid UF2 with its IMAGE_DEF; corstone-320 links for Cortex-M85 with clang-16."""
+
 import shutil
 import struct
 
@@ -14,8 +15,10 @@ from mcu_export.firmware.fvp import fvp_available, fvp_command, run_fvp
 from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout
 
-pytestmark = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-                                reason="needs gcc-arm-none-eabi and qemu-system-arm")
+pytestmark = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="needs gcc-arm-none-eabi and qemu-system-arm",
+)
 
 QEMU_BOARDS = ["corstone-300", "mps2-an505", "mps2-an386"]
 
@@ -72,6 +75,7 @@ def built(tmp_path_factory):
             project = render_project(board, tmp_path_factory.mktemp(board), {"app/main.c": APP})
             cache[board] = build_project(project)
         return cache[board]
+
     return get
 
 
@@ -129,15 +133,17 @@ def test_pico2_uf2_and_image_def(tmp_path):
     for i, b in enumerate(blocks):
         assert b.flags & 0x2000 and b.family_id == 0xE48BFF59
         assert (b.number, b.count, b.address) == (i, len(blocks), 0x10000000 + 256 * i)
-    assert b"".join(b.payload for b in blocks)[:len(image)] == image
+    assert b"".join(b.payload for b in blocks)[: len(image)] == image
     marker = struct.pack("<5I", 0xFFFFDED3, 0x10210142, 0x000001FF, 0, 0xAB123579)
     at = image.find(marker)
     assert 0 <= at and at + len(marker) <= 4096, "IMAGE_DEF must lie in the first 4 KiB of flash"
     assert struct.unpack_from("<I", image, 4)[0] == Elf(result.elf).symbols()["mx_reset_handler"].value
 
 
-@pytest.mark.skipif(shutil.which("clang-16") is None or shutil.which("ld.lld-16") is None,
-                    reason="corstone-320 needs clang-16 and lld-16 (apt-get install clang-16 lld-16)")
+@pytest.mark.skipif(
+    shutil.which("clang-16") is None or shutil.which("ld.lld-16") is None,
+    reason="corstone-320 needs clang-16 and lld-16 (apt-get install clang-16 lld-16)",
+)
 def test_corstone320_links_for_cortex_m85_with_clang(tmp_path):
     result = build_project(render_project("corstone-320", tmp_path / "p", {"app/main.c": APP}))
     elf = Elf(result.elf)
@@ -162,8 +168,13 @@ def test_fvp_command_line(tmp_path):
     cmd = fvp_command(load_board("corstone-300"), tmp_path / "fw.elf", timeout=30, semihosting_dir=tmp_path)
     assert cmd[0] == "FVP_Corstone_SSE-300_Ethos-U55"
     params = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-C"]
-    for expected in ("mps3_board.uart0.out_file=-", "mps3_board.visualisation.disable-visualisation=1",
-                     "cpu0.semihosting-enable=1", "ethosu.num_macs=128", f"cpu0.semihosting-cwd={tmp_path}"):
+    for expected in (
+        "mps3_board.uart0.out_file=-",
+        "mps3_board.visualisation.disable-visualisation=1",
+        "cpu0.semihosting-enable=1",
+        "ethosu.num_macs=128",
+        f"cpu0.semihosting-cwd={tmp_path}",
+    ):
         assert expected in params
     assert cmd[-4:] == ["-a", str((tmp_path / "fw.elf").resolve()), "--timelimit", "30"]
     c320 = fvp_command(load_board("corstone-320"), tmp_path / "fw.elf")
@@ -176,8 +187,10 @@ def test_fvp_missing_binary_is_a_clear_error(tmp_path, monkeypatch):
         run_fvp("corstone-300", tmp_path / "fw.elf")
 
 
-@pytest.mark.skipif(not fvp_available(load_board("corstone-300")),
-                    reason="FVP_Corstone_SSE-300_Ethos-U55 is not on PATH (Arm FVPs cannot be downloaded here)")
+@pytest.mark.skipif(
+    not fvp_available(load_board("corstone-300")),
+    reason="FVP_Corstone_SSE-300_Ethos-U55 is not on PATH (Arm FVPs cannot be downloaded here)",
+)
 def test_fvp_runs_the_same_elf(built, tmp_path):
     (tmp_path / "in.bin").write_bytes(b"T\x07abc")
     result = run_fvp("corstone-300", built("corstone-300").elf, semihosting_dir=tmp_path, timeout=60)

@@ -1,5 +1,6 @@
 """Firmware size accounting: map parsing (GNU ld and lld), the category split against arm-none-eabi-size,
 fitting a model to a board before linking, and the runtime core's own flash size."""
+
 import re
 import shutil
 import subprocess
@@ -37,14 +38,20 @@ float mx_k_probe_kernel_with_a_rather_long_function_name_for_wrapping(uint32_t i
 BOARDS = [
     pytest.param("corstone-300", marks=needs_gcc),
     pytest.param("mps2-an505", marks=needs_gcc),
-    pytest.param("corstone-320", marks=pytest.mark.skipif(
-        not (HAVE_GCC and HAVE_CLANG), reason="corstone-320 needs clang-16 and lld-16 (apt-get install clang-16 lld-16)")),
+    pytest.param(
+        "corstone-320",
+        marks=pytest.mark.skipif(
+            not (HAVE_GCC and HAVE_CLANG),
+            reason="corstone-320 needs clang-16 and lld-16 (apt-get install clang-16 lld-16)",
+        ),
+    ),
 ]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     from mcu_export.bench_firmware import probe_sources
+
     cache = {}
 
     def get(board):
@@ -57,10 +64,12 @@ def built(tmp_path_factory):
                 "float mx_k_probe_kernel_with_a_rather_long_function_name_for_wrapping(uint32_t);\n"
                 "volatile float mx_keep;\n"
                 "void mx_platform_op_begin(uint32_t i) {\n"
-                "  mx_keep = mx_k_probe_kernel_with_a_rather_long_function_name_for_wrapping(i);\n}\n")
+                "  mx_keep = mx_k_probe_kernel_with_a_rather_long_function_name_for_wrapping(i);\n}\n"
+            )
             project = render_project(board, tmp_path_factory.mktemp(board), sources, include_dirs=["runtime/include"])
             cache[board] = build_project(project)
         return cache[board]
+
     return get
 
 
@@ -94,10 +103,10 @@ def test_categories_sum_to_what_size_reports(board, use_elf, built):
     pte_size = Path(result.elf).parent.parent / "model" / "model_pte.c"
     pte_bytes = int(re.search(r"mx_probe_pte_size = (\d+)u", pte_size.read_text()).group(1))
     assert flash["categories"]["model_data"] >= pte_bytes
-    assert ram["categories"]["model_data"] >= 1024            # the metadata pool of model/main.c
-    assert flash["categories"]["kernels"] >= 32 + 8            # the table and the function
+    assert ram["categories"]["model_data"] >= 1024  # the metadata pool of model/main.c
+    assert flash["categories"]["kernels"] >= 32 + 8  # the table and the function
     assert flash["categories"]["runtime"] > 2000
-    assert flash["categories"]["startup_libc"] > 64           # the vector table and reset at least
+    assert flash["categories"]["startup_libc"] > 64  # the vector table and reset at least
     assert not report["outside_regions"]
     # Every allocated byte is in one region, data's in two (where it runs and where its values load from).
     used = {r["name"]: r["used"] for r in report["regions"]}
@@ -113,10 +122,12 @@ def test_categories_sum_to_what_size_reports(board, use_elf, built):
 def test_runtime_category_matches_the_runtime_symbols(board, built):
     """The runtime objects' functions and data (from the ELF's symbol sizes) all fall in `runtime`."""
     from mcu_export.firmware.elf import Elf
+
     result = built(board)
     info = parse_map(result.map)
-    runtime_pieces = [(o, i) for o, i in info.inputs()
-                      if "runtime/src/" in i.object and o.name in (".text", ".rodata", ".data")]
+    runtime_pieces = [
+        (o, i) for o, i in info.inputs() if "runtime/src/" in i.object and o.name in (".text", ".rodata", ".data")
+    ]
     elf_syms = Elf(result.elf).symbols()
     for name in ("mx_program_init", "mx_method_load", "mx_method_execute"):
         sym = elf_syms[name]
@@ -218,15 +229,15 @@ def test_gnu_map_wrapped_lines_fill_common_archive_members_discarded():
     assert [(r.name, r.origin, r.length) for r in info.memory] == [("code", 0, 0x400000), ("ram", 0x20000000, 0x400000)]
     assert [(d.name, d.size) for d in info.discarded] == [(".text", 0), (".text.mx_platform_stack_used", 0x20)]
     text = info.output(".text")
-    assert (text.address, text.size) == (0x40, 0x9c)
+    assert (text.address, text.size) == (0x40, 0x9C)
     wrapped, fill, memset, kernel = text.inputs
-    assert (wrapped.name, wrapped.address, wrapped.size) == (".text.mx_a_function_with_a_long_name", 0x40, 0x2a)
+    assert (wrapped.name, wrapped.address, wrapped.size) == (".text.mx_a_function_with_a_long_name", 0x40, 0x2A)
     assert wrapped.object.endswith("runtime/program.c.obj")
-    assert fill.is_fill and (fill.address, fill.size, fill.object, fill.synthetic) == (0x6a, 2, "", False)
+    assert fill.is_fill and (fill.address, fill.size, fill.object, fill.synthetic) == (0x6A, 2, "", False)
     assert memset.archive == "/usr/lib/arm-none-eabi/lib/libc_nano.a" and memset.member == "lib_a-memset.o"
     assert kernel.size == 0x30
     assert (info.output(".ARM.exidx").size, info.output(".ARM.exidx").inputs) == (0, [])
-    assert [i.size for i in info.output(".rodata").inputs] == [0x14, 0x10]   # size after relaxing
+    assert [i.size for i in info.output(".rodata").inputs] == [0x14, 0x10]  # size after relaxing
     data = info.output(".data")
     assert (data.address, data.load_address) == (0x20000000, 0x100)
     assert [i.name for i in info.output(".bss").inputs] == [".bss.pool", "COMMON"]
@@ -234,22 +245,37 @@ def test_gnu_map_wrapped_lines_fill_common_archive_members_discarded():
     assert (arena.address, arena.size, arena.load_address) == (0x20000020, 0x100, 0x108)
     assert arena.inputs[0].object.endswith("model/arenas.c.obj")
     assert info.output(".stack").inputs[0].is_fill
-    assert [o.name for o in info.outputs][-1] == ".debug_info"          # nothing read from --cref's table
+    assert [o.name for o in info.outputs][-1] == ".debug_info"  # nothing read from --cref's table
 
-    report = size_report(info, "mps2-an386")          # code 0x0, ram 0x20000000: the same layout
+    report = size_report(info, "mps2-an386")  # code 0x0, ram 0x20000000: the same layout
     assert report["pulled_in"] == [
         {"member": "libc_nano.a(lib_a-memset.o)", "by": "runtime/program.c.obj", "symbol": "memset"},
-        {"member": "libgcc.a(_dvmd_tls.o)", "by": "libgcc.a(_aeabi_uldivmod.o)", "symbol": "__aeabi_ldiv0"}]
+        {"member": "libgcc.a(_dvmd_tls.o)", "by": "libgcc.a(_aeabi_uldivmod.o)", "symbol": "__aeabi_ldiv0"},
+    ]
     flash, ram = report["flash"], report["ram"]
-    assert flash["total"] == 0x40 + 0x9c + 0x24 + 0x8
-    assert (flash["text"], flash["rodata"], flash["data"]) == (0x9c, 0x40 + 0x24, 0x8)
+    assert flash["total"] == 0x40 + 0x9C + 0x24 + 0x8
+    assert (flash["text"], flash["rodata"], flash["data"]) == (0x9C, 0x40 + 0x24, 0x8)
     # The padding before memset is memset's (it is there to align memset).
-    assert flash["categories"] == {"runtime": 0x2a, "kernels": 0x30, "model_data": 0x10 + 0x8, "arenas": 0,
-                                   "startup_libc": 0x40 + 2 + 0x40 + 0x14, "stack": 0, "other": 0}
+    assert flash["categories"] == {
+        "runtime": 0x2A,
+        "kernels": 0x30,
+        "model_data": 0x10 + 0x8,
+        "arenas": 0,
+        "startup_libc": 0x40 + 2 + 0x40 + 0x14,
+        "stack": 0,
+        "other": 0,
+    }
     assert ram["total"] == 0x8 + 0x18 + 0x100 + 0x400
     assert (ram["data"], ram["bss"], ram["arenas"], ram["stack"]) == (0x8, 0x18, 0x100, 0x400)
-    assert ram["categories"] == {"runtime": 0, "kernels": 0, "model_data": 0x8 + 0x8, "arenas": 0x100,
-                                 "startup_libc": 0, "stack": 0x400, "other": 0x10}
+    assert ram["categories"] == {
+        "runtime": 0,
+        "kernels": 0,
+        "model_data": 0x8 + 0x8,
+        "arenas": 0x100,
+        "startup_libc": 0,
+        "stack": 0x400,
+        "other": 0x10,
+    }
     regions = {r["name"]: r for r in report["regions"]}
     assert regions["code"]["used"] == flash["total"] and regions["ram"]["used"] == ram["total"]
 
@@ -280,45 +306,70 @@ def test_lld_map_columns_gaps_and_internal_sections():
     assert info.format == "lld"
     text = info.output(".text")
     names = [(i.name, i.address, i.size, i.synthetic) for i in text.inputs]
-    assert names == [(".text.mx_program_init", 0x12000000, 0x22, False), ("*fill*", 0x12000022, 2, True),
-                     (".text", 0x12000024, 0x20, False), (".text.k", 0x12000044, 0x1c, False)]
+    assert names == [
+        (".text.mx_program_init", 0x12000000, 0x22, False),
+        ("*fill*", 0x12000022, 2, True),
+        (".text", 0x12000024, 0x20, False),
+        (".text.k", 0x12000044, 0x1C, False),
+    ]
     assert text.inputs[2].member == "lib_a-memset.o"
     data = info.output(".data")
     assert (data.address, data.load_address, data.size) == (0x31000000, 0x12000070, 8)
-    assert [i.size for i in info.output(".stack").inputs] == [0x4000]          # the `. +=` is covered as fill
+    assert [i.size for i in info.output(".stack").inputs] == [0x4000]  # the `. +=` is covered as fill
     report = size_report(info, "corstone-320")
     cats = report["flash"]["categories"]
-    assert (cats["runtime"], cats["startup_libc"], cats["kernels"], cats["other"], cats["model_data"]) == \
-        (0x22, 0x20 + 2, 0x1c, 0x10, 8)
+    assert (cats["runtime"], cats["startup_libc"], cats["kernels"], cats["other"], cats["model_data"]) == (
+        0x22,
+        0x20 + 2,
+        0x1C,
+        0x10,
+        8,
+    )
     assert report["ram"]["categories"]["stack"] == 0x4000
-    assert {r["name"]: r["used"] for r in report["regions"]} == \
-        {"brom": 0, "bram": 0x60 + 0x10 + 8, "dtcm": 0x4000, "sram": 8, "ddr": 0}
+    assert {r["name"]: r["used"] for r in report["regions"]} == {
+        "brom": 0,
+        "bram": 0x60 + 0x10 + 8,
+        "dtcm": 0x4000,
+        "sram": 8,
+        "ddr": 0,
+    }
 
 
 def test_check_fit_message_and_arithmetic():
-    check_fit("corstone-300", {"dtcm": 524288, "itcm": 10})        # exactly full fits
+    check_fit("corstone-300", {"dtcm": 524288, "itcm": 10})  # exactly full fits
     with pytest.raises(FirmwareTooLarge) as err:
         check_fit("corstone-300", {"dtcm": 612345, "itcm": 10}, {"dtcm": "arena 579577 + stack 32768"})
-    assert str(err.value) == ("model does not fit board 'corstone-300': region dtcm needs 612345 bytes "
-                              "(arena 579577 + stack 32768), has 524288: 88057 bytes over")
+    assert str(err.value) == (
+        "model does not fit board 'corstone-300': region dtcm needs 612345 bytes "
+        "(arena 579577 + stack 32768), has 524288: 88057 bytes over"
+    )
     assert isinstance(err.value, UsageError) and "\n" not in str(err.value)
     assert err.value.overs == [("dtcm", 612345, 524288)]
-    with pytest.raises(FirmwareTooLarge, match=r"^model does not fit board 'mps2-an505': region code needs 4194305 "
-                                               r"bytes, has 4194304: 1 bytes over; region ram needs 4194404 bytes, "
-                                               r"has 4194304: 100 bytes over$"):
+    with pytest.raises(
+        FirmwareTooLarge,
+        match=r"^model does not fit board 'mps2-an505': region code needs 4194305 "
+        r"bytes, has 4194304: 1 bytes over; region ram needs 4194404 bytes, "
+        r"has 4194304: 100 bytes over$",
+    ):
         check_fit("mps2-an505", {"code": 4194305, "ram": 4194404})
     with pytest.raises(UsageError, match="board 'mps2-an505' has no memory region 'dtcm' \\(regions: code, ram\\)"):
         check_fit("mps2-an505", {"dtcm": 1})
 
 
 def test_estimate_demands_follows_each_boards_placement():
-    d = estimate_demands("corstone-300", pte_bytes=100_000, arena_bytes_per_region={"dtcm": 600_000, "ddr": 5},
-                         code_bytes_estimate=20_000)
+    d = estimate_demands(
+        "corstone-300",
+        pte_bytes=100_000,
+        arena_bytes_per_region={"dtcm": 600_000, "ddr": 5},
+        code_bytes_estimate=20_000,
+    )
     assert dict(d) == {"bram": 100_000, "itcm": 20_000, "dtcm": 600_000 + 0x8000, "ddr": 5}
     with pytest.raises(FirmwareTooLarge) as err:
         check_fit("corstone-300", d)
-    assert str(err.value) == ("model does not fit board 'corstone-300': region dtcm needs 632768 bytes "
-                              "(arena 600000 + stack 32768), has 524288: 108480 bytes over")
+    assert str(err.value) == (
+        "model does not fit board 'corstone-300': region dtcm needs 632768 bytes "
+        "(arena 600000 + stack 32768), has 524288: 108480 bytes over"
+    )
 
     d = estimate_demands("mps2-an505", 1000, {"ram": 2000}, {"text": 300, "rodata": 40, "data": 8, "bss": 16})
     assert dict(d) == {"code": 1000 + 300 + 40 + 8, "ram": 2000 + 8 + 16 + 0x4000}
@@ -330,12 +381,17 @@ def test_estimate_demands_follows_each_boards_placement():
     assert dict(d) == {"bram": (1 << 20) + 4096, "sram": 1 << 20, "dtcm": 0x4000}
     d = estimate_demands("corstone-320", 2 << 20, {"sram": 1 << 20}, 4096)
     assert dict(d) == {"bram": 4096, "ddr": 2 << 20, "sram": 1 << 20, "dtcm": 0x4000}
-    assert estimate_demands("corstone-320", 10, {}, pte_region="ddr")["ddr"] == 10     # the generator's choice
+    assert estimate_demands("corstone-320", 10, {}, pte_region="ddr")["ddr"] == 10  # the generator's choice
     d = estimate_demands("corstone-320", 300 << 20, {"sram": 1 << 20})
-    with pytest.raises(FirmwareTooLarge, match=r"region bram needs 314572800 bytes \(pte 314572800\), has 2097152: "
-                                               r"312475648 bytes over$"):
+    with pytest.raises(
+        FirmwareTooLarge,
+        match=r"region bram needs 314572800 bytes \(pte 314572800\), has 2097152: "
+        r"312475648 bytes over$",
+    ):
         check_fit("corstone-320", d)
-    with pytest.raises(UsageError, match="board 'corstone-320' has no arena region 'dtcm' \\(arena regions: sram, ddr\\)"):
+    with pytest.raises(
+        UsageError, match="board 'corstone-320' has no arena region 'dtcm' \\(arena regions: sram, ddr\\)"
+    ):
         estimate_demands("corstone-320", 10, {"dtcm": 10})
 
 
@@ -345,13 +401,18 @@ def test_object_code_bytes_agrees_with_size(built, tmp_path):
     project = Path(built("corstone-300").elf).parent.parent
     objects = sorted((project / "build").rglob("*.obj"))
     assert len(objects) > 10
-    out = subprocess.run(["arm-none-eabi-size", "-B", "-d", "-t", *map(str, objects)],
-                         capture_output=True, text=True, check=True).stdout.splitlines()[-1].split()
+    out = (
+        subprocess.run(
+            ["arm-none-eabi-size", "-B", "-d", "-t", *map(str, objects)], capture_output=True, text=True, check=True
+        )
+        .stdout.splitlines()[-1]
+        .split()
+    )
     text, data, bss = int(out[0]), int(out[1]), int(out[2])
     sizes = object_sizes(objects)
     assert (sizes["text"] + sizes["rodata"], sizes["data"], sizes["bss"]) == (text, data, bss)
     assert object_code_bytes(objects) == text + data
-    archive = tmp_path / "libprobe.a"                              # members with long names: a `//` table
+    archive = tmp_path / "libprobe.a"  # members with long names: a `//` table
     subprocess.run(["arm-none-eabi-ar", "rcs", str(archive), *map(str, objects)], check=True)
     assert object_sizes([archive]) == sizes
     with pytest.raises(UsageError, match="neither an ELF object nor an archive"):
@@ -364,12 +425,15 @@ def test_object_code_bytes_agrees_with_size(built, tmp_path):
 def test_runtime_core_flash_without_kernels(tmp_path):
     from mcu_export.bench_firmware import runtime_core_flash
     from mcu_export.firmware.qemu import run_qemu
+
     r = runtime_core_flash("corstone-300", work_dir=tmp_path / "probe")
-    print(f"\nruntime core flash on corstone-300 (Cortex-M55): {r['runtime_flash_bytes']} B; "
-          f"startup+libc {r['startup_libc_flash_bytes']} B; whole firmware {r['flash_bytes']} B")
-    assert 0 < r["runtime_flash_bytes"] < 16 * 1024               # aim: < 8 KiB
+    print(
+        f"\nruntime core flash on corstone-300 (Cortex-M55): {r['runtime_flash_bytes']} B; "
+        f"startup+libc {r['startup_libc_flash_bytes']} B; whole firmware {r['flash_bytes']} B"
+    )
+    assert 0 < r["runtime_flash_bytes"] < 16 * 1024  # aim: < 8 KiB
     assert r["categories"]["kernels"] == 0 and r["runtime_ram_bytes"] == 0
     assert 0 < r["startup_libc_flash_bytes"] < r["runtime_flash_bytes"]
-    if shutil.which("qemu-system-arm"):                             # the probe really loads and runs its method
+    if shutil.which("qemu-system-arm"):  # the probe really loads and runs its method
         result = run_qemu("corstone-300", tmp_path / "probe" / "artifacts" / "firmware.elf", timeout=10)
         assert result.exit_code == 0

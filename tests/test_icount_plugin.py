@@ -1,4 +1,5 @@
 """The QEMU instruction-count plugin: builds with the host compiler, counts exactly, separates regions."""
+
 import shutil
 
 import pytest
@@ -8,8 +9,10 @@ from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.icount import build_plugin, parse_icount, plugin_args
 from mcu_export.firmware.qemu import run_qemu
 
-needs_tools = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-                                 reason="needs gcc-arm-none-eabi and qemu-system-arm")
+needs_tools = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="needs gcc-arm-none-eabi and qemu-system-arm",
+)
 
 N = 1000
 # spin() runs exactly two instructions per iteration (subs, bne); region k spins k*N times,

@@ -3,6 +3,7 @@
 quantization parameters, and on QEMU for the DSP (Cortex-M33, Cortex-M4), MVE (Cortex-M55) and scalar
 (Cortex-M33 without DSP) builds over one batch of cases per board. The scratch sizes equal CMSIS-NN's own
 (the buffer-size functions shipped in ExecuTorch's cortex_m backend), and no kernel writes past them."""
+
 import ctypes
 import shutil
 
@@ -42,8 +43,14 @@ def random_case(rng: np.random.Generator, op: str):
         bias = rng.integers(-(1 << 20), 1 << 20, oc).astype(np.int32) if rng.random() < 0.8 else None
         (m,), (s,) = _quant(rng, 1)
         filter_offset = 0 if rng.random() < 0.6 else -r(-128, 127)
-        kw = dict(input_offset=input_offset, filter_offset=filter_offset, output_offset=output_offset,
-                  multiplier=m, shift=s, activation=_act(rng))
+        kw = dict(
+            input_offset=input_offset,
+            filter_offset=filter_offset,
+            output_offset=output_offset,
+            multiplier=m,
+            shift=s,
+            activation=_act(rng),
+        )
         return H.fc_case(x, w, bias, **kw), fully_connected.arm_fully_connected_s8(x, w, bias, **kw)
     if op == "fc_per_channel":
         n, depth, oc = r(1, 3), r(1, 40), r(1, 20)
@@ -52,14 +59,30 @@ def random_case(rng: np.random.Generator, op: str):
         bias = rng.integers(-(1 << 20), 1 << 20, oc).astype(np.int32) if rng.random() < 0.8 else None
         mults, shifts = _quant(rng, oc)
         filter_offset = 0 if rng.random() < 0.6 else -r(-128, 127)
-        kw = dict(input_offset=input_offset, filter_offset=filter_offset, output_offset=output_offset,
-                  multipliers=mults, shifts=shifts, activation=_act(rng))
+        kw = dict(
+            input_offset=input_offset,
+            filter_offset=filter_offset,
+            output_offset=output_offset,
+            multipliers=mults,
+            shifts=shifts,
+            activation=_act(rng),
+        )
         want = fully_connected.arm_fully_connected_per_channel_s8(x, w, bias, **kw)
         # the same as one per-tensor call per filter row
-        rows = [fully_connected.arm_fully_connected_s8(
-            x, w[o:o + 1], None if bias is None else bias[o:o + 1], input_offset=input_offset,
-            filter_offset=filter_offset, output_offset=output_offset, multiplier=mults[o], shift=shifts[o],
-            activation=kw["activation"]) for o in range(oc)]
+        rows = [
+            fully_connected.arm_fully_connected_s8(
+                x,
+                w[o : o + 1],
+                None if bias is None else bias[o : o + 1],
+                input_offset=input_offset,
+                filter_offset=filter_offset,
+                output_offset=output_offset,
+                multiplier=mults[o],
+                shift=shifts[o],
+                activation=kw["activation"],
+            )
+            for o in range(oc)
+        ]
         assert np.array_equal(want, np.concatenate(rows, axis=1))
         return H.fc_per_channel_case(x, w, bias, **kw), want
     n, h, wd, c = r(1, 2), r(1, 12), r(1, 12), r(1, 20)
@@ -99,11 +122,22 @@ def random_case(rng: np.random.Generator, op: str):
         w = rng.integers(-127, 128, (oc, kh, kw_, c // groups), dtype=np.int8)
     bias = rng.integers(-(1 << 20), 1 << 20, oc).astype(np.int32) if rng.random() < 0.8 else None
     mults, shifts = _quant(rng, oc)
-    kw = dict(input_offset=input_offset, output_offset=output_offset, multipliers=mults, shifts=shifts,
-              stride=(sh, sw), padding=(ph, pw), dilation=(dh, dw), activation=_act(rng), output_hw=(oh, ow))
+    kw = dict(
+        input_offset=input_offset,
+        output_offset=output_offset,
+        multipliers=mults,
+        shifts=shifts,
+        stride=(sh, sw),
+        padding=(ph, pw),
+        dilation=(dh, dw),
+        activation=_act(rng),
+        output_hw=(oh, ow),
+    )
     if op.startswith("dw"):
-        return (H.conv_case(op, x, w, bias, ch_mult=mult, **kw),
-                depthwise.arm_depthwise_conv_s8(x, w, bias, ch_mult=mult, **kw))
+        return (
+            H.conv_case(op, x, w, bias, ch_mult=mult, **kw),
+            depthwise.arm_depthwise_conv_s8(x, w, bias, ch_mult=mult, **kw),
+        )
     return H.conv_case(op, x, w, bias, **kw), convolution.arm_convolve_s8(x, w, bias, **kw)
 
 
@@ -112,7 +146,8 @@ def _check(results, cases, expected, where):
         assert res.status == 0, f"{where}: {case.op} returned status {res.status} (params {list(case.params)})"
         assert np.array_equal(res.out, want), (
             f"{where}: {case.op} differs from the reference in {int((res.out != want).sum())} of {want.size} "
-            f"outputs (params {list(case.params)})")
+            f"outputs (params {list(case.params)})"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -140,8 +175,17 @@ def _extreme_cases():
         x = rng.integers(-128, 128, (1, 4, 4, 8), dtype=np.int8)
         w = rng.integers(-127, 128, (3, 2, 2, 8), dtype=np.int8)
         bias = rng.integers(-(1 << 16), 1 << 16, 3).astype(np.int32)
-        kw = dict(input_offset=128, output_offset=-128, multipliers=[m] * 3, shifts=[s] * 3, stride=(1, 1),
-                  padding=(1, 1), dilation=(1, 1), activation=(-128, 127), output_hw=(5, 5))
+        kw = dict(
+            input_offset=128,
+            output_offset=-128,
+            multipliers=[m] * 3,
+            shifts=[s] * 3,
+            stride=(1, 1),
+            padding=(1, 1),
+            dilation=(1, 1),
+            activation=(-128, 127),
+            output_hw=(5, 5),
+        )
         cases.append(H.conv_case("conv", x, w, bias, **kw))
         wants.append(convolution.arm_convolve_s8(x, w, bias, **kw))
     # the same corners as one per-channel fully-connected layer (one corner per output channel)
@@ -149,8 +193,13 @@ def _extreme_cases():
     x = rng.integers(-128, 128, (3, 37), dtype=np.int8)
     w = rng.integers(-127, 128, (len(pairs), 37), dtype=np.int8)
     bias = rng.integers(-(1 << 16), 1 << 16, len(pairs)).astype(np.int32)
-    kw = dict(input_offset=128, filter_offset=0, output_offset=-128, multipliers=[m for m, _ in pairs],
-              shifts=[sh for _, sh in pairs])
+    kw = dict(
+        input_offset=128,
+        filter_offset=0,
+        output_offset=-128,
+        multipliers=[m for m, _ in pairs],
+        shifts=[sh for _, sh in pairs],
+    )
     cases.append(H.fc_per_channel_case(x, w, bias, **kw))
     wants.append(fully_connected.arm_fully_connected_per_channel_s8(x, w, bias, **kw))
     return cases, wants
@@ -176,9 +225,11 @@ def test_bad_arguments_are_refused(lib):
 
 # ---- scratch sizes against CMSIS-NN's own functions ----------------------------------------------------
 
+
 def _cmsis_nn():
     try:
         from executorch.backends.cortex_m.library import cmsis_nn
+
         cmsis_nn.resolve_backend(cmsis_nn.CortexM.M55)
     except Exception as err:  # noqa: BLE001 - any failure means the oracle is absent
         pytest.skip(f"CMSIS-NN's buffer-size module is not available ({err})")
@@ -195,15 +246,24 @@ def test_scratch_sizes_equal_cmsis_nn(lib, seed):
     q = case.params
     if op == "fc":
         fd = H.Dims(q[1], 1, 1, q[2])
-        mine = [getattr(lib, f"arm_fully_connected_s8_get_buffer_size{sfx}")(ctypes.byref(fd)) for sfx in ("_dsp", "_mve")]
-        theirs = [cm.fully_connected_buffer_size(b, cm.DataType.A8W8, filter_nhwc=(q[1], 1, 1, q[2]))
-                  for b in (cm.Backend.DSP, cm.Backend.MVE)]
+        mine = [
+            getattr(lib, f"arm_fully_connected_s8_get_buffer_size{sfx}")(ctypes.byref(fd)) for sfx in ("_dsp", "_mve")
+        ]
+        theirs = [
+            cm.fully_connected_buffer_size(b, cm.DataType.A8W8, filter_nhwc=(q[1], 1, 1, q[2]))
+            for b in (cm.Backend.DSP, cm.Backend.MVE)
+        ]
         assert mine == theirs
         return
     ind, outd = H.Dims(*q[0:4]), H.Dims(q[0], q[14], q[15], q[4])
     stride, pad, dil = H.Tile(q[9], q[8]), H.Tile(q[11], q[10]), H.Tile(q[13], q[12])
-    geometry = dict(input_nhwc=tuple(q[0:4]), output_nhwc=(q[0], q[14], q[15], q[4]), padding_hw=(q[10], q[11]),
-                    stride_hw=(q[8], q[9]), dilation_hw=(q[12], q[13]))
+    geometry = dict(
+        input_nhwc=tuple(q[0:4]),
+        output_nhwc=(q[0], q[14], q[15], q[4]),
+        padding_hw=(q[10], q[11]),
+        stride_hw=(q[8], q[9]),
+        dilation_hw=(q[12], q[13]),
+    )
     if op.startswith("dw"):
         fd, p = H.Dims(1, q[5], q[6], q[4]), H.DwParams(0, 0, q[20], stride, pad, dil, -128, 127)
         fn, oracle = "arm_depthwise_conv_wrapper_s8_get_buffer_size", cm.depthwise_conv_wrapper_buffer_size
@@ -214,18 +274,20 @@ def test_scratch_sizes_equal_cmsis_nn(lib, seed):
         extra = dict(filter_nhwc=(q[4], q[5], q[6], q[7]))
     args = [ctypes.byref(v) for v in (p, ind, fd, outd)]
     mine = [getattr(lib, fn + sfx)(*args) for sfx in ("", "_dsp", "_mve")]
-    theirs = [oracle(b, cm.DataType.A8W8, **geometry, **extra)
-              for b in (cm.Backend.SCALAR, cm.Backend.DSP, cm.Backend.MVE)]
+    theirs = [
+        oracle(b, cm.DataType.A8W8, **geometry, **extra) for b in (cm.Backend.SCALAR, cm.Backend.DSP, cm.Backend.MVE)
+    ]
     assert mine == theirs, f"{op}: ours (scalar, dsp, mve) {mine} != CMSIS-NN's {theirs} for {geometry} {extra}"
 
 
 # ---- QEMU: one firmware per board, one batch of every kernel ------------------------------------------
 
-needs_qemu = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-                                reason="needs gcc-arm-none-eabi and qemu-system-arm")
+needs_qemu = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="needs gcc-arm-none-eabi and qemu-system-arm",
+)
 
-BOARDS = {"mps2-an505": "mps2-an505", "mps2-an386": "mps2-an386", "corstone-300": "corstone-300",
-          "scalar-m33": None}
+BOARDS = {"mps2-an505": "mps2-an505", "mps2-an386": "mps2-an386", "corstone-300": "corstone-300", "scalar-m33": None}
 
 
 def _batch(seed: int, per_op: int = 8):

@@ -3,6 +3,7 @@ device output == host C runtime output == the Python reference interpreter, bit 
 
 One .pte serves all three boards: exported without a board, its scratch buffers are sized for the largest
 of the scalar, DSP and MVE kernels' needs."""
+
 import numpy as np
 import pytest
 import torch

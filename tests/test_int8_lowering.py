@@ -1,6 +1,7 @@
 """int8 lowering: small models through quantize → cortex_m kernels → run_reference, against fp32 torch
 (cosine) and against the fake-quantized torch model (the convert_pt2e output, within 1 LSB); the
 programs' op names and argument counts against ExecuTorch's operators.yaml; fallbacks; layouts."""
+
 import re
 from pathlib import Path
 
@@ -108,6 +109,7 @@ class PadCatPermute(nn.Module):
 
 class PoolFlattenLinear(nn.Module):
     """DS-CNN's head: global pooling to [N, C, 1, 1], flatten, linear."""
+
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
@@ -152,8 +154,10 @@ def lowered(request):
 
 
 def _ops(program):
-    return [program.execution_plan[0].operators[i.op_index].qualified
-            for i in program.execution_plan[0].chains[0].instructions]
+    return [
+        program.execution_plan[0].operators[i.op_index].qualified
+        for i in program.execution_plan[0].chains[0].instructions
+    ]
 
 
 @pytest.mark.slow
@@ -161,8 +165,9 @@ def test_expected_int8_kernel_and_no_fallback(lowered):
     name, _model, program, info, _q, _shape, expected_op = lowered
     assert expected_op in _ops(program)
     assert info.fallbacks == []
-    assert not any(op.startswith("aten::") and op not in ("aten::view_copy.out", "aten::cat.out")
-                   for op in _ops(program)), _ops(program)
+    assert not any(
+        op.startswith("aten::") and op not in ("aten::view_copy.out", "aten::cat.out") for op in _ops(program)
+    ), _ops(program)
 
 
 @pytest.mark.slow
@@ -176,8 +181,7 @@ def test_close_to_float_and_equal_to_fake_quant(lowered):
         ref = model(x).detach().numpy()
         assert ours.shape == ref.shape and ours.dtype == np.float32
         diffs.append(np.abs(ours - fake).reshape(-1) / scale)
-        cosines.append(float(np.dot(ours.ravel(), ref.ravel())
-                             / (np.linalg.norm(ours) * np.linalg.norm(ref) + 1e-12)))
+        cosines.append(float(np.dot(ours.ravel(), ref.ravel()) / (np.linalg.norm(ours) * np.linalg.norm(ref) + 1e-12)))
     lsb = np.concatenate(diffs)
     assert min(cosines) > 0.99, (name, cosines)
     assert np.mean(lsb <= 1.0 + 1e-3) > 0.99, (name, np.max(lsb))
@@ -223,8 +227,11 @@ def test_flatten_before_linear_is_no_copy():
     program, info, _plan, _q = to_int8_program(PoolFlattenLinear().eval(), calib[0], calibrate=calib)
     plan = program.execution_plan[0]
     assert [op.qualified for op in plan.operators if op.qualified.startswith("aten::")] == []
-    linear = next(i for i in plan.chains[0].instructions
-                  if plan.operators[i.op_index].qualified == "cortex_m::quantized_linear.out")
+    linear = next(
+        i
+        for i in plan.chains[0].instructions
+        if plan.operators[i.op_index].qualified == "cortex_m::quantized_linear.out"
+    )
     assert list(plan.values[linear.args[0]].sizes) == [2, 8, 1, 1]
     assert [i.index for i in info.instructions] == list(range(len(plan.chains[0].instructions)))
 
@@ -235,8 +242,12 @@ def test_conv_activations_are_channels_last(lowered):
     plan = program.execution_plan[0]
     for instr in plan.chains[0].instructions:
         op = plan.operators[instr.op_index].qualified
-        if op in ("cortex_m::quantized_conv2d.out", "cortex_m::quantized_depthwise_conv2d.out",
-                  "cortex_m::quantized_max_pool2d.out", "cortex_m::quantized_avg_pool2d.out"):
+        if op in (
+            "cortex_m::quantized_conv2d.out",
+            "cortex_m::quantized_depthwise_conv2d.out",
+            "cortex_m::quantized_max_pool2d.out",
+            "cortex_m::quantized_avg_pool2d.out",
+        ):
             for t in (plan.values[instr.args[0]], plan.values[instr.args[-1]]):
                 # NHWC bytes: channels-last, or contiguous where that is the same bytes (C == 1, H == W == 1)
                 nhwc = t.dim_order == [0, 2, 3, 1]
@@ -278,8 +289,11 @@ def test_per_channel_linear_option():
     calib = _data((3, 24), 4, 5)
     program, _info, _plan, quantized = to_int8_program(model, calib[0], calibrate=calib, per_channel_linear=True)
     plan = program.execution_plan[0]
-    call = next(i for i in plan.chains[0].instructions
-                if plan.operators[i.op_index].qualified == "cortex_m::quantized_linear.out")
+    call = next(
+        i
+        for i in plan.chains[0].instructions
+        if plan.operators[i.op_index].qualified == "cortex_m::quantized_linear.out"
+    )
     assert len(plan.values[call.args[7]].items) == 10
     x = calib[1][0]
     ours = run_reference(program, [x])[0]
@@ -301,6 +315,7 @@ def test_boundary_quantize_dequantize_bit_exact_with_torch():
 @pytest.mark.slow
 def test_scratch_sized_for_target():
     from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch
+
     # arm_convolve_s8: 4 * round_up(kh*kw*c_in, 4) (DSP/scalar), 4 * round_up(kh*kw*c_in, 16) (MVE)
     assert conv_scratch("dsp", (1, 8, 8, 3), (8, 3, 3, 3), (1, 8, 8, 8), (1, 1), (1, 1), (1, 1)) == 4 * 28
     assert conv_scratch("mve", (1, 8, 8, 3), (8, 3, 3, 3), (1, 8, 8, 8), (1, 1), (1, 1), (1, 1)) == 4 * 32

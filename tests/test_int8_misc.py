@@ -1,6 +1,7 @@
 """The misc int8 kernels (elementwise add/mul, max/avg pooling, softmax, table lookup, pad, transpose) equal
 their numpy references bit for bit: on the host (ctypes) over random shapes and parameters, and on QEMU
 for Cortex-M55 (MVE path), Cortex-M33 and Cortex-M4 (DSP path) and a Cortex-M33 build without DSP (scalar)."""
+
 import shutil
 import subprocess
 
@@ -97,8 +98,12 @@ def test_bad_transpose_permutation_is_an_argument_error(lib):
 
 def test_avgpool_buffer_sizes(lib):
     import ctypes
-    for name, want in (("arm_avgpool_s8_get_buffer_size", 0), ("arm_avgpool_s8_get_buffer_size_mve", 0),
-                       ("arm_avgpool_s8_get_buffer_size_dsp", 4 * 24)):
+
+    for name, want in (
+        ("arm_avgpool_s8_get_buffer_size", 0),
+        ("arm_avgpool_s8_get_buffer_size_mve", 0),
+        ("arm_avgpool_s8_get_buffer_size_dsp", 4 * 24),
+    ):
         fn = getattr(lib, name)
         fn.restype = ctypes.c_int32
         assert fn(7, 24) == want, name
@@ -115,16 +120,19 @@ TARGETS = {
 }
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-                    reason="needs gcc-arm-none-eabi and qemu-system-arm")
+@pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="needs gcc-arm-none-eabi and qemu-system-arm",
+)
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.slow
 def test_qemu_matches_reference(target, tmp_path):
     name, present, absent = TARGETS[target]
     board = scalar_variant("mps2-an505") if name is None else name
     elf = MISC.build_firmware(board, tmp_path / "fw")
-    listing = subprocess.run(["arm-none-eabi-objdump", "-d", str(elf)], capture_output=True, text=True,
-                             check=True).stdout
+    listing = subprocess.run(
+        ["arm-none-eabi-objdump", "-d", str(elf)], capture_output=True, text=True, check=True
+    ).stdout
     if present:
         assert present in listing, f"{target}: the optimized path was not compiled in"
     for mnemonic in absent:
@@ -134,4 +142,6 @@ def test_qemu_matches_reference(target, tmp_path):
         results, _ = MISC.qemu_run(board, elf, tmp_path, [case for _, case, _ in made])
         for (op, case, expected), result in zip(made, results):
             assert result.status == 0, (target, op, list(case.params))
-            np.testing.assert_array_equal(result.out, expected.reshape(-1), err_msg=f"{target} {op} {list(case.params)}")
+            np.testing.assert_array_equal(
+                result.out, expected.reshape(-1), err_msg=f"{target} {op} {list(case.params)}"
+            )

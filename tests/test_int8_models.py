@@ -1,6 +1,7 @@
 """Every example model in int8: exported through the Python API, run by the reference interpreter and
 compared with fp32 torch (top-1 agreement and cosine similarity, printed, with a floor per model), and
 with the host C runtime bit for bit once the cortex_m kernels are built."""
+
 from pathlib import Path
 
 import numpy as np
@@ -49,9 +50,11 @@ def test_example_int8_accuracy_against_fp32(exported):
         agree += int(np.argmax(ours) == np.argmax(ref))
     top1 = agree / len(tests)
     arena8, arena32 = int8.report["memory"]["arena_bytes"], fp32.report["memory"]["arena_bytes"]
-    print(f"\n[int8] {name}: top-1 agreement {top1:.3f}, cosine min {min(cosines):.5f} mean {np.mean(cosines):.5f}, "
-          f"arena int8 {arena8} B vs fp32 {arena32} B, constants int8 {int8.report['memory']['constant_bytes']} B "
-          f"vs fp32 {fp32.report['memory']['constant_bytes']} B, fallbacks {len(int8.report['int8']['fallbacks'])}")
+    print(
+        f"\n[int8] {name}: top-1 agreement {top1:.3f}, cosine min {min(cosines):.5f} mean {np.mean(cosines):.5f}, "
+        f"arena int8 {arena8} B vs fp32 {arena32} B, constants int8 {int8.report['memory']['constant_bytes']} B "
+        f"vs fp32 {fp32.report['memory']['constant_bytes']} B, fallbacks {len(int8.report['int8']['fallbacks'])}"
+    )
     cos_floor, top1_floor = FLOORS[name]
     assert min(cosines) >= cos_floor
     if top1_floor is not None:

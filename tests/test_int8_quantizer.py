@@ -1,5 +1,6 @@
 """CmsisNNQuantizer: what the converted graph holds (per-channel weights, shared and fixed parameters,
 folded activations), calibration inputs and their errors, degenerate ranges."""
+
 import warnings
 
 import pytest
@@ -72,9 +73,9 @@ def test_linear_weights_per_tensor_option():
 
 def test_activation_folded_into_conv_output(convnet):
     conv = _nodes(convnet.ep, aten.convolution.default)[0]
-    (act,) = conv.users                     # no quantize between conv and relu6 ...
+    (act,) = conv.users  # no quantize between conv and relu6 ...
     assert act.target == aten.hardtanh.default
-    (q,) = act.users                        # ... the output is observed after it
+    (q,) = act.users  # ... the output is observed after it
     assert match.is_q(q) and q.args[3:] == (-128, 127, torch.int8)
 
 

@@ -2,6 +2,7 @@
 the _get_buffer_size functions of cmsis_nn_kernels/ and the variant choice of
 runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c, both compiled by the host compiler. The ISA comes from
 the board file."""
+
 import ctypes
 import inspect
 import re
@@ -19,12 +20,19 @@ from mcu_export.firmware.conv_dispatch import CONV_FUNCTIONS, DW_FUNCTIONS
 from mcu_export.int8.lower import scratch as S
 
 DISPATCH_DIR = H.ROOT / "runtime_c" / "kernels" / "cortex_m" / "util"
-SIZE_SOURCES = ["arm_convolve_get_buffer_sizes_s8.c", "arm_depthwise_conv_get_buffer_sizes_s8.c",
-                "arm_avgpool_s8_get_buffer_size.c", "arm_fully_connected_get_buffer_sizes_s8.c"]
+SIZE_SOURCES = [
+    "arm_convolve_get_buffer_sizes_s8.c",
+    "arm_depthwise_conv_get_buffer_sizes_s8.c",
+    "arm_avgpool_s8_get_buffer_size.c",
+    "arm_fully_connected_get_buffer_sizes_s8.c",
+]
 # The compiler macros an Arm compiler defines for each ISA (M4/M33: DSP; M55: DSP and MVE). The dispatch file
 # reads only these and includes no intrinsics header, so the host compiler builds it for each ISA.
-ISA_DEFINES = {"scalar": [], "dsp": ["-D__ARM_FEATURE_DSP=1"],
-               "mve": ["-D__ARM_FEATURE_DSP=1", "-D__ARM_FEATURE_MVE=1"]}
+ISA_DEFINES = {
+    "scalar": [],
+    "dsp": ["-D__ARM_FEATURE_DSP=1"],
+    "mve": ["-D__ARM_FEATURE_DSP=1", "-D__ARM_FEATURE_MVE=1"],
+}
 # The un-suffixed C function, built for the host, answers for the scalar path.
 SUFFIX = {"scalar": "", "dsp": "_dsp", "mve": "_mve"}
 
@@ -34,8 +42,21 @@ HYP = settings(max_examples=400, deadline=None, suppress_health_check=[HealthChe
 
 def _build(out, name, sources, defines=()):
     lib = out / f"lib{name}.so"
-    cmd = ["cc", "-std=c11", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", f"-I{H.INCLUDE_DIR}",
-           f"-I{DISPATCH_DIR}", *defines, *map(str, sources), "-o", str(lib)]
+    cmd = [
+        "cc",
+        "-std=c11",
+        "-shared",
+        "-fPIC",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        f"-I{H.INCLUDE_DIR}",
+        f"-I{DISPATCH_DIR}",
+        *defines,
+        *map(str, sources),
+        "-o",
+        str(lib),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return ctypes.CDLL(str(lib))
@@ -49,8 +70,10 @@ def sizes(tmp_path_factory):
 @pytest.fixture(scope="module")
 def dispatch(tmp_path_factory):
     out = tmp_path_factory.mktemp("conv_dispatch")
-    return {isa: _build(out, f"dispatch_{isa}", [DISPATCH_DIR / "mx_cm_conv_dispatch.c"], defines)
-            for isa, defines in ISA_DEFINES.items()}
+    return {
+        isa: _build(out, f"dispatch_{isa}", [DISPATCH_DIR / "mx_cm_conv_dispatch.c"], defines)
+        for isa, defines in ISA_DEFINES.items()
+    }
 
 
 def _enum(name):
@@ -67,13 +90,17 @@ def geometries(draw, depthwise=False):
     often = lambda values, hi, lo=1: st.one_of(st.sampled_from(values), st.integers(lo, hi))  # noqa: E731
 
     def pair(values, hi, lo=1):  # a def, not a lambda: `ruff format` would move a noqa off a wrapped lambda's line
-        return draw(st.one_of(often(values, hi, lo).map(lambda v: (v, v)),
-                              st.tuples(often(values, hi, lo), often(values, hi, lo))))
+        return draw(
+            st.one_of(
+                often(values, hi, lo).map(lambda v: (v, v)), st.tuples(often(values, hi, lo), often(values, hi, lo))
+            )
+        )
 
     n, h, w, c_in = draw(often([1], 2)), draw(often([1], 9)), draw(st.integers(1, 16)), draw(often([1, 4], 12))
     (kh, kw), stride, padding, dilation = pair([1, 3], 5), pair([1], 4), pair([0, 1], 3, 0), pair([1], 3)
-    out_h, out_w = ((i + 2 * p - d * (k - 1) - 1) // s + 1
-                    for i, p, d, k, s in zip((h, w), padding, dilation, (kh, kw), stride))
+    out_h, out_w = (
+        (i + 2 * p - d * (k - 1) - 1) // s + 1 for i, p, d, k, s in zip((h, w), padding, dilation, (kh, kw), stride)
+    )
     assume(out_h >= 1 and out_w >= 1)
     ch_mult = draw(often([1], 3))
     if depthwise:
@@ -108,13 +135,16 @@ def test_conv_equals_c(sizes, dispatch, g):
     params, ind, fd, outd = _c_args(g, False)
     kind = CONV_FUNCTIONS[S.conv_kind(in_nhwc, f, stride, padding, dilation)][0]
     for isa in S.ISAS:
-        assert S.conv_scratch(isa, in_nhwc, f, out_nhwc, stride, padding, dilation) == \
-            _c(sizes, "arm_convolve_wrapper_s8_get_buffer_size", isa)(params, ind, fd, outd), isa
-        assert S._conv_general(isa, in_nhwc[3], f[1], f[2]) == \
-            _c(sizes, "arm_convolve_s8_get_buffer_size", isa)(ind, fd), isa
+        assert S.conv_scratch(isa, in_nhwc, f, out_nhwc, stride, padding, dilation) == _c(
+            sizes, "arm_convolve_wrapper_s8_get_buffer_size", isa
+        )(params, ind, fd, outd), isa
+        assert S._conv_general(isa, in_nhwc[3], f[1], f[2]) == _c(sizes, "arm_convolve_s8_get_buffer_size", isa)(
+            ind, fd
+        ), isa
         assert _enum("mx_cm_conv_kind")[dispatch[isa].mx_cm_conv_kind_of(params, ind, fd)] == kind, isa
-    assert S._conv_1xn_mve(in_nhwc[2], in_nhwc[3], f[2], f[1], out_nhwc[2], padding[1], stride[1]) == \
-        sizes.arm_convolve_1_x_n_s8_get_buffer_size_mve(params, ind, fd, outd)
+    assert S._conv_1xn_mve(
+        in_nhwc[2], in_nhwc[3], f[2], f[1], out_nhwc[2], padding[1], stride[1]
+    ) == sizes.arm_convolve_1_x_n_s8_get_buffer_size_mve(params, ind, fd, outd)
 
 
 @needs_cc
@@ -128,8 +158,9 @@ def test_depthwise_equals_c(sizes, dispatch, g, odd_mult):
         g = g[:6] + (ch_mult,)
     args = _c_args(g, True)
     for isa in S.ISAS:
-        assert S.depthwise_scratch(isa, in_nhwc, f[1:3], out_nhwc, stride, padding, dilation) == \
-            _c(sizes, "arm_depthwise_conv_wrapper_s8_get_buffer_size", isa)(*args), isa
+        assert S.depthwise_scratch(isa, in_nhwc, f[1:3], out_nhwc, stride, padding, dilation) == _c(
+            sizes, "arm_depthwise_conv_wrapper_s8_get_buffer_size", isa
+        )(*args), isa
         kind = DW_FUNCTIONS[S.depthwise_kind(isa, in_nhwc, f[1:3], out_nhwc, ch_mult, padding, dilation)][0]
         assert _enum("mx_cm_dw_kind")[dispatch[isa].mx_cm_dw_conv_kind_of(*args)] == kind, isa
 
@@ -140,8 +171,9 @@ def test_depthwise_equals_c(sizes, dispatch, g, odd_mult):
 def test_pool_and_fc_sizes_equal_c(sizes, out_w, channels, c_in):
     for isa in S.ISAS:
         assert S.avgpool_scratch(isa, channels) == _c(sizes, "arm_avgpool_s8_get_buffer_size", isa)(out_w, channels)
-        assert S.fc_scratch(isa, channels) == \
-            _c(sizes, "arm_fully_connected_s8_get_buffer_size", isa)(ctypes.byref(H.Dims(c_in, 1, 1, channels)))
+        assert S.fc_scratch(isa, channels) == _c(sizes, "arm_fully_connected_s8_get_buffer_size", isa)(
+            ctypes.byref(H.Dims(c_in, 1, 1, channels))
+        )
 
 
 def test_isa_comes_from_the_board_file():

@@ -8,6 +8,7 @@ Rounding: CMSIS-NN's default arm_nn_requantize (no CMSIS_NN_USE_SINGLE_ROUNDING)
 doubling high multiply and again in the rounding right shift (ties away from zero); TOSA's RESCALE with
 rounding_mode DOUBLE_ROUND reproduces it (a CMSIS-NN (multiplier, shift) is TOSA's shift 31 - shift).
 SINGLE_ROUND does not: test_single_round_is_not_cmsis_nn shows outputs where it differs."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,8 +28,24 @@ def _const(ser, values, dtype):
     return ser.addConst(list(values.shape), dtype, values)
 
 
-def tosa_conv(kind, x, w, bias, *, input_offset, filter_offset, output_offset, multipliers, shifts, stride,
-              pad_tblr, dilation, activation, out_shape, mode=None):
+def tosa_conv(
+    kind,
+    x,
+    w,
+    bias,
+    *,
+    input_offset,
+    filter_offset,
+    output_offset,
+    multipliers,
+    shifts,
+    stride,
+    pad_tblr,
+    dilation,
+    activation,
+    out_shape,
+    mode=None,
+):
     """kind CONV2D (w [OC, KH, KW, IC]) or DEPTHWISE_CONV2D (w [KH, KW, C, M]) -> RESCALE -> CLAMP."""
     mode = ts.RoundingMode.DOUBLE_ROUND if mode is None else mode
     ser = ts.TosaSerializer()
@@ -39,18 +56,36 @@ def tosa_conv(kind, x, w, bias, *, input_offset, filter_offset, output_offset, m
     attr = ts.TosaSerializerAttribute()
     op = ts.Op.CONV2D if kind == "conv" else ts.Op.DEPTHWISE_CONV2D
     (attr.Conv2dAttribute if kind == "conv" else attr.DepthwiseConv2dAttribute)(
-        list(pad_tblr), list(stride), list(dilation), False, ts.DType.INT32)
-    ser.addOperator(op, [inp.name, _const(ser, w, ts.DType.INT8).name, _const(ser, b, ts.DType.INT32).name,
-                         _const(ser, [-input_offset], ts.DType.INT8).name,
-                         _const(ser, [-filter_offset], ts.DType.INT8).name], [acc.name], attr)
+        list(pad_tblr), list(stride), list(dilation), False, ts.DType.INT32
+    )
+    ser.addOperator(
+        op,
+        [
+            inp.name,
+            _const(ser, w, ts.DType.INT8).name,
+            _const(ser, b, ts.DType.INT32).name,
+            _const(ser, [-input_offset], ts.DType.INT8).name,
+            _const(ser, [-filter_offset], ts.DType.INT8).name,
+        ],
+        [acc.name],
+        attr,
+    )
     q = ser.addIntermediate(list(out_shape), ts.DType.INT8)
     attr = ts.TosaSerializerAttribute()
     per_channel = len(multipliers) > 1
     attr.RescaleAttribute(True, mode, per_channel, False, False)
-    ser.addOperator(ts.Op.RESCALE, [acc.name, _const(ser, multipliers, ts.DType.INT32).name,
-                                    _const(ser, [31 - s for s in shifts], ts.DType.INT8).name,
-                                    _const(ser, [0], ts.DType.INT32).name,
-                                    _const(ser, [output_offset], ts.DType.INT8).name], [q.name], attr)
+    ser.addOperator(
+        ts.Op.RESCALE,
+        [
+            acc.name,
+            _const(ser, multipliers, ts.DType.INT32).name,
+            _const(ser, [31 - s for s in shifts], ts.DType.INT8).name,
+            _const(ser, [0], ts.DType.INT32).name,
+            _const(ser, [output_offset], ts.DType.INT8).name,
+        ],
+        [q.name],
+        attr,
+    )
     out = ser.addOutput(list(out_shape), ts.DType.INT8)
     attr = ts.TosaSerializerAttribute()
     as_bytes = lambda v: [int(v) & 0xFF]  # noqa: E731 - CLAMP bounds are the raw bytes of an int8
@@ -85,9 +120,15 @@ def _case(seed, depthwise_op):
     bias = rng.integers(-(1 << 18), 1 << 18, oc).astype(np.int32) if rng.random() < 0.8 else None
     pairs = [quantize_multiplier(float(np.exp(rng.uniform(np.log(1e-4), np.log(0.5))))) for _ in range(oc)]
     lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2)) if rng.random() < 0.5 else (-128, 127)
-    common = dict(input_offset=-int(rng.integers(-128, 128)), output_offset=int(rng.integers(-128, 128)),
-                  multipliers=[m for m, _ in pairs], shifts=[s for _, s in pairs], stride=(sh, sw),
-                  dilation=(dh, dw), activation=(lo, hi))
+    common = dict(
+        input_offset=-int(rng.integers(-128, 128)),
+        output_offset=int(rng.integers(-128, 128)),
+        multipliers=[m for m, _ in pairs],
+        shifts=[s for _, s in pairs],
+        stride=(sh, sw),
+        dilation=(dh, dw),
+        activation=(lo, hi),
+    )
     return x, wt, bias, mult, common, (pt, pb, pl, pr), (n, oh, ow, oc)
 
 
@@ -104,8 +145,9 @@ def test_conv2d_matches_tosa(seed):
 @given(st.integers(0, 2**32 - 1))
 def test_depthwise_conv2d_matches_tosa(seed):
     x, w, bias, mult, p, pads, out_shape = _case(seed, True)
-    ref = depthwise.arm_depthwise_conv_s8(x, w, bias, ch_mult=mult, padding=(pads[0], pads[2]),
-                                          output_hw=out_shape[1:3], **p)
+    ref = depthwise.arm_depthwise_conv_s8(
+        x, w, bias, ch_mult=mult, padding=(pads[0], pads[2]), output_hw=out_shape[1:3], **p
+    )
     tosa_w = w.reshape(w.shape[1], w.shape[2], x.shape[3], mult)  # [KH, KW, C, M]: channel c*M + m
     got = tosa_conv("depthwise", x, tosa_w, bias, filter_offset=0, pad_tblr=pads, out_shape=out_shape, **p)
     np.testing.assert_array_equal(got, ref)
@@ -118,16 +160,31 @@ def _fc_case(seed):
     w = rng.integers(-127, 128, (oc, depth), dtype=np.int8)
     bias = rng.integers(-(1 << 18), 1 << 18, oc).astype(np.int32) if rng.random() < 0.8 else None
     m, s = quantize_multiplier(float(np.exp(rng.uniform(np.log(1e-4), np.log(0.5)))))
-    p = dict(input_offset=-int(rng.integers(-128, 128)), output_offset=int(rng.integers(-128, 128)),
-             filter_offset=0 if rng.random() < 0.5 else -int(rng.integers(-128, 128)), activation=(-128, 127))
+    p = dict(
+        input_offset=-int(rng.integers(-128, 128)),
+        output_offset=int(rng.integers(-128, 128)),
+        filter_offset=0 if rng.random() < 0.5 else -int(rng.integers(-128, 128)),
+        activation=(-128, 127),
+    )
     return x, w, bias, m, s, p
 
 
 def tosa_fully_connected(x, w, bias, m, s, p, mode=None):
     n, depth = x.shape
-    return tosa_conv("conv", x.reshape(n, 1, 1, depth), w.reshape(w.shape[0], 1, 1, depth), bias,
-                     multipliers=[m], shifts=[s], stride=(1, 1), pad_tblr=(0, 0, 0, 0), dilation=(1, 1),
-                     out_shape=(n, 1, 1, w.shape[0]), mode=mode, **p).reshape(n, w.shape[0])
+    return tosa_conv(
+        "conv",
+        x.reshape(n, 1, 1, depth),
+        w.reshape(w.shape[0], 1, 1, depth),
+        bias,
+        multipliers=[m],
+        shifts=[s],
+        stride=(1, 1),
+        pad_tblr=(0, 0, 0, 0),
+        dilation=(1, 1),
+        out_shape=(n, 1, 1, w.shape[0]),
+        mode=mode,
+        **p,
+    ).reshape(n, w.shape[0])
 
 
 @settings(max_examples=40, deadline=None)

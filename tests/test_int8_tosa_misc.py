@@ -11,6 +11,7 @@ arithmetic) differs from the default build where the first rounding lands on a t
 test_rescale_rounding_modes_against_arm_nn_requantize shows. AVG_POOL2D (int8, zero points 0) and
 MAX_POOL2D need no rescale: TOSA's reciprocal-multiply average equals CMSIS-NN's rounded division
 (ties away from zero) for these window sizes, and both leave padding out of the window."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -35,9 +36,18 @@ def _rescale(ser, src, shape, in_dt, out_dt, multiplier, shift, in_zp, out_zp, m
     out = ser.addIntermediate(shape, out_dt)
     attr = ts.TosaSerializerAttribute()
     attr.RescaleAttribute(True, mode, False, False, False)
-    ser.addOperator(ts.Op.RESCALE, [src.name, _const(ser, [multiplier], ts.DType.INT32).name,
-                                     _const(ser, [shift], ts.DType.INT8).name, _const(ser, [in_zp], in_dt).name,
-                                     _const(ser, [out_zp], out_dt).name], [out.name], attr)
+    ser.addOperator(
+        ts.Op.RESCALE,
+        [
+            src.name,
+            _const(ser, [multiplier], ts.DType.INT32).name,
+            _const(ser, [shift], ts.DType.INT8).name,
+            _const(ser, [in_zp], in_dt).name,
+            _const(ser, [out_zp], out_dt).name,
+        ],
+        [out.name],
+        attr,
+    )
     return out
 
 
@@ -53,8 +63,10 @@ def tosa_add(a, b, p, act_min, act_max, mode=ts.RoundingMode.DOUBLE_ROUND):
     ser = ts.TosaSerializer()
     x1, x2 = ser.addPlaceholder(shape, ts.DType.INT8), ser.addPlaceholder(shape, ts.DType.INT8)
     scaled = []
-    for x, off, mult, shift in ((x1, p["input_1_offset"], p["input_1_mult"], p["input_1_shift"]),
-                                (x2, p["input_2_offset"], p["input_2_mult"], p["input_2_shift"])):
+    for x, off, mult, shift in (
+        (x1, p["input_1_offset"], p["input_1_mult"], p["input_1_shift"]),
+        (x2, p["input_2_offset"], p["input_2_mult"], p["input_2_shift"]),
+    ):
         # (q - zp) << left_shift exactly: multiplier 2^30, right shift 30 - left_shift.
         wide = _rescale(ser, x, shape, ts.DType.INT8, ts.DType.INT32, 1 << 30, 30 - p["left_shift"], -off, 0, mode)
         scaled.append(_rescale(ser, wide, shape, ts.DType.INT32, ts.DType.INT32, mult, 31 - shift, 0, 0, mode))
@@ -62,8 +74,9 @@ def tosa_add(a, b, p, act_min, act_max, mode=ts.RoundingMode.DOUBLE_ROUND):
     attr = ts.TosaSerializerAttribute()
     attr.AddAttribute()
     ser.addOperator(ts.Op.ADD, [scaled[0].name, scaled[1].name], [total.name], attr)
-    q = _rescale(ser, total, shape, ts.DType.INT32, ts.DType.INT8, p["out_mult"], 31 - p["out_shift"], 0,
-                 p["out_offset"], mode)
+    q = _rescale(
+        ser, total, shape, ts.DType.INT32, ts.DType.INT8, p["out_mult"], 31 - p["out_shift"], 0, p["out_offset"], mode
+    )
     out = ser.addOutput(shape, ts.DType.INT8)
     attr = ts.TosaSerializerAttribute()
     # CLAMP's bounds are serialized as the raw bytes of a value of the tensor's type.

@@ -1,10 +1,13 @@
 """Interop with ExecuTorch 1.5.1 (the `interop` extra): each runtime runs the other's .pte and matches torch."""
+
 import numpy as np
 import pytest
 
 from example_models import NAMES, executorch_pte, exported, model_and_inputs, torch_outputs
 
-executorch_runtime = pytest.importorskip("executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])")
+executorch_runtime = pytest.importorskip(
+    "executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])"
+)
 pytestmark = pytest.mark.interop
 
 

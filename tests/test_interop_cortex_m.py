@@ -6,11 +6,14 @@ Two spellings of ExecuTorch's that the runtime must accept, both exercised here:
 tensors is written with one empty data segment and no extended header (add, avg_pool, max_pool), and a
 channels-last [N, 1, H, W] tensor gets dim order (0, 2, 1, 3) (kws_dscnn's input).
 """
+
 import numpy as np
 import pytest
 
-pytest.importorskip("executorch.backends.cortex_m.passes.cortex_m_pass_manager",
-                    reason="needs executorch==1.5.1 with its cortex_m backend (pip install -e .[interop])")
+pytest.importorskip(
+    "executorch.backends.cortex_m.passes.cortex_m_pass_manager",
+    reason="needs executorch==1.5.1 with its cortex_m backend (pip install -e .[interop])",
+)
 pytest.importorskip("torchao.quantization.pt2e", reason="needs torchao (PT2E quantization)")
 
 from et_cortex_m_flow import MODELS, et_case  # noqa: E402
@@ -24,14 +27,24 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 # The cortex_m operators ExecuTorch must have lowered each model to (else the test checks something else).
 EXPECTED_OPS = {
-    "conv_relu": {"quantized_conv2d"}, "depthwise": {"quantized_depthwise_conv2d"}, "linear": {"quantized_linear"},
-    "add": {"quantized_add"}, "avg_pool": {"pad", "quantized_avg_pool2d"}, "max_pool": {"quantized_max_pool2d"},
-    "softmax": {"softmax"}, "mnist_mlp": {"quantized_linear"},
-    "kws_dscnn": {"quantized_conv2d", "quantized_depthwise_conv2d", "quantized_avg_pool2d", "quantized_linear",
-                  "softmax"},
+    "conv_relu": {"quantized_conv2d"},
+    "depthwise": {"quantized_depthwise_conv2d"},
+    "linear": {"quantized_linear"},
+    "add": {"quantized_add"},
+    "avg_pool": {"pad", "quantized_avg_pool2d"},
+    "max_pool": {"quantized_max_pool2d"},
+    "softmax": {"softmax"},
+    "mnist_mlp": {"quantized_linear"},
+    "kws_dscnn": {
+        "quantized_conv2d",
+        "quantized_depthwise_conv2d",
+        "quantized_avg_pool2d",
+        "quantized_linear",
+        "softmax",
+    },
 }
-MAX_LSB = 1            # against the fake-quantized model, in steps of the output scale
-MIN_WITHIN = 0.99      # fraction of elements within MAX_LSB
+MAX_LSB = 1  # against the fake-quantized model, in steps of the output scale
+MIN_WITHIN = 0.99  # fraction of elements within MAX_LSB
 
 
 def _arrays(case):
@@ -82,8 +95,7 @@ def test_host_runs_m33_program(name):
     """Programs made for Cortex-M33 (DSP): scratch sized for DSP, quantized_linear with bias and no kernel_sum."""
     case = et_case(name, "M33")
     host = run_program_bytes(case.pte, _arrays(case))
-    _check_bit_exact(f"{name} (M33): host vs reference", host,
-                     run_reference(read_program(case.pte), list(case.inputs)))
+    _check_bit_exact(f"{name} (M33): host vs reference", host, run_reference(read_program(case.pte), list(case.inputs)))
     _check_lsb(name, host, case)
 
 
@@ -99,6 +111,7 @@ def firmware(tmp_path_factory):
             out = tmp_path_factory.mktemp(f"{name}-{cpu}-{board}")
             builds[key] = build_model_firmware(out, board, model=et_case(name, cpu).pte)
         return builds[key]
+
     return get
 
 

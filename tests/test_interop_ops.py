@@ -4,6 +4,7 @@ and both match torch.
 The cases are keyed by the op table's qualified names and the test is parametrized over the table, so
 an op added to the table without a case here fails (test_every_op_has_a_case names it).
 """
+
 import numpy as np
 import pytest
 import torch
@@ -15,7 +16,9 @@ from front_models import Fn
 from mcu_export.ops.table import OPS
 from mcu_export.runners.host import run_pte
 
-executorch_runtime = pytest.importorskip("executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])")
+executorch_runtime = pytest.importorskip(
+    "executorch.runtime", reason="needs executorch==1.5.1 (pip install -e .[interop])"
+)
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 
@@ -56,8 +59,10 @@ CASES = {
     "aten::mul.out": (lambda: Fn(torch.mul), (_r(2, 1, 4), _r(3, 1, seed=1))),
     "aten::div.out": (lambda: Fn(lambda x, y: x / (y * y + 1)), (_r(2, 3, 4), _r(2, 3, 1, seed=1))),
     "aten::max_pool2d_with_indices.out": (lambda: Fn(lambda x: F.max_pool2d(x, 3, 2, 1)), (_r(1, 2, 7, 9),)),
-    "aten::avg_pool2d.out": (lambda: Fn(lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
-                             (_r(1, 2, 7, 9),)),
+    "aten::avg_pool2d.out": (
+        lambda: Fn(lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
+        (_r(1, 2, 7, 9),),
+    ),
     "aten::_adaptive_avg_pool2d.out": (lambda: Fn(lambda x: F.adaptive_avg_pool2d(x, (2, 3))), (_r(1, 2, 7, 9),)),
     "aten::mean.out": (lambda: Fn(lambda x: x.mean(dim=(1, 3), keepdim=True)), (_r(2, 3, 4, 5),)),
     "aten::view_copy.out": (lambda: Fn(lambda x: x.reshape(3, -1)), (_r(2, 3, 4),)),
@@ -127,4 +132,3 @@ def test_host_runtime_runs_executorchs_own_pte_of_op(op, tmp_path):
     path = tmp_path / "model.pte"
     path.write_bytes(to_edge(torch.export.export(factory().eval(), inputs, strict=False)).to_executorch().buffer)
     _assert_matches(run_pte(path, [x.numpy() for x in inputs]), want)
-

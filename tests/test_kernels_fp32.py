@@ -1,5 +1,6 @@
 """The fp32 portable kernels against torch: each C kernel is called through ctypes with the emitter's
 argument layout (kernel_harness) and its output compared with torch's own operator."""
+
 import pytest
 import torch
 from hypothesis import HealthCheck, assume, given, settings
@@ -49,6 +50,7 @@ def test_every_op_in_the_table_has_a_kernel_file_and_symbol(lib):
 
 # --- convolution and matrix products --------------------------------------------------------------
 
+
 @SETTINGS
 @given(st.data(), seeds)
 def test_convolution_2d(lib, data, seed):
@@ -64,8 +66,20 @@ def test_convolution_2d(lib, data, seed):
     b = rand(seed + 2, cout_g * groups) if d(st.booleans()) else None
     ref = aten.convolution.default(x, w, b, stride, pad, dil, False, [0, 0], groups)
     out = blank(ref)
-    run(lib, "aten::convolution.out", input=x, weight=w, bias=b, stride=stride, padding=pad, dilation=dil,
-        transposed=False, output_padding=[0, 0], groups=groups, out=out)
+    run(
+        lib,
+        "aten::convolution.out",
+        input=x,
+        weight=w,
+        bias=b,
+        stride=stride,
+        padding=pad,
+        dilation=dil,
+        transposed=False,
+        output_padding=[0, 0],
+        groups=groups,
+        out=out,
+    )
     close(out, ref)
 
 
@@ -73,14 +87,31 @@ def test_convolution_2d(lib, data, seed):
 @given(st.data(), seeds)
 def test_convolution_1d(lib, data, seed):
     d = data.draw
-    groups, k, s, p, dl = d(st.integers(1, 2)), d(st.integers(1, 4)), d(st.integers(1, 3)), d(st.integers(0, 2)), d(
-        st.integers(1, 2))
+    groups, k, s, p, dl = (
+        d(st.integers(1, 2)),
+        d(st.integers(1, 4)),
+        d(st.integers(1, 3)),
+        d(st.integers(0, 2)),
+        d(st.integers(1, 2)),
+    )
     x = rand(seed, d(st.integers(1, 2)), 2 * groups, d(st.integers(max(1, dl * (k - 1) + 1 - 2 * p), 12)))
     w = rand(seed + 1, 3 * groups, 2, k)
     ref = aten.convolution.default(x, w, None, [s], [p], [dl], False, [0], groups)
     out = blank(ref)
-    run(lib, "aten::convolution.out", input=x, weight=w, bias=None, stride=[s], padding=[p], dilation=[dl],
-        transposed=False, output_padding=[0], groups=groups, out=out)
+    run(
+        lib,
+        "aten::convolution.out",
+        input=x,
+        weight=w,
+        bias=None,
+        stride=[s],
+        padding=[p],
+        dilation=[dl],
+        transposed=False,
+        output_padding=[0],
+        groups=groups,
+        out=out,
+    )
     close(out, ref)
 
 
@@ -114,8 +145,20 @@ def test_convolution_paths(lib, case):
     b = rand(3, cout) if has_bias else None
     ref = aten.convolution.default(x, w, b, list(stride), list(pad), list(dil), False, [0, 0], groups)
     out = blank(ref)
-    run(lib, "aten::convolution.out", input=x, weight=w, bias=b, stride=list(stride), padding=list(pad),
-        dilation=list(dil), transposed=False, output_padding=[0, 0], groups=groups, out=out)
+    run(
+        lib,
+        "aten::convolution.out",
+        input=x,
+        weight=w,
+        bias=b,
+        stride=list(stride),
+        padding=list(pad),
+        dilation=list(dil),
+        transposed=False,
+        output_padding=[0, 0],
+        groups=groups,
+        out=out,
+    )
     close(out, ref)
 
 
@@ -123,8 +166,20 @@ def test_convolution_1d_long_rows(lib):
     x, w, b = rand(1, 2, 6, 40), rand(2, 8, 3, 5), rand(3, 8)
     ref = aten.convolution.default(x, w, b, [1], [2], [1], False, [0], 2)
     out = blank(ref)
-    run(lib, "aten::convolution.out", input=x, weight=w, bias=b, stride=[1], padding=[2], dilation=[1],
-        transposed=False, output_padding=[0], groups=2, out=out)
+    run(
+        lib,
+        "aten::convolution.out",
+        input=x,
+        weight=w,
+        bias=b,
+        stride=[1],
+        padding=[2],
+        dilation=[1],
+        transposed=False,
+        output_padding=[0],
+        groups=2,
+        out=out,
+    )
     close(out, ref)
 
 
@@ -141,8 +196,15 @@ def test_matmul_tiles(lib, m, k, n):
 
 
 @SETTINGS
-@given(st.integers(1, 6), st.integers(0, 6), st.integers(1, 6), st.sampled_from(["mn", "n", "1n", "m1", "0d"]),
-       st.sampled_from([1, 0, 2, 0.5, -1.5]), st.sampled_from([1, 0, 3, 0.25]), seeds)
+@given(
+    st.integers(1, 6),
+    st.integers(0, 6),
+    st.integers(1, 6),
+    st.sampled_from(["mn", "n", "1n", "m1", "0d"]),
+    st.sampled_from([1, 0, 2, 0.5, -1.5]),
+    st.sampled_from([1, 0, 3, 0.25]),
+    seeds,
+)
 def test_addmm(lib, m, k, n, self_shape, beta, alpha, seed):
     shape = {"mn": (m, n), "n": (n,), "1n": (1, n), "m1": (m, 1), "0d": ()}[self_shape]
     s, a, b = rand(seed, *shape), rand(seed + 1, m, k), rand(seed + 2, k, n)
@@ -167,8 +229,13 @@ def test_mm_and_bmm(lib, batch, m, k, n, seed):
 # --- element-wise ---------------------------------------------------------------------------------
 
 shapes = st.lists(st.integers(1, 5), min_size=0, max_size=4)
-UNARY = {"relu": aten.relu.default, "sigmoid": aten.sigmoid.default, "tanh": aten.tanh.default,
-         "hardswish": aten.hardswish.default, "hardsigmoid": aten.hardsigmoid.default}
+UNARY = {
+    "relu": aten.relu.default,
+    "sigmoid": aten.sigmoid.default,
+    "tanh": aten.tanh.default,
+    "hardswish": aten.hardswish.default,
+    "hardsigmoid": aten.hardsigmoid.default,
+}
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -209,7 +276,7 @@ def broadcast_pairs(draw):
     base = draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
 
     def operand():
-        kept = base[rank - draw(st.integers(0, rank)):]
+        kept = base[rank - draw(st.integers(0, rank)) :]
         return [1 if draw(st.booleans()) else s for s in kept]
 
     return operand(), operand()
@@ -247,6 +314,7 @@ def test_binary_with_a_one_element_integer_tensor(lib, name, scalar):
 
 # --- pooling --------------------------------------------------------------------------------------
 
+
 @st.composite
 def pool_geometry(draw, dilation=True):
     k = [draw(st.integers(1, 3)), draw(st.integers(1, 3))]
@@ -266,8 +334,18 @@ def test_max_pool2d_with_indices(lib, geometry, ties, seed):
     x = torch.round(x) if ties else x  # ties check that the first maximum wins, as in torch
     out, idx = aten.max_pool2d_with_indices.default(x, k, stride, pad, dil, ceil)
     got, got_idx = blank(out), blank(idx)
-    run(lib, "aten::max_pool2d_with_indices.out", self=x, kernel_size=k, stride=stride, padding=pad,
-        dilation=dil, ceil_mode=ceil, out=got, indices=got_idx)
+    run(
+        lib,
+        "aten::max_pool2d_with_indices.out",
+        self=x,
+        kernel_size=k,
+        stride=stride,
+        padding=pad,
+        dilation=dil,
+        ceil_mode=ceil,
+        out=got,
+        indices=got_idx,
+    )
     close(got, out)
     assert torch.equal(got_idx, idx)
 
@@ -279,14 +357,25 @@ def test_avg_pool2d(lib, geometry, count_include_pad, divisor, seed):
     x = rand(seed, *shape)
     ref = aten.avg_pool2d.default(x, k, stride, pad, ceil, count_include_pad, divisor)
     out = blank(ref)
-    run(lib, "aten::avg_pool2d.out", self=x, kernel_size=k, stride=stride, padding=pad, ceil_mode=ceil,
-        count_include_pad=count_include_pad, divisor_override=divisor, out=out)
+    run(
+        lib,
+        "aten::avg_pool2d.out",
+        self=x,
+        kernel_size=k,
+        stride=stride,
+        padding=pad,
+        ceil_mode=ceil,
+        count_include_pad=count_include_pad,
+        divisor_override=divisor,
+        out=out,
+    )
     close(out, ref)
 
 
 @SETTINGS
-@given(st.sampled_from([(2,), (1, 3)]), st.integers(1, 10), st.integers(1, 10), st.integers(1, 6),
-       st.integers(1, 6), seeds)
+@given(
+    st.sampled_from([(2,), (1, 3)]), st.integers(1, 10), st.integers(1, 10), st.integers(1, 6), st.integers(1, 6), seeds
+)
 def test_adaptive_avg_pool2d(lib, lead, h, w, oh, ow, seed):
     x = rand(seed, *lead, h, w)
     ref = aten._adaptive_avg_pool2d.default(x, [oh, ow])
@@ -296,6 +385,7 @@ def test_adaptive_avg_pool2d(lib, lead, h, w, oh, ow, seed):
 
 
 # --- reductions and normalisation -----------------------------------------------------------------
+
 
 @SETTINGS
 @given(st.data(), seeds)
@@ -308,8 +398,15 @@ def test_mean(lib, data, seed):
     x = rand(seed, *shape)
     ref = aten.mean.dim(x, dims, keepdim)
     out = blank(ref)
-    run(lib, "aten::mean.out", self=x, dim=dims, keepdim=keepdim,
-        dtype=None if dtype is None else kh.DTYPE[dtype], out=out)
+    run(
+        lib,
+        "aten::mean.out",
+        self=x,
+        dim=dims,
+        keepdim=keepdim,
+        dtype=None if dtype is None else kh.DTYPE[dtype],
+        out=out,
+    )
     close(out, ref)
 
 
@@ -325,16 +422,27 @@ def test_softmax(lib, shape, data, seed):
 
 
 @SETTINGS
-@given(st.integers(2, 4), st.integers(1, 4), st.booleans(), st.booleans(), st.sampled_from([1e-5, 1e-3, 0.1]),
-       seeds)
+@given(st.integers(2, 4), st.integers(1, 4), st.booleans(), st.booleans(), st.sampled_from([1e-5, 1e-3, 0.1]), seeds)
 def test_batch_norm_no_training(lib, rank, c, has_w, has_b, eps, seed):
     x = rand(seed, 2, c, *([3] * (rank - 2)))
     w, b = (rand(seed + 1, c) if has_w else None), (rand(seed + 2, c) if has_b else None)
     mean, var = rand(seed + 3, c), rand(seed + 4, c).abs() + 0.1
     ref, r1, r2 = aten._native_batch_norm_legit_no_training.default(x, w, b, mean, var, 0.1, eps)
     out, out1, out2 = blank(ref), torch.empty(0), torch.empty(0)
-    run(lib, "aten::_native_batch_norm_legit_no_training.out", input=x, weight=w, bias=b, running_mean=mean,
-        running_var=var, momentum=0.1, eps=eps, out0=out, out1=out1, out2=out2)
+    run(
+        lib,
+        "aten::_native_batch_norm_legit_no_training.out",
+        input=x,
+        weight=w,
+        bias=b,
+        running_mean=mean,
+        running_var=var,
+        momentum=0.1,
+        eps=eps,
+        out0=out,
+        out1=out1,
+        out2=out2,
+    )
     close(out, ref)
 
 
@@ -354,7 +462,7 @@ def test_view_copy(lib, shape, data, dtype, seed):
     for _ in range(data.draw(st.integers(0, 3))):  # merge neighbours or insert 1s: the element count stays
         if len(sizes) >= 2 and data.draw(st.booleans()):
             i = data.draw(st.integers(0, len(sizes) - 2))
-            sizes[i:i + 2] = [sizes[i] * sizes[i + 1]]
+            sizes[i : i + 2] = [sizes[i] * sizes[i + 1]]
         else:
             sizes.insert(data.draw(st.integers(0, len(sizes))), 1)
     target = data.draw(st.permutations(sizes))
@@ -419,8 +527,15 @@ ORDERS = [(0, 1, 2, 3), (0, 2, 3, 1), (3, 2, 1, 0)]
 
 
 @SETTINGS
-@given(st.lists(st.integers(1, 4), min_size=4, max_size=4), st.sampled_from(ORDERS), st.sampled_from(ORDERS),
-       st.booleans(), dtypes, dtypes, seeds)
+@given(
+    st.lists(st.integers(1, 4), min_size=4, max_size=4),
+    st.sampled_from(ORDERS),
+    st.sampled_from(ORDERS),
+    st.booleans(),
+    dtypes,
+    dtypes,
+    seeds,
+)
 def test_to_dim_order_copy(lib, shape, in_order, out_order, pass_order, src_dtype, dst_dtype, seed):
     x = (rand(seed, *shape) * 50).to(src_dtype)
     ref = x.to(dst_dtype)  # torch's cast: truncation toward zero, low bits kept when narrowing
@@ -442,4 +557,3 @@ def test_to_dim_order_copy_converts_special_floats(lib, dst_dtype):
         assert torch.equal(out, x.to(torch.int64).to(dst_dtype))
     else:
         assert torch.equal(out, x.to(dst_dtype))
-

@@ -1,6 +1,7 @@
 """The error contract of the portable kernels: every kernel checks its argument count, every argument's
 tag, dtypes, shapes and values, and answers with the mx_error code errors.def names. Also: the kernel
 sources compile without warnings for the host compilers and for the Cortex-M target."""
+
 import shutil
 import subprocess
 
@@ -31,8 +32,14 @@ COMPILERS = {
     "gcc": ["gcc", "-O2"],
     "clang-16": ["clang-16", "-O2"],
     # the target: Cortex-M55 with its single-precision FPU, no hosted libc assumptions
-    "arm-none-eabi-gcc": ["arm-none-eabi-gcc", "-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-ffreestanding",
-                          "-Os"],
+    "arm-none-eabi-gcc": [
+        "arm-none-eabi-gcc",
+        "-mcpu=cortex-m55",
+        "-mthumb",
+        "-mfloat-abi=hard",
+        "-ffreestanding",
+        "-Os",
+    ],
 }
 
 
@@ -43,22 +50,33 @@ def test_kernels_compile_without_warnings(compiler, tmp_path):
     if shutil.which(cmd[0]) is None:
         pytest.skip(f"{cmd[0]} is not installed")
     sources = [str(p) for p in kh.kernel_sources()]
-    r = subprocess.run([*cmd, *WARNINGS, f"-I{kh.INCLUDE_DIR}", "-c", *sources], cwd=tmp_path,
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [*cmd, *WARNINGS, f"-I{kh.INCLUDE_DIR}", "-c", *sources], cwd=tmp_path, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert len(list(tmp_path.glob("*.o"))) == len(sources)
 
 
 # --- the error contract ---------------------------------------------------------------------------
 
+
 def samples():
     """One valid call per kernel: (op, kwargs). The first tensor argument has rank >= 2 and more than
     one element, so the checks below can break it in every way."""
     x, e = rand(0, 2, 3, 6, 6), torch.empty
     return {
-        "aten::convolution.out": dict(input=x, weight=rand(1, 4, 3, 3, 3), bias=rand(2, 4), stride=[1, 1],
-                                      padding=[1, 1], dilation=[1, 1], transposed=False, output_padding=[0, 0],
-                                      groups=1, out=e(2, 4, 6, 6)),
+        "aten::convolution.out": dict(
+            input=x,
+            weight=rand(1, 4, 3, 3, 3),
+            bias=rand(2, 4),
+            stride=[1, 1],
+            padding=[1, 1],
+            dilation=[1, 1],
+            transposed=False,
+            output_padding=[0, 0],
+            groups=1,
+            out=e(2, 4, 6, 6),
+        ),
         "aten::addmm.out": dict(self=rand(0, 2, 4), mat1=rand(1, 2, 3), mat2=rand(2, 3, 4), out=e(2, 4)),
         "aten::mm.out": dict(self=rand(0, 2, 3), mat2=rand(1, 3, 4), out=e(2, 4)),
         "aten::bmm.out": dict(self=rand(0, 2, 2, 3), mat2=rand(1, 2, 3, 4), out=e(2, 2, 4)),
@@ -66,8 +84,9 @@ def samples():
         "aten::hardtanh.out": dict(self=x, out=e(x.shape)),
         "aten::clamp.out": dict(self=x, min=-0.5, max=1, out=e(x.shape)),
         **{f"aten::{n}.out": dict(self=x, other=rand(1, 6), out=e(x.shape)) for n in BINARY},
-        "aten::max_pool2d_with_indices.out": dict(self=x, kernel_size=[2, 2], out=e(2, 3, 3, 3),
-                                                  indices=e(2, 3, 3, 3, dtype=torch.int64)),
+        "aten::max_pool2d_with_indices.out": dict(
+            self=x, kernel_size=[2, 2], out=e(2, 3, 3, 3), indices=e(2, 3, 3, 3, dtype=torch.int64)
+        ),
         "aten::avg_pool2d.out": dict(self=x, kernel_size=[2, 2], out=e(2, 3, 3, 3)),
         "aten::_adaptive_avg_pool2d.out": dict(self=x, output_size=[1, 1], out=e(2, 3, 1, 1)),
         "aten::mean.out": dict(self=x, dim=[-1, -2], keepdim=True, out=e(2, 3, 1, 1)),
@@ -77,8 +96,17 @@ def samples():
         "aten::_softmax.out": dict(self=x, dim=1, half_to_float=False, out=e(x.shape)),
         "aten::constant_pad_nd.out": dict(self=x, pad=[1, 1], out=e(2, 3, 6, 8)),
         "aten::_native_batch_norm_legit_no_training.out": dict(
-            input=x, weight=None, bias=None, running_mean=rand(1, 3), running_var=rand(2, 3).abs(), momentum=0.1,
-            eps=1e-5, out0=e(x.shape), out1=e(0), out2=e(0)),
+            input=x,
+            weight=None,
+            bias=None,
+            running_mean=rand(1, 3),
+            running_var=rand(2, 3).abs(),
+            momentum=0.1,
+            eps=1e-5,
+            out0=e(x.shape),
+            out1=e(0),
+            out2=e(0),
+        ),
         DIM_ORDER_COPY: dict(self=x, out=e(x.shape)),
     }
 
@@ -113,13 +141,15 @@ def test_error_codes(lib, name):
     assert lib.raw(symbol, args + [vals.null()]) == ERR["MX_ERR_BAD_ARG_COUNT"]
     # every position checks its tag (no kernel takes a String), and a NULL value pointer is an error
     for i in range(len(args)):
-        assert lib.raw(symbol, args[:i] + [vals.string()] + args[i + 1:]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
+        assert lib.raw(symbol, args[:i] + [vals.string()] + args[i + 1 :]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
         assert lib.last_arg == i  # the refusal names the argument
-        assert lib.raw(symbol, args[:i] + [None] + args[i + 1:]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
+        assert lib.raw(symbol, args[:i] + [None] + args[i + 1 :]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
         assert lib.last_arg == i
     # the return value must name the out tensor itself
     assert lib.raw(symbol, args[:-1] + [vals.tensor(torch.empty(1))]) in (
-        ERR["MX_ERR_BAD_ARG_VALUE"], ERR["MX_ERR_BAD_ARG_TYPE"])
+        ERR["MX_ERR_BAD_ARG_VALUE"],
+        ERR["MX_ERR_BAD_ARG_TYPE"],
+    )
     first = first_tensor_arg(schema)
     sample = samples()[name][first]
     # wrong dtype of the first input (float16: not even the converting copy takes it)
@@ -158,11 +188,11 @@ BAD_VALUES = [
     ("aten::mean.out", dict(dim=[1, -3]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::mean.out", dict(dim=[4]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::mean.out", dict(dtype=kh.DTYPE[torch.float64]), "MX_ERR_BAD_DTYPE"),
-    ("aten::view_copy.out", dict(size=[-1, -1]), "MX_ERR_BAD_ARG_VALUE"),   # one -1 may be inferred, not two
+    ("aten::view_copy.out", dict(size=[-1, -1]), "MX_ERR_BAD_ARG_VALUE"),  # one -1 may be inferred, not two
     ("aten::view_copy.out", dict(size=[-2, 36]), "MX_ERR_BAD_ARG_VALUE"),
-    ("aten::view_copy.out", dict(size=[-1, 35]), "MX_ERR_BAD_ARG_VALUE"),   # 216 elements: no whole size
+    ("aten::view_copy.out", dict(size=[-1, 35]), "MX_ERR_BAD_ARG_VALUE"),  # 216 elements: no whole size
     ("aten::view_copy.out", dict(size=[-1, 0]), "MX_ERR_BAD_ARG_VALUE"),
-    ("aten::view_copy.out", dict(size=[-1, 72]), "MX_ERR_BAD_SHAPE"),       # inferred 3, out is [6, 36]
+    ("aten::view_copy.out", dict(size=[-1, 72]), "MX_ERR_BAD_SHAPE"),  # inferred 3, out is [6, 36]
     ("aten::view_copy.out", dict(size=[6, 6, 5], out=torch.empty(6, 6, 5)), "MX_ERR_BAD_SHAPE"),
     ("aten::permute_copy.out", dict(dims=[0, 2, 2, 1]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::cat.out", dict(tensors=[]), "MX_ERR_BAD_ARG_VALUE"),

@@ -1,4 +1,5 @@
 """Lowering: KernelCalls follow each op's out-variant schema, and ExecuTorch's runtime runs the result."""
+
 import pytest
 import torch
 
@@ -97,15 +98,17 @@ def test_program_structure_of_small_cnn():
     assert plan.inputs == plan.chains[0].inputs and plan.outputs == plan.chains[0].outputs
     assert plan.values[plan.inputs[0]].sizes == [1, 3, 8, 8]
     # max pool's indices are a planned int64 tensor.
-    pool = next(i for i in plan.chains[0].instructions
-                if plan.operators[i.op_index].name == "aten::max_pool2d_with_indices")
+    pool = next(
+        i for i in plan.chains[0].instructions if plan.operators[i.op_index].name == "aten::max_pool2d_with_indices"
+    )
     indices = plan.values[plan.values[pool.args[-1]].items[1]]
     assert indices.scalar_type == pte.ScalarType.LONG and indices.allocation_info is not None
     # A stack trace per instruction, pointing at front_models.py.
     trace = plan.chains[0].stacktrace
     assert len(trace) == len(plan.chains[0].instructions)
     assert trace[0][-1].filename.endswith("front_models.py") or any(
-        f.filename.endswith("front_models.py") for f in trace[0])
+        f.filename.endswith("front_models.py") for f in trace[0]
+    )
     assert info.instructions[0].location.startswith("front_models.py:")
     assert info.instructions[0].location.endswith("in SmallCnn.forward")
     assert sum(info.op_counts.values()) == len(plan.chains[0].instructions)
@@ -131,6 +134,7 @@ def test_lower_without_planning_leaves_offsets_empty():
 
 # --- ExecuTorch's own runtime as the oracle -------------------------------------------------------
 
+
 @pytest.mark.interop
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
 @pytest.mark.slow
@@ -153,20 +157,19 @@ def test_executorch_runtime_runs_our_program(cls):
 
 
 @pytest.mark.interop
-@pytest.mark.parametrize("cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast], ids=lambda c: c.__name__
+)
 @pytest.mark.slow
 def test_argument_kinds_match_executorch_emitter(cls):
     exir = pytest.importorskip("executorch.exir")
     model, inputs, program, _ = lowered(cls)
-    theirs_plan = exir.to_edge(torch.export.export(model, inputs)).to_executorch() \
-        .executorch_program.execution_plan[0]
+    theirs_plan = exir.to_edge(torch.export.export(model, inputs)).to_executorch().executorch_program.execution_plan[0]
     theirs = {}
     for instr in theirs_plan.chains[0].instructions:
         call = instr.instr_args
         op = theirs_plan.operators[call.op_index]
-        theirs.setdefault(f"{op.name}.{op.overload}", [type(theirs_plan.values[i].val).__name__
-                                                       for i in call.args])
+        theirs.setdefault(f"{op.name}.{op.overload}", [type(theirs_plan.values[i].val).__name__ for i in call.args])
     plan = program.method()
     compared = 0
     for instr in plan.chains[0].instructions:

@@ -1,6 +1,7 @@
 """The op table is the C calling convention: the committed argument positions (runtime_c/include/mx/op_args.h)
 are what the table renders, every schema type has a loader kind, and the C dtype codes and element sizes are
 the .pte schema's (mcu_export/pte/schema/scalar_type.fbs)."""
+
 import re
 
 import numpy as np
@@ -18,8 +19,9 @@ SCALAR_TYPE_FBS = ROOT / "mcu_export" / "pte" / "schema" / "scalar_type.fbs"
 
 def test_committed_header_is_the_tables_rendering():
     committed = (ROOT / HEADER_PATH).read_text()
-    assert committed == render_args_header(), \
+    assert committed == render_args_header(), (
         f"{HEADER_PATH} has drifted from the op table: run `python -m mcu_export.ops.c_args`"
+    )
 
 
 def test_header_names_every_argument_at_its_table_position():
@@ -71,9 +73,17 @@ def _fbs_scalar_types():
 
 
 # C enum suffix -> (scalar_type.fbs name, numpy dtype)
-C_DTYPES = {"U8": ("BYTE", np.uint8), "I8": ("CHAR", np.int8), "I16": ("SHORT", np.int16), "I32": ("INT", np.int32),
-            "I64": ("LONG", np.int64), "F16": ("HALF", np.float16), "F32": ("FLOAT", np.float32),
-            "F64": ("DOUBLE", np.float64), "BOOL": ("BOOL", np.bool_)}
+C_DTYPES = {
+    "U8": ("BYTE", np.uint8),
+    "I8": ("CHAR", np.int8),
+    "I16": ("SHORT", np.int16),
+    "I32": ("INT", np.int32),
+    "I64": ("LONG", np.int64),
+    "F16": ("HALF", np.float16),
+    "F32": ("FLOAT", np.float32),
+    "F64": ("DOUBLE", np.float64),
+    "BOOL": ("BOOL", np.bool_),
+}
 
 
 def test_c_dtype_codes_are_the_schemas():

@@ -3,6 +3,7 @@
 The kernels' own tests (test_kernels_fp32.py) call them one by one; these go through capture, passes,
 lowering, planning, the writer, the C loader and the executor, so an argument laid out wrongly anywhere fails.
 """
+
 import numpy as np
 import pytest
 import torch
@@ -42,7 +43,7 @@ def _r(*shape, seed=0):
 CONV_CASES = [  # (in_ch, out_ch, kernel, stride, padding, dilation, groups, H, W)
     (3, 8, 3, 1, 1, 1, 1, 9, 9),
     (4, 6, (3, 1), 2, (1, 0), 1, 2, 10, 7),
-    (8, 8, 3, 1, 2, 2, 8, 11, 11),          # depthwise, dilated
+    (8, 8, 3, 1, 2, 2, 8, 11, 11),  # depthwise, dilated
     (6, 12, (1, 5), (1, 2), (0, 2), 1, 3, 5, 13),
     (2, 4, 1, 1, 0, 1, 1, 4, 4),
 ]
@@ -60,24 +61,28 @@ def test_conv1d():
     _check(nn.Conv1d(4, 6, 5, stride=2, padding=2), _r(2, 4, 17))
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: F.max_pool2d(x, 3, 2, 1),
-    lambda x: F.max_pool2d(x, 2, ceil_mode=True),
-    lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
-    lambda x: F.avg_pool2d(x, 2, ceil_mode=True),
-    lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
-    lambda x: x.mean(dim=(1, 3), keepdim=True),
-    lambda x: x.mean(dim=-1),
-    lambda x: F.pad(x, (1, 2, 0, 1)),
-    lambda x: F.pad(x, (1, 1, 1, 1), value=0.5),
-    lambda x: x.permute(0, 3, 1, 2),
-    lambda x: torch.cat([x, x * 2], dim=1),
-    lambda x: torch.softmax(x, dim=1),
-    lambda x: F.hardswish(x) + F.hardsigmoid(x),
-    lambda x: torch.sigmoid(x) * torch.tanh(x),
-    lambda x: F.relu6(x) - F.hardtanh(x, -0.5, 0.5) + x.clamp(min=-0.2),
-    lambda x: x.flatten(1),
-], ids=lambda f: f.__code__.co_firstlineno)
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.max_pool2d(x, 3, 2, 1),
+        lambda x: F.max_pool2d(x, 2, ceil_mode=True),
+        lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+        lambda x: F.avg_pool2d(x, 2, ceil_mode=True),
+        lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
+        lambda x: x.mean(dim=(1, 3), keepdim=True),
+        lambda x: x.mean(dim=-1),
+        lambda x: F.pad(x, (1, 2, 0, 1)),
+        lambda x: F.pad(x, (1, 1, 1, 1), value=0.5),
+        lambda x: x.permute(0, 3, 1, 2),
+        lambda x: torch.cat([x, x * 2], dim=1),
+        lambda x: torch.softmax(x, dim=1),
+        lambda x: F.hardswish(x) + F.hardsigmoid(x),
+        lambda x: torch.sigmoid(x) * torch.tanh(x),
+        lambda x: F.relu6(x) - F.hardtanh(x, -0.5, 0.5) + x.clamp(min=-0.2),
+        lambda x: x.flatten(1),
+    ],
+    ids=lambda f: f.__code__.co_firstlineno,
+)
 def test_single_ops(fn):
     _check(Fn(fn), _r(2, 3, 7, 9))
 
@@ -102,5 +107,7 @@ def test_float64_arithmetic_is_refused_at_export():
             return x.to(torch.float64) * 2
 
     model, inputs = Float64(), (_r(2, 3),)
-    with pytest.raises(UnsupportedOpError, match=r"aten\.mul\.Tensor is not supported for float64 \(supported: float32\)"):
+    with pytest.raises(
+        UnsupportedOpError, match=r"aten\.mul\.Tensor is not supported for float64 \(supported: float32\)"
+    ):
         mcu_export.api.export(model, inputs)

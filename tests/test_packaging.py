@@ -1,4 +1,5 @@
 """The wheel carries everything a pip-installed mcu-export needs, under the one `mcu_export` namespace."""
+
 import subprocess
 import sys
 import zipfile
@@ -11,8 +12,12 @@ from cli_runner import ROOT
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode != 0 and "No module named" in proc.stderr and "setuptools" in proc.stderr:
         pytest.skip("setuptools is not installed in this environment")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -27,15 +32,17 @@ def test_wheel_has_one_namespace(wheel_names):
 
 
 def test_wheel_carries_runtime_templates_and_schema(wheel_names):
-    for required in ("mcu_export/_assets/runtime_c/CMakeLists.txt",
-                     "mcu_export/_assets/runtime_c/include/mx/errors.def",
-                     "mcu_export/_assets/codegen/kernel_table.c.j2",
-                     "mcu_export/_assets/runtime_c/firmware/main.c",
-                     "mcu_export/_assets/runtime_c/cmake/arm-none-eabi-gcc.cmake",
-                     "mcu_export/_assets/boards/host.toml",
-                     "mcu_export/_assets/fvp/corstone-300.params",
-                     "mcu_export/pte/schema/program.fbs",
-                     "mcu_export/cli.py"):
+    for required in (
+        "mcu_export/_assets/runtime_c/CMakeLists.txt",
+        "mcu_export/_assets/runtime_c/include/mx/errors.def",
+        "mcu_export/_assets/codegen/kernel_table.c.j2",
+        "mcu_export/_assets/runtime_c/firmware/main.c",
+        "mcu_export/_assets/runtime_c/cmake/arm-none-eabi-gcc.cmake",
+        "mcu_export/_assets/boards/host.toml",
+        "mcu_export/_assets/fvp/corstone-300.params",
+        "mcu_export/pte/schema/program.fbs",
+        "mcu_export/cli.py",
+    ):
         assert required in wheel_names, required
     assert not any("__pycache__" in n for n in wheel_names)
 

@@ -1,4 +1,5 @@
 """Each graph pass on a real small model: the graph changes as intended and still computes the same."""
+
 import inspect
 import os
 
@@ -101,8 +102,12 @@ def test_scalars_to_tensors():
     scalars_to_tensors(ep)
     for node in _calls(ep):
         assert all(isinstance(a, torch.fx.Node) for a in node.args[:2]), node.format_node()
-        assert node.target in (torch.ops.aten.add.Tensor, torch.ops.aten.sub.Tensor,
-                               torch.ops.aten.mul.Tensor, torch.ops.aten.div.Tensor)
+        assert node.target in (
+            torch.ops.aten.add.Tensor,
+            torch.ops.aten.sub.Tensor,
+            torch.ops.aten.mul.Tensor,
+            torch.ops.aten.div.Tensor,
+        )
     consts = [v for v in ep.constants.values() if v.dim() == 0]
     assert consts and all(c.dtype == torch.float32 for c in consts)
     _same_outputs(ep, model, x, atol=0)
@@ -121,7 +126,7 @@ def test_fold_constants_folds_the_linear_weight_transpose():
 
 def test_decompose_hard_activations_writes_portable_ops_with_torchs_values():
     model, x = fm.make(fm.Activations)
-    x = (torch.linspace(-5, 5, 10001).reshape(1, -1),)   # both kinks, and the exact points -3 and 3
+    x = (torch.linspace(-5, 5, 10001).reshape(1, -1),)  # both kinks, and the exact points -3 and 3
     ep = capture(model, x)
     decompose_hard_activations(ep)
     targets = _targets(ep)
@@ -132,8 +137,13 @@ def test_decompose_hard_activations_writes_portable_ops_with_torchs_values():
 
 def test_pass_lists_are_ordered_and_complete():
     assert PASSES == [remove_noops, fold_batch_norm, decompose_hard_activations, scalars_to_tensors, fold_constants]
-    assert PRE_QUANT_PASSES == [remove_noops, fold_batch_norm, fold_linear_batch_norm, scalars_to_tensors,
-                                fold_constants]
+    assert PRE_QUANT_PASSES == [
+        remove_noops,
+        fold_batch_norm,
+        fold_linear_batch_norm,
+        scalars_to_tensors,
+        fold_constants,
+    ]
     assert POST_QUANT_PASSES == [remove_noops, scalars_to_tensors, fold_float_constants]
 
 
@@ -149,8 +159,9 @@ def test_unsupported_op_names_op_file_line_and_method():
     ep = run_passes(capture(FftNet(), (torch.randn(8),)))
     with pytest.raises(UnsupportedOpError) as err:
         check_supported(ep)
-    assert str(err.value) == (f"operator aten._fft_r2c is not supported "
-                              f"({os.path.basename(__file__)}:{line} in FftNet.forward)")
+    assert str(err.value) == (
+        f"operator aten._fft_r2c is not supported ({os.path.basename(__file__)}:{line} in FftNet.forward)"
+    )
 
 
 @pytest.mark.parametrize("cls", fm.ALL_MODELS, ids=lambda c: c.__name__)
@@ -184,7 +195,7 @@ class LinearBn(nn.Module):
         self.fc = nn.Linear(6, 5)
         self.bn = nn.BatchNorm1d(5)
         fm.randomise_bn(self.bn)
-        self.fc3 = nn.Linear(6, 5)   # [N, T, F] output: BatchNorm1d would normalise dim 1, so no fold
+        self.fc3 = nn.Linear(6, 5)  # [N, T, F] output: BatchNorm1d would normalise dim 1, so no fold
         self.bn3 = nn.BatchNorm1d(4)
         fm.randomise_bn(self.bn3)
 
@@ -209,8 +220,9 @@ def test_fold_linear_batch_norm_folds_only_2d_linear_outputs():
 class DequantizedWeight(nn.Module):
     def __init__(self):
         super().__init__()
-        self.register_buffer("wq", torch.randint(-128, 127, (4, 3), dtype=torch.int8,
-                                                 generator=torch.Generator().manual_seed(0)))
+        self.register_buffer(
+            "wq", torch.randint(-128, 127, (4, 3), dtype=torch.int8, generator=torch.Generator().manual_seed(0))
+        )
         self.register_buffer("var", torch.rand(4, generator=torch.Generator().manual_seed(1)) + 0.5)
 
     def forward(self, x):

@@ -1,4 +1,5 @@
 """Memory planner: safe (verified), deterministic, aligned, and at the lower bound on small models."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,7 +34,7 @@ def test_random_plans_verify_and_respect_the_bound(lifetimes):
     assert arena >= lower_bound(lifetimes)
     assert all(off % pte.TENSOR_ALIGNMENT == 0 for off in offsets.values())
     assert allocate(lifetimes) == (offsets, allocate(lifetimes)[1])  # deterministic
-    assert allocate(list(reversed(lifetimes)))[0] == offsets        # independent of input order
+    assert allocate(list(reversed(lifetimes)))[0] == offsets  # independent of input order
 
 
 @settings(max_examples=100, deadline=None)
@@ -61,14 +62,15 @@ def test_verifier_catches_overlap_misalignment_and_overflow():
 def _toy_plan():
     """in -> k0 -> t1 -> k1 -> out, with a constant weight that is never planned."""
     values = [
-        pte.Tensor(pte.ScalarType.FLOAT, [10], [0]),                      # 0 input, 40 B -> 48
-        pte.Tensor(pte.ScalarType.FLOAT, [4], [0], data_buffer_idx=1),    # 1 constant
-        pte.Tensor(pte.ScalarType.FLOAT, [10], [0]),                      # 2 temp
-        pte.Tensor(pte.ScalarType.FLOAT, [3], [0]),                       # 3 output
-        pte.TensorList([0, 1]),                                           # 4
+        pte.Tensor(pte.ScalarType.FLOAT, [10], [0]),  # 0 input, 40 B -> 48
+        pte.Tensor(pte.ScalarType.FLOAT, [4], [0], data_buffer_idx=1),  # 1 constant
+        pte.Tensor(pte.ScalarType.FLOAT, [10], [0]),  # 2 temp
+        pte.Tensor(pte.ScalarType.FLOAT, [3], [0]),  # 3 output
+        pte.TensorList([0, 1]),  # 4
     ]
-    chain = pte.Chain(inputs=[0], outputs=[3], instructions=[
-        pte.KernelCall(0, [4, 2, 2]), pte.KernelCall(0, [2, 3, 3])])
+    chain = pte.Chain(
+        inputs=[0], outputs=[3], instructions=[pte.KernelCall(0, [4, 2, 2]), pte.KernelCall(0, [2, 3, 3])]
+    )
     plan = pte.ExecutionPlan("forward", values, [0], [3], [chain], [pte.Operator("aten::x", "out")], [0, 0])
     return pte.Program([plan], constant_buffer=[b"", b"\0" * 16])
 
@@ -95,16 +97,20 @@ def test_plan_memory_writes_offsets_into_the_program():
     assert by_value[2].offset not in (by_value[0].offset, by_value[3].offset)
 
 
-@pytest.mark.parametrize("cls", [fm.SmallCnn, fm.Mlp, fm.PoolsAndShapes, fm.Matmuls, fm.LoneBatchNorm,
-                                 fm.TinyMobileNet],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls",
+    [fm.SmallCnn, fm.Mlp, fm.PoolsAndShapes, fm.Matmuls, fm.LoneBatchNorm, fm.TinyMobileNet],
+    ids=lambda c: c.__name__,
+)
 @pytest.mark.slow
 def test_small_models_reach_the_lower_bound(cls):
     model, inputs = fm.make(cls)
     program, info = to_program(model, inputs)
     memory = info.memory
-    print(f"{cls.__name__}: arena {memory.arena_bytes} B, lower bound {memory.lower_bound_bytes} B, "
-          f"{len(memory.tensors)} planned tensors, order '{memory.strategy}'")
+    print(
+        f"{cls.__name__}: arena {memory.arena_bytes} B, lower bound {memory.lower_bound_bytes} B, "
+        f"{len(memory.tensors)} planned tensors, order '{memory.strategy}'"
+    )
     assert memory.arena_bytes == memory.lower_bound_bytes
     lifetimes = compute_lifetimes(program.method())
     offsets = {v.value: v.offset for v in memory.tensors}

@@ -1,4 +1,5 @@
 """The .pte reader: agrees with ExecuTorch's deserializer, and rejects malformed files with one line."""
+
 from __future__ import annotations
 
 import struct
@@ -18,11 +19,20 @@ from mcu_export.pte.writer import write_program
 
 def small_program(n_ints: int = 3) -> P.Program:
     t = P.ScalarType
-    values = [P.Tensor(t.FLOAT, [2, 2], [0, 1], data_buffer_idx=1),
-              P.Tensor(t.FLOAT, [2, 2], [0, 1], allocation_info=P.AllocationDetails(1, 0)),
-              P.IntList([3, 4])] + [P.Int(7 + i) for i in range(n_ints)]
-    plan = P.ExecutionPlan("forward", values, [1], [1], [P.Chain([1], [1], [P.KernelCall(0, [0, 2, 1, 1])])],
-                           [P.Operator("aten::mul", "out")], [0, 16])
+    values = [
+        P.Tensor(t.FLOAT, [2, 2], [0, 1], data_buffer_idx=1),
+        P.Tensor(t.FLOAT, [2, 2], [0, 1], allocation_info=P.AllocationDetails(1, 0)),
+        P.IntList([3, 4]),
+    ] + [P.Int(7 + i) for i in range(n_ints)]
+    plan = P.ExecutionPlan(
+        "forward",
+        values,
+        [1],
+        [1],
+        [P.Chain([1], [1], [P.KernelCall(0, [0, 2, 1, 1])])],
+        [P.Operator("aten::mul", "out")],
+        [0, 16],
+    )
     return P.Program([plan], constant_buffer=[b"", bytes(range(16))])
 
 
@@ -39,15 +49,18 @@ def et_files():
 
         def forward(self, x):
             return self.l(torch.relu(self.c(x)).flatten(1))
+
     torch.manual_seed(1)
     return [exir.to_edge(torch.export.export(M().eval(), (torch.randn(1, 2, 6, 6),))).to_executorch().buffer]
 
 
 # --- agreement with ExecuTorch -------------------------------------------------------------------
 
+
 @pytest.mark.interop
 def test_reads_executorch_file_like_executorch(et_files):
     from executorch.exir._serialize._program import deserialize_pte_binary
+
     for data in et_files:
         ours = read_program(data)
         theirs = from_executorch_program(deserialize_pte_binary(data).program)
@@ -74,6 +87,7 @@ def test_read_program_file(tmp_path):
 
 # --- malformed corpus ----------------------------------------------------------------------------
 
+
 def _must_reject(data: bytes, pattern: str = "") -> str:
     with pytest.raises(PteFormatError) as info:
         read_program(data)
@@ -99,13 +113,13 @@ def _locate(data: bytes):
 def test_truncated_files_are_rejected(mode):
     data = write_program(small_program(), constants=mode)
     for k in range(16):
-        _must_reject(data[:len(data) * k // 16])
+        _must_reject(data[: len(data) * k // 16])
 
 
 def test_truncated_executorch_file_is_rejected(et_files):
     data = et_files[0]
     for k in range(16):
-        _must_reject(data[:len(data) * k // 16])
+        _must_reject(data[: len(data) * k // 16])
 
 
 def test_wrong_identifier():
@@ -204,19 +218,21 @@ def test_bad_extended_header():
 
 # --- fuzz: anything but PteFormatError is a bug ---------------------------------------------------
 
-_SEED_FILES = [write_program(small_program(), constants="inline"),
-               write_program(small_program(), constants="segment")]
+_SEED_FILES = [write_program(small_program(), constants="inline"), write_program(small_program(), constants="segment")]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([0, 1]), st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1,
-                                        max_size=6), st.integers(0, 10**6))
+@given(
+    st.sampled_from([0, 1]),
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=6),
+    st.integers(0, 10**6),
+)
 def test_byte_flip_fuzz(which, flips, cut):
     data = bytearray(_SEED_FILES[which])
     for pos, val in flips:
         data[pos % len(data)] = val
     if cut % 4 == 0:
-        data = data[:cut % len(data)]
+        data = data[: cut % len(data)]
     try:
         prog = read_program(bytes(data))
     except PteFormatError as e:

@@ -1,4 +1,5 @@
 """The .pte writer: ExecuTorch's own deserializer and runtime read back exactly what we wrote."""
+
 from __future__ import annotations
 
 import copy
@@ -17,11 +18,12 @@ from mcu_export.pte.reader import read_program
 from mcu_export.pte.writer import write_program, write_program_file
 
 _ET_SPEC = importlib.util.find_spec("executorch")
-ET_SCHEMA = (Path(_ET_SPEC.submodule_search_locations[0]) / "schema" / "program.fbs" if _ET_SPEC
-             else Path("/nonexistent"))
+ET_SCHEMA = (
+    Path(_ET_SPEC.submodule_search_locations[0]) / "schema" / "program.fbs" if _ET_SPEC else Path("/nonexistent")
+)
 
-W = bytes(range(24))                      # 2x3 float32 weight (24 bytes: exercises padding)
-B = bytes([0xA5, 0x5A, 0x11]) * 4         # 3 float32 bias (12 bytes)
+W = bytes(range(24))  # 2x3 float32 weight (24 bytes: exercises padding)
+B = bytes([0xA5, 0x5A, 0x11]) * 4  # 3 float32 bias (12 bytes)
 
 
 def sample_program() -> P.Program:
@@ -31,28 +33,49 @@ def sample_program() -> P.Program:
         P.Tensor(t.FLOAT, [3], [0], data_buffer_idx=2),
         P.Tensor(t.FLOAT, [1, 2], [0, 1], allocation_info=P.AllocationDetails(1, 0)),
         P.Tensor(t.FLOAT, [1, 3], [0, 1], allocation_info=P.AllocationDetails(1, 16)),
-        P.Int(1), P.Int(-7), P.IntList([4, 5]), P.Null(), P.Double(-0.0), P.Bool(True),
-        P.TensorList([2, 3]), P.Double(0.25), P.String("hello"), P.DoubleList([1.5, -2.0]),
-        P.BoolList([True, False]), P.OptionalTensorList([2, -1]),
+        P.Int(1),
+        P.Int(-7),
+        P.IntList([4, 5]),
+        P.Null(),
+        P.Double(-0.0),
+        P.Bool(True),
+        P.TensorList([2, 3]),
+        P.Double(0.25),
+        P.String("hello"),
+        P.DoubleList([1.5, -2.0]),
+        P.BoolList([True, False]),
+        P.OptionalTensorList([2, -1]),
         P.Tensor(t.CHAR, [4], [0], allocation_info=P.AllocationDetails(2, (3 << 32) + 64), shape_dynamism=1),
     ]
-    chain = P.Chain(inputs=[2], outputs=[3], instructions=[
-        P.KernelCall(0, [2, 0, 1, 3]),
-        P.KernelCall(1, [3, 7, 11, 9, 3]),
-        P.MoveCall(3, 2),
-        P.DelegateCall(0, [2, 3]),
-        P.JumpFalseCall(9, 6),
-        P.FreeCall(16),
-    ], stacktrace=[[P.Frame("m.py", 3, "forward", "x = self.l(x)")]] + [[]] * 5)
+    chain = P.Chain(
+        inputs=[2],
+        outputs=[3],
+        instructions=[
+            P.KernelCall(0, [2, 0, 1, 3]),
+            P.KernelCall(1, [3, 7, 11, 9, 3]),
+            P.MoveCall(3, 2),
+            P.DelegateCall(0, [2, 3]),
+            P.JumpFalseCall(9, 6),
+            P.FreeCall(16),
+        ],
+        stacktrace=[[P.Frame("m.py", 3, "forward", "x = self.l(x)")]] + [[]] * 5,
+    )
     plan = P.ExecutionPlan(
-        name="forward", values=values, inputs=[2], outputs=[3], chains=[chain],
+        name="forward",
+        values=values,
+        inputs=[2],
+        outputs=[3],
+        chains=[chain],
         operators=[P.Operator("aten::linear", "out"), P.Operator("aten::hardtanh", "")],
         non_const_buffer_sizes=[0, 32, (3 << 32) + 128],
-        delegates=[P.BackendDelegate("TestBackend", P.BackendDelegateDataReference(0, 0),
-                                     [P.CompileSpec("max_value", b"\x04\x00")])],
-        container_meta_type=("[1, in]", "[1, out]"))
-    return P.Program(execution_plan=[plan], constant_buffer=[b"", W, B],
-                     backend_delegate_data=[b"delegate-blob" * 3])
+        delegates=[
+            P.BackendDelegate(
+                "TestBackend", P.BackendDelegateDataReference(0, 0), [P.CompileSpec("max_value", b"\x04\x00")]
+            )
+        ],
+        container_meta_type=("[1, in]", "[1, out]"),
+    )
+    return P.Program(execution_plan=[plan], constant_buffer=[b"", W, B], backend_delegate_data=[b"delegate-blob" * 3])
 
 
 def et_deserialize(data: bytes):
@@ -65,6 +88,7 @@ def _align16(n: int) -> int:
 
 
 # --- schema ------------------------------------------------------------------------------------------
+
 
 def test_schema_matches_executorch():
     if not ET_SCHEMA.exists():
@@ -82,11 +106,11 @@ def test_schema_matches_executorch():
 def test_schema_slots_and_scalar_types():
     assert slots("EValue") == {"val_type": 0, "val": 1}
     assert slots("Tensor")["extra_tensor_info"] == 9
-    assert {k: v for k, v in program_schema().enums["ScalarType"].items()} == \
-        {t.name: int(t) for t in P.ScalarType}
+    assert {k: v for k, v in program_schema().enums["ScalarType"].items()} == {t.name: int(t) for t in P.ScalarType}
 
 
 # --- ExecuTorch's deserializer reads what we wrote ------------------------------------------------
+
 
 @pytest.mark.interop
 @pytest.mark.parametrize("mode", ["inline", "segment"])
@@ -106,7 +130,7 @@ def test_executorch_reads_back_same_program(mode):
     # Constants: exact when inline; from the segment, non-last entries keep their 16-byte padding.
     consts = [bytes(b.storage) for b in et.constant_buffer]
     assert consts[0] == b""
-    assert consts[1][:len(W)] == W and len(consts[1]) in (len(W), _align16(len(W)))
+    assert consts[1][: len(W)] == W and len(consts[1]) in (len(W), _align16(len(W)))
     assert consts[2] == B
 
 
@@ -140,14 +164,14 @@ def test_round_trip_is_byte_identical(mode):
     data = write_program(sample_program(), constants=mode)
     back = read_program(data)
     assert write_program(back, constants=mode) == data
-    assert back.constants()[2] == B and back.constants()[1][:len(W)] == W
+    assert back.constants()[2] == B and back.constants()[1][: len(W)] == W
 
 
 def test_switching_modes_keeps_constants():
     seg = read_program(write_program(sample_program(), constants="segment"))
     inline = read_program(write_program(seg, constants="inline"))
     assert inline.constant_segment is None and inline.segments == []
-    assert inline.constant_buffer[1][:len(W)] == W and inline.constant_buffer[2] == B
+    assert inline.constant_buffer[1][: len(W)] == W and inline.constant_buffer[2] == B
 
 
 def test_bad_arguments():
@@ -172,6 +196,7 @@ def test_write_program_file_is_atomic(tmp_path):
 
 # --- random programs ----------------------------------------------------------------------------
 
+
 @st.composite
 def programs(draw):
     nconst = draw(st.integers(1, 4))
@@ -182,26 +207,50 @@ def programs(draw):
     def tensor():
         const = draw(st.booleans()) and nconst > 1
         sizes = draw(st.lists(st.integers(0, 9), max_size=4))
-        return P.Tensor(draw(st.sampled_from(list(P.ScalarType))), sizes, list(range(len(sizes))),
-                        data_buffer_idx=draw(st.integers(1, nconst - 1)) if const else 0,
-                        allocation_info=None if const else P.AllocationDetails(1, draw(st.integers(0, 2**40))),
-                        requires_grad=draw(st.booleans()))
-    makers = [lambda: P.Null(), lambda: P.Int(draw(st.integers(-2**63, 2**63 - 1))),
-              lambda: P.Bool(draw(st.booleans())), lambda: P.Double(draw(st.floats(allow_nan=False))),
-              tensor, lambda: P.String(draw(st.text(max_size=8))), lambda: P.IntList(draw(st.lists(idx, max_size=5))),
-              lambda: P.DoubleList(draw(st.lists(st.floats(allow_nan=False), max_size=4))),
-              lambda: P.BoolList(draw(st.lists(st.booleans(), max_size=4))),
-              lambda: P.TensorList(draw(st.lists(idx, max_size=4))),
-              lambda: P.OptionalTensorList(draw(st.lists(st.one_of(idx, st.just(-1)), max_size=4)))]
+        return P.Tensor(
+            draw(st.sampled_from(list(P.ScalarType))),
+            sizes,
+            list(range(len(sizes))),
+            data_buffer_idx=draw(st.integers(1, nconst - 1)) if const else 0,
+            allocation_info=None if const else P.AllocationDetails(1, draw(st.integers(0, 2**40))),
+            requires_grad=draw(st.booleans()),
+        )
+
+    makers = [
+        lambda: P.Null(),
+        lambda: P.Int(draw(st.integers(-(2**63), 2**63 - 1))),
+        lambda: P.Bool(draw(st.booleans())),
+        lambda: P.Double(draw(st.floats(allow_nan=False))),
+        tensor,
+        lambda: P.String(draw(st.text(max_size=8))),
+        lambda: P.IntList(draw(st.lists(idx, max_size=5))),
+        lambda: P.DoubleList(draw(st.lists(st.floats(allow_nan=False), max_size=4))),
+        lambda: P.BoolList(draw(st.lists(st.booleans(), max_size=4))),
+        lambda: P.TensorList(draw(st.lists(idx, max_size=4))),
+        lambda: P.OptionalTensorList(draw(st.lists(st.one_of(idx, st.just(-1)), max_size=4))),
+    ]
     values = [makers[draw(st.integers(0, len(makers) - 1))]() for _ in range(nvals)]
     nops = draw(st.integers(1, 3))
     ops = [P.Operator(draw(st.text(min_size=1, max_size=10)), draw(st.text(max_size=5))) for _ in range(nops)]
-    instrs = [draw(st.one_of(
-        st.builds(P.KernelCall, st.integers(0, nops - 1), st.lists(idx, max_size=6)),
-        st.builds(P.MoveCall, idx, idx), st.builds(P.FreeCall, idx))) for _ in range(draw(st.integers(0, 5)))]
-    plan = P.ExecutionPlan(draw(st.text(max_size=8)), values, draw(st.lists(idx, max_size=3)),
-                           draw(st.lists(idx, max_size=3)), [P.Chain([], [], instrs)], ops,
-                           [0, draw(st.integers(0, 2**40))])
+    instrs = [
+        draw(
+            st.one_of(
+                st.builds(P.KernelCall, st.integers(0, nops - 1), st.lists(idx, max_size=6)),
+                st.builds(P.MoveCall, idx, idx),
+                st.builds(P.FreeCall, idx),
+            )
+        )
+        for _ in range(draw(st.integers(0, 5)))
+    ]
+    plan = P.ExecutionPlan(
+        draw(st.text(max_size=8)),
+        values,
+        draw(st.lists(idx, max_size=3)),
+        draw(st.lists(idx, max_size=3)),
+        [P.Chain([], [], instrs)],
+        ops,
+        [0, draw(st.integers(0, 2**40))],
+    )
     return P.Program([plan], constant_buffer=consts, version=draw(st.integers(0, 2**32 - 1)))
 
 
@@ -212,7 +261,7 @@ def test_random_programs_round_trip(prog, mode):
     data = write_program(prog, constants=mode)
     back = read_program(data)
     assert back.execution_plan == prog.execution_plan
-    assert [c[:len(o)] for c, o in zip(back.constants(), prog.constants())] == prog.constants()
+    assert [c[: len(o)] for c, o in zip(back.constants(), prog.constants())] == prog.constants()
     assert write_program(back, constants=mode) == data
     if mode == "inline":
         assert back == prog
@@ -220,9 +269,11 @@ def test_random_programs_round_trip(prog, mode):
 
 # --- the strongest check: ExecuTorch's runtime runs our re-written programs ----------------------
 
+
 def _export(model, x) -> bytes:
     exir = pytest.importorskip("executorch.exir")
     import torch
+
     return exir.to_edge(torch.export.export(model.eval(), (x,))).to_executorch().buffer
 
 
@@ -245,6 +296,7 @@ def _models():
 
         def forward(self, x):
             return self.p(torch.relu(self.c(x)))
+
     torch.manual_seed(0)
     return [("linear_relu", LinearRelu(), torch.randn(2, 8)), ("conv", SmallConv(), torch.randn(1, 3, 8, 8))]
 
@@ -255,6 +307,7 @@ def _models():
 def test_executorch_runtime_runs_our_rewrite(case):
     runtime_mod = pytest.importorskip("executorch.runtime")
     import torch
+
     name, model, x = _models()[case]
     original = _export(model, x)
     ours = write_program(read_program(original), constants="segment")
@@ -269,8 +322,7 @@ def test_executorch_runtime_runs_our_rewrite(case):
     inline = write_program(read_program(original), constants="inline")
     with pytest.raises(RuntimeError, match="Failed to load program"):
         rt.load_program(inline)
-    assert from_executorch_program(et_deserialize(inline)).execution_plan == \
-        read_program(original).execution_plan
+    assert from_executorch_program(et_deserialize(inline)).execution_plan == read_program(original).execution_plan
 
 
 def test_sample_is_not_mutated_by_writer():
@@ -283,8 +335,7 @@ def test_sample_is_not_mutated_by_writer():
 def test_other_segments_are_carried_over_and_renumbered():
     blob = bytes(range(200)) * 2
     prog = sample_program()
-    prog.execution_plan[0].delegates.append(
-        P.BackendDelegate("SegBackend", P.BackendDelegateDataReference(1, 0)))
+    prog.execution_plan[0].delegates.append(P.BackendDelegate("SegBackend", P.BackendDelegateDataReference(1, 0)))
     prog.segments = [P.DataSegment(0, len(blob))]
     prog.segment_data = blob
     prog.named_data = [P.NamedData("blob", 0)]
@@ -294,7 +345,7 @@ def test_other_segments_are_carried_over_and_renumbered():
     assert back.execution_plan[0].delegates[1].processed == P.BackendDelegateDataReference(1, 1)
     assert back.named_data == [P.NamedData("blob", 1)]
     seg = back.segments[1]
-    assert back.segment_data[seg.offset:seg.offset + seg.size] == blob
+    assert back.segment_data[seg.offset : seg.offset + seg.size] == blob
     assert write_program(back, constants="segment") == data
     inline = read_program(write_program(back, constants="inline"))  # the delegate segment stays a segment
     assert inline.execution_plan[0].delegates[1].processed == P.BackendDelegateDataReference(1, 0)

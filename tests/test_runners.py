@@ -1,5 +1,6 @@
 """The runner interface: targets are found by class, a board picks its default, and Runner.run checks
 inputs once and converts memory order for every target (here a stand-in target that echoes its input)."""
+
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ NHWC = TensorSpec(dtype=6, shape=(1, 3, 2, 2), dim_order=(0, 2, 3, 1))
 
 class _Echo(Runner):
     """A target added by one class: it hands its input bytes back as the output."""
+
     name = "echo-test"
     rank = -1
 
@@ -31,7 +33,8 @@ class _Echo(Runner):
         return list(inputs), {"seconds": 0.0}
 
 
-Runner.targets.pop(_Echo.name)   # registered only inside the `echo` fixture: other tests keep the real host
+Runner.targets.pop(_Echo.name)  # registered only inside the `echo` fixture: other tests keep the real host
+
 
 @pytest.fixture
 def echo():
@@ -52,8 +55,8 @@ def test_a_new_target_is_one_class(echo):
     echo.open(Path("."))
     x = np.arange(12, dtype=np.float32).reshape(NHWC.shape)
     run = echo.run([x])
-    assert echo.seen == [np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()]   # stored NHWC
-    np.testing.assert_array_equal(run.outputs[0], x)                               # back to NCHW
+    assert echo.seen == [np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()]  # stored NHWC
+    np.testing.assert_array_equal(run.outputs[0], x)  # back to NCHW
     assert (run.board, run.target, run.per_op, run.instructions_per_inference) == ("host", "echo-test", [], None)
 
 

@@ -1,5 +1,6 @@
 """Cross builds of the runtime: AArch64 Linux under qemu-aarch64; Android/iOS toolchain files fail
 clearly when their SDK is absent."""
+
 from __future__ import annotations
 
 import os
@@ -28,13 +29,18 @@ def test_aarch64_runner_loads_and_runs_under_qemu(tmp_path):
     from mcu_export.runners.host import run_pte
 
     runner = build_host_runner("aarch64")
-    assert b"\x7fELF" == runner.read_bytes()[:4] and runner.read_bytes()[18] == 183   # e_machine EM_AARCH64
+    assert b"\x7fELF" == runner.read_bytes()[:4] and runner.read_bytes()[18] == 183  # e_machine EM_AARCH64
     module, x, data = M.et_model("linear_relu")
     pte = tmp_path / "m.pte"
     pte.write_bytes(data)
     names = {op.name for op in default_ops()}
-    load = subprocess.run(["qemu-aarch64", str(runner), str(pte), "--parse-only"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=120)
+    load = subprocess.run(
+        ["qemu-aarch64", str(runner), str(pte), "--parse-only"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
     assert load.returncode == 0, load.stderr
     if not {"aten::addmm", "aten::relu", "aten::permute_copy"} <= names:
         pytest.skip("portable kernels for Linear+ReLU not written yet (the program loaded)")
@@ -43,9 +49,23 @@ def test_aarch64_runner_loads_and_runs_under_qemu(tmp_path):
 
 
 def _configure(tmp_path, toolchain: str, env):
-    return subprocess.run(["cmake", "-G", "Ninja", "-S", str(RUNTIME), "-B", str(tmp_path / "b"),
-                           f"-DCMAKE_TOOLCHAIN_FILE={RUNTIME / 'cmake' / toolchain}"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [
+            "cmake",
+            "-G",
+            "Ninja",
+            "-S",
+            str(RUNTIME),
+            "-B",
+            str(tmp_path / "b"),
+            f"-DCMAKE_TOOLCHAIN_FILE={RUNTIME / 'cmake' / toolchain}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_android_toolchain_without_ndk_fails_clearly(tmp_path):

@@ -2,6 +2,7 @@
 (MxTestDelegate, runtime_c/host/mx_test_delegate.c) between ordinary kernel calls, run by mx_run and compared
 with numpy; the load errors a bad delegate gives; and the exporter's metadata-pool counts (pool_counts)
 held to the runtime's own (mx_run --info) for these programs and the example models."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,10 +35,18 @@ def affine_blob(a: float, b: float) -> bytes:
     return b"MXTD" + struct.pack("<Iff", 2, a, b)
 
 
-def delegate_program(blob: bytes, *, location: int = INLINE, backend: str = "MxTestDelegate",
-                     delegate_index: int = 0, processed_index: int = 0, delegate_args=None,
-                     constant: bool = False) -> P.Program:
+def delegate_program(
+    blob: bytes,
+    *,
+    location: int = INLINE,
+    backend: str = "MxTestDelegate",
+    delegate_index: int = 0,
+    processed_index: int = 0,
+    delegate_args=None,
+    constant: bool = False,
+) -> P.Program:
     """y = add(delegate(relu(x)), x or a constant c): aten::relu, the delegate, aten::add."""
+
     def planned(slot):
         return P.Tensor(P.ScalarType.FLOAT, list(SHAPE), [0, 1], allocation_info=P.AllocationDetails(1, slot * 32))
 
@@ -53,12 +62,19 @@ def delegate_program(blob: bytes, *, location: int = INLINE, backend: str = "MxT
         P.DelegateCall(delegate_index, [1, 2] if delegate_args is None else delegate_args),
         P.KernelCall(1, [2, other, 4, 3, 3]),
     ]
-    delegate = P.BackendDelegate(backend, P.BackendDelegateDataReference(location, processed_index),
-                                 [P.CompileSpec("opcode", b"\x01")])
-    plan = P.ExecutionPlan(name="forward", values=values, inputs=[0], outputs=[3],
-                           chains=[P.Chain(inputs=[0], outputs=[3], instructions=instructions)],
-                           operators=[P.Operator("aten::relu", "out"), P.Operator("aten::add", "out")],
-                           non_const_buffer_sizes=[0, 4 * 32], delegates=[delegate])
+    delegate = P.BackendDelegate(
+        backend, P.BackendDelegateDataReference(location, processed_index), [P.CompileSpec("opcode", b"\x01")]
+    )
+    plan = P.ExecutionPlan(
+        name="forward",
+        values=values,
+        inputs=[0],
+        outputs=[3],
+        chains=[P.Chain(inputs=[0], outputs=[3], instructions=instructions)],
+        operators=[P.Operator("aten::relu", "out"), P.Operator("aten::add", "out")],
+        non_const_buffer_sizes=[0, 4 * 32],
+        delegates=[delegate],
+    )
     program = P.Program(execution_plan=[plan], constant_buffer=constants)
     if location == INLINE:
         program.backend_delegate_data = [blob]
@@ -108,8 +124,9 @@ def test_two_delegates_one_backend(tmp_path):
     """Each delegate has its own state: the second call must not see the first one's operands."""
     program = with_second_delegate(delegate_program(affine_blob(2.0, 1.0)), affine_blob(0.5, -3.0))
     (out,) = run_pte(write(tmp_path, program), [X])
-    np.testing.assert_array_equal(out, reference(X, lambda r: (r * np.float32(2) + np.float32(1)) * np.float32(0.5)
-                                                 - np.float32(3)))
+    np.testing.assert_array_equal(
+        out, reference(X, lambda r: (r * np.float32(2) + np.float32(1)) * np.float32(0.5) - np.float32(3))
+    )
 
 
 def fails(tmp_path, program: P.Program) -> str:
@@ -123,9 +140,17 @@ def test_unknown_backend_is_named_at_load(tmp_path):
     assert msg == f"mx_run: error: {ERR_BACKEND} (method forward, delegate 0 NoSuchNpu)"
 
 
-@pytest.mark.parametrize("blob", [b"MXTX" + struct.pack("<I", 1), b"MXTD" + struct.pack("<I", 7), b"MXT",
-                                  relu_blob() + b"\0", affine_blob(1, 2)[:12]],
-                         ids=["magic", "opcode", "short", "trailing", "operands"])
+@pytest.mark.parametrize(
+    "blob",
+    [
+        b"MXTX" + struct.pack("<I", 1),
+        b"MXTD" + struct.pack("<I", 7),
+        b"MXT",
+        relu_blob() + b"\0",
+        affine_blob(1, 2)[:12],
+    ],
+    ids=["magic", "opcode", "short", "trailing", "operands"],
+)
 def test_bad_blob_is_refused_at_init(tmp_path, blob):
     msg = fails(tmp_path, delegate_program(blob))
     assert msg == f"mx_run: error: {ERR_DATA} (method forward, delegate 0 MxTestDelegate)"
@@ -139,6 +164,7 @@ def test_delegate_index_out_of_range(tmp_path, index):
 
 class _Unmapped(dict):
     """A segment map that passes unknown indices through, so the writer can write a dangling one."""
+
     def __missing__(self, key):
         return key
 
@@ -148,16 +174,19 @@ def test_processed_index_out_of_range(tmp_path, monkeypatch, location):
     from mcu_export.pte import writer
 
     layout = writer._layout_segments
-    monkeypatch.setattr(writer, "_layout_segments", lambda *a, **k: (lambda r: (r[0], r[1], _Unmapped(r[2]), r[3]))(
-        layout(*a, **k)))
+    monkeypatch.setattr(
+        writer, "_layout_segments", lambda *a, **k: (lambda r: (r[0], r[1], _Unmapped(r[2]), r[3]))(layout(*a, **k))
+    )
     msg = fails(tmp_path, delegate_program(relu_blob(), location=location, processed_index=3))
     assert msg == f"mx_run: error: {ERR_INDEX} (method forward, delegate 0 MxTestDelegate)"
 
 
 def test_bad_args_are_an_execute_error(tmp_path):
     msg = fails(tmp_path, delegate_program(relu_blob(), delegate_args=[1, 2, 3]))
-    assert msg == ("mx_run: error: a kernel received the wrong number of arguments "
-                   "(method forward, instruction 1, delegate 0 MxTestDelegate)")
+    assert msg == (
+        "mx_run: error: a kernel received the wrong number of arguments "
+        "(method forward, instruction 1, delegate 0 MxTestDelegate)"
+    )
     msg = fails(tmp_path, delegate_program(relu_blob(), delegate_args=[1, 4]))
     assert "a kernel argument has the wrong type" in msg and "delegate 0 MxTestDelegate" in msg
 
@@ -198,8 +227,9 @@ def test_pool_is_exact_with_delegate_state(tmp_path):
     pool = int(re.search(r"^meta_pool (\d+)$", info, re.M).group(1))
     ok = subprocess.run([str(runner), str(path), "--load-only", "--meta-pool-size", str(pool)], capture_output=True)
     assert ok.returncode == 0
-    short = subprocess.run([str(runner), str(path), "--load-only", "--meta-pool-size", str(pool - 8)],
-                           capture_output=True, text=True)
+    short = subprocess.run(
+        [str(runner), str(path), "--load-only", "--meta-pool-size", str(pool - 8)], capture_output=True, text=True
+    )
     assert short.returncode == 3 and "metadata pool is too small" in short.stderr
 
 
@@ -211,10 +241,14 @@ def test_inspect_shows_the_delegate(tmp_path):
     assert "  delegates:\n    [0] MxTestDelegate: 16 B (segment 1)\n        opcode = 0x01 (1 B)\n" in result.out
 
 
-@pytest.mark.parametrize("kw, fragment", [
-    (dict(processed_index=4), "processed.index: index 4 outside the 1 backend_delegate_data entries"),
-    (dict(delegate_index=2), "delegate_index"),
-], ids=["processed", "delegate"])
+@pytest.mark.parametrize(
+    "kw, fragment",
+    [
+        (dict(processed_index=4), "processed.index: index 4 outside the 1 backend_delegate_data entries"),
+        (dict(delegate_index=2), "delegate_index"),
+    ],
+    ids=["processed", "delegate"],
+)
 @pytest.mark.slow
 def test_inspect_refuses_dangling_delegate_references(tmp_path, kw, fragment):
     assert_one_line_error(cli("inspect", write(tmp_path, delegate_program(relu_blob(), **kw))), fragment)
@@ -222,12 +256,13 @@ def test_inspect_refuses_dangling_delegate_references(tmp_path, kw, fragment):
 
 # --- the exporter's metadata-pool counts are the runtime's ---------------------------------------------
 
+
 def assert_counts_match(path, plan):
     from mcu_export.firmware.model_project import pool_counts
 
     counted = dict(program_info(path).meta_counts)
     expected = dataclasses.asdict(pool_counts(plan, HOST_BACKENDS))
-    assert set(counted) == set(expected)   # every count the pool layout uses, and no other
+    assert set(counted) == set(expected)  # every count the pool layout uses, and no other
     assert counted == expected
 
 
@@ -236,7 +271,7 @@ def test_pool_counts_match_the_runtime_for_delegate_programs(tmp_path):
     for k, program in enumerate([delegate_program(relu_blob(), location=SEGMENT), two]):
         path = write(tmp_path, program, f"d{k}.pte")
         assert_counts_match(path, program.method())
-    assert dict(program_info(path).meta_counts)["delegate_state"] == 2 * 16   # 12 bytes each, rounded to 8
+    assert dict(program_info(path).meta_counts)["delegate_state"] == 2 * 16  # 12 bytes each, rounded to 8
 
 
 def test_pool_counts_refuse_a_delegate_no_linked_backend_runs():
@@ -244,9 +279,12 @@ def test_pool_counts_refuse_a_delegate_no_linked_backend_runs():
     from mcu_export.firmware.model_project import pool_counts
 
     plan = delegate_program(relu_blob()).method()
-    with pytest.raises(UsageError, match=r"^delegate 0 \(MxTestDelegate\): no backend for it in this build "
-                                         r"\(linked: none\)$"):
-        pool_counts(plan)   # firmware links no backend yet
+    with pytest.raises(
+        UsageError,
+        match=r"^delegate 0 \(MxTestDelegate\): no backend for it in this build "
+        r"\(linked: none\)$",
+    ):
+        pool_counts(plan)  # firmware links no backend yet
     assert pool_counts(plan, HOST_BACKENDS).delegate_state == 16
 
 
@@ -282,8 +320,10 @@ def test_pool_counts_match_the_runtime_for_examples(tmp_path, name, quantize):
 
 # --- under AddressSanitizer + UBSan: bad delegate programs are errors, never crashes ----------------------
 
-SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:exitcode=99",
-           "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98:print_stacktrace=1"}
+SAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:exitcode=99",
+    "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98:print_stacktrace=1",
+}
 
 
 @pytest.mark.slow
@@ -303,18 +343,25 @@ def test_sanitized_runs_and_corrupted_words(tmp_path):
     def one(job):
         pos, value = job
         bad = bytearray(data)
-        bad[pos:pos + 4] = struct.pack("<I", value)
+        bad[pos : pos + 4] = struct.pack("<I", value)
         path = tmp_path / f"w{pos}_{value:x}.pte"
         path.write_bytes(bytes(bad))
-        proc = subprocess.run([str(runner), str(path), "--load-only"], capture_output=True, text=True, errors="replace",
-                              env=env, timeout=60)
+        proc = subprocess.run(
+            [str(runner), str(path), "--load-only"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            env=env,
+            timeout=60,
+        )
         path.unlink()
         lines = proc.stderr.splitlines()
-        assert proc.returncode == 0 or (proc.returncode == 3 and len(lines) == 1
-                                        and lines[0].startswith("mx_run: error: ")), (pos, value, proc.stderr[-2000:])
+        assert proc.returncode == 0 or (
+            proc.returncode == 3 and len(lines) == 1 and lines[0].startswith("mx_run: error: ")
+        ), (pos, value, proc.stderr[-2000:])
         return proc.returncode
 
     jobs = [(pos, v) for pos in range(0, len(data) - 3, 4) for v in (0, 3, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFC)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         codes = list(pool.map(one, jobs))
-    assert codes.count(3) > len(jobs) // 4   # the corpus does reach the error paths
+    assert codes.count(3) > len(jobs) // 4  # the corpus does reach the error paths

@@ -1,4 +1,5 @@
 """Runtime error codes: one list (errors.def), distinct texts, documented ranges, a fixed unknown text."""
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,22 @@ def probe_output(tmp_path_factory):
     d = tmp_path_factory.mktemp("errors")
     (d / "probe.c").write_text(PROBE_C)
     exe = d / "probe"
-    subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(RUNTIME / "include"),
-                    str(d / "probe.c"), str(RUNTIME / "src" / "error.c"), "-o", str(exe)], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-I",
+            str(RUNTIME / "include"),
+            str(d / "probe.c"),
+            str(RUNTIME / "src" / "error.c"),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+    )
     return subprocess.run([str(exe)], check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
 
 
@@ -93,8 +108,11 @@ def test_mx_run_lists_the_same_errors(probe_output):
     from mcu_export.host_runtime import build_host_runner
 
     runner = build_host_runner(ops=[])
-    listed = subprocess.run([str(runner), "--list-errors"], check=True, stdout=subprocess.PIPE,
-                            text=True).stdout.splitlines()
-    expected = [f"0x{int(code):04x} {name} {text}" for code, name, text in
-                (line.split("\t") for line in probe_output if not line.startswith("unknown"))]
+    listed = subprocess.run(
+        [str(runner), "--list-errors"], check=True, stdout=subprocess.PIPE, text=True
+    ).stdout.splitlines()
+    expected = [
+        f"0x{int(code):04x} {name} {text}"
+        for code, name, text in (line.split("\t") for line in probe_output if not line.startswith("unknown"))
+    ]
     assert listed == expected

@@ -1,5 +1,6 @@
 """The loader's fusions: runs of calls that a .pte writes apart (for ExecuTorch's sake) become one call of
 our kernel, to the same bits as the calls as written; anything that differs from the pattern runs as written."""
+
 import numpy as np
 import pytest
 import torch
@@ -15,7 +16,7 @@ FUSED = {"aten::hardswish.out": F.hardswish, "aten::hardsigmoid.out": F.hardsigm
 
 
 def _x():
-    return torch.randn(4, 9, generator=torch.Generator().manual_seed(0)) * 4   # across both kinks
+    return torch.randn(4, 9, generator=torch.Generator().manual_seed(0)) * 4  # across both kinks
 
 
 def _program(tmp_path, fn, x):
@@ -50,14 +51,18 @@ def test_a_hand_written_ramp_fuses_too(tmp_path):
     assert instruction_kernels(path) == ["aten::hardswish.out"] + ["fused-away"] * 3
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: (x * (c := (x + 3).clamp(0, 6)) / 6, c),              # a temporary is also an output
-    lambda x: (x * (c := (x + 3).clamp(0, 6)) / 6) + c,             # ... or read after the ramp
-    lambda x: x * (x + 3).clamp(0, 6) / 5,                          # not the ramp's constants
-    lambda x: x * (x + 2).clamp(0, 6) / 6,
-    lambda x: x * (x + 3).clamp(0, 5) / 6,
-    lambda x: (x + 3).clamp(-1, 6) / 6,
-], ids=["temporary-output", "temporary-read", "div-5", "add-2", "clamp-max-5", "clamp-min-1"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: (x * (c := (x + 3).clamp(0, 6)) / 6, c),  # a temporary is also an output
+        lambda x: (x * (c := (x + 3).clamp(0, 6)) / 6) + c,  # ... or read after the ramp
+        lambda x: x * (x + 3).clamp(0, 6) / 5,  # not the ramp's constants
+        lambda x: x * (x + 2).clamp(0, 6) / 6,
+        lambda x: x * (x + 3).clamp(0, 5) / 6,
+        lambda x: (x + 3).clamp(-1, 6) / 6,
+    ],
+    ids=["temporary-output", "temporary-read", "div-5", "add-2", "clamp-max-5", "clamp-min-1"],
+)
 @pytest.mark.slow
 def test_ramps_that_differ_run_as_written(tmp_path, fn):
     kernels = instruction_kernels(_program(tmp_path, fn, _x()))

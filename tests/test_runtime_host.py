@@ -1,4 +1,5 @@
 """End to end on the host: ExecuTorch-exported programs run by our C runtime match torch."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,10 @@ import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via co
 from mcu_export.errors import RuntimeFailure, UsageError
 from mcu_export.ops.table import BY_QUALIFIED
 
-NEEDED = {"linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
-          "small_conv": {"aten::convolution", "aten::relu"}}
+NEEDED = {
+    "linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
+    "small_conv": {"aten::convolution", "aten::relu"},
+}
 
 
 def _require_kernels(model):
@@ -38,7 +41,9 @@ def test_input_mismatch_is_a_usage_error(tmp_path):
 
     _require_kernels("linear_relu")
     (tmp_path / "m.pte").write_bytes(M.et_model("linear_relu")[2])
-    with pytest.raises(UsageError, match=r"^mx_run: error: an input does not match .*\(input 0 expected 6:2x4 got 6:2x5\)$"):
+    with pytest.raises(
+        UsageError, match=r"^mx_run: error: an input does not match .*\(input 0 expected 6:2x4 got 6:2x5\)$"
+    ):
         run_pte(tmp_path / "m.pte", [np.zeros((2, 5), np.float32)])
     with pytest.raises(UsageError, match=r"expected 6:2x4 got 7:2x4"):
         run_pte(tmp_path / "m.pte", [np.zeros((2, 4), np.float64)])
@@ -57,13 +62,14 @@ def test_kernel_failure_names_instruction_and_op(tmp_path):
     out_index = M.u32(b, M.vector(b, M.plan(b), M.PLAN_OUTPUTS)[0] + 4)
     out_tensor = next(t for i, tag, t in M.values(b) if i == out_index)
     sizes, _ = M.vector(b, out_tensor, M.TENSOR_SIZES)
-    M.put_u32(b, sizes + 8, 2)          # [2, 3] -> [2, 2]
+    M.put_u32(b, sizes + 8, 2)  # [2, 3] -> [2, 2]
     (tmp_path / "m.pte").write_bytes(bytes(b))
     calls = len(M.kernel_calls(b))
     out = BY_QUALIFIED["aten::relu.out"].arg_index("out")
     # only the load-time check names an argument: execution errors have none
-    with pytest.raises(RuntimeFailure,
-                       match=rf"\(method forward, instruction {calls - 1}, argument {out}, op aten::relu\.out\)$"):
+    with pytest.raises(
+        RuntimeFailure, match=rf"\(method forward, instruction {calls - 1}, argument {out}, op aten::relu\.out\)$"
+    ):
         run_pte(tmp_path / "m.pte", [x.numpy()])
 
 

@@ -4,6 +4,7 @@ Every malformed file must be rejected (or, for random mutants, either load or be
 status 3 and one `mx_run: error:` line, never a crash: the corpus runs under an AddressSanitizer +
 UBSan build, so an out-of-bounds read or undefined behaviour fails the test.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,11 @@ from hypothesis import strategies as st
 
 import runtime_pte_models as M  # noqa: E402  (tests/support, on sys.path via conftest)
 
-SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99",
-               UBSAN_OPTIONS="halt_on_error=1:exitcode=98:print_stacktrace=1")
+SAN_ENV = dict(
+    os.environ,
+    ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99",
+    UBSAN_OPTIONS="halt_on_error=1:exitcode=98:print_stacktrace=1",
+)
 ERR = {
     "truncated": "program is truncated",
     "identifier": "file identifier is not ET12",
@@ -64,14 +68,21 @@ def conv():
 def run(runner, data: bytes, tmp: Path, *args: str, name: str = "m.pte"):
     path = tmp / name
     path.write_bytes(data)
-    return subprocess.run([str(runner), str(path), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, env=SAN_ENV, timeout=60)
+    return subprocess.run(
+        [str(runner), str(path), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=SAN_ENV,
+        timeout=60,
+    )
 
 
 def assert_clean(proc, data_desc: str, *, must_fail: bool):
     """Exit 0 (loaded) or 3 with exactly one error line; anything else is a crash or a sanitizer report."""
     assert proc.returncode in ((3,) if must_fail else (0, 3)), (
-        f"{data_desc}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
+        f"{data_desc}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
+    )
     if proc.returncode == 3:
         lines = proc.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("mx_run: error: "), f"{data_desc}: {proc.stderr}"
@@ -89,6 +100,7 @@ def run_corpus(runner, mutants, tmp: Path, *, must_fail: bool):
 
 
 # ---- valid programs ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", sorted(M.MODELS))
 @pytest.mark.slow
@@ -111,8 +123,10 @@ def test_executorch_programs_load_with_their_kernels(model, san_runner, tmp_path
     from mcu_export.host_runtime import default_ops
 
     names = {op.name for op in default_ops()}
-    needed = {"linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
-              "small_conv": {"aten::convolution", "aten::relu"}}[model]
+    needed = {
+        "linear_relu": {"aten::addmm", "aten::relu", "aten::permute_copy"},
+        "small_conv": {"aten::convolution", "aten::relu"},
+    }[model]
     if not needed <= names:
         pytest.skip(f"portable kernels not written yet: {sorted(needed - names)}")
     proc = run(san_runner, M.et_model(model)[2], tmp_path, "--load-only")
@@ -166,9 +180,13 @@ def test_inline_constant_buffers_without_header(san_runner, tmp_path):
 
 # ---- malformed programs -----------------------------------------------------------------------------
 
+
 def test_truncated_files_are_rejected(san_runner, linear, conv, tmp_path):
-    mutants = [(f"{name} cut at {k}/16", data[: len(data) * k // 16])
-               for name, data in (("linear", linear), ("conv", conv)) for k in range(16)]
+    mutants = [
+        (f"{name} cut at {k}/16", data[: len(data) * k // 16])
+        for name, data in (("linear", linear), ("conv", conv))
+        for k in range(16)
+    ]
     run_corpus(san_runner, mutants, tmp_path, must_fail=True)
 
 
@@ -240,8 +258,15 @@ def _corruptions(b: bytes):
     yield "header length too short", u32(12, 8), ERR["header"]
     yield "header program_size past the file", u64(16, len(b) + 64), ERR["truncated"]
     yield "header length past the file", u32(12, len(b)), ERR["truncated"]
-    yield "union tag unknown", bytes(bytearray(b[:M.field(b, M.vec_table(b, values_vec, 0), 0)]) + bytes([42])
-                                     + b[M.field(b, M.vec_table(b, values_vec, 0), 0) + 1:]), "unknown union type"
+    yield (
+        "union tag unknown",
+        bytes(
+            bytearray(b[: M.field(b, M.vec_table(b, values_vec, 0), 0)])
+            + bytes([42])
+            + b[M.field(b, M.vec_table(b, values_vec, 0), 0) + 1 :]
+        ),
+        "unknown union type",
+    )
 
 
 def test_targeted_corruptions_fail_with_the_right_error(san_runner, linear, tmp_path):
@@ -274,16 +299,18 @@ def test_random_byte_flips_never_crash(san_runner, linear, conv, tmp_path):
             bad[pos] = rng.choice((bad[pos] ^ (1 << rng.randrange(8)), 0x00, 0xFF, rng.randrange(256)))
         mutants.append((f"flip mutant {n}", bytes(bad)))
     procs = run_corpus(san_runner, mutants, tmp_path, must_fail=False)
-    assert sum(p.returncode == 3 for p in procs) > 30   # the corpus does reach the error paths
+    assert sum(p.returncode == 3 for p in procs) > 30  # the corpus does reach the error paths
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(word=st.integers(min_value=0, max_value=10_000),
-       value=st.sampled_from([0, 1, 2, 3, 4, 7, 8, 0xFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFC]))
+@settings(
+    max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    word=st.integers(min_value=0, max_value=10_000),
+    value=st.sampled_from([0, 1, 2, 3, 4, 7, 8, 0xFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFC]),
+)
 @pytest.mark.slow
 def test_any_word_set_to_an_edge_value_never_crashes(san_runner, linear, tmp_path, word, value):
     pos = (word * 4) % (len(linear) - 3) & ~3
     bad = M.put_u32(bytearray(linear), pos, value)
-    assert_clean(run(san_runner, bytes(bad), tmp_path, "--parse-only"), f"u32 at {pos} = {value:#x}",
-                 must_fail=False)
+    assert_clean(run(san_runner, bytes(bad), tmp_path, "--parse-only"), f"u32 at {pos} = {value:#x}", must_fail=False)

@@ -5,7 +5,4 @@
 
 #include "mx_platform.h"
 
-__attribute__((noinline, used)) void mx_icount_hit(const volatile uint8_t *address)
-{
-    (void)*address;
-}
+__attribute__((noinline, used)) void mx_icount_hit(const volatile uint8_t *address) { (void)*address; }

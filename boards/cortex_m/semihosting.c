@@ -8,40 +8,34 @@
 
 enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_READ = 0x06, SYS_FLEN = 0x0C };
 
-int32_t mx_semihost_call(uint32_t op, const void *params)
-{
-    register uint32_t r0 __asm("r0") = op;
-    register const void *r1 __asm("r1") = params;
-    __asm volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
-    return (int32_t)r0;
+int32_t mx_semihost_call(uint32_t op, const void *params) {
+  register uint32_t r0 __asm("r0") = op;
+  register const void *r1 __asm("r1") = params;
+  __asm volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
+  return (int32_t)r0;
 }
 
-int mx_semihost_open(const char *path, int mode)
-{
-    const uint32_t params[3] = {(uint32_t)(uintptr_t)path, (uint32_t)mode, (uint32_t)strlen(path)};
-    return mx_semihost_call(SYS_OPEN, params);
+int mx_semihost_open(const char *path, int mode) {
+  const uint32_t params[3] = {(uint32_t)(uintptr_t)path, (uint32_t)mode, (uint32_t)strlen(path)};
+  return mx_semihost_call(SYS_OPEN, params);
 }
 
-int mx_semihost_close(int handle)
-{
-    const uint32_t params[1] = {(uint32_t)handle};
-    return mx_semihost_call(SYS_CLOSE, params);
+int mx_semihost_close(int handle) {
+  const uint32_t params[1] = {(uint32_t)handle};
+  return mx_semihost_call(SYS_CLOSE, params);
 }
 
-int mx_semihost_read(int handle, void *buf, size_t len)
-{
-    const uint32_t params[3] = {(uint32_t)handle, (uint32_t)(uintptr_t)buf, (uint32_t)len};
-    return mx_semihost_call(SYS_READ, params);
+int mx_semihost_read(int handle, void *buf, size_t len) {
+  const uint32_t params[3] = {(uint32_t)handle, (uint32_t)(uintptr_t)buf, (uint32_t)len};
+  return mx_semihost_call(SYS_READ, params);
 }
 
-int mx_semihost_write(int handle, const void *buf, size_t len)
-{
-    const uint32_t params[3] = {(uint32_t)handle, (uint32_t)(uintptr_t)buf, (uint32_t)len};
-    return mx_semihost_call(SYS_WRITE, params);
+int mx_semihost_write(int handle, const void *buf, size_t len) {
+  const uint32_t params[3] = {(uint32_t)handle, (uint32_t)(uintptr_t)buf, (uint32_t)len};
+  return mx_semihost_call(SYS_WRITE, params);
 }
 
-long mx_semihost_flen(int handle)
-{
-    const uint32_t params[1] = {(uint32_t)handle};
-    return mx_semihost_call(SYS_FLEN, params);
+long mx_semihost_flen(int handle) {
+  const uint32_t params[1] = {(uint32_t)handle};
+  return mx_semihost_call(SYS_FLEN, params);
 }

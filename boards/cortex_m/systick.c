@@ -11,24 +11,19 @@
 
 static volatile uint32_t mx_systick_wraps;
 
-void mx_systick_handler(void)
-{
-    mx_systick_wraps++;
+void mx_systick_handler(void) { mx_systick_wraps++; }
+
+void mx_ticks_init(void) {
+  MX_SYST_RVR = MX_SYST_RELOAD;
+  MX_SYST_CVR = 0;
+  MX_SYST_CSR = 0x7u;   /* processor clock, interrupt on wrap, enable */
 }
 
-void mx_ticks_init(void)
-{
-    MX_SYST_RVR = MX_SYST_RELOAD;
-    MX_SYST_CVR = 0;
-    MX_SYST_CSR = 0x7u;   /* processor clock, interrupt on wrap, enable */
-}
-
-uint64_t mx_platform_ticks(void)
-{
-    uint32_t wraps, count;
-    do {   /* re-read when a wrap lands between the two reads */
-        wraps = mx_systick_wraps;
-        count = MX_SYST_CVR;
-    } while (wraps != mx_systick_wraps);
-    return ((uint64_t)wraps << 24) + (MX_SYST_RELOAD - count);
+uint64_t mx_platform_ticks(void) {
+  uint32_t wraps, count;
+  do {   /* re-read when a wrap lands between the two reads */
+    wraps = mx_systick_wraps;
+    count = MX_SYST_CVR;
+  } while (wraps != mx_systick_wraps);
+  return ((uint64_t)wraps << 24) + (MX_SYST_RELOAD - count);
 }

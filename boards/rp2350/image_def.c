@@ -4,8 +4,7 @@
  * (the block loops to itself), end marker. The linker script places it right after the vectors. */
 #include <stdint.h>
 
-__attribute__((used, section(".mx_boot_block")))
-static const uint32_t mx_rp2350_image_def[5] = {
+__attribute__((used, section(".mx_boot_block"))) static const uint32_t mx_rp2350_image_def[5] = {
     0xFFFFDED3u,   /* PICOBIN_BLOCK_MARKER_START */
     0x10210142u,   /* IMAGE_TYPE item, 1 word: EXE | Arm | Secure | RP2350 */
     0x000001FFu,   /* LAST item, 1 word of items before it */

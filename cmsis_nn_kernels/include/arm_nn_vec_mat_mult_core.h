@@ -11,12 +11,22 @@
 
 #include "arm_nnsupportfunctions.h"
 
-static inline __attribute__((always_inline)) void arm_nn_vec_mat_mult_t_core(const int8_t *lhs, const int8_t *rhs, const int32_t *kernel_sum,
-                                                                              const int32_t *bias, int8_t *dst, int32_t lhs_offset,
-                                                                              int32_t dst_offset, const int32_t *dst_multiplier,
-                                                                              const int32_t *dst_shift, bool per_row, int32_t rhs_cols,
-                                                                              int32_t rhs_rows, int32_t activation_min, int32_t activation_max,
-                                                                              int32_t address_offset, int32_t rhs_offset)
+static inline __attribute__((always_inline)) void arm_nn_vec_mat_mult_t_core(const int8_t *lhs,
+                                                                             const int8_t *rhs,
+                                                                             const int32_t *kernel_sum,
+                                                                             const int32_t *bias,
+                                                                             int8_t *dst,
+                                                                             int32_t lhs_offset,
+                                                                             int32_t dst_offset,
+                                                                             const int32_t *dst_multiplier,
+                                                                             const int32_t *dst_shift,
+                                                                             bool per_row,
+                                                                             int32_t rhs_cols,
+                                                                             int32_t rhs_rows,
+                                                                             int32_t activation_min,
+                                                                             int32_t activation_max,
+                                                                             int32_t address_offset,
+                                                                             int32_t rhs_offset)
 {
 #if defined(ARM_NN_USE_MVE)
     (void)bias;

@@ -14,18 +14,18 @@
 extern "C" {
 #endif
 
-#define ARM_NN_CONV_ARGS                                                                                          \
-    const cmsis_nn_context *ctx, const cmsis_nn_conv_params *conv_params,                                         \
-        const cmsis_nn_per_channel_quant_params *quant_params, const cmsis_nn_dims *input_dims,                   \
-        const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,                    \
-        const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims,               \
+#define ARM_NN_CONV_ARGS                                                                            \
+    const cmsis_nn_context *ctx, const cmsis_nn_conv_params *conv_params,                           \
+        const cmsis_nn_per_channel_quant_params *quant_params, const cmsis_nn_dims *input_dims,     \
+        const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,      \
+        const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims, \
         int8_t *output_data
 
-#define ARM_NN_DW_CONV_ARGS                                                                                       \
-    const cmsis_nn_context *ctx, const cmsis_nn_dw_conv_params *dw_conv_params,                                   \
-        const cmsis_nn_per_channel_quant_params *quant_params, const cmsis_nn_dims *input_dims,                   \
-        const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,                    \
-        const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims,               \
+#define ARM_NN_DW_CONV_ARGS                                                                         \
+    const cmsis_nn_context *ctx, const cmsis_nn_dw_conv_params *dw_conv_params,                     \
+        const cmsis_nn_per_channel_quant_params *quant_params, const cmsis_nn_dims *input_dims,     \
+        const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,      \
+        const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims, \
         int8_t *output_data
 
 /* ---- convolution ---- */

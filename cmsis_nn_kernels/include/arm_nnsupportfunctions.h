@@ -60,8 +60,8 @@ static inline int32_t arm_nn_requantize(const int32_t val, const int32_t multipl
 }
 
 /* Requantize, add the output offset, clamp: the tail of every int8 kernel. */
-static inline int8_t arm_nn_requantize_clamp_s8(int32_t acc, int32_t multiplier, int32_t shift, int32_t out_offset,
-                                               int32_t act_min, int32_t act_max)
+static inline int8_t arm_nn_requantize_clamp_s8(
+    int32_t acc, int32_t multiplier, int32_t shift, int32_t out_offset, int32_t act_min, int32_t act_max)
 {
     acc = arm_nn_requantize(acc, multiplier, shift) + out_offset;
     acc = MAX(acc, act_min);
@@ -100,8 +100,8 @@ static inline int32_t arm_nn_requantize_1step(const int32_t val, const int32_t m
     return (int32_t)(q >> 32) >> (-shift - 1);
 }
 
-static inline int8_t arm_nn_requantize_clamp_s8_1step(int32_t acc, int32_t multiplier, int32_t shift,
-                                                      int32_t out_offset, int32_t act_min, int32_t act_max)
+static inline int8_t arm_nn_requantize_clamp_s8_1step(
+    int32_t acc, int32_t multiplier, int32_t shift, int32_t out_offset, int32_t act_min, int32_t act_max)
 {
     acc = arm_nn_requantize_1step(acc, multiplier, shift) + out_offset;
     acc = MAX(acc, act_min);

@@ -7,6 +7,7 @@ Project layout (everything a user needs to build it elsewhere):
 Build outputs go to <project>/build/ (CMake's tree) and are published to <project>/artifacts/
 (firmware.elf, firmware.bin, firmware.uf2 when the board wants one, firmware.map) all at once.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,7 +42,7 @@ NEWLIB_ROOT = Path("/usr/lib/arm-none-eabi")
 class BuildResult:
     elf: Path
     map: Path
-    bin: Optional[Path] = None   # boards whose loadable sections sit in one region (outputs.formats)
+    bin: Optional[Path] = None  # boards whose loadable sections sit in one region (outputs.formats)
     uf2: Optional[Path] = None
 
 
@@ -53,7 +54,9 @@ def require_tools(*tools: str) -> None:
 
 
 def _tools_for(board: Board) -> Sequence[str]:
-    compilers = ("arm-none-eabi-gcc",) if board.compiler.kind == "gcc" else ("clang-16", "ld.lld-16", "arm-none-eabi-gcc")
+    compilers = (
+        ("arm-none-eabi-gcc",) if board.compiler.kind == "gcc" else ("clang-16", "ld.lld-16", "arm-none-eabi-gcc")
+    )
     return ("cmake", "ninja") + compilers
 
 
@@ -69,12 +72,23 @@ def _toolchain_file(board: Board) -> bytes:
     flags = board.compiler.multilib_flags
     multilib = _gcc_query(*flags, "-print-multi-directory")
     libgcc = Path(_gcc_query(*flags, "-print-libgcc-file-name")).parent
-    return render("firmware/toolchain-clang.cmake.j2", multilib=multilib, newlib_include=NEWLIB_ROOT / "include",
-                  newlib_libdir=NEWLIB_ROOT / "newlib" / multilib, libgcc_dir=libgcc).encode()
+    return render(
+        "firmware/toolchain-clang.cmake.j2",
+        multilib=multilib,
+        newlib_include=NEWLIB_ROOT / "include",
+        newlib_libdir=NEWLIB_ROOT / "newlib" / multilib,
+        libgcc_dir=libgcc,
+    ).encode()
 
 
-def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sources: Mapping[str, Source], *,
-                   defines: Optional[Mapping[str, object]] = None, include_dirs: Sequence[str] = ()) -> Path:
+def render_project(
+    board: Union[Board, str],
+    out_dir: Union[str, Path],
+    app_sources: Mapping[str, Source],
+    *,
+    defines: Optional[Mapping[str, object]] = None,
+    include_dirs: Sequence[str] = (),
+) -> Path:
     """Write the project for `board` into out_dir. app_sources maps a path inside the project to its
     text, bytes, or a file to copy; every `.c` among them is compiled. include_dirs are project-relative."""
     board = load_firmware_board(board)
@@ -82,20 +96,29 @@ def render_project(board: Union[Board, str], out_dir: Union[str, Path], app_sour
     for rel in app_sources:
         if Path(rel).is_absolute() or ".." in Path(rel).parts or Path(rel).parts[0] in ("board", "build", "artifacts"):
             raise UsageError(f"app source path '{rel}' must be relative and outside board/, build/, artifacts/")
-    files = {f"board/{board.name}.toml": board.path.read_bytes(),
-             "board/include/mx_platform.h": (board.path.parent / "include" / "mx_platform.h").read_bytes()}
+    files = {
+        f"board/{board.name}.toml": board.path.read_bytes(),
+        "board/include/mx_platform.h": (board.path.parent / "include" / "mx_platform.h").read_bytes(),
+    }
     for src in board.sources:
         files[f"board/{src}"] = (board.path.parent / src).read_bytes()
     for rel, content in app_sources.items():
-        files[rel] = Path(content).read_bytes() if isinstance(content, Path) else \
-            (content.encode() if isinstance(content, str) else content)
+        files[rel] = (
+            Path(content).read_bytes()
+            if isinstance(content, Path)
+            else (content.encode() if isinstance(content, str) else content)
+        )
     sources = [f"board/{s}" for s in board.sources] + sorted(r for r in app_sources if r.endswith(".c"))
     all_defines = {**board.c_defines(), **{k: str(v) for k, v in (defines or {}).items()}}
     files["firmware.ld"] = render("firmware/firmware.ld.j2", board=board, s=board.sections).encode()
     files["toolchain.cmake"] = _toolchain_file(board)
     files["CMakeLists.txt"] = render(
-        "firmware/CMakeLists.txt.j2", board=board, sources=sources, defines=sorted(all_defines.items()),
-        include_dirs=["board/include", *include_dirs]).encode()
+        "firmware/CMakeLists.txt.j2",
+        board=board,
+        sources=sources,
+        defines=sorted(all_defines.items()),
+        include_dirs=["board/include", *include_dirs],
+    ).encode()
     for rel, data in files.items():
         path = out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,9 +158,22 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
     build.mkdir(exist_ok=True)
     if not (build / "build.ninja").exists():
         _progress(f"configuring for {board.name} ({board.compiler.kind})")
-        _run_step(["cmake", "-G", "Ninja", "-S", str(out_dir), "-B", str(build),
-                   f"-DCMAKE_TOOLCHAIN_FILE={out_dir / 'toolchain.cmake'}", "-DCMAKE_BUILD_TYPE="],
-                  out_dir, "configure (cmake)", build / "configure.log")
+        _run_step(
+            [
+                "cmake",
+                "-G",
+                "Ninja",
+                "-S",
+                str(out_dir),
+                "-B",
+                str(build),
+                f"-DCMAKE_TOOLCHAIN_FILE={out_dir / 'toolchain.cmake'}",
+                "-DCMAKE_BUILD_TYPE=",
+            ],
+            out_dir,
+            "configure (cmake)",
+            build / "configure.log",
+        )
     _run_step(["ninja", "-C", str(build)], out_dir, "build (ninja)", build / "build.log")
 
     stage = Path(tempfile.mkdtemp(prefix=".artifacts-", dir=out_dir))
@@ -155,9 +191,12 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
     art = out_dir / "artifacts"
     Elf(art / "firmware.elf")  # a truncated or foreign file fails here, not in the runner
     _progress(f"done: {art / 'firmware.elf'}")
-    return BuildResult(elf=art / "firmware.elf", map=art / "firmware.map",
-                       bin=art / "firmware.bin" if "bin" in board.outputs else None,
-                       uf2=art / "firmware.uf2" if "uf2" in board.outputs else None)
+    return BuildResult(
+        elf=art / "firmware.elf",
+        map=art / "firmware.map",
+        bin=art / "firmware.bin" if "bin" in board.outputs else None,
+        uf2=art / "firmware.uf2" if "uf2" in board.outputs else None,
+    )
 
 
 def _publish(stage: Path, target: Path) -> None:

@@ -9,6 +9,7 @@ PATH/Source/**.c (Arm's CMSIS-NN needs nothing else since v4.1: Include/Internal
 replaces CMSIS-Core). Functions it lacks (arm_quantized_activation_s8: CMSIS-NN has no int8 lookup-table
 op) still come from ours. `find_cmsis_nn` locates an installed pack offline, through cmsis-pack-manager.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,6 +40,7 @@ def _code(path: Path) -> str:
 @dataclass
 class Library:
     """A CMSIS-NN flavour: where its headers are, and which .c file defines each function."""
+
     name: str
     include_dir: Path
     sources: List[Path]
@@ -60,8 +62,9 @@ def installed(path: Union[str, Path]) -> Library:
     root = Path(path).expanduser()
     header = root / "Include" / "arm_nnfunctions.h"
     if not header.is_file():
-        raise UsageError(f"no CMSIS-NN at {root}: {header} is missing (expected PATH/Include/arm_nnfunctions.h "
-                         f"and PATH/Source/**.c)")
+        raise UsageError(
+            f"no CMSIS-NN at {root}: {header} is missing (expected PATH/Include/arm_nnfunctions.h and PATH/Source/**.c)"
+        )
     sources = sorted((root / "Source").rglob("*.c"))
     if not sources:
         raise UsageError(f"no CMSIS-NN sources under {root / 'Source'}")
@@ -101,8 +104,9 @@ def calls_in(code: str) -> List[str]:
     return sorted(set(_CALL.findall(_COMMENT.sub(" ", code))))
 
 
-def project_files(kernel_files: Iterable[Path], cmsis_nn: Optional[Union[str, Path]] = None,
-                  extra_roots: Iterable[str] = ()) -> Tuple[Dict[str, Path], List[str]]:
+def project_files(
+    kernel_files: Iterable[Path], cmsis_nn: Optional[Union[str, Path]] = None, extra_roots: Iterable[str] = ()
+) -> Tuple[Dict[str, Path], List[str]]:
     """(project path -> source, include dirs) of the CMSIS-NN part of a firmware whose cortex_m kernels are
     `kernel_files` (and that calls `extra_roots` from elsewhere, e.g. generated model code): ours by
     default, else the installed CMSIS-NN at `cmsis_nn` with ours filling its gaps."""
@@ -127,6 +131,7 @@ def project_files(kernel_files: Iterable[Path], cmsis_nn: Optional[Union[str, Pa
 
 # ---- locating an installed CMSIS-NN pack ------------------------------------------------------------
 
+
 def _pack_roots() -> List[Path]:
     """Where CMSIS packs live by default: $CMSIS_PACK_ROOT (CMSIS-Toolbox), its Linux default, and
     cmsis-pack-manager's own cache folder."""
@@ -136,6 +141,7 @@ def _pack_roots() -> List[Path]:
     roots.append(Path.home() / ".cache" / "arm" / "packs")
     try:
         from appdirs import user_data_dir
+
         roots.append(Path(user_data_dir("cmsis-pack-manager")))
     except ImportError:
         pass
@@ -175,7 +181,10 @@ def find_cmsis_nn(pack_root: Optional[Union[str, Path]] = None) -> Optional[Path
             continue
         for pdsc in root.rglob(f"ARM.{PACK_NAME}*.pdsc"):
             folder = pdsc.parent
-            if (folder / "Include" / "arm_nnfunctions.h").is_file() and (folder / "Source").is_dir() \
-                    and _is_valid_pack(pdsc):
+            if (
+                (folder / "Include" / "arm_nnfunctions.h").is_file()
+                and (folder / "Source").is_dir()
+                and _is_valid_pack(pdsc)
+            ):
                 found.append((_pdsc_version(pdsc), str(folder)))
     return Path(max(found)[1]) if found else None

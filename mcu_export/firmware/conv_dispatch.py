@@ -7,6 +7,7 @@ runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) and renders mx_cm_conv_s8
 calling only those. Host builds define the same two functions as the wrappers
 (mx_cm_conv_dispatch_wrappers.c).
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,13 +21,17 @@ if TYPE_CHECKING:  # the op table imports torch, which building firmware otherwi
     from mcu_export.ops.table import OpDef
 
 # The CMSIS-NN function of each variant mx_cm_conv_kind_of / mx_cm_dw_conv_kind_of can pick.
-CONV_FUNCTIONS = {"1x1_fast": ("MX_CM_CONV_1X1_FAST", "arm_convolve_1x1_s8_fast"),
-                  "1x1": ("MX_CM_CONV_1X1", "arm_convolve_1x1_s8"),
-                  "1_x_n": ("MX_CM_CONV_1_X_N", "arm_convolve_1_x_n_s8"),
-                  "general": ("MX_CM_CONV_GENERAL", "arm_convolve_s8")}
-DW_FUNCTIONS = {"3x3": ("MX_CM_DW_3X3", "arm_depthwise_conv_3x3_s8"),
-                "opt": ("MX_CM_DW_OPT", "arm_depthwise_conv_s8_opt"),
-                "general": ("MX_CM_DW_GENERAL", "arm_depthwise_conv_s8")}
+CONV_FUNCTIONS = {
+    "1x1_fast": ("MX_CM_CONV_1X1_FAST", "arm_convolve_1x1_s8_fast"),
+    "1x1": ("MX_CM_CONV_1X1", "arm_convolve_1x1_s8"),
+    "1_x_n": ("MX_CM_CONV_1_X_N", "arm_convolve_1_x_n_s8"),
+    "general": ("MX_CM_CONV_GENERAL", "arm_convolve_s8"),
+}
+DW_FUNCTIONS = {
+    "3x3": ("MX_CM_DW_3X3", "arm_depthwise_conv_3x3_s8"),
+    "opt": ("MX_CM_DW_OPT", "arm_depthwise_conv_s8_opt"),
+    "general": ("MX_CM_DW_GENERAL", "arm_depthwise_conv_s8"),
+}
 _CONV_OPS = ("cortex_m::quantized_conv2d.out", "cortex_m::quantized_conv2d_nhwc.out")
 _DW_OPS = ("cortex_m::quantized_depthwise_conv2d.out", "cortex_m::quantized_depthwise_conv2d_nhwc.out")
 
@@ -54,16 +59,20 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
         arg = functools.partial(_arg, values, ins, BY_QUALIFIED[op])
         try:
             x, w = arg("input"), arg("weight")
-            stride, padding, dilation = ([values[i].int_val for i in arg(k).items]
-                                         for k in ("stride", "padding", "dilation"))
+            stride, padding, dilation = (
+                [values[i].int_val for i in arg(k).items] for k in ("stride", "padding", "dilation")
+            )
             stride, padding, dilation = ((v * 2 if len(v) == 1 else v) for v in (stride, padding, dilation))
             n, c, h, wd = x.sizes if not nhwc else (x.sizes[0], x.sizes[3], x.sizes[1], x.sizes[2])
             if op in _CONV_OPS:
                 conv.add(conv_kind((n, h, wd, c), tuple(w.sizes), stride, padding, dilation))
             else:
                 ch_mult = arg("depth_multiplier").int_val
-                dw.add(depthwise_kind(isa, (n, h, wd, c), tuple(w.sizes[1:3]), (n, 0, 0, w.sizes[3]), ch_mult,
-                                      padding, dilation))
+                dw.add(
+                    depthwise_kind(
+                        isa, (n, h, wd, c), tuple(w.sizes[1:3]), (n, 0, 0, w.sizes[3]), ch_mult, padding, dilation
+                    )
+                )
         except (AttributeError, IndexError, TypeError, ValueError):
             (conv if op in _CONV_OPS else dw).update(CONV_FUNCTIONS if op in _CONV_OPS else DW_FUNCTIONS)
     return sorted(conv, key=list(CONV_FUNCTIONS).index), sorted(dw, key=list(DW_FUNCTIONS).index)
@@ -81,5 +90,10 @@ def render_conv_dispatch(plan: P.ExecutionPlan, board: Board) -> Optional[str]:
     conv, dw = conv_variants(plan, board_isa(board))
     env = templates().overlay(trim_blocks=True, lstrip_blocks=True)
     return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
-        has_conv=has_conv, has_dw=has_dw, conv_kinds=conv, dw_kinds=dw,
-        conv_functions=[CONV_FUNCTIONS[k] for k in conv], dw_functions=[DW_FUNCTIONS[k] for k in dw])
+        has_conv=has_conv,
+        has_dw=has_dw,
+        conv_kinds=conv,
+        dw_kinds=dw,
+        conv_functions=[CONV_FUNCTIONS[k] for k in conv],
+        dw_functions=[DW_FUNCTIONS[k] for k in dw],
+    )

@@ -1,4 +1,5 @@
 """The little of ELF32 (little-endian) the firmware tools need: section headers and symbols."""
+
 from __future__ import annotations
 
 import struct
@@ -28,7 +29,7 @@ class Symbol:
     name: str
     value: int
     size: int
-    kind: int        # STT_*: 1 object, 2 function
+    kind: int  # STT_*: 1 object, 2 function
 
     @property
     def address(self) -> int:
@@ -42,7 +43,7 @@ class Elf:
         self.data = self.path.read_bytes()
         if self.data[:4] != b"\x7fELF" or self.data[4] != 1 or self.data[5] != 1:
             raise ToolchainError(f"{self.path}: not a little-endian 32-bit ELF file")
-        shoff, = struct.unpack_from("<I", self.data, 0x20)
+        (shoff,) = struct.unpack_from("<I", self.data, 0x20)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", self.data, 0x2E)
         raw = [struct.unpack_from("<10I", self.data, shoff + i * shentsize) for i in range(shnum)]
         names = raw[shstrndx]
@@ -54,7 +55,7 @@ class Elf:
 
     def _string(self, table_offset: int, index: int) -> str:
         start = table_offset + index
-        return self.data[start:self.data.index(b"\0", start)].decode()
+        return self.data[start : self.data.index(b"\0", start)].decode()
 
     def symbols(self) -> Dict[str, Symbol]:
         out: Dict[str, Symbol] = {}
@@ -71,7 +72,7 @@ class Elf:
 
     def section_bytes(self, name: str) -> bytes:
         s = self.sections[name]
-        return self.data[s.offset:s.offset + s.size]
+        return self.data[s.offset : s.offset + s.size]
 
 
 def symbolizer(elf: Union[str, Path]) -> Callable[[int], Optional[str]]:
@@ -83,4 +84,5 @@ def symbolizer(elf: Union[str, Path]) -> Callable[[int], Optional[str]]:
             if s.address <= pc < s.address + s.size:
                 return s.name
         return None
+
     return name_of

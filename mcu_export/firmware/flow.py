@@ -1,4 +1,5 @@
 """From an export folder to built firmware for a board: fit check, build, size report into report.json."""
+
 from __future__ import annotations
 
 import json
@@ -38,10 +39,12 @@ def check_scratch_target(out_dir: Path, board: Board) -> None:
         return
     isa = board_isa(board)
     if isa not in int8["scratch_sized_for"]:
-        raise UsageError(f"{out_dir} was exported in int8 for board '{int8.get('board')}': its scratch was not "
-                         f"sized for the {isa} kernels of board '{board.name}' ({board.cpu.mcpu}), only for "
-                         f"{'/'.join(int8['scratch_sized_for'])}: re-export with --board {board.name}, or without "
-                         f"--board for every board")
+        raise UsageError(
+            f"{out_dir} was exported in int8 for board '{int8.get('board')}': its scratch was not "
+            f"sized for the {isa} kernels of board '{board.name}' ({board.cpu.mcpu}), only for "
+            f"{'/'.join(int8['scratch_sized_for'])}: re-export with --board {board.name}, or without "
+            f"--board for every board"
+        )
 
 
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
@@ -66,6 +69,7 @@ def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
     def update(entry: dict) -> None:
         entry.clear()
         entry.update(sizes)
+
     _update_report(out_dir, board, update)
 
 
@@ -77,6 +81,7 @@ def record_run(out_dir: Union[str, Path], board: Union[Board, str], run) -> None
         entry["stack_used_bytes"] = run.stack_used
         if run.instructions_per_inference is not None:
             entry["instructions_per_inference"] = run.instructions_per_inference
+
     _update_report(Path(out_dir), board, update)
 
 

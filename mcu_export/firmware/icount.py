@@ -1,5 +1,6 @@
 """The QEMU instruction-count plugin (fvp/qemu_icount_plugin.c): build it with the host compiler,
 derive its arguments from a firmware ELF, and parse its report."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,11 @@ def build_plugin(cache: Optional[Union[str, Path]] = None) -> Path:
         raise ToolchainError("no host C compiler to build the QEMU icount plugin (apt-get install gcc)")
     cache.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".tmp{os.getpid()}")
-    proc = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-std=c11", "-fvisibility=hidden", "-Wall",
-                           "-o", str(tmp), str(source)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [cc, "-shared", "-fPIC", "-O2", "-std=c11", "-fvisibility=hidden", "-Wall", "-o", str(tmp), str(source)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise ToolchainError(f"building the QEMU icount plugin failed: {proc.stderr.strip().splitlines()[0]}")
     os.replace(tmp, target)

@@ -26,6 +26,7 @@ lld
     that every output section is covered exactly (see `_cover`). Merged strings and generated tables
     come from `<internal>`.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,11 +42,11 @@ _ARCHIVE_MEMBER = re.compile(r"^(?P<archive>.*\.a)\((?P<member>[^()]*)\)$")
 
 @dataclass(frozen=True)
 class InputSection:
-    name: str            # ".text.foo", "COMMON", or "*fill*" (padding; object is "")
+    name: str  # ".text.foo", "COMMON", or "*fill*" (padding; object is "")
     address: int
     size: int
-    object: str          # as the linker names it: "dir/x.c.obj", "/lib/libc.a(memset.o)", "<internal>"
-    synthetic: bool = False   # a gap this parser filled in (lld prints no padding)
+    object: str  # as the linker names it: "dir/x.c.obj", "/lib/libc.a(memset.o)", "<internal>"
+    synthetic: bool = False  # a gap this parser filled in (lld prints no padding)
 
     @property
     def is_fill(self) -> bool:
@@ -67,7 +68,7 @@ class OutputSection:
     name: str
     address: int
     size: int
-    load_address: int    # equals address unless the map names another one
+    load_address: int  # equals address unless the map names another one
     inputs: List[InputSection] = field(default_factory=list)
 
 
@@ -82,18 +83,19 @@ class MemoryRegion:
 @dataclass(frozen=True)
 class ArchivePull:
     """Why the linker took an archive member: `by` (an object or member) referred to `symbol`."""
-    member: str          # "/lib/libgcc.a(_arm_addsubdf3.o)"
+
+    member: str  # "/lib/libgcc.a(_arm_addsubdf3.o)"
     by: str
     symbol: str
 
 
 @dataclass
 class MapInfo:
-    format: str                                   # "gnu" or "lld"
+    format: str  # "gnu" or "lld"
     outputs: List[OutputSection]
     discarded: List[InputSection] = field(default_factory=list)
-    memory: List[MemoryRegion] = field(default_factory=list)   # GNU maps only
-    pulls: List[ArchivePull] = field(default_factory=list)     # GNU maps only
+    memory: List[MemoryRegion] = field(default_factory=list)  # GNU maps only
+    pulls: List[ArchivePull] = field(default_factory=list)  # GNU maps only
 
     def output(self, name: str) -> OutputSection:
         for o in self.outputs:
@@ -118,8 +120,11 @@ def parse_map(source: Union[str, Path]) -> MapInfo:
         text = source
     lines = text.splitlines()
     header = next((l for l in lines if l.strip()), "")
-    info = _parse_lld(lines) if re.match(r"^\s*(VMA|Address)\s+(LMA\s+)?Size\s+Align\s+Out\s+In\s+Symbol", header) \
+    info = (
+        _parse_lld(lines)
+        if re.match(r"^\s*(VMA|Address)\s+(LMA\s+)?Size\s+Align\s+Out\s+In\s+Symbol", header)
         else _parse_gnu(lines)
+    )
     for o in info.outputs:
         o.inputs = _cover(o)
     return info
@@ -149,12 +154,23 @@ def _cover(out: OutputSection) -> List[InputSection]:
 
 _HEX = r"0x[0-9a-fA-F]+"
 # address, size, then optionally "load address X" (output sections) or a file name (input sections)
-_ADDR_SIZE = re.compile(rf"^\s+(?P<addr>{_HEX})\s+(?P<size>{_HEX})(?:\s+load address (?P<load>{_HEX}))?(?:\s+(?P<rest>.*?))?\s*$")
+_ADDR_SIZE = re.compile(
+    rf"^\s+(?P<addr>{_HEX})\s+(?P<size>{_HEX})(?:\s+load address (?P<load>{_HEX}))?(?:\s+(?P<rest>.*?))?\s*$"
+)
 _OUT_LINE = re.compile(rf"^(?P<name>[^\s*][^\s]*)(?P<tail>\s+{_HEX}\s+{_HEX}.*)?$")
 _IN_LINE = re.compile(rf"^ (?P<name>[^\s]+)(?P<tail>\s+{_HEX}\s+{_HEX}.*)?$")
 _MEMORY_ROW = re.compile(rf"^(?P<name>\S+)\s+(?P<origin>{_HEX})\s+(?P<length>{_HEX})(?:\s+(?P<attrs>\S+))?\s*$")
-_GNU_KEYWORDS = ("LOAD ", "OUTPUT(", "START GROUP", "END GROUP", "OUTPUT_FORMAT", "TARGET(", "INPUT(",
-                 "ENTRY(", "SEARCH_DIR")
+_GNU_KEYWORDS = (
+    "LOAD ",
+    "OUTPUT(",
+    "START GROUP",
+    "END GROUP",
+    "OUTPUT_FORMAT",
+    "TARGET(",
+    "INPUT(",
+    "ENTRY(",
+    "SEARCH_DIR",
+)
 
 
 def _parse_gnu(lines: List[str]) -> MapInfo:
@@ -165,16 +181,25 @@ def _parse_gnu(lines: List[str]) -> MapInfo:
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
-        if stripped in (_PULLS, "Discarded input sections", "Memory Configuration", "Linker script and memory map",
-                        "Cross Reference Table", "Allocating common symbols"):
-            part, current = stripped, None     # parts not named below (--cref's table) are skipped
+        if stripped in (
+            _PULLS,
+            "Discarded input sections",
+            "Memory Configuration",
+            "Linker script and memory map",
+            "Cross Reference Table",
+            "Allocating common symbols",
+        ):
+            part, current = stripped, None  # parts not named below (--cref's table) are skipped
         elif part == _PULLS:
             i = _gnu_pull(info, lines, i)
         elif part == "Memory Configuration":
             m = _MEMORY_ROW.match(line)
             if m and m.group("name") != "*default*":
-                info.memory.append(MemoryRegion(m.group("name"), int(m.group("origin"), 16),
-                                                int(m.group("length"), 16), m.group("attrs") or ""))
+                info.memory.append(
+                    MemoryRegion(
+                        m.group("name"), int(m.group("origin"), 16), int(m.group("length"), 16), m.group("attrs") or ""
+                    )
+                )
         elif part in ("Discarded input sections", "Linker script and memory map"):
             i, current = _gnu_line(info, lines, i, current, discarded=part.startswith("Discarded"))
         i += 1
@@ -210,8 +235,9 @@ def _tail(lines: List[str], i: int, tail: Optional[str]) -> Tuple[Optional[re.Ma
     return None, i
 
 
-def _gnu_line(info: MapInfo, lines: List[str], i: int, current: Optional[OutputSection],
-              discarded: bool) -> Tuple[int, Optional[OutputSection]]:
+def _gnu_line(
+    info: MapInfo, lines: List[str], i: int, current: Optional[OutputSection], discarded: bool
+) -> Tuple[int, Optional[OutputSection]]:
     line = lines[i]
     if not line.strip() or line.startswith(_GNU_KEYWORDS):
         return i, current
@@ -226,12 +252,16 @@ def _gnu_line(info: MapInfo, lines: List[str], i: int, current: Optional[OutputS
         return i, section
     inp = _IN_LINE.match(line)
     if not inp or inp.group("name").startswith(("*(", "KEEP(", "KEEP (", "SORT", "*")) and inp.group("name") != FILL:
-        return i, current       # input-spec lines such as ` *(.text .text.*)`
+        return i, current  # input-spec lines such as ` *(.text .text.*)`
     m, i = _tail(lines, i, inp.group("tail"))
     if m is None:
-        return i, current       # a spec like ` foo.o(.text)` with no address: not a placed section
-    piece = InputSection(inp.group("name"), int(m.group("addr"), 16), int(m.group("size"), 16),
-                         "" if inp.group("name") == FILL else (m.group("rest") or "").strip())
+        return i, current  # a spec like ` foo.o(.text)` with no address: not a placed section
+    piece = InputSection(
+        inp.group("name"),
+        int(m.group("addr"), 16),
+        int(m.group("size"), 16),
+        "" if inp.group("name") == FILL else (m.group("rest") or "").strip(),
+    )
     if discarded:
         info.discarded.append(piece)
     elif current is not None:
@@ -247,10 +277,10 @@ _LLD_INPUT = re.compile(r"^(?P<object>.*):\((?P<section>[^()]*)\)$")
 def _parse_lld(lines: List[str]) -> MapInfo:
     header = next(l for l in lines if l.strip())
     col_out, col_in, col_sym = header.index("Out"), header.index(" In ") + 1, header.index("Symbol")
-    numbers = len(header[:col_out].split())          # VMA LMA Size Align (older lld: Address Size Align)
+    numbers = len(header[:col_out].split())  # VMA LMA Size Align (older lld: Address Size Align)
     info = MapInfo(format="lld", outputs=[])
     current: Optional[OutputSection] = None
-    for line in lines[lines.index(header) + 1:]:
+    for line in lines[lines.index(header) + 1 :]:
         fields = line[:col_out].split()
         if len(fields) != numbers or len(line) <= col_out:
             continue
@@ -265,12 +295,12 @@ def _parse_lld(lines: List[str]) -> MapInfo:
         text = text.strip()
         column = col_out + indent
         if column < col_in:
-            if "=" in text:          # top-level assignment such as `__x = LOADADDR(.data)`
+            if "=" in text:  # top-level assignment such as `__x = LOADADDR(.data)`
                 continue
             current = OutputSection(text, vma, size, lma)
             info.outputs.append(current)
         elif column < col_sym and current is not None:
             m = _LLD_INPUT.match(text)
-            if m:                    # anything else here is an assignment (`. += 0x4000`), covered as fill
+            if m:  # anything else here is an assignment (`. += 0x4000`), covered as fill
                 current.inputs.append(InputSection(m.group("section"), vma, size, m.group("object")))
     return info

@@ -1,5 +1,6 @@
 """What `mcu-export build OUT --board B` does for a firmware board (the CLI parses arguments and calls
 these; `mcu-export run` is mcu_export.runners.command for every board)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,8 +23,11 @@ def current_build(out_dir: Union[str, Path], board: Union[Board, str]) -> Option
     if embedded.read_bytes() != (Path(out_dir) / "model.pte").read_bytes():
         return None
     optional = {name: art / f"firmware.{name}" for name in ("bin", "uf2")}
-    return BuildResult(elf=art / "firmware.elf", map=art / "firmware.map",
-                       **{k: p if p.is_file() else None for k, p in optional.items()})
+    return BuildResult(
+        elf=art / "firmware.elf",
+        map=art / "firmware.map",
+        **{k: p if p.is_file() else None for k, p in optional.items()},
+    )
 
 
 def build_command(out_dir: Union[str, Path], *, board: str, cmsis_nn=None) -> int:

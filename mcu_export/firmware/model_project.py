@@ -17,6 +17,7 @@ The project (codegen/model/ templates, runtime_c/firmware/main.c + render_projec
 Only the used kernels are copied and compiled, and `--gc-sections` drops every unused function, so the
 ELF's `mx_k_*` symbols are exactly the model's kernels.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 MODEL_DIR = "model"
 RUNTIME_DIR = "runtime"
 METHOD = "forward"
-MAX_INSTRUCTIONS = 32766   # icount tags are instruction + 1 and must stay below MX_ICOUNT_MAX_TAGS (32768)
+MAX_INSTRUCTIONS = 32766  # icount tags are instruction + 1 and must stay below MX_ICOUNT_MAX_TAGS (32768)
 # Placement only (the real fit check is the map-based size check): room kept in an arena region for
 # whatever else the board puts there.
 DATA_RESERVE = 16 * 1024
@@ -55,6 +56,7 @@ ModelSource = Union["Artifact", bytes, str, Path]
 class PoolCounts:
     """What mx_count_meta counts (runtime_c/src/meta_pool.c; fields as in mx_meta_counts): the template
     turns them into bytes with the runtime's own layout (runtime_c/include/mx/meta_pool.def) and sizeof."""
+
     values: int
     tensors: int
     ints: int
@@ -66,7 +68,7 @@ class PoolCounts:
     inputs: int
     outputs: int
     delegates: int
-    delegate_state: int   # bytes: each delegate's backend state_bytes rounded up to 8
+    delegate_state: int  # bytes: each delegate's backend state_bytes rounded up to 8
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,9 @@ def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
     state = {b.id: b.state_bytes for b in backends}
     for k, d in enumerate(plan.delegates):
         if d.id not in state:
-            raise UsageError(f"delegate {k} ({d.id}): no backend for it in this build"
-                             f" (linked: {', '.join(sorted(state)) or 'none'})")
+            raise UsageError(
+                f"delegate {k} ({d.id}): no backend for it in this build (linked: {', '.join(sorted(state)) or 'none'})"
+            )
     return PoolCounts(
         values=len(values),
         tensors=sum(isinstance(v, P.Tensor) for v in values),
@@ -157,8 +160,9 @@ def place_model(board: Board, pte_size: int, free: Optional[Dict[str, int]] = No
     return region
 
 
-def place_arenas(board: Board, sizes: Sequence[int], pte_size: int,
-                 free: Optional[Dict[str, int]] = None) -> List[ArenaPlacement]:
+def place_arenas(
+    board: Board, sizes: Sequence[int], pte_size: int, free: Optional[Dict[str, int]] = None
+) -> List[ArenaPlacement]:
     """Arena i (memory_id i, sizes[0] being the reserved entry) goes to the first of the board's arena
     regions where it still fits, after the .pte has taken its place."""
     regions = board.sections.arenas
@@ -208,8 +212,9 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
     return files
 
 
-def kernel_project(ops: Sequence, cmsis_nn: CortexM = None, extra_roots: Sequence[str] = ()
-                   ) -> Tuple[Dict[str, Path], List[str]]:
+def kernel_project(
+    ops: Sequence, cmsis_nn: CortexM = None, extra_roots: Sequence[str] = ()
+) -> Tuple[Dict[str, Path], List[str]]:
     """(project path → source, include dirs) of the kernels `ops` need: their runtime kernels and helpers,
     and for the cortex_m ones the CMSIS-NN functions they call (and `extra_roots`, called by generated
     model code), from cmsis_nn_kernels/ or from the installed CMSIS-NN at `cmsis_nn` (see
@@ -244,14 +249,15 @@ def _tensor_io(plan: P.ExecutionPlan, indices: Sequence[int], what: str) -> List
     for i, v in enumerate(indices):
         t = plan.values[v]
         if not isinstance(t, P.Tensor):
-            raise UsageError(f"model {what} {i} is a {type(t).__name__}, not a tensor: firmware supports tensor I/O only")
+            raise UsageError(
+                f"model {what} {i} is a {type(t).__name__}, not a tensor: firmware supports tensor I/O only"
+            )
         out.append(t)
     return out
 
 
 def tensor_manifest(t: P.Tensor) -> Dict:
-    return {"dtype": int(t.scalar_type), "shape": list(t.sizes), "dim_order": list(t.dim_order),
-            "nbytes": t.nbytes}
+    return {"dtype": int(t.scalar_type), "shape": list(t.sizes), "dim_order": list(t.dim_order), "nbytes": t.nbytes}
 
 
 def manifest(plan: P.ExecutionPlan, inputs: Sequence[P.Tensor], outputs: Sequence[P.Tensor]) -> Dict:
@@ -261,13 +267,23 @@ def manifest(plan: P.ExecutionPlan, inputs: Sequence[P.Tensor], outputs: Sequenc
     for i, ins in enumerate(plan.chains[0].instructions):
         if isinstance(ins, P.KernelCall):
             instructions.append({"index": i, "op": plan.operators[ins.op_index].qualified})
-    return {"method": METHOD, "inputs": [tensor_manifest(t) for t in inputs],
-            "outputs": [tensor_manifest(t) for t in outputs], "kernel_calls": instructions}
+    return {
+        "method": METHOD,
+        "inputs": [tensor_manifest(t) for t in inputs],
+        "outputs": [tensor_manifest(t) for t in outputs],
+        "kernel_calls": instructions,
+    }
 
 
-def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: str = "model",
-                  fault_at_instruction: Optional[int] = None, cmsis_nn: CortexM = None
-                  ) -> Tuple[Dict[str, Union[str, bytes, Path]], List[str]]:
+def model_sources(
+    program: P.Program,
+    pte: bytes,
+    board: Board,
+    *,
+    model_name: str = "model",
+    fault_at_instruction: Optional[int] = None,
+    cmsis_nn: CortexM = None,
+) -> Tuple[Dict[str, Union[str, bytes, Path]], List[str]]:
     """Every app file of the project (model/, runtime/, cmsis_nn/), keyed by project path, and the include
     dirs beyond runtime/include and model/ that they need."""
     from mcu_export.host_runtime import render_kernel_table
@@ -277,17 +293,25 @@ def model_sources(program: P.Program, pte: bytes, board: Board, *, model_name: s
         raise UsageError(f"method '{METHOD}' has {len(plan.chains)} chains; firmware runs exactly one")
     instructions = plan.chains[0].instructions
     if len(instructions) > MAX_INSTRUCTIONS:
-        raise UsageError(f"method '{METHOD}' has {len(instructions)} instructions; per-op markers allow "
-                         f"at most {MAX_INSTRUCTIONS}")
+        raise UsageError(
+            f"method '{METHOD}' has {len(instructions)} instructions; per-op markers allow at most {MAX_INSTRUCTIONS}"
+        )
     if fault_at_instruction is not None and not 0 <= fault_at_instruction < len(instructions):
         raise UsageError(f"fault_at_instruction {fault_at_instruction} is not an instruction of the method")
     ops = model_ops(plan)
     free = _free_bytes(board)
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
     context = dict(
-        board=board, model_name=model_name, method=METHOD, inputs=inputs, outputs=outputs,
-        pte_size=len(pte), pte_sha256=hashlib.sha256(pte).hexdigest(), pool=asdict(pool_counts(plan)),
-        model_region=place_model(board, len(pte), free), arenas=place_arenas(board, plan.non_const_buffer_sizes, len(pte), free),
+        board=board,
+        model_name=model_name,
+        method=METHOD,
+        inputs=inputs,
+        outputs=outputs,
+        pte_size=len(pte),
+        pte_sha256=hashlib.sha256(pte).hexdigest(),
+        pool=asdict(pool_counts(plan)),
+        model_region=place_model(board, len(pte), free),
+        arenas=place_arenas(board, plan.non_const_buffer_sizes, len(pte), free),
         fault_at=fault_at_instruction,
     )
     files: Dict[str, Union[str, bytes, Path]] = {
@@ -312,9 +336,15 @@ def project_dir(out_dir: Union[str, Path], board: Union[Board, str]) -> Path:
     return Path(out_dir) / "firmware" / name
 
 
-def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: Union[str, Path], *,
-                         model_name: str = "model", fault_at_instruction: Optional[int] = None,
-                         cmsis_nn: CortexM = None) -> Path:
+def render_model_project(
+    model: ModelSource,
+    board: Union[Board, str],
+    out_dir: Union[str, Path],
+    *,
+    model_name: str = "model",
+    fault_at_instruction: Optional[int] = None,
+    cmsis_nn: CortexM = None,
+) -> Path:
     """Write the firmware project for `model` (an api.Artifact, .pte bytes, or a .pte path / export folder)
     into OUT/firmware/<board>/ and return that folder. `fault_at_instruction` is a test hook: the
     firmware executes an undefined instruction when that instruction's kernel is about to run.
@@ -322,8 +352,9 @@ def render_model_project(model: ModelSource, board: Union[Board, str], out_dir: 
     of cmsis_nn_kernels/."""
     board = load_firmware_board(board)
     program, pte = program_and_bytes(model)
-    files, include_dirs = model_sources(program, pte, board, model_name=model_name,
-                                        fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn)
+    files, include_dirs = model_sources(
+        program, pte, board, model_name=model_name, fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn
+    )
     project = project_dir(out_dir, board)
     _remove_stale(project, files)
     return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs])
@@ -341,9 +372,14 @@ def _remove_stale(project: Path, files: Mapping[str, object]) -> None:
                 path.rmdir()
 
 
-def build_model_firmware(out_dir: Union[str, Path], board: Union[Board, str], *,
-                         model: Optional[ModelSource] = None, fault_at_instruction: Optional[int] = None,
-                         cmsis_nn: CortexM = None) -> BuildResult:
+def build_model_firmware(
+    out_dir: Union[str, Path],
+    board: Union[Board, str],
+    *,
+    model: Optional[ModelSource] = None,
+    fault_at_instruction: Optional[int] = None,
+    cmsis_nn: CortexM = None,
+) -> BuildResult:
     """Render and build the firmware for the export in `out_dir` (its model.pte, unless `model` is given);
     progress lines go to stderr. Returns the ELF (and .bin/.uf2 when the board wants them) and the map.
     `cmsis_nn`: build the int8 kernels against this installed CMSIS-NN instead of cmsis_nn_kernels/."""
@@ -351,8 +387,14 @@ def build_model_firmware(out_dir: Union[str, Path], board: Union[Board, str], *,
     out_dir = Path(out_dir)
     source = model if model is not None else out_dir / "model.pte"
     print(f"mcu-export: build: rendering {project_dir(out_dir, board)}", file=sys.stderr, flush=True)
-    project = render_model_project(source, board, out_dir, model_name=out_dir.resolve().name,
-                                   fault_at_instruction=fault_at_instruction, cmsis_nn=cmsis_nn)
+    project = render_model_project(
+        source,
+        board,
+        out_dir,
+        model_name=out_dir.resolve().name,
+        fault_at_instruction=fault_at_instruction,
+        cmsis_nn=cmsis_nn,
+    )
     return build_project(project)
 
 

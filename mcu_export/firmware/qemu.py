@@ -1,5 +1,6 @@
 """Run firmware on QEMU (qemu-system-arm 7.2): command line from the board file, UART on stdout,
 exit code through semihosting, a hard timeout, and optional instruction counts from our plugin."""
+
 from __future__ import annotations
 
 import shutil
@@ -16,31 +17,63 @@ from mcu_export.firmware.results import RunResult, check, run_process
 QEMU = "qemu-system-arm"
 
 
-def qemu_command(board: Board, elf: Union[str, Path], *, icount: bool = True, plugin: Optional[Path] = None,
-                 plugin_log: Optional[Path] = None) -> List[str]:
+def qemu_command(
+    board: Board,
+    elf: Union[str, Path],
+    *,
+    icount: bool = True,
+    plugin: Optional[Path] = None,
+    plugin_log: Optional[Path] = None,
+) -> List[str]:
     assert board.qemu is not None, "run_qemu checks this first"
-    cmd = [QEMU, "-M", board.qemu.machine, "-nographic", "-monitor", "none", "-serial", "stdio",
-           "-semihosting-config", "enable=on,target=native"]
+    cmd = [
+        QEMU,
+        "-M",
+        board.qemu.machine,
+        "-nographic",
+        "-monitor",
+        "none",
+        "-serial",
+        "stdio",
+        "-semihosting-config",
+        "enable=on,target=native",
+    ]
     if icount:
         cmd += ["-icount", "shift=0"]  # one instruction = 1 ns of virtual time: deterministic SysTick
     if plugin is not None:
         args = icount_mod.plugin_args(elf)
-        cmd += ["-plugin", ",".join([str(plugin)] + [f"{k}={v}" for k, v in args.items()]),
-                "-d", "plugin", "-D", str(plugin_log)]
+        cmd += [
+            "-plugin",
+            ",".join([str(plugin)] + [f"{k}={v}" for k, v in args.items()]),
+            "-d",
+            "plugin",
+            "-D",
+            str(plugin_log),
+        ]
     return cmd + [*board.qemu.extra_args, "-kernel", str(Path(elf).resolve())]
 
 
-def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float = 10.0,
-             semihosting_dir: Optional[Union[str, Path]] = None, icount: bool = True,
-             plugin: Union[bool, Path, None] = None, check_errors: bool = True) -> RunResult:
+def run_qemu(
+    board: Union[Board, str],
+    elf: Union[str, Path],
+    *,
+    timeout: float = 10.0,
+    semihosting_dir: Optional[Union[str, Path]] = None,
+    icount: bool = True,
+    plugin: Union[bool, Path, None] = None,
+    check_errors: bool = True,
+) -> RunResult:
     """Run elf on the board's QEMU machine. Semihosting file names are relative to semihosting_dir.
     plugin=True builds and loads the icount plugin (RunResult.instructions); a Path loads that .so.
     A timeout raises FirmwareTimeout, a hard fault FirmwareFault (unless check_errors=False)."""
     board = load_firmware_board(board)
     elf = Path(elf)
     if board.qemu is None:
-        raise UsageError(f"board '{board.name}' has no QEMU machine (run it with --sim fvp)"
-                         if board.fvp else f"board '{board.name}' has no QEMU machine and no simulator")
+        raise UsageError(
+            f"board '{board.name}' has no QEMU machine (run it with --sim fvp)"
+            if board.fvp
+            else f"board '{board.name}' has no QEMU machine and no simulator"
+        )
     if shutil.which(QEMU) is None:
         raise ToolchainError(f"{QEMU} not found (apt-get install qemu-system-arm)")
     if not elf.is_file():
@@ -54,9 +87,9 @@ def run_qemu(board: Union[Board, str], elf: Union[str, Path], *, timeout: float 
         counts = None
         if plugin_path is not None and not timed_out:
             counts = icount_mod.parse_icount(log.read_text() if log.exists() else "")
-    result = RunResult(exit_code=code, uart_text=out, timed_out=timed_out, seconds=seconds,
-                       command=tuple(cmd), instructions=counts)
+    result = RunResult(
+        exit_code=code, uart_text=out, timed_out=timed_out, seconds=seconds, command=tuple(cmd), instructions=counts
+    )
     if check_errors:
-        check(result, where=f"{board.name} (qemu {board.qemu.machine})", timeout=timeout,
-              symbolize=symbolizer(elf))
+        check(result, where=f"{board.name} (qemu {board.qemu.machine})", timeout=timeout, symbolize=symbolizer(elf))
     return result

@@ -1,4 +1,5 @@
 """What a simulator run returns, the errors it can end in, and the process handling both runners share."""
+
 from __future__ import annotations
 
 import os
@@ -42,7 +43,7 @@ class Icount:
 
 @dataclass(frozen=True)
 class RunResult:
-    exit_code: Optional[int]     # None when the run timed out
+    exit_code: Optional[int]  # None when the run timed out
     uart_text: str
     timed_out: bool
     seconds: float
@@ -60,8 +61,14 @@ def fault_registers(uart_text: str) -> Dict[str, int]:
 def run_process(cmd: Sequence[str], *, timeout: float, cwd: Optional[Path]) -> Tuple[Optional[int], str, bool, float]:
     """Run with stdout captured; on timeout kill the whole process group (simulators fork helpers)."""
     start = time.monotonic()
-    proc = subprocess.Popen(list(cmd), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        list(cmd),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
         return proc.returncode, out.decode(errors="replace"), False, time.monotonic() - start
@@ -75,13 +82,17 @@ def check(result: RunResult, *, where: str, timeout: float, symbolize=None) -> R
     """Turn a timeout or a hard fault into its error; any other exit code is the caller's to judge."""
     tail = result.uart_text.strip().splitlines()[-1:] or ["(none)"]
     if result.timed_out:
-        raise FirmwareTimeout(f"firmware on {where} did not exit within {timeout:g} s and was killed "
-                              f"(last UART line: {tail[0]!r})")
+        raise FirmwareTimeout(
+            f"firmware on {where} did not exit within {timeout:g} s and was killed (last UART line: {tail[0]!r})"
+        )
     if result.exit_code == HARD_FAULT_EXIT:
         regs = fault_registers(result.uart_text)
         if not regs:
-            raise FirmwareFault(f"firmware on {where} stopped with the hard-fault exit code "
-                                f"{HARD_FAULT_EXIT} (last UART line: {tail[0]!r})", {})
+            raise FirmwareFault(
+                f"firmware on {where} stopped with the hard-fault exit code "
+                f"{HARD_FAULT_EXIT} (last UART line: {tail[0]!r})",
+                {},
+            )
         text = " ".join(f"{k}=0x{v:08x}" for k, v in regs.items())
         place = f" in {symbolize(regs['PC'])}" if symbolize and "PC" in regs and symbolize(regs["PC"]) else ""
         raise FirmwareFault(f"firmware on {where} hit a hard fault{place}: {text}", regs)

@@ -14,6 +14,7 @@ takes its section's own category.
 `estimate_demands` + `check_fit` run before the linker: the user reads "region dtcm needs N bytes (...),
 has M: K bytes over" rather than ld's "region overflowed".
 """
+
 from __future__ import annotations
 
 import re
@@ -36,17 +37,18 @@ class FirmwareTooLarge(UsageError):
     def __init__(self, message: str, board: str, overs: List[Tuple[str, int, int]]):
         super().__init__(message)
         self.board = board
-        self.overs = overs          # (region, needed, length) for each region over
+        self.overs = overs  # (region, needed, length) for each region over
 
 
 # ---- classification ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Rule:
     category: str
-    field: str            # "section": input or output section name; "object": the object's project path
+    field: str  # "section": input or output section name; "object": the object's project path
     pattern: str
-    data_only: bool       # only for non-code input sections (model/'s arrays, not model/main.c's code)
+    data_only: bool  # only for non-code input sections (model/'s arrays, not model/main.c's code)
     why: str
 
     def matches(self, out: OutputSection, piece: InputSection) -> bool:
@@ -60,15 +62,25 @@ class Rule:
 RULES: Tuple[Rule, ...] = (
     Rule("arenas", "section", r"^\.mx_arena(\.|$)", False, "planned arenas: firmware.ld's .mx_arena.<region>"),
     Rule("stack", "section", r"^\.stack$", False, "the main stack that firmware.ld reserves (painted at reset)"),
-    Rule("model_data", "section", r"(^|\.)mx_model(\.|$)", False,
-         "the embedded .pte (firmware.ld's .mx_model.<region>, or .rodata.mx_model), used in place"),
+    Rule(
+        "model_data",
+        "section",
+        r"(^|\.)mx_model(\.|$)",
+        False,
+        "the embedded .pte (firmware.ld's .mx_model.<region>, or .rodata.mx_model), used in place",
+    ),
     # Kernels before the runtime: the model project copies them under runtime/kernels/.
     Rule("kernels", "object", r"(^|/)(kernels|cmsis_nn[^/]*)/", False, "portable and CMSIS-NN kernels, their util/"),
     Rule("runtime", "object", r"(^|/)runtime/", False, "the runtime core: runtime_c/src, copied to runtime/src/"),
     Rule("model_data", "object", r"(^|/)model/", True, "generated arrays: arenas, kernel table, meta pool"),
     Rule("startup_libc", "object", r"(^|/)board/", False, "startup, vectors, UART, semihosting (boards/<family>)"),
-    Rule("startup_libc", "object", r"(^|/)lib(c|c_nano|g|g_nano|m|gcc|nosys|clang_rt[^/]*)\.a\(", False,
-         "newlib, libm, libgcc, compiler-rt archive members"),
+    Rule(
+        "startup_libc",
+        "object",
+        r"(^|/)lib(c|c_nano|g|g_nano|m|gcc|nosys|clang_rt[^/]*)\.a\(",
+        False,
+        "newlib, libm, libgcc, compiler-rt archive members",
+    ),
     Rule("startup_libc", "object", r"(^|/)crt[^/]*\.o$", False, "C runtime start files"),
     Rule("startup_libc", "object", r"^linker stubs$", False, "veneers and glue made by the linker"),
 )
@@ -77,7 +89,7 @@ RULES: Tuple[Rule, ...] = (
 def _project_path(obj: str) -> str:
     """An object's path inside the project: CMake's `CMakeFiles/<target>.dir/` prefix removed."""
     at = obj.rfind(".dir/")
-    return obj[at + 5:] if at >= 0 and "(" not in obj[at:] else obj
+    return obj[at + 5 :] if at >= 0 and "(" not in obj[at:] else obj
 
 
 def _short(obj: str) -> str:
@@ -130,8 +142,11 @@ def _piece_categories(out: OutputSection) -> List[Tuple[str, int]]:
 # Used when no ELF is at hand; they agree with the flags GCC and clang give these sections (the vector
 # table and .ARM.exidx are read-only data, not code). First match wins.
 _KIND_BY_NAME = (
-    ("nonalloc", r"^\.(debug|comment$|ARM\.attributes$|stab|gnu\.attributes$|gnu\.build\.attributes$|symtab$|"
-                 r"strtab$|shstrtab$|line$)|^/DISCARD/$"),
+    (
+        "nonalloc",
+        r"^\.(debug|comment$|ARM\.attributes$|stab|gnu\.attributes$|gnu\.build\.attributes$|symtab$|"
+        r"strtab$|shstrtab$|line$)|^/DISCARD/$",
+    ),
     ("nobits", r"^\.(bss|sbss|tbss|noinit|stack|heap|mx_arena)(\.|$)|^COMMON$"),
     ("data", r"^\.(data|sdata|tdata|got|igot)(\.|$)"),
     ("code", r"^\.(text|glue|iplt|plt|init|fini)(\.|$)"),
@@ -172,13 +187,21 @@ def _section_kind(out: OutputSection, board: Board, elf: Optional[Elf]) -> str:
 
 # ---- the report ---------------------------------------------------------------------------------------
 
+
 def size_report(map_info: MapInfo, board: Union[Board, str], elf: Union[None, str, Path, Elf] = None) -> dict:
     """`report.json`'s `firmware` entry. Section kinds come from the ELF's section flags when `elf` is
     given, else from section names (the names firmware.ld uses) and the board's regions."""
     board = load_firmware_board(board)
     elf = Elf(elf) if isinstance(elf, (str, Path)) else elf
     flash: Dict[str, Any] = {"total": 0, "text": 0, "rodata": 0, "data": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
-    ram: Dict[str, Any] = {"total": 0, "data": 0, "bss": 0, "arenas": 0, "stack": 0, "categories": dict.fromkeys(CATEGORIES, 0)}
+    ram: Dict[str, Any] = {
+        "total": 0,
+        "data": 0,
+        "bss": 0,
+        "arenas": 0,
+        "stack": 0,
+        "categories": dict.fromkeys(CATEGORIES, 0),
+    }
     used = dict.fromkeys((r.name for r in board.memory), 0)
     sections, outside = [], []
     for out in map_info.outputs:
@@ -198,30 +221,57 @@ def size_report(map_info: MapInfo, board: Union[Board, str], elf: Union[None, st
             flash[{"code": "text", "rodata": "rodata", "data": "data"}[kind]] += out.size
         if in_ram:
             ram["total"] += out.size
-            ram_key = "data" if kind == "data" else {"arenas": "arenas", "stack": "stack"}.get(_section_category(out), "bss")
+            ram_key = (
+                "data" if kind == "data" else {"arenas": "arenas", "stack": "stack"}.get(_section_category(out), "bss")
+            )
             ram[ram_key] += out.size
         for r in {region, load_region if kind != "nobits" else None} - {None}:
             used[r.name] += out.size
         if region is None:
             outside.append(out.name)
-        sections.append({"name": out.name, "kind": kind, "address": out.address, "load_address": out.load_address,
-                         "size": out.size, "region": region.name if region else None,
-                         "load_region": load_region.name if load_region and kind != "nobits" else None})
+        sections.append(
+            {
+                "name": out.name,
+                "kind": kind,
+                "address": out.address,
+                "load_address": out.load_address,
+                "size": out.size,
+                "region": region.name if region else None,
+                "load_region": load_region.name if load_region and kind != "nobits" else None,
+            }
+        )
     regions = []
     for r in board.memory:
-        regions.append({"name": r.name, "origin": r.origin, "length": r.length, "flash": not r.writable,
-                        "used": used[r.name], "free": r.length - used[r.name],
-                        "percent": round(100.0 * used[r.name] / r.length, 2)})
-    return {"board": board.name, "map_format": map_info.format,
-            "flash_bytes": flash["total"], "ram_bytes": ram["total"], "flash": flash, "ram": ram,
-            "regions": regions, "sections": sections, "outside_regions": outside,
-            # Why each library member is in the image (GNU maps): what a libc/libgcc byte costs, and for whom.
-            "pulled_in": [{"member": _short(p.member), "by": _short(p.by), "symbol": p.symbol} for p in map_info.pulls],
-            "stack_size": board.stack_size,
-            "stack_used_bytes": None}   # filled by the runner from the firmware's stack painting
+        regions.append(
+            {
+                "name": r.name,
+                "origin": r.origin,
+                "length": r.length,
+                "flash": not r.writable,
+                "used": used[r.name],
+                "free": r.length - used[r.name],
+                "percent": round(100.0 * used[r.name] / r.length, 2),
+            }
+        )
+    return {
+        "board": board.name,
+        "map_format": map_info.format,
+        "flash_bytes": flash["total"],
+        "ram_bytes": ram["total"],
+        "flash": flash,
+        "ram": ram,
+        "regions": regions,
+        "sections": sections,
+        "outside_regions": outside,
+        # Why each library member is in the image (GNU maps): what a libc/libgcc byte costs, and for whom.
+        "pulled_in": [{"member": _short(p.member), "by": _short(p.by), "symbol": p.symbol} for p in map_info.pulls],
+        "stack_size": board.stack_size,
+        "stack_used_bytes": None,
+    }  # filled by the runner from the firmware's stack painting
 
 
 # ---- fitting a model to a board, before the linker ----------------------------------------------------
+
 
 class Demands(dict):
     """region -> bytes, with `parts`: region -> {what: bytes} for the message of `check_fit`."""
@@ -242,9 +292,14 @@ class Demands(dict):
         return {r: " + ".join(f"{k} {v}" for k, v in p.items()) for r, p in self.parts.items()}
 
 
-def estimate_demands(board: Union[Board, str], pte_bytes: int, arena_bytes_per_region: Mapping[str, int],
-                     code_bytes_estimate: Union[int, Mapping[str, int]] = 0, *,
-                     pte_region: Optional[str] = None) -> Demands:
+def estimate_demands(
+    board: Union[Board, str],
+    pte_bytes: int,
+    arena_bytes_per_region: Mapping[str, int],
+    code_bytes_estimate: Union[int, Mapping[str, int]] = 0,
+    *,
+    pte_region: Optional[str] = None,
+) -> Demands:
     """Bytes per region that the firmware will need, from the board's section placement: each arena in its
     region, the stack in the stack region, code in the text region, and the .pte in `pte_region` (the
     region the project generator chose) or else the first of the board's model regions (`sections.model`,
@@ -263,8 +318,9 @@ def estimate_demands(board: Union[Board, str], pte_bytes: int, arena_bytes_per_r
         d.add(s.text, "code", int(code_bytes_estimate))
     for region, n in arena_bytes_per_region.items():
         if region not in s.arenas:
-            raise UsageError(f"board '{board.name}' has no arena region '{region}' "
-                             f"(arena regions: {', '.join(s.arenas) or 'none'})")
+            raise UsageError(
+                f"board '{board.name}' has no arena region '{region}' (arena regions: {', '.join(s.arenas) or 'none'})"
+            )
         d.add(region, "arena", n)
     d.add(s.stack, "stack", board.stack_size)
     d.add(pte_region or _first_fit(board, d, pte_bytes), "pte", pte_bytes)
@@ -276,7 +332,7 @@ def _first_fit(board: Board, taken: Mapping[str, int], n: int) -> str:
     for region in candidates:
         if taken.get(region, 0) + n <= board.region(region).length:
             return region
-    return candidates[0]      # fits nowhere: report it against the preferred region
+    return candidates[0]  # fits nowhere: report it against the preferred region
 
 
 def check_fit(board: Union[Board, str], demands: Mapping[str, int], what: Optional[Mapping[str, str]] = None) -> None:
@@ -288,8 +344,9 @@ def check_fit(board: Union[Board, str], demands: Mapping[str, int], what: Option
     for region in demands:
         if region not in names:
             raise UsageError(f"board '{board.name}' has no memory region '{region}' (regions: {', '.join(names)})")
-    overs = [(r.name, demands[r.name], r.length) for r in board.memory
-             if r.name in demands and demands[r.name] > r.length]
+    overs = [
+        (r.name, demands[r.name], r.length) for r in board.memory if r.name in demands and demands[r.name] > r.length
+    ]
     if not overs:
         return
     texts = []
@@ -301,10 +358,11 @@ def check_fit(board: Union[Board, str], demands: Mapping[str, int], what: Option
 
 # ---- compiled objects, before linking -----------------------------------------------------------------
 
+
 def _elf_alloc_sizes(data: bytes, sizes: Dict[str, int]) -> None:
     if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
-        return                                  # not ELF32 little-endian (e.g. an archive's symbol index)
-    shoff, = struct.unpack_from("<I", data, 0x20)
+        return  # not ELF32 little-endian (e.g. an archive's symbol index)
+    (shoff,) = struct.unpack_from("<I", data, 0x20)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x2E)
     for k in range(shnum):
         _name, sh_type, flags, _addr, _off, size = struct.unpack_from("<6I", data, shoff + k * shentsize)
@@ -314,10 +372,10 @@ def _elf_alloc_sizes(data: bytes, sizes: Dict[str, int]) -> None:
 
 
 def _archive_members(data: bytes) -> Iterable[bytes]:
-    pos = 8                                     # after "!<arch>\n"
+    pos = 8  # after "!<arch>\n"
     while pos + 60 <= len(data):
-        size = int(data[pos + 48:pos + 58].decode().strip())
-        yield data[pos + 60:pos + 60 + size]
+        size = int(data[pos + 48 : pos + 58].decode().strip())
+        yield data[pos + 60 : pos + 60 + size]
         pos += 60 + size + (size & 1)
 
 

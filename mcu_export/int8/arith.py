@@ -4,6 +4,7 @@ i.e. CMSIS_NN_USE_SINGLE_ROUNDING undefined). Every int8 reference kernel rescal
 All functions take and return int64 numpy arrays (or Python ints) holding int32 values, so that
 intermediate products are exact; results are wrapped/saturated exactly where the C code does.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,7 @@ def wrap_int32(x) -> np.ndarray:
 def doubling_high_mult_no_sat(m1, m2) -> np.ndarray:
     """arm_nn_doubling_high_mult_no_sat: (m1 * m2 + 2^30) >> 31, no saturation, no sign-dependent nudge."""
     m1, m2 = _i64(m1), _i64(m2)
-    prod = m1 * m2 + (1 << 30)           # |m1*m2| < 2^62: exact in int64
+    prod = m1 * m2 + (1 << 30)  # |m1*m2| < 2^62: exact in int64
     return wrap_int32(prod >> 31)
 
 
@@ -58,11 +59,11 @@ def quantize_multiplier(real: float) -> Tuple[int, int]:
     Zero maps to (0, 0). The multiplier lies in [2^30, 2^31 - 1]."""
     if real == 0.0:
         return 0, 0
-    mantissa, exponent = math.frexp(real)          # real = mantissa * 2^exponent, mantissa in [0.5, 1)
+    mantissa, exponent = math.frexp(real)  # real = mantissa * 2^exponent, mantissa in [0.5, 1)
     q = int(math.copysign(math.floor(abs(mantissa) * (1 << 31) + 0.5), mantissa))  # half away from zero
-    if q == (1 << 31):                             # rounding reached 1.0: renormalise
+    if q == (1 << 31):  # rounding reached 1.0: renormalise
         q //= 2
         exponent += 1
-    if exponent < -31:                             # too small to represent: flush to zero
+    if exponent < -31:  # too small to represent: flush to zero
         return 0, 0
     return q, exponent

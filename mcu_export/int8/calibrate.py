@@ -1,5 +1,6 @@
 """Calibration: run the observed model on representative inputs, checking each batch against the
 example inputs' shapes, and report ranges that came out degenerate."""
+
 from __future__ import annotations
 
 import warnings
@@ -11,13 +12,17 @@ from mcu_export.errors import UsageError
 
 CalibrationSource = Union[None, Callable[[], Iterable], Iterable]
 
-NOT_REPRESENTATIVE = ("int8 calibration used only the example inputs: the activation ranges are not "
-                      "representative of real data (pass calibrate= a function yielding input tuples)")
+NOT_REPRESENTATIVE = (
+    "int8 calibration used only the example inputs: the activation ranges are not "
+    "representative of real data (pass calibrate= a function yielding input tuples)"
+)
 
 
 def _name(source) -> str:
     if callable(source):
-        return f"calibration function {getattr(source, '__qualname__', None) or getattr(source, '__name__', repr(source))}"
+        return (
+            f"calibration function {getattr(source, '__qualname__', None) or getattr(source, '__name__', repr(source))}"
+        )
     return "calibration data"
 
 
@@ -29,7 +34,9 @@ def _batches(source, example_inputs: tuple) -> Tuple[Iterable, str]:
         try:
             source = source()
         except Exception as exc:
-            raise UsageError(f"{name} raised {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}") from exc
+            raise UsageError(
+                f"{name} raised {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            ) from exc
     if isinstance(source, (torch.Tensor, str, bytes)) or not hasattr(source, "__iter__"):
         raise UsageError(f"{name} must yield input tuples, got {type(source).__name__}")
     return source, name
@@ -53,8 +60,9 @@ def check_batch(batch, example_inputs: tuple, name: str, index: int) -> tuple:
         if not isinstance(got, torch.Tensor):
             raise UsageError(f"{name}: input {i} of batch {index} is {type(got).__name__}, expected a torch.Tensor")
         if tuple(got.shape) != tuple(want.shape):
-            raise UsageError(f"{name}: input {i} of batch {index} has shape {list(got.shape)}, "
-                             f"the model takes {list(want.shape)}")
+            raise UsageError(
+                f"{name}: input {i} of batch {index} has shape {list(got.shape)}, the model takes {list(want.shape)}"
+            )
         if got.dtype != want.dtype:
             raise UsageError(f"{name}: input {i} of batch {index} has dtype {got.dtype}, the model takes {want.dtype}")
     return batch
@@ -74,8 +82,12 @@ def degenerate_observers(model: torch.nn.Module) -> List[str]:
     return found
 
 
-def run_calibration(prepared: torch.nn.Module, example_inputs: tuple, source: CalibrationSource,
-                    say: Optional[Callable[[str], None]] = None) -> Tuple[int, List[str]]:
+def run_calibration(
+    prepared: torch.nn.Module,
+    example_inputs: tuple,
+    source: CalibrationSource,
+    say: Optional[Callable[[str], None]] = None,
+) -> Tuple[int, List[str]]:
     """Feeds every batch through `prepared`; returns (batches, warning texts)."""
     say = say or (lambda _m: None)
     notes: List[str] = []
@@ -93,8 +105,10 @@ def run_calibration(prepared: torch.nn.Module, example_inputs: tuple, source: Ca
         raise UsageError(f"{name} yielded no batches")
     flat = degenerate_observers(prepared)
     if flat:
-        text = (f"int8 calibration: {len(flat)} tensor(s) had a single-valued range (e.g. all zero), "
-                f"first {flat[0]}; their scale is floored (never 0)")
+        text = (
+            f"int8 calibration: {len(flat)} tensor(s) had a single-valued range (e.g. all zero), "
+            f"first {flat[0]}; their scale is floored (never 0)"
+        )
         warnings.warn(text, UserWarning, stacklevel=3)
         say(text)
         notes.append(text)

@@ -10,6 +10,7 @@ Planned tensors are also written into emulated arenas, because a program may rea
 instruction writes: ExecuTorch's emitter drops a static view_copy (e.g. a flatten) and gives the view
 the same arena bytes as its source, so the view is read from the arena as the C runtime would.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, cast
@@ -27,7 +28,7 @@ from mcu_export.pte import program as pte
 def _load_constant(program: pte.Program, t: pte.Tensor) -> np.ndarray:
     raw = np.frombuffer(program.constant_bytes(t.data_buffer_idx), dtype=dtypes.numpy_dtype(t.scalar_type))
     physical = [t.sizes[d] for d in t.dim_order]
-    data = raw[:int(np.prod(physical, dtype=np.int64))].reshape(physical)
+    data = raw[: int(np.prod(physical, dtype=np.int64))].reshape(physical)
     return np.ascontiguousarray(data.transpose(np.argsort(t.dim_order))) if t.dim_order else data.copy()
 
 
@@ -51,7 +52,7 @@ class _Machine:
         end = a.memory_offset + t.numel * dtypes.numpy_dtype(t.scalar_type).itemsize
         if len(arena) < end:
             arena.extend(bytes(end - len(arena)))
-        return memoryview(arena)[a.memory_offset:end]
+        return memoryview(arena)[a.memory_offset : end]
 
     def _from_arena(self, t: pte.Tensor) -> np.ndarray:
         """The tensor as its arena bytes hold it (memory order -> logical)."""

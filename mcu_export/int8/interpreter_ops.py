@@ -4,6 +4,7 @@ Each function takes the call's arguments by schema name (tensors as logical nump
 of the input where memory order matters) and the out tensor's logical shape, and returns the logical
 result. Conv and pooling arrays are logical NCHW stored channels-last: the references take NHWC.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Dict
@@ -44,22 +45,32 @@ def dequantize_per_tensor(a, out_shape):
 
 
 def _conv_common(a):
-    return dict(input_offset=a["input_offset"], output_offset=a["output_offset"],
-                multipliers=np.asarray(a["requantize_multipliers"], np.int64),
-                shifts=np.asarray(a["requantize_shifts"], np.int64), stride=tuple(a["stride"]),
-                padding=tuple(a["padding"]), dilation=tuple(a["dilation"]),
-                activation=(a["activation_min"], a["activation_max"]))
+    return dict(
+        input_offset=a["input_offset"],
+        output_offset=a["output_offset"],
+        multipliers=np.asarray(a["requantize_multipliers"], np.int64),
+        shifts=np.asarray(a["requantize_shifts"], np.int64),
+        stride=tuple(a["stride"]),
+        padding=tuple(a["padding"]),
+        dilation=tuple(a["dilation"]),
+        activation=(a["activation_min"], a["activation_max"]),
+    )
 
 
 def quantized_conv2d(a, out_shape):
-    out = arm_convolve_s8(_nhwc(a["input"]), a["weight"], a["bias"], output_hw=tuple(out_shape[2:]),
-                          **_conv_common(a))
+    out = arm_convolve_s8(_nhwc(a["input"]), a["weight"], a["bias"], output_hw=tuple(out_shape[2:]), **_conv_common(a))
     return _nchw(out)
 
 
 def quantized_depthwise_conv2d(a, out_shape):
-    out = arm_depthwise_conv_s8(_nhwc(a["input"]), a["weight"], a["bias"], ch_mult=a["depth_multiplier"],
-                                output_hw=tuple(out_shape[2:]), **_conv_common(a))
+    out = arm_depthwise_conv_s8(
+        _nhwc(a["input"]),
+        a["weight"],
+        a["bias"],
+        ch_mult=a["depth_multiplier"],
+        output_hw=tuple(out_shape[2:]),
+        **_conv_common(a),
+    )
     return _nchw(out)
 
 
@@ -82,15 +93,36 @@ def quantized_linear(a, out_shape):
 
 
 def quantized_add(a, out_shape):
-    return arm_elementwise_add_s8(a["self"], a["other"], -a["self_zero_point"], a["self_multiplier"],
-                                  a["self_shift"], -a["other_zero_point"], a["other_multiplier"], a["other_shift"],
-                                  ADD_LEFT_SHIFT, a["output_zero_point"], a["output_multiplier"],
-                                  a["output_shift"], a["activation_min"], a["activation_max"])
+    return arm_elementwise_add_s8(
+        a["self"],
+        a["other"],
+        -a["self_zero_point"],
+        a["self_multiplier"],
+        a["self_shift"],
+        -a["other_zero_point"],
+        a["other_multiplier"],
+        a["other_shift"],
+        ADD_LEFT_SHIFT,
+        a["output_zero_point"],
+        a["output_multiplier"],
+        a["output_shift"],
+        a["activation_min"],
+        a["activation_max"],
+    )
 
 
 def quantized_mul(a, out_shape):
-    return arm_elementwise_mul_s8(a["self"], a["other"], -a["self_zero_point"], -a["other_zero_point"],
-                                  a["output_zero_point"], a["output_multiplier"], a["output_shift"], -128, 127)
+    return arm_elementwise_mul_s8(
+        a["self"],
+        a["other"],
+        -a["self_zero_point"],
+        -a["other_zero_point"],
+        a["output_zero_point"],
+        a["output_multiplier"],
+        a["output_shift"],
+        -128,
+        127,
+    )
 
 
 def quantized_activation(a, out_shape):
@@ -113,23 +145,45 @@ def pad(a, out_shape):
     physical = _nhwc(x) if a["_dim_order"] == CHANNELS_LAST else x
     four = physical.reshape([1] * (4 - physical.ndim) + list(physical.shape))
     padded = arm_pad_s8(four, a["pad_value"], a["pre_pad"], a["post_pad"])
-    padded = padded.reshape(padded.shape[4 - physical.ndim:])
+    padded = padded.reshape(padded.shape[4 - physical.ndim :])
     return _nchw(padded) if a["_dim_order"] == CHANNELS_LAST else padded
 
 
 def quantized_avg_pool2d(a, out_shape):
-    out = arm_avgpool_s8(_nhwc(a["input"]), tuple(a["kernel_size"]), tuple(a["stride"]), tuple(a["padding"]),
-                         tuple(out_shape[2:]))
+    out = arm_avgpool_s8(
+        _nhwc(a["input"]), tuple(a["kernel_size"]), tuple(a["stride"]), tuple(a["padding"]), tuple(out_shape[2:])
+    )
     return _nchw(out)
 
 
 def quantized_max_pool2d(a, out_shape):
-    out = arm_max_pool_s8(_nhwc(a["input"]), tuple(a["kernel_size"]), tuple(a["stride"]), tuple(a["padding"]),
-                          tuple(out_shape[2:]), a["activation_min"], a["activation_max"])
+    out = arm_max_pool_s8(
+        _nhwc(a["input"]),
+        tuple(a["kernel_size"]),
+        tuple(a["stride"]),
+        tuple(a["padding"]),
+        tuple(out_shape[2:]),
+        a["activation_min"],
+        a["activation_max"],
+    )
     return _nchw(out)
 
 
-KERNELS: Dict[str, Callable] = {f"cortex_m::{fn.__name__}.out": fn for fn in (
-    quantize_per_tensor, dequantize_per_tensor, quantized_conv2d, quantized_depthwise_conv2d, quantized_linear,
-    quantized_add, quantized_mul, quantized_activation, softmax, transpose, pad, quantized_avg_pool2d,
-    quantized_max_pool2d)}
+KERNELS: Dict[str, Callable] = {
+    f"cortex_m::{fn.__name__}.out": fn
+    for fn in (
+        quantize_per_tensor,
+        dequantize_per_tensor,
+        quantized_conv2d,
+        quantized_depthwise_conv2d,
+        quantized_linear,
+        quantized_add,
+        quantized_mul,
+        quantized_activation,
+        softmax,
+        transpose,
+        pad,
+        quantized_avg_pool2d,
+        quantized_max_pool2d,
+    )
+}

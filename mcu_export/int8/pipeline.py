@@ -1,4 +1,5 @@
 """The int8 path in one call: quantize (PT2E) → lower to cortex_m kernels → plan memory."""
+
 from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Tuple
@@ -15,8 +16,9 @@ from mcu_export.planner import MemoryPlan, plan_memory
 from mcu_export.pte.program import Program
 
 
-def lower_quantized(quantized: QuantizedModel, board: Optional[Board] = None,
-                    progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, LoweringInfo, MemoryPlan]:
+def lower_quantized(
+    quantized: QuantizedModel, board: Optional[Board] = None, progress: Optional[Callable[[str], None]] = None
+) -> Tuple[Program, LoweringInfo, MemoryPlan]:
     say = progress or (lambda _m: None)
     say("lowering to cortex_m int8 kernels")
     program, info = lower_int8(quantized.ep, board)
@@ -25,9 +27,14 @@ def lower_quantized(quantized: QuantizedModel, board: Optional[Board] = None,
     return program, info, info.memory
 
 
-def to_int8_program(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
-                    board: Optional[Board] = None, progress: Optional[Callable[[str], None]] = None,
-                    per_channel_linear: bool = True):
+def to_int8_program(
+    model: nn.Module,
+    example_inputs: tuple,
+    calibrate: CalibrationSource = None,
+    board: Optional[Board] = None,
+    progress: Optional[Callable[[str], None]] = None,
+    per_channel_linear: bool = True,
+):
     """(program, info, memory plan, quantized model) for `model` in int8."""
     quantized = quantize(model, example_inputs, calibrate, progress, per_channel_linear)
     program, info, plan = lower_quantized(quantized, board, progress)
@@ -39,6 +46,6 @@ def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[B
         "fallbacks": list(info.fallbacks),
         "calibration_batches": quantized.calibration_batches,
         "warnings": list(quantized.warnings),
-        "board": board.name if board else None,      # None: scratch sized for the scalar, DSP and MVE kernels
+        "board": board.name if board else None,  # None: scratch sized for the scalar, DSP and MVE kernels
         "scratch_sized_for": list(isas_for(board)),
     }

@@ -6,6 +6,7 @@ folded into conv and linear weights), except that `linear` stays whole so that i
 observed tensor. After `convert_pt2e` the fake-quantized module is captured again, giving an
 ExportedProgram of quantize/dequantize nodes around float ops: what `mcu_export.int8.lower` lowers.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -36,8 +37,8 @@ def capture_keeping_linear(model: nn.Module, example_inputs: tuple) -> ExportedP
 
 @dataclass
 class QuantizedModel:
-    converted: torch.fx.GraphModule   # the fake-quantized model (convert_pt2e output), runnable in torch
-    ep: ExportedProgram               # the same, captured again in core ATen: the lowering's input
+    converted: torch.fx.GraphModule  # the fake-quantized model (convert_pt2e output), runnable in torch
+    ep: ExportedProgram  # the same, captured again in core ATen: the lowering's input
     calibration_batches: int = 0
     warnings: List[str] = field(default_factory=list)
 
@@ -46,8 +47,13 @@ def recapture(converted: torch.fx.GraphModule, example_inputs: tuple) -> Exporte
     return run_passes(capture_keeping_linear(converted, example_inputs), POST_QUANT_PASSES)
 
 
-def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSource = None,
-             progress: Progress = None, per_channel_linear: bool = True) -> QuantizedModel:
+def quantize(
+    model: nn.Module,
+    example_inputs: tuple,
+    calibrate: CalibrationSource = None,
+    progress: Progress = None,
+    per_channel_linear: bool = True,
+) -> QuantizedModel:
     """PTQ: the model quantized with CmsisNNQuantizer, calibrated on `calibrate` (or the example inputs)."""
     say = progress or (lambda _m: None)
     model.eval()
@@ -59,8 +65,9 @@ def quantize(model: nn.Module, example_inputs: tuple, calibrate: CalibrationSour
     batches, notes = run_calibration(prepared, example_inputs, calibrate, say)
     say("converting to int8 (PT2E convert)")
     converted = convert_pt2e(prepared)
-    return QuantizedModel(converted=converted, ep=recapture(converted, example_inputs),
-                          calibration_batches=batches, warnings=notes)
+    return QuantizedModel(
+        converted=converted, ep=recapture(converted, example_inputs), calibration_batches=batches, warnings=notes
+    )
 
 
 def prepare_qat(model: nn.Module, example_inputs: tuple, per_channel_linear: bool = True) -> torch.fx.GraphModule:

@@ -9,6 +9,7 @@ Scales have floors: an all-zero (degenerate) range would otherwise give scale = 
 requantization multipliers against such a scale overflow the kernels' shifts. An activation whose
 observed range is empty gets the floor ACT_MIN_SCALE; `calibrate.degenerate_observers` names them.
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,21 +36,33 @@ INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SOFTMAX_SCALE, SOFTMAX_ZERO_POINT = 1.0 / 256, -128
 
 # 2^-16: a requantization multiplier s_in * s_w / s_out against it stays well inside the kernels' shifts.
-ACT_MIN_SCALE = 2.0 ** -16
+ACT_MIN_SCALE = 2.0**-16
 # 2^-20: weights this small lose nothing that matters; a bias b/(s_in * s_w) still fits int32 for |b| < 2^11 s_in.
-WEIGHT_MIN_SCALE = 2.0 ** -20
+WEIGHT_MIN_SCALE = 2.0**-20
 
 
 def activation_spec(qat: bool = False, histogram: bool = False) -> QuantizationSpec:
     if qat:
-        ctr = FakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=ACT_QMIN, quant_max=ACT_QMAX,
-                                     dtype=torch.int8, qscheme=torch.per_tensor_affine, eps=ACT_MIN_SCALE)
+        ctr = FakeQuantize.with_args(
+            observer=MovingAverageMinMaxObserver,
+            quant_min=ACT_QMIN,
+            quant_max=ACT_QMAX,
+            dtype=torch.int8,
+            qscheme=torch.per_tensor_affine,
+            eps=ACT_MIN_SCALE,
+        )
     elif histogram:
         ctr = HistogramObserver.with_args(eps=ACT_MIN_SCALE)
     else:
         ctr = MinMaxObserver.with_args(eps=ACT_MIN_SCALE)
-    return QuantizationSpec(dtype=torch.int8, quant_min=ACT_QMIN, quant_max=ACT_QMAX,
-                            qscheme=torch.per_tensor_affine, is_dynamic=False, observer_or_fake_quant_ctr=ctr)
+    return QuantizationSpec(
+        dtype=torch.int8,
+        quant_min=ACT_QMIN,
+        quant_max=ACT_QMAX,
+        qscheme=torch.per_tensor_affine,
+        is_dynamic=False,
+        observer_or_fake_quant_ctr=ctr,
+    )
 
 
 def weight_spec(qat: bool = False, per_channel: bool = True) -> QuantizationSpec:
@@ -59,13 +72,19 @@ def weight_spec(qat: bool = False, per_channel: bool = True) -> QuantizationSpec
     else:
         qscheme = torch.per_tensor_symmetric
         observer = MovingAverageMinMaxObserver if qat else MinMaxObserver
-    kwargs = dict(quant_min=WEIGHT_QMIN, quant_max=WEIGHT_QMAX, dtype=torch.int8, qscheme=qscheme,
-                  eps=WEIGHT_MIN_SCALE)
+    kwargs = dict(quant_min=WEIGHT_QMIN, quant_max=WEIGHT_QMAX, dtype=torch.int8, qscheme=qscheme, eps=WEIGHT_MIN_SCALE)
     if per_channel:
         kwargs["ch_axis"] = 0
     ctr = FakeQuantize.with_args(observer=observer, **kwargs) if qat else observer.with_args(**kwargs)
-    return QuantizationSpec(dtype=torch.int8, quant_min=WEIGHT_QMIN, quant_max=WEIGHT_QMAX, qscheme=qscheme,
-                            ch_axis=0 if per_channel else None, is_dynamic=False, observer_or_fake_quant_ctr=ctr)
+    return QuantizationSpec(
+        dtype=torch.int8,
+        quant_min=WEIGHT_QMIN,
+        quant_max=WEIGHT_QMAX,
+        qscheme=qscheme,
+        ch_axis=0 if per_channel else None,
+        is_dynamic=False,
+        observer_or_fake_quant_ctr=ctr,
+    )
 
 
 def _bias_qparams(observers):
@@ -78,10 +97,14 @@ def _bias_qparams(observers):
 
 def bias_spec(input_edge, weight_edge, per_channel: bool = True) -> DerivedQuantizationSpec:
     return DerivedQuantizationSpec(
-        derived_from=[input_edge, weight_edge], derive_qparams_fn=_bias_qparams, dtype=torch.int32,
-        quant_min=INT32_MIN, quant_max=INT32_MAX,
+        derived_from=[input_edge, weight_edge],
+        derive_qparams_fn=_bias_qparams,
+        dtype=torch.int32,
+        quant_min=INT32_MIN,
+        quant_max=INT32_MAX,
         qscheme=torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric,
-        ch_axis=0 if per_channel else None)
+        ch_axis=0 if per_channel else None,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,14 +112,33 @@ def softmax_output_spec(qat: bool = False):
     if qat:
         # FixedQParamsQuantizationSpec is for PTQ; QAT needs the fake-quant form of the same constants.
         ctr = FixedQParamsFakeQuantize.with_args(
-            observer=functools.partial(_fixed_observer, SOFTMAX_SCALE, SOFTMAX_ZERO_POINT))
-        return QuantizationSpec(dtype=torch.int8, quant_min=ACT_QMIN, quant_max=ACT_QMAX,
-                                qscheme=torch.per_tensor_affine, observer_or_fake_quant_ctr=ctr)
-    return FixedQParamsQuantizationSpec(dtype=torch.int8, scale=SOFTMAX_SCALE, zero_point=SOFTMAX_ZERO_POINT,
-                                        quant_min=ACT_QMIN, quant_max=ACT_QMAX, qscheme=torch.per_tensor_affine)
+            observer=functools.partial(_fixed_observer, SOFTMAX_SCALE, SOFTMAX_ZERO_POINT)
+        )
+        return QuantizationSpec(
+            dtype=torch.int8,
+            quant_min=ACT_QMIN,
+            quant_max=ACT_QMAX,
+            qscheme=torch.per_tensor_affine,
+            observer_or_fake_quant_ctr=ctr,
+        )
+    return FixedQParamsQuantizationSpec(
+        dtype=torch.int8,
+        scale=SOFTMAX_SCALE,
+        zero_point=SOFTMAX_ZERO_POINT,
+        quant_min=ACT_QMIN,
+        quant_max=ACT_QMAX,
+        qscheme=torch.per_tensor_affine,
+    )
 
 
 def _fixed_observer(scale, zero_point, **kwargs):
     from torchao.quantization.pt2e import FixedQParamsObserver
-    return FixedQParamsObserver(scale=scale, zero_point=zero_point, dtype=torch.int8, quant_min=ACT_QMIN,
-                                quant_max=ACT_QMAX, qscheme=torch.per_tensor_affine)
+
+    return FixedQParamsObserver(
+        scale=scale,
+        zero_point=zero_point,
+        dtype=torch.int8,
+        quant_min=ACT_QMIN,
+        quant_max=ACT_QMAX,
+        qscheme=torch.per_tensor_affine,
+    )

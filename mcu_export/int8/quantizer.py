@@ -12,6 +12,7 @@ Which tensors get observed, and how (specs in `qspecs`):
 Anything else is left in float; the lowering runs it on the fp32 kernels between dequantize/quantize.
 The targets cover both the core-ATen graph (PTQ) and the training IR (QAT).
 """
+
 from __future__ import annotations
 
 import operator
@@ -29,16 +30,41 @@ CONV = {aten.conv2d.default, aten.convolution.default}
 LINEAR = {aten.linear.default}
 ADD = {aten.add.Tensor, aten.sub.Tensor, aten.add_.Tensor, aten.sub_.Tensor}
 MUL = {aten.mul.Tensor, aten.mul_.Tensor}
-FUSABLE_ACTIVATIONS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hardtanh_.default,
-                       aten.relu6.default, aten.clamp.default}
-LUT_ACTIVATIONS = {aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
-                   aten.hardswish_.default, aten.hardsigmoid_.default} | FUSABLE_ACTIVATIONS
+FUSABLE_ACTIVATIONS = {
+    aten.relu.default,
+    aten.relu_.default,
+    aten.hardtanh.default,
+    aten.hardtanh_.default,
+    aten.relu6.default,
+    aten.clamp.default,
+}
+LUT_ACTIVATIONS = {
+    aten.sigmoid.default,
+    aten.tanh.default,
+    aten.hardswish.default,
+    aten.hardsigmoid.default,
+    aten.hardswish_.default,
+    aten.hardsigmoid_.default,
+} | FUSABLE_ACTIVATIONS
 MAX_POOL = {aten.max_pool2d.default, aten.max_pool2d_with_indices.default}
-SHARED = {aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
-          aten.mean.dim, aten.view.default, aten.view_copy.default, aten._unsafe_view.default,
-          aten.reshape.default, aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims,
-          aten.unsqueeze.default, aten.permute.default, aten.permute_copy.default,
-          aten.constant_pad_nd.default, aten.pad.default} | MAX_POOL
+SHARED = {
+    aten.avg_pool2d.default,
+    aten.adaptive_avg_pool2d.default,
+    aten._adaptive_avg_pool2d.default,
+    aten.mean.dim,
+    aten.view.default,
+    aten.view_copy.default,
+    aten._unsafe_view.default,
+    aten.reshape.default,
+    aten.flatten.using_ints,
+    aten.squeeze.dim,
+    aten.squeeze.dims,
+    aten.unsqueeze.default,
+    aten.permute.default,
+    aten.permute_copy.default,
+    aten.constant_pad_nd.default,
+    aten.pad.default,
+} | MAX_POOL
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
 CAT = {aten.cat.default, aten.concat.default}
 
@@ -54,8 +80,9 @@ def _annotated(node: Node) -> bool:
 
 
 def _mark(node: Node, inputs: dict, output) -> None:
-    node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=inputs, output_qspec=output,
-                                                                  _annotated=True)
+    node.meta["quantization_annotation"] = QuantizationAnnotation(
+        input_qspec_map=inputs, output_qspec=output, _annotated=True
+    )
 
 
 def constant_bounds(node: Node):
@@ -88,8 +115,12 @@ def fused_activation(node: Node) -> Optional[Node]:
     return None
 
 
-_BATCH_NORM = {aten.batch_norm.default, aten._native_batch_norm_legit.default,
-               aten._native_batch_norm_legit_no_training.default, aten.cudnn_batch_norm.default}
+_BATCH_NORM = {
+    aten.batch_norm.default,
+    aten._native_batch_norm_legit.default,
+    aten._native_batch_norm_legit_no_training.default,
+    aten.cudnn_batch_norm.default,
+}
 
 
 def _qat_batch_norm_chain(node: Node):

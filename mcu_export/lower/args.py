@@ -4,6 +4,7 @@ Arguments come in schema order, kwarg-only ones included: the node's value when 
 the schema default, else None for optionals. The out arguments are the node's planned output tensors;
 the returns follow: the out tensor again, or one TensorList of all outs for multi-output ops.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Sequence
@@ -67,8 +68,14 @@ def _emit_as(table: ValueTable, typ, n, value, tensor_of, where: str, name: str)
     raise UsageError(f"{where}: argument {name} of type {typ} cannot be lowered")
 
 
-def kernel_args(table: ValueTable, op: OpDef, bound: Dict[str, Any], outs: Sequence[int],
-                tensor_of: Callable[[Node], int], where: str) -> List[int]:
+def kernel_args(
+    table: ValueTable,
+    op: OpDef,
+    bound: Dict[str, Any],
+    outs: Sequence[int],
+    tensor_of: Callable[[Node], int],
+    where: str,
+) -> List[int]:
     args: List[int] = []
     out_iter = iter(outs)
     for arg in op.schema().arguments:

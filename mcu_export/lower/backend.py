@@ -15,6 +15,7 @@ that takes it owns it. A node that the first backend refused is recorded in `inf
 reason; a node that every backend refuses is an UnsupportedOpError naming the op, the reasons and the
 model source line.
 """
+
 from __future__ import annotations
 
 import operator
@@ -54,8 +55,9 @@ class DelegateBackend(Backend):
         """None when this backend can run `node` inside a partition, else the reason. No side effects."""
         raise NotImplementedError
 
-    def lower_partition(self, builder: ProgramBuilder, nodes: Sequence[Node],
-                        inputs: Sequence[Node], outputs: Sequence[Node]) -> None:
+    def lower_partition(
+        self, builder: ProgramBuilder, nodes: Sequence[Node], inputs: Sequence[Node], outputs: Sequence[Node]
+    ) -> None:
         """Emit one delegate call for `nodes` (contiguous, in graph order) reading `inputs` (nodes
         outside the partition) and producing `outputs` (nodes read outside it); bind each output in
         `builder.values`."""
@@ -78,8 +80,9 @@ def _compute_nodes(ep: ExportedProgram) -> List[Node]:
     return [n for n in ep.graph_module.graph.nodes if n.op == "call_function" and n.target != operator.getitem]
 
 
-def _partitions(builder: ProgramBuilder, backend: DelegateBackend, nodes: List[Node]) -> Tuple[
-        Dict[Node, List[Node]], Dict[Node, str]]:
+def _partitions(
+    builder: ProgramBuilder, backend: DelegateBackend, nodes: List[Node]
+) -> Tuple[Dict[Node, List[Node]], Dict[Node, str]]:
     """Maximal runs of contiguous compute nodes the delegate accepts, keyed by their first node; and
     the reason for every node it refuses."""
     groups: Dict[Node, List[Node]] = {}
@@ -98,13 +101,16 @@ def _partitions(builder: ProgramBuilder, backend: DelegateBackend, nodes: List[N
     return groups, refused
 
 
-def lower_graph(ep: ExportedProgram, backends: Sequence[Backend], with_stacktrace: bool = True) -> Tuple[
-        pte.Program, LoweringInfo]:
+def lower_graph(
+    ep: ExportedProgram, backends: Sequence[Backend], with_stacktrace: bool = True
+) -> Tuple[pte.Program, LoweringInfo]:
     """Lower every node of `ep` with the first of `backends` that takes it; planned tensors not yet placed."""
     for spec in ep.graph_signature.output_specs:
         if spec.kind.name != "USER_OUTPUT":
-            raise UsageError(f"model output {spec.arg} is a {spec.kind.name.lower()}; "
-                             "mcu-export exports inference graphs without state updates")
+            raise UsageError(
+                f"model output {spec.arg} is a {spec.kind.name.lower()}; "
+                "mcu-export exports inference graphs without state updates"
+            )
     builder = ProgramBuilder(ep, with_stacktrace)
     for backend in backends:
         backend.start(builder)
@@ -155,15 +161,22 @@ def _lower_node(builder: ProgramBuilder, backends: Sequence[Backend], delegated,
         if reason is None:
             if reasons:
                 location = source_location(node)
-                builder.info.fallbacks.append({"op": str(node.target), "node": node.name,
-                                               "location": str(location) if location else None,
-                                               "reason": reasons[0][1], "backend": backend.name})
+                builder.info.fallbacks.append(
+                    {
+                        "op": str(node.target),
+                        "node": node.name,
+                        "location": str(location) if location else None,
+                        "reason": reasons[0][1],
+                        "backend": backend.name,
+                    }
+                )
             return
         reasons.append((backend.name, reason))
     location = source_location(node)
     why = "; ".join(f"{name}: {reason}" for name, reason in reasons)
-    raise UnsupportedOpError(f"operator {node.target} is not supported ({why})"
-                             + (f" (at {location})" if location else ""))
+    raise UnsupportedOpError(
+        f"operator {node.target} is not supported ({why})" + (f" (at {location})" if location else "")
+    )
 
 
 def bind_outputs(builder: ProgramBuilder, outputs: Sequence[Node]) -> List[int]:

@@ -5,6 +5,7 @@ builder for values and emits calls through it (`mcu_export.lower.backend`). The 
 must agree on: the values table, graph node → EValue bindings, constants, the operator list, the
 instructions and their source locations, the method's inputs, the output copies and `forward` itself.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -24,15 +25,15 @@ from mcu_export.passes.source_location import source_location, stack_frames
 from mcu_export.pte import program as pte
 
 _VIEW_OP = BY_QUALIFIED["aten::view_copy.out"]
-NodeValue = Union[int, List[int]]          # one EValue index, or one per output of a multi-output node
+NodeValue = Union[int, List[int]]  # one EValue index, or one per output of a multi-output node
 
 
 @dataclass
 class InstructionInfo:
     index: int
-    op: str                   # qualified op ("aten::convolution.out") or "delegate:<backend id>"
-    node: str                 # graph node name ("output_copy_<i>" for copies the builder adds)
-    location: Optional[str]   # "model.py:42 in Net.forward", when torch recorded a stack trace
+    op: str  # qualified op ("aten::convolution.out") or "delegate:<backend id>"
+    node: str  # graph node name ("output_copy_<i>" for copies the builder adds)
+    location: Optional[str]  # "model.py:42 in Net.forward", when torch recorded a stack trace
 
 
 @dataclass
@@ -43,12 +44,13 @@ class LoweringInfo:
     output_names: List[str] = field(default_factory=list)
     # Nodes the first backend refused and a later one took: {"op", "node", "location", "reason", "backend"}.
     fallbacks: List[Dict[str, Optional[str]]] = field(default_factory=list)
-    memory: Any = None        # the MemoryPlan, set after planning
+    memory: Any = None  # the MemoryPlan, set after planning
 
 
 @dataclass(frozen=True)
 class T:
     """A tensor argument given by EValue index, for calls built from values rather than graph nodes."""
+
     index: int
 
 
@@ -80,8 +82,8 @@ class ProgramBuilder:
         self.program = pte.Program(execution_plan=[])
         self.table = ValueTable(self.program)
         self.values: Dict[Node, NodeValue] = {}
-        self.done: Set[Node] = set()           # nodes a backend consumed while lowering another
-        self.current: Optional[Node] = None    # the node being lowered (names planned tensors, locates calls)
+        self.done: Set[Node] = set()  # nodes a backend consumed while lowering another
+        self.current: Optional[Node] = None  # the node being lowered (names planned tensors, locates calls)
         self.instructions: List[pte.Instruction] = []
         self.stacktrace: List[List[pte.Frame]] = []
         self.operators: List[pte.Operator] = []
@@ -157,12 +159,20 @@ class ProgramBuilder:
     # ---- instructions -------------------------------------------------------------------------
     def _record(self, instruction: pte.Instruction, op: str, node: Optional[Node], name: Optional[str]) -> None:
         location = source_location(node) if node is not None else None
-        self.info.instructions.append(InstructionInfo(len(self.instructions), op,
-                                                      name or (node.name if node is not None else "?"),
-                                                      str(location) if location else None))
+        self.info.instructions.append(
+            InstructionInfo(
+                len(self.instructions),
+                op,
+                name or (node.name if node is not None else "?"),
+                str(location) if location else None,
+            )
+        )
         self.instructions.append(instruction)
-        frames = [pte.Frame(f.filename, f.lineno, f.name) for f in stack_frames(node)] \
-            if self.with_stacktrace and node is not None else []
+        frames = (
+            [pte.Frame(f.filename, f.lineno, f.name) for f in stack_frames(node)]
+            if self.with_stacktrace and node is not None
+            else []
+        )
         self.stacktrace.append(frames)
 
     def emit(self, op: OpDef, args: List[int], node: Optional[Node] = None, name: Optional[str] = None) -> None:
@@ -170,8 +180,12 @@ class ProgramBuilder:
         if op.qualified not in self._op_index:
             self._op_index[op.qualified] = len(self.operators)
             self.operators.append(pte.Operator(name=op.name, overload=op.overload))
-        self._record(pte.KernelCall(op_index=self._op_index[op.qualified], args=args), op.qualified,
-                     node if node is not None or name else self.current, name)
+        self._record(
+            pte.KernelCall(op_index=self._op_index[op.qualified], args=args),
+            op.qualified,
+            node if node is not None or name else self.current,
+            name,
+        )
 
     def call(self, op: OpDef, named: Dict[str, Any], outs: Sequence[int], node: Optional[Node] = None) -> None:
         """One KernelCall; `named` gives every non-out argument by schema name (tensors as T)."""
@@ -187,16 +201,25 @@ class ProgramBuilder:
         args.append(outs[0] if len(outs) == 1 else self.table.tensor_list(outs))
         self.emit(op, args, node)
 
-    def delegate_call(self, backend_id: str, processed: bytes, args: Sequence[int], node: Optional[Node] = None,
-                      compile_specs: Sequence[pte.CompileSpec] = ()) -> None:
+    def delegate_call(
+        self,
+        backend_id: str,
+        processed: bytes,
+        args: Sequence[int],
+        node: Optional[Node] = None,
+        compile_specs: Sequence[pte.CompileSpec] = (),
+    ) -> None:
         """One DelegateCall to a new BackendDelegate whose processed data is inline in the program;
         `args` are the delegate's inputs then its outputs (ExecuTorch's convention)."""
         self.program.backend_delegate_data.append(bytes(processed))
-        ref = pte.BackendDelegateDataReference(location=pte.INLINE,
-                                               index=len(self.program.backend_delegate_data) - 1)
+        ref = pte.BackendDelegateDataReference(location=pte.INLINE, index=len(self.program.backend_delegate_data) - 1)
         self.delegates.append(pte.BackendDelegate(id=backend_id, processed=ref, compile_specs=list(compile_specs)))
-        self._record(pte.DelegateCall(delegate_index=len(self.delegates) - 1, args=list(args)),
-                     f"delegate:{backend_id}", node if node is not None else self.current, None)
+        self._record(
+            pte.DelegateCall(delegate_index=len(self.delegates) - 1, args=list(args)),
+            f"delegate:{backend_id}",
+            node if node is not None else self.current,
+            None,
+        )
 
     def remove_instructions(self, removed: Set[int]) -> None:
         """Drops instructions a backend's last pass made redundant, keeping infos, traces and the
@@ -243,8 +266,13 @@ class ProgramBuilder:
             # constant or another output needs a tensor of its own, filled by a copy.
             if index in self.inputs or index in self.constants or index in outputs:
                 tensor = self.table.values[index]
-                copy = self.table.add(pte.Tensor(scalar_type=tensor.scalar_type, sizes=list(tensor.sizes),
-                                                 dim_order=list(range(len(tensor.sizes)))))
+                copy = self.table.add(
+                    pte.Tensor(
+                        scalar_type=tensor.scalar_type,
+                        sizes=list(tensor.sizes),
+                        dim_order=list(range(len(tensor.sizes))),
+                    )
+                )
                 self.emit(_VIEW_OP, [index, self.table.int_list(tensor.sizes), copy, copy], name=f"output_copy_{i}")
                 index = copy
             outputs.append(index)
@@ -254,11 +282,17 @@ class ProgramBuilder:
     def close(self, outputs: List[int]) -> pte.Program:
         """Ends the lowering with its one method, `forward`: the chain, values, operators and delegates."""
         trace = self.stacktrace if any(self.stacktrace) else None
-        chain = pte.Chain(inputs=list(self.inputs), outputs=outputs, instructions=self.instructions,
-                          stacktrace=trace)
-        plan = pte.ExecutionPlan(name="forward", values=self.table.values, inputs=list(self.inputs),
-                                 outputs=outputs, chains=[chain], operators=self.operators,
-                                 delegates=self.delegates, non_const_buffer_sizes=[0, 0])
+        chain = pte.Chain(inputs=list(self.inputs), outputs=outputs, instructions=self.instructions, stacktrace=trace)
+        plan = pte.ExecutionPlan(
+            name="forward",
+            values=self.table.values,
+            inputs=list(self.inputs),
+            outputs=outputs,
+            chains=[chain],
+            operators=self.operators,
+            delegates=self.delegates,
+            non_const_buffer_sizes=[0, 0],
+        )
         self.program.execution_plan.append(plan)
         self.info.op_counts = dict(Counter(i.op for i in self.info.instructions))
         return self.program

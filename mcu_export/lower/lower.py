@@ -1,6 +1,7 @@
 """The fp32 lowering: a passed, supported ExportedProgram to a `.pte` Program model (one method,
 `forward`), every node on the portable backend. Planned tensors get their arena offsets later, from
 the memory planner."""
+
 from __future__ import annotations
 
 from torch.export import ExportedProgram

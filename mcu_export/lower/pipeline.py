@@ -1,4 +1,5 @@
 """The front half in one call: capture → passes → support check → lowering → memory plan."""
+
 from __future__ import annotations
 
 from typing import Callable, Optional, Tuple
@@ -12,8 +13,9 @@ from mcu_export.planner import plan_memory
 from mcu_export.pte.program import Program
 
 
-def to_program(model: nn.Module, example_inputs: tuple,
-               progress: Optional[Callable[[str], None]] = None) -> Tuple[Program, LoweringInfo]:
+def to_program(
+    model: nn.Module, example_inputs: tuple, progress: Optional[Callable[[str], None]] = None
+) -> Tuple[Program, LoweringInfo]:
     """A planned Program ready for the writer; `info.memory` holds the MemoryPlan."""
     say = progress or (lambda _message: None)
     say("capturing with torch.export")

@@ -4,6 +4,7 @@ layout and copy kernels for every dtype), with the arguments ExecuTorch's emitte
 In an int8 program it is the fallback for what the cortex_m backend refuses: its tensor arguments come
 from `builder.value`, which dequantizes int8 values on first use.
 """
+
 from __future__ import annotations
 
 from typing import Dict, Optional
@@ -42,8 +43,9 @@ class PortableBackend(KernelBackend):
             return f"no portable kernel for {node.target}"
         outs = builder.planned_like(node)
         out_list = outs if isinstance(outs, list) else [outs]
-        args = kernel_args(builder.table, op, bound_args(builder, node, op), out_list, builder.tensor,
-                           f"{node.name} ({op.qualified})")
+        args = kernel_args(
+            builder.table, op, bound_args(builder, node, op), out_list, builder.tensor, f"{node.name} ({op.qualified})"
+        )
         builder.values[node] = outs
         builder.emit(op, args, node)
         return None

@@ -3,6 +3,7 @@
 Scalars (Null, Int, Bool, Double) are immutable at run time, so equal ones share one entry; tensors
 and lists never do.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -75,13 +76,17 @@ class ValueTable:
 
     def planned_tensor(self, dtype: torch.dtype, shape, what: str) -> builtins.int:
         sizes = static_sizes(shape, what)
-        return self.add(pte.Tensor(scalar_type=scalar_type(dtype), sizes=sizes,
-                                   dim_order=list(range(len(sizes)))))
+        return self.add(pte.Tensor(scalar_type=scalar_type(dtype), sizes=sizes, dim_order=list(range(len(sizes)))))
 
     def constant_tensor(self, tensor: torch.Tensor) -> builtins.int:
         """A tensor whose data goes in the program's constant buffer (index 0 stays the empty one)."""
         self._program.constant_buffer.append(tensor_bytes(tensor))
         sizes = list(tensor.shape)
-        return self.add(pte.Tensor(scalar_type=scalar_type(tensor.dtype), sizes=sizes,
-                                   dim_order=list(range(len(sizes))),
-                                   data_buffer_idx=len(self._program.constant_buffer) - 1))
+        return self.add(
+            pte.Tensor(
+                scalar_type=scalar_type(tensor.dtype),
+                sizes=sizes,
+                dim_order=list(range(len(sizes))),
+                data_buffer_idx=len(self._program.constant_buffer) - 1,
+            )
+        )

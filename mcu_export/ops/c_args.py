@@ -12,6 +12,7 @@ Two renderings, one source (the op schemas of table.py):
   KernelCall against. It is rendered with the kernel table, so a build carries the
   kinds of the ops it links and no others.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, List, Sequence, Tuple
@@ -102,12 +103,16 @@ def _enum(op: OpDef) -> Tuple[str, List[str]]:
 
 
 def render_args_header(ops: Iterable[OpDef] = ALL_OPS) -> str:
-    out = ["#ifndef MX_OP_ARGS_H", "#define MX_OP_ARGS_H",
-           "/* Generated from the op table (mcu_export/ops/c_args.py); do not edit: tests/test_op_args.py",
-           " * fails when this file and the table disagree. Regenerate: python -m mcu_export.ops.c_args",
-           " * KernelCall argument positions, per op: the schema's arguments in order, then `ret`. One enum for",
-           " * all ops, so that kernels sharing a body can compare positions in _Static_asserts. */", "",
-           "enum mx_op_arg {"]
+    out = [
+        "#ifndef MX_OP_ARGS_H",
+        "#define MX_OP_ARGS_H",
+        "/* Generated from the op table (mcu_export/ops/c_args.py); do not edit: tests/test_op_args.py",
+        " * fails when this file and the table disagree. Regenerate: python -m mcu_export.ops.c_args",
+        " * KernelCall argument positions, per op: the schema's arguments in order, then `ret`. One enum for",
+        " * all ops, so that kernels sharing a body can compare positions in _Static_asserts. */",
+        "",
+        "enum mx_op_arg {",
+    ]
     seen = set()
     for i, op in enumerate(ops):
         stem, lines = _enum(op)
@@ -121,6 +126,7 @@ def render_args_header(ops: Iterable[OpDef] = ALL_OPS) -> str:
 
 def main() -> int:
     from mcu_export.assets import asset_dir
+
     path = asset_dir("runtime_c") / "include" / "mx" / "op_args.h"
     path.write_text(render_args_header())
     print(f"wrote {path}")

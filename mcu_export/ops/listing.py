@@ -1,4 +1,5 @@
 """The op list for users and docs (`mcu-export ops`), generated from the op table so it cannot drift."""
+
 from __future__ import annotations
 
 from mcu_export.ops.table import ALL_OPS
@@ -33,7 +34,7 @@ def format_op_args() -> str:
 def _schema_type(t: str) -> str:
     """torch's Python-style type text as the schema writes it: Optional[List[int]] -> int[]?, number -> Scalar."""
     if t.startswith("Optional["):
-        return _schema_type(t[len("Optional["):-1]) + "?"
+        return _schema_type(t[len("Optional[") : -1]) + "?"
     if t.startswith("List["):
-        return _schema_type(t[len("List["):-1]) + "[]"
+        return _schema_type(t[len("List[") : -1]) + "[]"
     return {"number": "Scalar"}.get(t, t)

@@ -6,6 +6,7 @@ implements it. The argument schema is the out-variant's own schema in torch (`sc
 what ExecuTorch's emitter and our lowering both follow. The C kernel table, the export-time support
 check and the docs' op list are all generated from this list.
 """
+
 from __future__ import annotations
 
 import functools
@@ -17,9 +18,9 @@ import torch
 
 @dataclass(frozen=True)
 class OpDef:
-    name: str                 # namespace::name as in the .pte Operator table
-    overload: str             # overload as in the .pte Operator table
-    aten: Tuple[str, ...]     # core-ATen call targets (str(node.target)) that lower to this op
+    name: str  # namespace::name as in the .pte Operator table
+    overload: str  # overload as in the .pte Operator table
+    aten: Tuple[str, ...]  # core-ATen call targets (str(node.target)) that lower to this op
     dtypes: Tuple[str, ...] = ("float32",)  # dtypes of the (first) output that the kernel computes
     # The out-variant's schema as text, for ops whose library torch may not have loaded (ExecuTorch's
     # dim_order_ops exist only after `import executorch.exir`); parsed when torch.ops lacks the op.
@@ -90,81 +91,165 @@ ARG_RANGES: Dict[str, Tuple[int, int]] = {
 ANY_DTYPE = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 
 
-def _op(name: str, *aten: str, overload: str = "out", schema_text: Optional[str] = None,
-        dtypes: Tuple[str, ...] = ("float32",), written_as: Tuple[str, ...] = (), fused_by: str = "") -> OpDef:
-    return OpDef(name=name, overload=overload, aten=tuple(aten), schema_text=schema_text, dtypes=dtypes,
-                 written_as=written_as, fused_by=fused_by)
+def _op(
+    name: str,
+    *aten: str,
+    overload: str = "out",
+    schema_text: Optional[str] = None,
+    dtypes: Tuple[str, ...] = ("float32",),
+    written_as: Tuple[str, ...] = (),
+    fused_by: str = "",
+) -> OpDef:
+    return OpDef(
+        name=name,
+        overload=overload,
+        aten=tuple(aten),
+        schema_text=schema_text,
+        dtypes=dtypes,
+        written_as=written_as,
+        fused_by=fused_by,
+    )
 
 
-def _cortex_m(schema_text: str, *, dtypes: Tuple[str, ...] = ("int8",), shared: Optional[Dict[str, str]] = None,
-              **ranges: str) -> OpDef:
+def _cortex_m(
+    schema_text: str, *, dtypes: Tuple[str, ...] = ("int8",), shared: Optional[Dict[str, str]] = None, **ranges: str
+) -> OpDef:
     """An op of ExecuTorch's cortex_m library (executorch/backends/cortex_m/ops/operators.yaml), schema
     copied from there: torch knows `cortex_m::` only once executorch's library is imported. No ATen
     target lowers to these; the int8 lowering emits them by name. `ranges` (and `shared`, ranges several ops
     declare alike): argument name -> ARG_RANGES class."""
     name, overload = schema_text.split("(", 1)[0].rsplit(".", 1)
-    return OpDef(name=name, overload=overload, aten=(), schema_text=schema_text, dtypes=dtypes, library="cortex_m",
-                 ranges=tuple({**(shared or {}), **ranges}.items()))
+    return OpDef(
+        name=name,
+        overload=overload,
+        aten=(),
+        schema_text=schema_text,
+        dtypes=dtypes,
+        library="cortex_m",
+        ranges=tuple({**(shared or {}), **ranges}.items()),
+    )
 
 
-_CONV_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
-              "int input_offset, int output_offset, Tensor requantize_multipliers, Tensor requantize_shifts, "
-              "int activation_min, int activation_max, Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)")
-_DW_CONV_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
-                 "int depth_multiplier, int input_offset, int output_offset, Tensor requantize_multipliers, "
-                 "Tensor requantize_shifts, int activation_min, int activation_max, Tensor scratch, *, "
-                 "Tensor(a!) out) -> Tensor(a!)")
-_AVG_POOL_ARGS = ("Tensor input, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, int zero_point, "
-                  "int multiplier, int shift, Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)")
-_MAX_POOL_ARGS = ("Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode, "
-                  "int input_zero_point, int output_zero_point, int activation_min, int activation_max, *, "
-                  "Tensor(a!) out) -> Tensor(a!)")
+_CONV_ARGS = (
+    "Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+    "int input_offset, int output_offset, Tensor requantize_multipliers, Tensor requantize_shifts, "
+    "int activation_min, int activation_max, Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)"
+)
+_DW_CONV_ARGS = (
+    "Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+    "int depth_multiplier, int input_offset, int output_offset, Tensor requantize_multipliers, "
+    "Tensor requantize_shifts, int activation_min, int activation_max, Tensor scratch, *, "
+    "Tensor(a!) out) -> Tensor(a!)"
+)
+_AVG_POOL_ARGS = (
+    "Tensor input, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, int zero_point, "
+    "int multiplier, int shift, Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)"
+)
+_MAX_POOL_ARGS = (
+    "Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode, "
+    "int input_zero_point, int output_zero_point, int activation_min, int activation_max, *, "
+    "Tensor(a!) out) -> Tensor(a!)"
+)
 _QPARAMS = "float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype"
 
 _QRANGES = dict(zero_point="int32", quant_min="int32", quant_max="int32", dtype="int32")
-_CONV_RANGES = dict(stride="window", padding="padding", dilation="window", input_offset="offset",
-                    output_offset="int8", activation_min="int8", activation_max="int8")
-_AVG_POOL_RANGES = dict(kernel_size="window", stride="window", padding="padding", zero_point="int8",
-                        multiplier="int32", shift="shift")
-_MAX_POOL_RANGES = dict(kernel_size="window", stride="window", padding="padding", dilation="window",
-                        input_zero_point="int8", output_zero_point="int8", activation_min="int8",
-                        activation_max="int8")
+_CONV_RANGES = dict(
+    stride="window",
+    padding="padding",
+    dilation="window",
+    input_offset="offset",
+    output_offset="int8",
+    activation_min="int8",
+    activation_max="int8",
+)
+_AVG_POOL_RANGES = dict(
+    kernel_size="window", stride="window", padding="padding", zero_point="int8", multiplier="int32", shift="shift"
+)
+_MAX_POOL_RANGES = dict(
+    kernel_size="window",
+    stride="window",
+    padding="padding",
+    dilation="window",
+    input_zero_point="int8",
+    output_zero_point="int8",
+    activation_min="int8",
+    activation_max="int8",
+)
 
 # The int8 kernels (runtime_c/kernels/cortex_m/, README there: argument meanings, layouts, what the
 # exporter provides). Each 2-D op comes twice: channels-last [N, C, H, W] and the explicit-layout *_nhwc.
 CORTEX_M_OPS: Tuple[OpDef, ...] = (
-    _cortex_m(f"cortex_m::quantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
-              dtypes=("int8", "int16"), shared=_QRANGES),
-    _cortex_m(f"cortex_m::dequantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
-              dtypes=("float32",), shared=_QRANGES),
-    _cortex_m("cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
-              "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
-              "int output_multiplier, int output_shift, int activation_min, int activation_max, *, "
-              "Tensor(a!) out) -> Tensor(a!)",
-              self_zero_point="int8", self_multiplier="int32", self_shift="shift", other_zero_point="int8",
-              other_multiplier="int32", other_shift="shift", output_zero_point="int8", output_multiplier="int32",
-              output_shift="shift", activation_min="int8", activation_max="int8"),
-    _cortex_m("cortex_m::quantized_mul.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
-              "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)",
-              self_zero_point="int8", other_zero_point="int8", output_zero_point="int8", output_multiplier="int32",
-              output_shift="shift"),
-    _cortex_m("cortex_m::quantized_linear.out(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
-              "int input_offset, int filter_offset, int output_offset, int[] requantize_multipliers, "
-              "int[] requantize_shifts, int activation_max, int activation_min, *, Tensor(a!) out) -> Tensor(a!)",
-              input_offset="offset", filter_offset="offset", output_offset="int8", requantize_multipliers="int32",
-              requantize_shifts="shift", activation_max="int8", activation_min="int8"),
-    _cortex_m("cortex_m::softmax.out(Tensor input, int dim, int input_zero_point, int output_zero_point, "
-              "int input_multiplier, int input_shift, int diff_min, *, Tensor(a!) out) -> Tensor(a!)",
-              input_zero_point="int8", output_zero_point="int8", input_multiplier="int32", input_shift="shift",
-              diff_min="nonpositive"),
+    _cortex_m(
+        f"cortex_m::quantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+        dtypes=("int8", "int16"),
+        shared=_QRANGES,
+    ),
+    _cortex_m(
+        f"cortex_m::dequantize_per_tensor.out(Tensor input, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+        dtypes=("float32",),
+        shared=_QRANGES,
+    ),
+    _cortex_m(
+        "cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
+        "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
+        "int output_multiplier, int output_shift, int activation_min, int activation_max, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        self_zero_point="int8",
+        self_multiplier="int32",
+        self_shift="shift",
+        other_zero_point="int8",
+        other_multiplier="int32",
+        other_shift="shift",
+        output_zero_point="int8",
+        output_multiplier="int32",
+        output_shift="shift",
+        activation_min="int8",
+        activation_max="int8",
+    ),
+    _cortex_m(
+        "cortex_m::quantized_mul.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+        "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)",
+        self_zero_point="int8",
+        other_zero_point="int8",
+        output_zero_point="int8",
+        output_multiplier="int32",
+        output_shift="shift",
+    ),
+    _cortex_m(
+        "cortex_m::quantized_linear.out(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
+        "int input_offset, int filter_offset, int output_offset, int[] requantize_multipliers, "
+        "int[] requantize_shifts, int activation_max, int activation_min, *, Tensor(a!) out) -> Tensor(a!)",
+        input_offset="offset",
+        filter_offset="offset",
+        output_offset="int8",
+        requantize_multipliers="int32",
+        requantize_shifts="shift",
+        activation_max="int8",
+        activation_min="int8",
+    ),
+    _cortex_m(
+        "cortex_m::softmax.out(Tensor input, int dim, int input_zero_point, int output_zero_point, "
+        "int input_multiplier, int input_shift, int diff_min, *, Tensor(a!) out) -> Tensor(a!)",
+        input_zero_point="int8",
+        output_zero_point="int8",
+        input_multiplier="int32",
+        input_shift="shift",
+        diff_min="nonpositive",
+    ),
     _cortex_m("cortex_m::transpose.out(Tensor input, int[] perm, *, Tensor(a!) out) -> Tensor(a!)"),
-    _cortex_m("cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, "
-              "Tensor(a!) out) -> Tensor(a!)", pad_value="int8"),
+    _cortex_m(
+        "cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        pad_value="int8",
+    ),
     _cortex_m(f"cortex_m::quantized_conv2d.out({_CONV_ARGS}", shared=_CONV_RANGES),
     _cortex_m(f"cortex_m::quantized_conv2d_nhwc.out({_CONV_ARGS}", shared=_CONV_RANGES),
-    _cortex_m(f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}", depth_multiplier="window", shared=_CONV_RANGES),
-    _cortex_m(f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}", depth_multiplier="window",
-              shared=_CONV_RANGES),
+    _cortex_m(
+        f"cortex_m::quantized_depthwise_conv2d.out({_DW_CONV_ARGS}", depth_multiplier="window", shared=_CONV_RANGES
+    ),
+    _cortex_m(
+        f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}", depth_multiplier="window", shared=_CONV_RANGES
+    ),
     _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
@@ -183,11 +268,18 @@ OPS: Tuple[OpDef, ...] = (
     _op("aten::sigmoid", "aten.sigmoid.default"),
     _op("aten::tanh", "aten.tanh.default"),
     # Written as ExecuTorch's portable ops (passes/decompose_hard_activations.py); the loader fuses them back.
-    _op("aten::hardswish", "aten.hardswish.default",
+    _op(
+        "aten::hardswish",
+        "aten.hardswish.default",
         written_as=("aten::add.out", "aten::clamp.out", "aten::mul.out", "aten::div.out"),
-        fused_by="mx_fuse_hard_ramps"),
-    _op("aten::hardsigmoid", "aten.hardsigmoid.default",
-        written_as=("aten::add.out", "aten::clamp.out", "aten::div.out"), fused_by="mx_fuse_hard_ramps"),
+        fused_by="mx_fuse_hard_ramps",
+    ),
+    _op(
+        "aten::hardsigmoid",
+        "aten.hardsigmoid.default",
+        written_as=("aten::add.out", "aten::clamp.out", "aten::div.out"),
+        fused_by="mx_fuse_hard_ramps",
+    ),
     _op("aten::add", "aten.add.Tensor"),
     _op("aten::sub", "aten.sub.Tensor"),
     _op("aten::mul", "aten.mul.Tensor"),
@@ -196,9 +288,17 @@ OPS: Tuple[OpDef, ...] = (
     _op("aten::avg_pool2d", "aten.avg_pool2d.default"),
     _op("aten::_adaptive_avg_pool2d", "aten._adaptive_avg_pool2d.default"),
     _op("aten::mean", "aten.mean.dim"),
-    _op("aten::view_copy", "aten.view.default", "aten.view_copy.default", "aten._unsafe_view.default",
-        "aten.squeeze.dims", "aten.squeeze.dim", "aten.unsqueeze.default", "aten.reshape.default",
-        dtypes=ANY_DTYPE),
+    _op(
+        "aten::view_copy",
+        "aten.view.default",
+        "aten.view_copy.default",
+        "aten._unsafe_view.default",
+        "aten.squeeze.dims",
+        "aten.squeeze.dim",
+        "aten.unsqueeze.default",
+        "aten.reshape.default",
+        dtypes=ANY_DTYPE,
+    ),
     _op("aten::permute_copy", "aten.permute.default", "aten.permute_copy.default", dtypes=ANY_DTYPE),
     _op("aten::cat", "aten.cat.default", dtypes=ANY_DTYPE),
     _op("aten::_softmax", "aten._softmax.default"),
@@ -206,10 +306,14 @@ OPS: Tuple[OpDef, ...] = (
     _op("aten::_native_batch_norm_legit_no_training", "aten._native_batch_norm_legit_no_training.default"),
     # Dtype conversion, as ExecuTorch names it: the target dtype is the out tensor's, dim_order None means
     # contiguous. `_to_copy` calls that change nothing are removed by the no-op pass before lowering.
-    _op("dim_order_ops::_to_dim_order_copy", "aten._to_copy.default",
+    _op(
+        "dim_order_ops::_to_dim_order_copy",
+        "aten._to_copy.default",
         "dim_order_ops._to_dim_order_copy.default",
         schema_text="dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
-                    "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", dtypes=ANY_DTYPE),
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
+        dtypes=ANY_DTYPE,
+    ),
 )
 
 # OPS: the portable (fp32 and layout) kernels; ALL_OPS adds the int8 cortex_m ones. Kernel tables, the

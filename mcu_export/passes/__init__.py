@@ -3,6 +3,7 @@
 Each pass edits the program in place (graph, signature and weights together) and leaves a valid
 program that `ep.module()` can still run. Each list says, next to a pass, why it sits where it does.
 """
+
 from __future__ import annotations
 
 from typing import Callable, List, Sequence

@@ -1,4 +1,5 @@
 """The export-time support check: every call in the graph must map to an op in the op table."""
+
 from __future__ import annotations
 
 import operator
@@ -38,7 +39,9 @@ def check_supported(ep: ExportedProgram) -> None:
                 raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported{suffix}")
             dtype = _first_output_dtype(node)
             if dtype is not None and dtype not in op.dtypes:
-                raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported for {dtype} "
-                                         f"(supported: {', '.join(op.dtypes)}){suffix}")
+                raise UnsupportedOpError(
+                    f"operator {op_display_name(node.target)} is not supported for {dtype} "
+                    f"(supported: {', '.join(op.dtypes)}){suffix}"
+                )
         if node.op in ("call_module", "get_attr", "call_method"):
             raise UnsupportedOpError(f"graph node {node.name} ({node.op} {node.target}) is not supported")

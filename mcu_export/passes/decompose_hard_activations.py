@@ -8,6 +8,7 @@ this sequence and runs its fused kernel instead (runtime_c/src/fuse_hard_ramp.c)
 
 The int8 path does not run this pass: there the whole activation becomes one lookup table.
 """
+
 from __future__ import annotations
 
 import torch

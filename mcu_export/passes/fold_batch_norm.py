@@ -11,6 +11,7 @@ shared with another layer is left untouched.
 int8 kernel and cost a dequantize/quantize pair, and its scale would be quantized apart from the weights.
 The fp32 path sees linear decomposed to addmm and keeps such a BN as its own kernel.
 """
+
 from __future__ import annotations
 
 import operator
@@ -34,8 +35,11 @@ def _fold_into(ep: ExportedProgram, bn: torch.fx.Node, producer: torch.fx.Node, 
     gamma, beta, mean, var = (constant_value(ep, a) if a is not None else None for a in bn.args[1:5])
     if weight is None or mean is None or var is None:
         return False
-    if (bias_node is not None and bias is None) or (bn.args[1] is not None and gamma is None) \
-            or (bn.args[2] is not None and beta is None):
+    if (
+        (bias_node is not None and bias is None)
+        or (bn.args[1] is not None and gamma is None)
+        or (bn.args[2] is not None and beta is None)
+    ):
         return False
 
     # In float64, so that the folded weights are the float32 rounding of the exact product.

@@ -5,6 +5,7 @@ be recomputed on every inference into a planned tensor as large as the weight. C
 inputs (`torch.zeros(...)` in forward) fold too; random ones never do. Results much larger
 than their inputs (an `expand` of a small constant) stay as calls, so flash does not grow.
 """
+
 from __future__ import annotations
 
 import operator
@@ -27,8 +28,11 @@ def _fold(ep: ExportedProgram, foldable) -> None:
     for node in list(graph.nodes):
         if node.op != "call_function" or node.target == operator.getitem:
             continue
-        if not isinstance(node.target, torch._ops.OpOverload) \
-                or torch.Tag.nondeterministic_seeded in node.target.tags or not foldable(node.target):
+        if (
+            not isinstance(node.target, torch._ops.OpOverload)
+            or torch.Tag.nondeterministic_seeded in node.target.tags
+            or not foldable(node.target)
+        ):
             continue
         # Calls without inputs (torch.zeros, torch.arange in forward) are constants too.
         inputs = node.all_input_nodes

@@ -4,6 +4,7 @@ An ExportedProgram keeps one placeholder per input spec, in the same order; para
 lifted constants are placeholders whose data lives in `ep.state_dict` or `ep.constants`. Every helper
 here keeps those three in step, so that `ep.module()` still runs after a pass.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -69,8 +70,7 @@ def add_constant(ep: ExportedProgram, tensor: torch.Tensor, hint: str) -> Node:
         with graph.inserting_before(first_op):
             node = graph.placeholder(name)
     node.meta["val"] = _fake_like(graph, tensor)
-    specs.insert(first_user, InputSpec(kind=InputKind.CONSTANT_TENSOR, arg=TensorArgument(name=name),
-                                       target=name))
+    specs.insert(first_user, InputSpec(kind=InputKind.CONSTANT_TENSOR, arg=TensorArgument(name=name), target=name))
     ep.constants[name] = tensor
     return node
 

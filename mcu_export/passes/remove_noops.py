@@ -5,6 +5,7 @@ clone/alias/detach/dropout(eval) return their input's values; `_to_copy` to the 
 purpose is a memory format is a no-op too. Shape/metadata asserts have no users and no effect at run
 time. Each removed node's users read its input instead.
 """
+
 from __future__ import annotations
 
 import torch
@@ -15,11 +16,19 @@ from mcu_export.passes.graph_utils import finish
 aten = torch.ops.aten
 
 _IDENTITY = {
-    aten.clone.default, aten.alias.default, aten.detach.default, aten.lift_fresh_copy.default,
+    aten.clone.default,
+    aten.alias.default,
+    aten.detach.default,
+    aten.lift_fresh_copy.default,
     aten.contiguous.default,
 }
-_ASSERTS = {aten._assert_tensor_metadata.default, aten._assert_async.msg, aten._assert_scalar.default,
-            aten.sym_constrain_range_for_size.default, aten.sym_constrain_range.default}
+_ASSERTS = {
+    aten._assert_tensor_metadata.default,
+    aten._assert_async.msg,
+    aten._assert_scalar.default,
+    aten.sym_constrain_range_for_size.default,
+    aten.sym_constrain_range.default,
+}
 
 
 def _val(node):
@@ -28,8 +37,12 @@ def _val(node):
 
 def _same_meta(a, b) -> bool:
     va, vb = _val(a), _val(b)
-    return (isinstance(va, torch.Tensor) and isinstance(vb, torch.Tensor)
-            and va.dtype == vb.dtype and tuple(va.shape) == tuple(vb.shape))
+    return (
+        isinstance(va, torch.Tensor)
+        and isinstance(vb, torch.Tensor)
+        and va.dtype == vb.dtype
+        and tuple(va.shape) == tuple(vb.shape)
+    )
 
 
 def _is_noop(node) -> bool:

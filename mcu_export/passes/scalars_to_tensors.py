@@ -4,6 +4,7 @@ Core ATen keeps `x + 3` as `add.Tensor(x, 3)` (or `add.Scalar`), but the out-var
 tensors. The constant gets the op's result dtype, which is what type promotion would compute with, so
 the kernel needs no promotion logic. Equal scalars share one constant.
 """
+
 from __future__ import annotations
 
 from typing import Dict, Tuple
@@ -16,10 +17,14 @@ from mcu_export.passes.graph_utils import add_constant, finish
 aten = torch.ops.aten
 
 _TENSOR_FORM = {
-    aten.add.Tensor: aten.add.Tensor, aten.add.Scalar: aten.add.Tensor,
-    aten.sub.Tensor: aten.sub.Tensor, aten.sub.Scalar: aten.sub.Tensor,
-    aten.mul.Tensor: aten.mul.Tensor, aten.mul.Scalar: aten.mul.Tensor,
-    aten.div.Tensor: aten.div.Tensor, aten.div.Scalar: aten.div.Tensor,
+    aten.add.Tensor: aten.add.Tensor,
+    aten.add.Scalar: aten.add.Tensor,
+    aten.sub.Tensor: aten.sub.Tensor,
+    aten.sub.Scalar: aten.sub.Tensor,
+    aten.mul.Tensor: aten.mul.Tensor,
+    aten.mul.Scalar: aten.mul.Tensor,
+    aten.div.Tensor: aten.div.Tensor,
+    aten.div.Scalar: aten.div.Tensor,
 }
 
 

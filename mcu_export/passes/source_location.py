@@ -3,6 +3,7 @@
 The trace lists frames outermost first; torch's own frames (nn.Conv2d.forward, functional.py) come
 last, so the user's line is the last frame that is not inside an installed library.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,10 @@ from typing import List, Optional
 from torch.fx import Node
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
-_LIBRARY_DIRS = tuple(os.path.realpath(p) + os.sep for p in {
-    sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+_LIBRARY_DIRS = tuple(
+    os.path.realpath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
 
 
 @dataclass(frozen=True)

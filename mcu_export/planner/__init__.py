@@ -3,6 +3,7 @@
 `plan_memory` computes lifetimes, allocates, proves the result with the verifier and writes it into
 the Program; the lower bound says how far from optimal the arena is.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,9 +22,9 @@ ARENA_ID = 1  # memory id 0 is reserved by the schema
 class PlannedTensor:
     value: int
     offset: int
-    size: int   # aligned bytes
+    size: int  # aligned bytes
     first: int  # instruction index of the first use (-1: a model input)
-    last: int   # instruction index of the last use (number of instructions: a model output)
+    last: int  # instruction index of the last use (number of instructions: a model output)
 
 
 @dataclass
@@ -41,12 +42,22 @@ def plan_memory(program: pte.Program, method: str = "forward") -> MemoryPlan:
     arena = arena_size(lifetimes, offsets)
     verify_plan(lifetimes, offsets, arena)
     for lt in lifetimes:
-        plan.values[lt.value].allocation_info = pte.AllocationDetails(memory_id=ARENA_ID,
-                                                                      memory_offset=offsets[lt.value])
+        plan.values[lt.value].allocation_info = pte.AllocationDetails(
+            memory_id=ARENA_ID, memory_offset=offsets[lt.value]
+        )
     plan.non_const_buffer_sizes = [0, arena]
     tensors = [PlannedTensor(lt.value, offsets[lt.value], lt.size, lt.first, lt.last) for lt in lifetimes]
     return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy)
 
 
-__all__ = ["plan_memory", "MemoryPlan", "PlannedTensor", "Lifetime", "compute_lifetimes", "allocate",
-           "lower_bound", "verify_plan", "PlanVerificationError"]
+__all__ = [
+    "plan_memory",
+    "MemoryPlan",
+    "PlannedTensor",
+    "Lifetime",
+    "compute_lifetimes",
+    "allocate",
+    "lower_bound",
+    "verify_plan",
+    "PlanVerificationError",
+]

@@ -5,6 +5,7 @@ conflicting (lifetime-overlapping) tensor already holds: the smallest gap betwee
 tensors that fits it (best fit), else just above them. No single order is best for every graph, so a
 few orders are tried and the smallest arena wins (ties: the first order listed, for determinism).
 """
+
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -23,8 +24,7 @@ def _place(order: List[Lifetime]) -> Dict[int, int]:
     offsets: Dict[int, int] = {}
     placed: List[Lifetime] = []
     for lt in order:
-        busy = sorted((offsets[p.value], offsets[p.value] + p.size)
-                      for p in placed if p.size and p.overlaps(lt))
+        busy = sorted((offsets[p.value], offsets[p.value] + p.size) for p in placed if p.size and p.overlaps(lt))
         best_offset, best_gap, cursor = None, None, 0
         for start, stop in busy:
             gap = start - cursor

@@ -1,4 +1,5 @@
 """The lower bound on any arena for a set of lifetimes: the most bytes live at one time."""
+
 from __future__ import annotations
 
 from typing import Dict, Iterable

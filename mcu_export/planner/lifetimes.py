@@ -5,6 +5,7 @@ argument names each of its members). Inputs are written before instruction 0 (fi
 are read after the last one (last = number of instructions). Intervals are inclusive at both ends: a
 kernel's inputs and its out tensor are live at the same instruction and must not share memory.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ ALIGNMENT = pte.TENSOR_ALIGNMENT
 @dataclass(frozen=True)
 class Lifetime:
     value: int  # EValue index of the tensor
-    size: int   # bytes, rounded up to ALIGNMENT
+    size: int  # bytes, rounded up to ALIGNMENT
     first: int
     last: int
 
@@ -68,5 +69,8 @@ def compute_lifetimes(plan: pte.ExecutionPlan) -> List[Lifetime]:
     for index in plan.outputs:
         first.setdefault(index, end)
         last[index] = end
-    return [Lifetime(v, aligned(plan.values[v].nbytes), first.get(v, -1), last.get(v, -1))
-            for v, value in enumerate(plan.values) if is_planned(value)]
+    return [
+        Lifetime(v, aligned(plan.values[v].nbytes), first.get(v, -1), last.get(v, -1))
+        for v, value in enumerate(plan.values)
+        if is_planned(value)
+    ]

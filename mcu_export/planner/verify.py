@@ -1,5 +1,6 @@
 """Proof that a memory plan is safe: every tensor inside the arena, aligned, and no two tensors that
 are live at the same instruction sharing a byte."""
+
 from __future__ import annotations
 
 from typing import Dict, Sequence
@@ -12,18 +13,22 @@ class PlanVerificationError(McuExportError):
     """A memory plan that would corrupt data (a planner bug, never a user error)."""
 
 
-def verify_plan(lifetimes: Sequence[Lifetime], offsets: Dict[int, int], arena_bytes: int,
-                alignment: int = ALIGNMENT) -> None:
+def verify_plan(
+    lifetimes: Sequence[Lifetime], offsets: Dict[int, int], arena_bytes: int, alignment: int = ALIGNMENT
+) -> None:
     for lt in lifetimes:
         off = offsets.get(lt.value)
         if off is None:
             raise PlanVerificationError(f"memory plan: tensor value {lt.value} has no offset")
         if off % alignment:
-            raise PlanVerificationError(f"memory plan: tensor value {lt.value} at offset {off} "
-                                        f"is not {alignment}-byte aligned")
+            raise PlanVerificationError(
+                f"memory plan: tensor value {lt.value} at offset {off} is not {alignment}-byte aligned"
+            )
         if off < 0 or off + lt.size > arena_bytes:
-            raise PlanVerificationError(f"memory plan: tensor value {lt.value} [{off}, {off + lt.size}) "
-                                        f"lies outside the {arena_bytes}-byte arena")
+            raise PlanVerificationError(
+                f"memory plan: tensor value {lt.value} [{off}, {off + lt.size}) "
+                f"lies outside the {arena_bytes}-byte arena"
+            )
     # Sweep in order of first use: only tensors still live when `lt` starts can conflict with it.
     ordered = sorted((lt for lt in lifetimes if lt.size), key=lambda lt: (lt.first, lt.value))
     live: list = []
@@ -36,5 +41,6 @@ def verify_plan(lifetimes: Sequence[Lifetime], offsets: Dict[int, int], arena_by
                 raise PlanVerificationError(
                     f"memory plan: tensors {other.value} (instructions {other.first}..{other.last}, bytes "
                     f"[{b0}, {b1})) and {lt.value} (instructions {lt.first}..{lt.last}, bytes [{a0}, {a1})) "
-                    "are live together and overlap")
+                    "are live together and overlap"
+                )
         live.append(lt)

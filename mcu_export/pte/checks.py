@@ -3,6 +3,7 @@
 The reader runs these after parsing so that code walking a Program (inspect, the lowering) can index
 lists without guarding. Each failure names the field that holds the bad reference.
 """
+
 from __future__ import annotations
 
 from mcu_export.pte import program as P
@@ -18,8 +19,10 @@ def _check_segments(prog: P.Program) -> None:
     nseg = len(prog.segments)
     for i, s in enumerate(prog.segments):
         if s.offset + s.size > len(prog.segment_data):
-            raise fail(f"Program.segments[{i}]", f"0x{s.offset:x}+0x{s.size:x} past the end of the segment data "
-                                                 f"(0x{len(prog.segment_data):x} bytes)")
+            raise fail(
+                f"Program.segments[{i}]",
+                f"0x{s.offset:x}+0x{s.size:x} past the end of the segment data (0x{len(prog.segment_data):x} bytes)",
+            )
     cs = prog.constant_segment
     if cs is not None and cs.offsets:
         _index("SubsegmentOffsets.segment_index (constant_segment)", cs.segment_index, nseg, "segments")
@@ -27,8 +30,10 @@ def _check_segments(prog: P.Program) -> None:
         prev = 0
         for i, off in enumerate(cs.offsets):
             if not prev <= off <= size:
-                raise fail(f"SubsegmentOffsets.offsets[{i}] (constant_segment)",
-                           f"offset 0x{off:x} outside 0x{prev:x}..0x{size:x} of segment {cs.segment_index}")
+                raise fail(
+                    f"SubsegmentOffsets.offsets[{i}] (constant_segment)",
+                    f"offset 0x{off:x} outside 0x{prev:x}..0x{size:x} of segment {cs.segment_index}",
+                )
             prev = off
     for i, m in enumerate(prog.mutable_data_segments or []):
         _index(f"Program.mutable_data_segments[{i}].segment_index", m.segment_index, nseg, "segments")
@@ -43,14 +48,23 @@ def _check_value(plan: P.ExecutionPlan, i: int, v: P.EValue, nconst: int) -> Non
         if v.allocation_info is None and v.data_buffer_idx:
             _index(f"{where} Tensor.data_buffer_idx", v.data_buffer_idx, nconst, "constant buffers")
         if v.allocation_info is not None:
-            _index(f"{where} AllocationDetails.memory_id", v.allocation_info.memory_id,
-                   len(plan.non_const_buffer_sizes), "non_const_buffer_sizes")
+            _index(
+                f"{where} AllocationDetails.memory_id",
+                v.allocation_info.memory_id,
+                len(plan.non_const_buffer_sizes),
+                "non_const_buffer_sizes",
+            )
         if any(s < 0 for s in v.sizes):
             raise fail(f"{where} Tensor.sizes", f"negative size in {v.sizes}")
     elif isinstance(v, (P.IntList, P.TensorList, P.OptionalTensorList)):
         for j, item in enumerate(v.items):
-            _index(f"{where} {type(v).__name__}.items[{j}]", item, nval, "values",
-                   allow_minus_one=isinstance(v, P.OptionalTensorList))
+            _index(
+                f"{where} {type(v).__name__}.items[{j}]",
+                item,
+                nval,
+                "values",
+                allow_minus_one=isinstance(v, P.OptionalTensorList),
+            )
 
 
 def _check_plan(prog: P.Program, plan: P.ExecutionPlan) -> None:
@@ -64,8 +78,11 @@ def _check_plan(prog: P.Program, plan: P.ExecutionPlan) -> None:
         if size < 0:
             raise fail(f"ExecutionPlan.non_const_buffer_sizes[{j}]", f"negative size {size}")
     for k, d in enumerate(plan.delegates):
-        n, what = ((len(prog.segments), "segments") if d.processed.location == 1
-                   else (len(prog.backend_delegate_data), "backend_delegate_data entries"))
+        n, what = (
+            (len(prog.segments), "segments")
+            if d.processed.location == 1
+            else (len(prog.backend_delegate_data), "backend_delegate_data entries")
+        )
         _index(f"ExecutionPlan.delegates[{k}].processed.index", d.processed.index, n, what)
     for chain in plan.chains:
         for name in ("inputs", "outputs"):
@@ -85,8 +102,12 @@ def _check_plan(prog: P.Program, plan: P.ExecutionPlan) -> None:
                 _index(f"{where} MoveCall.move_to", ins.move_to, nval, "values")
             elif isinstance(ins, P.JumpFalseCall):
                 _index(f"{where} JumpFalseCall.cond_value_index", ins.cond_value_index, nval, "values")
-                _index(f"{where} JumpFalseCall.destination_instruction", ins.destination_instruction,
-                       len(chain.instructions) + 1, "instruction positions")
+                _index(
+                    f"{where} JumpFalseCall.destination_instruction",
+                    ins.destination_instruction,
+                    len(chain.instructions) + 1,
+                    "instruction positions",
+                )
             elif isinstance(ins, P.FreeCall):
                 _index(f"{where} FreeCall.value_index", ins.value_index, nval, "values")
 

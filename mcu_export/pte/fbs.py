@@ -4,6 +4,7 @@ It serves two purposes: numbering the vtable slots that the writer and reader us
 `schema/program.fbs` (so the slot numbers live in one place, the schema), and letting a test compare
 our schema with ExecuTorch's to catch drift. It understands only what the Program schema uses.
 """
+
 from __future__ import annotations
 
 import re

@@ -6,6 +6,7 @@ size: a file whose offsets point many times at the same large object (or back at
 rejected instead of making the reader loop or blow up memory. uoffsets are unsigned and point forward,
 so the only way to revisit a position is a zero offset (rejected) or sharing (charged to the budget).
 """
+
 from __future__ import annotations
 
 import struct
@@ -56,8 +57,9 @@ class FlatView:
         n = self.scalar("I", pos, where)
         end = pos + 4 + n * elem_size
         if end > self.size:
-            raise fail(where, f"vector of {n} x {elem_size} bytes at 0x{pos:x} runs past end of file "
-                              f"(size 0x{self.size:x})")
+            raise fail(
+                where, f"vector of {n} x {elem_size} bytes at 0x{pos:x} runs past end of file (size 0x{self.size:x})"
+            )
         self.spend(4 + n * elem_size, where)
         return pos + 4, n
 
@@ -76,8 +78,9 @@ class Table:
         if self.vt_len < 4 or self.vt_len % 2 or vt + self.vt_len > view.size:
             raise fail(where, f"{name} vtable at 0x{vt:x} has bad length {self.vt_len}")
         if self.obj_len < 4 or pos + self.obj_len > view.size:
-            raise fail(where, f"{name} table at 0x{pos:x} of {self.obj_len} bytes runs past end of file "
-                              f"(size 0x{view.size:x})")
+            raise fail(
+                where, f"{name} table at 0x{pos:x} of {self.obj_len} bytes runs past end of file (size 0x{view.size:x})"
+            )
         view.spend(self.obj_len, where)
 
     def _where(self, field: str, index: Optional[int] = None) -> str:
@@ -119,7 +122,7 @@ class Table:
         if pos is None:
             return None
         start, n = self.view.vector_at(pos, 1, self._where(field))
-        return bytes(self.view.data[start:start + n])
+        return bytes(self.view.data[start : start + n])
 
     def string(self, field: str) -> Optional[str]:
         data = self.raw(field)

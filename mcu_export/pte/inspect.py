@@ -5,6 +5,7 @@ so that the output can be matched against the format. Tensors appear in instruct
 `%12:f32[1,8,16,16]@arena1+0x40` (planned), `%0:f32[4,8]@const#1` (constant) or `%3:f32[2,8]` (data
 supplied at run time).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -154,8 +155,10 @@ def _delegates(prog: P.Program, plan: P.ExecutionPlan) -> List[str]:
 def format_method(prog: P.Program, plan: P.ExecutionPlan) -> str:
     instrs = [ins for c in plan.chains for ins in c.instructions]
     arenas = max(len(plan.non_const_buffer_sizes) - 1, 0)
-    lines = [f"method {plan.name}: {len(plan.values)} values, {len(instrs)} instructions, "
-             f"{len(plan.operators)} operators, {arenas} arenas"]
+    lines = [
+        f"method {plan.name}: {len(plan.values)} values, {len(instrs)} instructions, "
+        f"{len(plan.operators)} operators, {arenas} arenas"
+    ]
     lines += _io(plan, "inputs", plan.inputs) + _io(plan, "outputs", plan.outputs)
     uses = Counter(ins.op_index for ins in instrs if isinstance(ins, P.KernelCall))
     lines.append("  operators:")
@@ -174,9 +177,11 @@ def format_program(prog: P.Program) -> str:
     if prog.constant_segment is not None and prog.constant_segment.offsets:
         where = f"constant_segment (segment {prog.constant_segment.segment_index})"
     methods = ", ".join(p.name for p in prog.execution_plan)
-    lines = [f"program: schema version {prog.version}, {len(prog.execution_plan)} methods ({methods})",
-             f"constants: {max(len(consts) - 1, 0)} buffers, {sum(len(c) for c in consts)} bytes in {where}",
-             f"segments: {len(prog.segments)}"]
+    lines = [
+        f"program: schema version {prog.version}, {len(prog.execution_plan)} methods ({methods})",
+        f"constants: {max(len(consts) - 1, 0)} buffers, {sum(len(c) for c in consts)} bytes in {where}",
+        f"segments: {len(prog.segments)}",
+    ]
     lines += [f"  [{i}] offset 0x{s.offset:x} size {s.size} B" for i, s in enumerate(prog.segments)]
     for plan in prog.execution_plan:
         lines += ["", format_method(prog, plan)]

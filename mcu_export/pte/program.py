@@ -4,6 +4,7 @@ The writer (`writer.py`) turns a `Program` into flatbuffer bytes and the reader 
 bytes back into a `Program`; the lowering builds one and `inspect` prints one. Field names follow the
 schema (`schema/program.fbs`) so that a reader of either can find the other.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -46,28 +47,37 @@ class ScalarType(IntEnum):
 class DType:
     """One scalar type of the schema: the one table that lowering, inspect, the interpreter, the host
     runner and the C runtime's `mx_dtype` enum (held to it by a test) agree on."""
+
     code: ScalarType
-    name: str        # torch's and, where it has one, numpy's name
-    short: str       # as `mcu-export inspect` prints it, e.g. f32
-    size: int        # bytes per element; packed sub-byte types count one byte (an upper bound, never used)
-    runtime: bool    # the C runtime reads and writes tensors of this type (runtime_c/include/mx/value.h)
+    name: str  # torch's and, where it has one, numpy's name
+    short: str  # as `mcu-export inspect` prints it, e.g. f32
+    size: int  # bytes per element; packed sub-byte types count one byte (an upper bound, never used)
+    runtime: bool  # the C runtime reads and writes tensors of this type (runtime_c/include/mx/value.h)
 
 
 DTYPES = (
-    DType(ScalarType.BYTE, "uint8", "u8", 1, True), DType(ScalarType.CHAR, "int8", "i8", 1, True),
-    DType(ScalarType.SHORT, "int16", "i16", 2, True), DType(ScalarType.INT, "int32", "i32", 4, True),
-    DType(ScalarType.LONG, "int64", "i64", 8, True), DType(ScalarType.HALF, "float16", "f16", 2, True),
-    DType(ScalarType.FLOAT, "float32", "f32", 4, True), DType(ScalarType.DOUBLE, "float64", "f64", 8, True),
-    DType(ScalarType.BOOL, "bool", "b8", 1, True), DType(ScalarType.QINT8, "qint8", "qi8", 1, False),
-    DType(ScalarType.QUINT8, "quint8", "qu8", 1, False), DType(ScalarType.QINT32, "qint32", "qi32", 4, False),
+    DType(ScalarType.BYTE, "uint8", "u8", 1, True),
+    DType(ScalarType.CHAR, "int8", "i8", 1, True),
+    DType(ScalarType.SHORT, "int16", "i16", 2, True),
+    DType(ScalarType.INT, "int32", "i32", 4, True),
+    DType(ScalarType.LONG, "int64", "i64", 8, True),
+    DType(ScalarType.HALF, "float16", "f16", 2, True),
+    DType(ScalarType.FLOAT, "float32", "f32", 4, True),
+    DType(ScalarType.DOUBLE, "float64", "f64", 8, True),
+    DType(ScalarType.BOOL, "bool", "b8", 1, True),
+    DType(ScalarType.QINT8, "qint8", "qi8", 1, False),
+    DType(ScalarType.QUINT8, "quint8", "qu8", 1, False),
+    DType(ScalarType.QINT32, "qint32", "qi32", 4, False),
     DType(ScalarType.BFLOAT16, "bfloat16", "bf16", 2, False),
     DType(ScalarType.QUINT4X2, "quint4x2", "qu4x2", 1, False),
-    DType(ScalarType.QUINT2X4, "quint2x4", "qu2x4", 1, False), DType(ScalarType.BITS16, "bits16", "b16", 2, False),
+    DType(ScalarType.QUINT2X4, "quint2x4", "qu2x4", 1, False),
+    DType(ScalarType.BITS16, "bits16", "b16", 2, False),
     DType(ScalarType.FLOAT8E5M2, "float8_e5m2", "f8e5m2", 1, False),
     DType(ScalarType.FLOAT8E4M3FN, "float8_e4m3fn", "f8e4m3fn", 1, False),
     DType(ScalarType.FLOAT8E5M2FNUZ, "float8_e5m2fnuz", "f8e5m2fnuz", 1, False),
     DType(ScalarType.FLOAT8E4M3FNUZ, "float8_e4m3fnuz", "f8e4m3fnuz", 1, False),
-    DType(ScalarType.UINT16, "uint16", "u16", 2, False), DType(ScalarType.UINT32, "uint32", "u32", 4, False),
+    DType(ScalarType.UINT16, "uint16", "u16", 2, False),
+    DType(ScalarType.UINT32, "uint32", "u32", 4, False),
     DType(ScalarType.UINT64, "uint64", "u64", 8, False),
 )
 DTYPE_OF = {d.code: d for d in DTYPES}
@@ -76,7 +86,7 @@ ELEMENT_SIZE = {d.code: d.size for d in DTYPES}
 
 @dataclass
 class AllocationDetails:
-    memory_id: int      # index into ExecutionPlan.non_const_buffer_sizes (0 is reserved, arenas start at 1)
+    memory_id: int  # index into ExecutionPlan.non_const_buffer_sizes (0 is reserved, arenas start at 1)
     memory_offset: int  # byte offset in that arena (written as low/high 32-bit halves)
 
 
@@ -84,8 +94,8 @@ class AllocationDetails:
 class ExtraTensorInfo:
     mutable_data_segments_idx: int = 0
     fully_qualified_name: Optional[str] = None
-    location: int = 0      # 0 SEGMENT, 1 EXTERNAL
-    device_type: int = 0   # 0 CPU
+    location: int = 0  # 0 SEGMENT, 1 EXTERNAL
+    device_type: int = 0  # 0 CPU
     device_index: int = 0
 
 
@@ -94,7 +104,7 @@ class Tensor:
     scalar_type: ScalarType
     sizes: List[int]
     dim_order: List[int]
-    data_buffer_idx: int = 0                       # >0: constant data (constant_buffer / constant segment)
+    data_buffer_idx: int = 0  # >0: constant data (constant_buffer / constant segment)
     allocation_info: Optional[AllocationDetails] = None  # planned (mutable) tensors
     storage_offset: int = 0
     requires_grad: bool = False
@@ -164,12 +174,10 @@ class OptionalTensorList:
     items: List[int]  # EValue indices; -1 means None
 
 
-EValue = Union[Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList,
-               OptionalTensorList]
+EValue = Union[Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList, OptionalTensorList]
 
 # Union discriminants, in schema order (KernelTypes). NONE = 0 is flatbuffers' own.
-KERNEL_TYPES = [Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList,
-                OptionalTensorList]
+KERNEL_TYPES = [Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList, OptionalTensorList]
 
 
 def kernel_type_tag(value: EValue) -> int:
@@ -178,8 +186,8 @@ def kernel_type_tag(value: EValue) -> int:
 
 @dataclass
 class Operator:
-    name: str       # e.g. "aten::convolution"
-    overload: str   # e.g. "out"
+    name: str  # e.g. "aten::convolution"
+    overload: str  # e.g. "out"
 
     @property
     def qualified(self) -> str:
@@ -327,7 +335,7 @@ class Program:
             offs = self.constant_segment.offsets
             start = offs[data_buffer_idx]
             end = offs[data_buffer_idx + 1] if data_buffer_idx + 1 < len(offs) else seg.size
-            return self.segment_data[seg.offset + start: seg.offset + end]
+            return self.segment_data[seg.offset + start : seg.offset + end]
         return self.constant_buffer[data_buffer_idx]
 
     @property

@@ -5,6 +5,7 @@ between tables (segment indices, constant indices, value indices of instructions
 checked here, so that code walking a `Program` (inspect, the lowering) can index without guarding.
 Every problem is a PteFormatError with one line naming the field.
 """
+
 from __future__ import annotations
 
 import struct
@@ -58,22 +59,34 @@ def _tensor(t: Table) -> P.Tensor:
         alloc = P.AllocationDetails(memory_id=a.scalar("memory_id", "I"), memory_offset=off)
     e = t.table("extra_tensor_info", "ExtraTensorInfo")
     if e is not None:
-        extra = P.ExtraTensorInfo(e.scalar("mutable_data_segments_idx", "Q"), e.string("fully_qualified_name"),
-                                  e.scalar("location", "b"), e.scalar("device_type", "b"),
-                                  e.scalar("device_index", "b"))
-    return P.Tensor(scalar_type=P.ScalarType(st), sizes=_list(t.scalars("sizes", "i")),
-                    dim_order=_list(t.scalars("dim_order", "B")),
-                    data_buffer_idx=t.scalar("data_buffer_idx", "I"), allocation_info=alloc,
-                    storage_offset=t.scalar("storage_offset", "i"),
-                    requires_grad=bool(t.scalar("requires_grad", "B")), layout=t.scalar("layout", "b"),
-                    shape_dynamism=t.scalar("shape_dynamism", "b"), extra_tensor_info=extra)
+        extra = P.ExtraTensorInfo(
+            e.scalar("mutable_data_segments_idx", "Q"),
+            e.string("fully_qualified_name"),
+            e.scalar("location", "b"),
+            e.scalar("device_type", "b"),
+            e.scalar("device_index", "b"),
+        )
+    return P.Tensor(
+        scalar_type=P.ScalarType(st),
+        sizes=_list(t.scalars("sizes", "i")),
+        dim_order=_list(t.scalars("dim_order", "B")),
+        data_buffer_idx=t.scalar("data_buffer_idx", "I"),
+        allocation_info=alloc,
+        storage_offset=t.scalar("storage_offset", "i"),
+        requires_grad=bool(t.scalar("requires_grad", "B")),
+        layout=t.scalar("layout", "b"),
+        shape_dynamism=t.scalar("shape_dynamism", "b"),
+        extra_tensor_info=extra,
+    )
 
 
 def _instruction(t: Table) -> P.Instruction:
     tag = t.scalar("instr_args_type", "B")
     if not 1 <= tag <= len(P.INSTRUCTION_TYPES):
-        raise fail("Instruction.instr_args_type",
-                   f"bad union tag {tag} (InstructionArguments has 1..{len(P.INSTRUCTION_TYPES)})")
+        raise fail(
+            "Instruction.instr_args_type",
+            f"bad union tag {tag} (InstructionArguments has 1..{len(P.INSTRUCTION_TYPES)})",
+        )
     kind = P.INSTRUCTION_TYPES[tag - 1]
     v = t.table("instr_args", kind.__name__)
     if v is None:
@@ -93,24 +106,39 @@ def _chain(t: Table) -> P.Chain:
     stack = None
     lists = t.tables("stacktrace", "FrameList")
     if lists is not None:
-        stack = [[P.Frame(f.string("filename") or "", f.scalar("lineno", "i"), f.string("name") or "",
-                          f.string("context") or "") for f in _list(fl.tables("items", "Frame"))]
-                 for fl in lists]
-    return P.Chain(inputs=_list(t.scalars("inputs", "i")), outputs=_list(t.scalars("outputs", "i")),
-                   instructions=[_instruction(i) for i in _list(t.tables("instructions", "Instruction"))],
-                   stacktrace=stack)
+        stack = [
+            [
+                P.Frame(
+                    f.string("filename") or "",
+                    f.scalar("lineno", "i"),
+                    f.string("name") or "",
+                    f.string("context") or "",
+                )
+                for f in _list(fl.tables("items", "Frame"))
+            ]
+            for fl in lists
+        ]
+    return P.Chain(
+        inputs=_list(t.scalars("inputs", "i")),
+        outputs=_list(t.scalars("outputs", "i")),
+        instructions=[_instruction(i) for i in _list(t.tables("instructions", "Instruction"))],
+        stacktrace=stack,
+    )
 
 
 def _delegate(t: Table) -> P.BackendDelegate:
     ref = t.table("processed", "BackendDelegateDataReference")
     if ref is None:
         raise fail("BackendDelegate.processed", "missing")
-    specs = [P.CompileSpec(c.string("key") or "", c.raw("value") or b"")
-             for c in _list(t.tables("compile_specs", "CompileSpec"))]
-    return P.BackendDelegate(id=t.string("id") or "",
-                             processed=P.BackendDelegateDataReference(ref.scalar("location", "b"),
-                                                                      ref.scalar("index", "I")),
-                             compile_specs=specs)
+    specs = [
+        P.CompileSpec(c.string("key") or "", c.raw("value") or b"")
+        for c in _list(t.tables("compile_specs", "CompileSpec"))
+    ]
+    return P.BackendDelegate(
+        id=t.string("id") or "",
+        processed=P.BackendDelegateDataReference(ref.scalar("location", "b"), ref.scalar("index", "I")),
+        compile_specs=specs,
+    )
 
 
 def _plan(t: Table) -> P.ExecutionPlan:
@@ -119,17 +147,25 @@ def _plan(t: Table) -> P.ExecutionPlan:
     return P.ExecutionPlan(
         name=t.string("name") or "",
         values=[_evalue(v) for v in _list(t.tables("values", "EValue"))],
-        inputs=_list(t.scalars("inputs", "i")), outputs=_list(t.scalars("outputs", "i")),
+        inputs=_list(t.scalars("inputs", "i")),
+        outputs=_list(t.scalars("outputs", "i")),
         chains=[_chain(c) for c in _list(t.tables("chains", "Chain"))],
-        operators=[P.Operator(o.string("name") or "", o.string("overload") or "")
-                   for o in _list(t.tables("operators", "Operator"))],
+        operators=[
+            P.Operator(o.string("name") or "", o.string("overload") or "")
+            for o in _list(t.tables("operators", "Operator"))
+        ],
         non_const_buffer_sizes=_list(t.scalars("non_const_buffer_sizes", "q")),
         delegates=[_delegate(d) for d in _list(t.tables("delegates", "BackendDelegate"))],
-        container_meta_type=None if meta is None else (meta.string("encoded_inp_str"),
-                                                       meta.string("encoded_out_str")),
-        non_const_buffer_device=None if devices is None else [
-            P.NonConstBufferDevice(d.scalar("buffer_idx", "i"), d.scalar("device_type", "b"),
-                                   d.scalar("device_index", "b")) for d in devices])
+        container_meta_type=None if meta is None else (meta.string("encoded_inp_str"), meta.string("encoded_out_str")),
+        non_const_buffer_device=None
+        if devices is None
+        else [
+            P.NonConstBufferDevice(
+                d.scalar("buffer_idx", "i"), d.scalar("device_type", "b"), d.scalar("device_index", "b")
+            )
+            for d in devices
+        ],
+    )
 
 
 def _subsegment(t: Table) -> P.SubsegmentOffsets:
@@ -171,16 +207,21 @@ def read_program(data: bytes) -> P.Program:
     prog = P.Program(
         execution_plan=[_plan(p) for p in _list(root.tables("execution_plan", "ExecutionPlan"))],
         constant_buffer=[b.raw("storage") or b"" for b in _list(root.tables("constant_buffer", "Buffer"))],
-        backend_delegate_data=[d.raw("data") or b""
-                               for d in _list(root.tables("backend_delegate_data", "BackendDelegateInlineData"))],
-        segments=[P.DataSegment(s.scalar("offset", "Q"), s.scalar("size", "Q"))
-                  for s in _list(root.tables("segments", "DataSegment"))],
+        backend_delegate_data=[
+            d.raw("data") or b"" for d in _list(root.tables("backend_delegate_data", "BackendDelegateInlineData"))
+        ],
+        segments=[
+            P.DataSegment(s.scalar("offset", "Q"), s.scalar("size", "Q"))
+            for s in _list(root.tables("segments", "DataSegment"))
+        ],
         constant_segment=None if cseg is None else _subsegment(cseg),
         version=root.scalar("version", "I"),
         segment_data=data[base:] if base else b"",
         mutable_data_segments=None if mutable is None else [_subsegment(m) for m in mutable],
-        named_data=None if named is None else [P.NamedData(n.string("key") or "", n.scalar("segment_index", "I"))
-                                               for n in named])
+        named_data=None
+        if named is None
+        else [P.NamedData(n.string("key") or "", n.scalar("segment_index", "I")) for n in named],
+    )
     check_references(prog)
     return prog
 

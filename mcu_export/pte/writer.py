@@ -8,6 +8,7 @@ blobs, named data) are carried over from `Program.segment_data` and re-laid out.
 Scalars equal to their schema default are left out (flatbuffers' usual rule); vectors are always
 written, even when empty, so that readers never have to tell "absent" from "empty".
 """
+
 from __future__ import annotations
 
 import os
@@ -49,7 +50,7 @@ class _Builder:
         n = len(payload) // elem_size
         self.b.StartVector(elem_size, n, max(alignment, elem_size))
         self.b.head -= len(payload)
-        self.b.Bytes[self.b.head:self.b.head + len(payload)] = payload
+        self.b.Bytes[self.b.head : self.b.head + len(payload)] = payload
         return self.b.EndVector()
 
     def ints(self, fmt: str, items) -> int:
@@ -114,34 +115,53 @@ def _tensor(w: _Builder, t: P.Tensor) -> int:
     alloc = extra = None
     if t.allocation_info is not None:
         off = t.allocation_info.memory_offset
-        alloc = w.table("AllocationDetails", memory_id=("Uint32", t.allocation_info.memory_id),
-                        memory_offset_low=("Uint32", off & 0xFFFFFFFF),
-                        memory_offset_high=("Uint32", off >> 32))
+        alloc = w.table(
+            "AllocationDetails",
+            memory_id=("Uint32", t.allocation_info.memory_id),
+            memory_offset_low=("Uint32", off & 0xFFFFFFFF),
+            memory_offset_high=("Uint32", off >> 32),
+        )
     if t.extra_tensor_info is not None:
         e = t.extra_tensor_info
         name = w.string(e.fully_qualified_name)
-        extra = w.table("ExtraTensorInfo", mutable_data_segments_idx=("Uint64", e.mutable_data_segments_idx),
-                        fully_qualified_name=("off", name), location=("Int8", e.location),
-                        device_type=("Int8", e.device_type), device_index=("Int8", e.device_index))
-    return w.table("Tensor", scalar_type=("Int8", int(t.scalar_type)),
-                   storage_offset=("Int32", t.storage_offset), sizes=("off", sizes),
-                   dim_order=("off", dim_order), requires_grad=("Bool", bool(t.requires_grad)),
-                   data_buffer_idx=("Uint32", t.data_buffer_idx), allocation_info=("off", alloc),
-                   layout=("Int8", t.layout), shape_dynamism=("Int8", t.shape_dynamism),
-                   extra_tensor_info=("off", extra))
+        extra = w.table(
+            "ExtraTensorInfo",
+            mutable_data_segments_idx=("Uint64", e.mutable_data_segments_idx),
+            fully_qualified_name=("off", name),
+            location=("Int8", e.location),
+            device_type=("Int8", e.device_type),
+            device_index=("Int8", e.device_index),
+        )
+    return w.table(
+        "Tensor",
+        scalar_type=("Int8", int(t.scalar_type)),
+        storage_offset=("Int32", t.storage_offset),
+        sizes=("off", sizes),
+        dim_order=("off", dim_order),
+        requires_grad=("Bool", bool(t.requires_grad)),
+        data_buffer_idx=("Uint32", t.data_buffer_idx),
+        allocation_info=("off", alloc),
+        layout=("Int8", t.layout),
+        shape_dynamism=("Int8", t.shape_dynamism),
+        extra_tensor_info=("off", extra),
+    )
 
 
 def _instruction(w: _Builder, ins: P.Instruction) -> int:
     if isinstance(ins, P.KernelCall):
         inner = w.table("KernelCall", op_index=("Int32", ins.op_index), args=("off", w.ints("i", ins.args)))
     elif isinstance(ins, P.DelegateCall):
-        inner = w.table("DelegateCall", delegate_index=("Int32", ins.delegate_index),
-                        args=("off", w.ints("i", ins.args)))
+        inner = w.table(
+            "DelegateCall", delegate_index=("Int32", ins.delegate_index), args=("off", w.ints("i", ins.args))
+        )
     elif isinstance(ins, P.MoveCall):
         inner = w.table("MoveCall", move_from=("Int32", ins.move_from), move_to=("Int32", ins.move_to))
     elif isinstance(ins, P.JumpFalseCall):
-        inner = w.table("JumpFalseCall", cond_value_index=("Int32", ins.cond_value_index),
-                        destination_instruction=("Int32", ins.destination_instruction))
+        inner = w.table(
+            "JumpFalseCall",
+            cond_value_index=("Int32", ins.cond_value_index),
+            destination_instruction=("Int32", ins.destination_instruction),
+        )
     elif isinstance(ins, P.FreeCall):
         inner = w.table("FreeCall", value_index=("Int32", ins.value_index))
     else:
@@ -159,12 +179,24 @@ def _chain(w: _Builder, c: P.Chain) -> int:
             fr = []
             for f in frames:
                 fn, nm, ctx = w.string(f.filename), w.string(f.name), w.string(f.context)
-                fr.append(w.table("Frame", filename=("off", fn), lineno=("Int32", f.lineno),
-                                  name=("off", nm), context=("off", ctx)))
+                fr.append(
+                    w.table(
+                        "Frame",
+                        filename=("off", fn),
+                        lineno=("Int32", f.lineno),
+                        name=("off", nm),
+                        context=("off", ctx),
+                    )
+                )
             lists.append(w.table("FrameList", items=("off", w.offsets(fr))))
         stack = w.offsets(lists)
-    return w.table("Chain", inputs=("off", inputs), outputs=("off", outputs),
-                   instructions=("off", instrs), stacktrace=("off", stack))
+    return w.table(
+        "Chain",
+        inputs=("off", inputs),
+        outputs=("off", outputs),
+        instructions=("off", instrs),
+        stacktrace=("off", stack),
+    )
 
 
 def _delegate(w: _Builder, d: P.BackendDelegate, seg_map: Dict[int, int]) -> int:
@@ -172,14 +204,14 @@ def _delegate(w: _Builder, d: P.BackendDelegate, seg_map: Dict[int, int]) -> int
     index = d.processed.index
     if d.processed.location == 1:
         index = seg_map[index]
-    ref = w.table("BackendDelegateDataReference", location=("Int8", d.processed.location),
-                  index=("Uint32", index))
+    ref = w.table("BackendDelegateDataReference", location=("Int8", d.processed.location), index=("Uint32", index))
     specs = []
     for cs in d.compile_specs:
         key = w.string(cs.key)
         specs.append(w.table("CompileSpec", key=("off", key), value=("off", w.raw_vector(bytes(cs.value), 1, 1))))
-    return w.table("BackendDelegate", id=("off", ident), processed=("off", ref),
-                   compile_specs=("off", w.offsets(specs)))
+    return w.table(
+        "BackendDelegate", id=("off", ident), processed=("off", ref), compile_specs=("off", w.offsets(specs))
+    )
 
 
 def _plan(w: _Builder, p: P.ExecutionPlan, seg_map: Dict[int, int]) -> int:
@@ -200,13 +232,30 @@ def _plan(w: _Builder, p: P.ExecutionPlan, seg_map: Dict[int, int]) -> int:
     sizes = w.ints("q", p.non_const_buffer_sizes)
     devices = None
     if p.non_const_buffer_device is not None:
-        devices = w.offsets([w.table("NonConstBufferDevice", buffer_idx=("Int32", d.buffer_idx),
-                                     device_type=("Int8", d.device_type), device_index=("Int8", d.device_index))
-                             for d in p.non_const_buffer_device])
-    return w.table("ExecutionPlan", name=("off", name), container_meta_type=("off", meta),
-                   values=("off", values), inputs=("off", inputs), outputs=("off", outputs),
-                   chains=("off", chains), operators=("off", operators), delegates=("off", delegates),
-                   non_const_buffer_sizes=("off", sizes), non_const_buffer_device=("off", devices))
+        devices = w.offsets(
+            [
+                w.table(
+                    "NonConstBufferDevice",
+                    buffer_idx=("Int32", d.buffer_idx),
+                    device_type=("Int8", d.device_type),
+                    device_index=("Int8", d.device_index),
+                )
+                for d in p.non_const_buffer_device
+            ]
+        )
+    return w.table(
+        "ExecutionPlan",
+        name=("off", name),
+        container_meta_type=("off", meta),
+        values=("off", values),
+        inputs=("off", inputs),
+        outputs=("off", outputs),
+        chains=("off", chains),
+        operators=("off", operators),
+        delegates=("off", delegates),
+        non_const_buffer_sizes=("off", sizes),
+        non_const_buffer_device=("off", devices),
+    )
 
 
 def _subsegment(w: _Builder, s: P.SubsegmentOffsets, seg_map: Dict[int, int]) -> int:
@@ -214,8 +263,9 @@ def _subsegment(w: _Builder, s: P.SubsegmentOffsets, seg_map: Dict[int, int]) ->
     return w.table("SubsegmentOffsets", segment_index=("Uint32", seg_map[s.segment_index]), offsets=("off", offs))
 
 
-def _layout_segments(program: P.Program, consts: List[bytes], in_segment: bool, alignment: int
-                     ) -> Tuple[List[P.DataSegment], bytes, Dict[int, int], Optional[List[int]]]:
+def _layout_segments(
+    program: P.Program, consts: List[bytes], in_segment: bool, alignment: int
+) -> Tuple[List[P.DataSegment], bytes, Dict[int, int], Optional[List[int]]]:
     """New segment table and data: the constant segment first (if any), then the program's others."""
     blobs: List[bytes] = []
     const_offsets = None
@@ -227,14 +277,17 @@ def _layout_segments(program: P.Program, consts: List[bytes], in_segment: bool, 
             if i + 1 < len(consts):  # like ExecuTorch: the last entry ends at the segment's size
                 data += bytes(_align(len(data), P.TENSOR_ALIGNMENT) - len(data))
         blobs.append(bytes(data))
-    old_const = (program.constant_segment.segment_index
-                 if program.constant_segment is not None and program.constant_segment.offsets else None)
+    old_const = (
+        program.constant_segment.segment_index
+        if program.constant_segment is not None and program.constant_segment.offsets
+        else None
+    )
     seg_map: Dict[int, int] = {}
     for i, seg in enumerate(program.segments):
         if i == old_const:
             continue
         seg_map[i] = len(blobs)
-        blobs.append(bytes(program.segment_data[seg.offset:seg.offset + seg.size]))
+        blobs.append(bytes(program.segment_data[seg.offset : seg.offset + seg.size]))
     segments, out = [], bytearray()
     for blob in blobs:
         out += bytes(_align(len(out), alignment) - len(out))
@@ -256,14 +309,19 @@ def write_program(program: P.Program, constants: str = "segment", segment_alignm
 
     w = _Builder()
     plans = w.offsets([_plan(w, p, seg_map) for p in program.execution_plan])
-    buffers = [] if in_segment else [w.table("Buffer", storage=("off", w.raw_vector(c, 1, P.TENSOR_ALIGNMENT)))
-                                     for c in consts]
+    buffers = (
+        []
+        if in_segment
+        else [w.table("Buffer", storage=("off", w.raw_vector(c, 1, P.TENSOR_ALIGNMENT))) for c in consts]
+    )
     const_buf = w.offsets(buffers)
-    delegate_data = w.offsets([w.table("BackendDelegateInlineData",
-                                       data=("off", w.raw_vector(bytes(d), 1, P.TENSOR_ALIGNMENT)))
-                               for d in program.backend_delegate_data])
-    segs = w.offsets([w.table("DataSegment", offset=("Uint64", s.offset), size=("Uint64", s.size))
-                      for s in segments])
+    delegate_data = w.offsets(
+        [
+            w.table("BackendDelegateInlineData", data=("off", w.raw_vector(bytes(d), 1, P.TENSOR_ALIGNMENT)))
+            for d in program.backend_delegate_data
+        ]
+    )
+    segs = w.offsets([w.table("DataSegment", offset=("Uint64", s.offset), size=("Uint64", s.size)) for s in segments])
     const_seg = None
     if const_offsets is not None:
         const_seg = _subsegment(w, P.SubsegmentOffsets(0, const_offsets), {0: 0})
@@ -276,10 +334,17 @@ def write_program(program: P.Program, constants: str = "segment", segment_alignm
             key = w.string(nd.key)
             entries.append(w.table("NamedData", key=("off", key), segment_index=("Uint32", seg_map[nd.segment_index])))
         named = w.offsets(entries)
-    root = w.table("Program", version=("Uint32", program.version), execution_plan=("off", plans),
-                   constant_buffer=("off", const_buf), backend_delegate_data=("off", delegate_data),
-                   segments=("off", segs), constant_segment=("off", const_seg),
-                   mutable_data_segments=("off", mutable), named_data=("off", named))
+    root = w.table(
+        "Program",
+        version=("Uint32", program.version),
+        execution_plan=("off", plans),
+        constant_buffer=("off", const_buf),
+        backend_delegate_data=("off", delegate_data),
+        segments=("off", segs),
+        constant_segment=("off", const_seg),
+        mutable_data_segments=("off", mutable),
+        named_data=("off", named),
+    )
     w.b.Finish(root, file_identifier=P.FILE_IDENTIFIER)
     fb = bytes(w.b.Output())
     if not segments:
@@ -292,7 +357,7 @@ def _with_extended_header(fb: bytes, seg_data: bytes, segment_alignment: int) ->
     # offset at byte 0, so only that moves; 32 bytes keep the 16-byte alignment of the data intact.
     program_size = len(fb) + HEADER_LENGTH
     base = _align(program_size, segment_alignment)
-    header = (P.EXTENDED_HEADER_MAGIC + struct.pack("<IQQQ", HEADER_LENGTH, program_size, base, len(seg_data)))
+    header = P.EXTENDED_HEADER_MAGIC + struct.pack("<IQQQ", HEADER_LENGTH, program_size, base, len(seg_data))
     root = struct.unpack_from("<I", fb, 0)[0] + HEADER_LENGTH
     return b"".join([struct.pack("<I", root), fb[4:8], header, fb[8:], bytes(base - program_size), seg_data])
 

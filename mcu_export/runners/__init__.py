@@ -2,6 +2,7 @@
 `qemu` and `fvp` (model firmware on a simulator). Each target is a Runner subclass with a `name` in a
 module of this package; `targets()` imports them all, so adding a target adds a module and nothing else.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,8 +39,9 @@ def runner_for(board, target: Optional[str] = None, **options) -> Runner:
     elif target not in known:
         raise UsageError(f"unknown target '{target}' (valid: {', '.join(known)})")
     elif target not in serving:
-        raise UsageError(f"board '{board.name}' does not run on {target} "
-                         f"(it runs on: {', '.join(serving) or 'no target here'})")
+        raise UsageError(
+            f"board '{board.name}' does not run on {target} (it runs on: {', '.join(serving) or 'no target here'})"
+        )
     return known[target](board, **options)
 
 
@@ -52,8 +54,9 @@ def run_program_bytes(pte: bytes, arrays: Sequence[np.ndarray], board: str = "ho
         return runner.run(arrays).outputs
 
 
-def run_model_firmware(build, board, inputs: Sequence[np.ndarray], *, sim: str = "qemu",
-                       timeout: float = 60.0, icount: bool = True) -> ModelRun:
+def run_model_firmware(
+    build, board, inputs: Sequence[np.ndarray], *, sim: str = "qemu", timeout: float = 60.0, icount: bool = True
+) -> ModelRun:
     """Run built model firmware once on simulator `sim` with `inputs` (the model's logical layout).
     Raises FirmwareTimeout, FirmwareFault (naming the running op), or RuntimeFailure (the UART's error line)."""
     from mcu_export.runners.firmware import FirmwareRunner

@@ -5,6 +5,7 @@ it (build what the target needs), execute one inference on raw tensor bytes.
 order, and wraps the target's measurements in a `ModelRun`. A new target is one subclass with a `name`
 in a module of this package (mcu_export.runners finds it); boards pick targets by `serves`.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -19,30 +20,31 @@ from mcu_export.runners.tensors import TensorSpec, check_inputs, outputs_from, t
 
 @dataclass
 class OpCount:
-    index: int             # instruction index in the method's chain
-    op: str                # qualified operator name, e.g. aten::convolution.out
+    index: int  # instruction index in the method's chain
+    op: str  # qualified operator name, e.g. aten::convolution.out
     instructions: Optional[int]
 
 
 @dataclass
 class ModelRun:
     """One inference on one target: the outputs (logical layout) and what the target could measure."""
+
     outputs: List[np.ndarray]
     board: str
-    target: str                                 # the runner's name: host, qemu, fvp, ...
-    seconds: float                              # wall time of the target's run
+    target: str  # the runner's name: host, qemu, fvp, ...
+    seconds: float  # wall time of the target's run
     per_op: List[OpCount] = field(default_factory=list)
-    instructions_per_inference: Optional[int] = None   # guest instructions inside mx_method_execute
-    total_instructions: Optional[int] = None           # whole run: boot, I/O and inference
-    ticks: Optional[int] = None                 # SysTick ticks of the inference (deterministic under -icount)
-    stack_used: Optional[int] = None            # bytes, high-water mark of the painted stack
-    meta_pool_bytes: Optional[int] = None       # metadata pool the runtime needed (== the one generated)
+    instructions_per_inference: Optional[int] = None  # guest instructions inside mx_method_execute
+    total_instructions: Optional[int] = None  # whole run: boot, I/O and inference
+    ticks: Optional[int] = None  # SysTick ticks of the inference (deterministic under -icount)
+    stack_used: Optional[int] = None  # bytes, high-water mark of the painted stack
+    meta_pool_bytes: Optional[int] = None  # metadata pool the runtime needed (== the one generated)
     uart_text: str = ""
 
 
 class Runner(ABC):
-    name: ClassVar[str] = ""       # empty for abstract families (e.g. firmware on a simulator)
-    rank: ClassVar[int] = 100      # a board's default target is the lowest-ranked one serving it
+    name: ClassVar[str] = ""  # empty for abstract families (e.g. firmware on a simulator)
+    rank: ClassVar[int] = 100  # a board's default target is the lowest-ranked one serving it
     targets: ClassVar[Dict[str, Type["Runner"]]] = {}
 
     def __init_subclass__(cls, **kwargs):

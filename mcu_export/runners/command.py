@@ -1,4 +1,5 @@
 """`mcu-export run OUT --board B [--sim TARGET]`: the same steps for every board and target."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,8 +22,16 @@ def load_input(path: str, index: int) -> np.ndarray:
         raise UsageError(f"input {index}: {p} is not a readable .npy file ({type(exc).__name__})") from exc
 
 
-def run_command(program: str, *, board: str, input_paths: Sequence[str], target: Optional[str] = None,
-                output_path: Optional[str] = None, json_path: Optional[str] = None, timeout: float = 60.0) -> int:
+def run_command(
+    program: str,
+    *,
+    board: str,
+    input_paths: Sequence[str],
+    target: Optional[str] = None,
+    output_path: Optional[str] = None,
+    json_path: Optional[str] = None,
+    timeout: float = 60.0,
+) -> int:
     """Run once with the .npy inputs (building first when the target needs it and the build is stale),
     print the outputs and what the target measured; save outputs (.npz) and RUN.json when asked."""
     runner = runner_for(board, target, timeout=timeout)

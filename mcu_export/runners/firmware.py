@@ -5,6 +5,7 @@ The firmware's side of the contract is runtime_c/firmware/main.c: it reads in<i>
 prints one `mx: ok|error|io error ...` line and exits 0 (ok), 1 (runtime error) or 2 (I/O error);
 a hard fault prints the registers and ` op=<instruction>` and exits 253 (fvp/README.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -54,7 +55,7 @@ def decode_error_line(line: str) -> str:
     m = _CODE_ONLY.match(line)
     if m is None:
         return line
-    return f"{line[:m.end()]} {error_text(int(m.group(1), 16))}{line[m.end():]}".rstrip()
+    return f"{line[: m.end()]} {error_text(int(m.group(1), 16))}{line[m.end() :]}".rstrip()
 
 
 def raise_for(result: RunResult, where: str, elf: Path, kernel_calls: Sequence[Dict], timeout: float) -> None:
@@ -71,7 +72,11 @@ def raise_for(result: RunResult, where: str, elf: Path, kernel_calls: Sequence[D
     if result.exit_code == 0:
         return
     lines = _ERROR_LINE.findall(result.uart_text)
-    said = decode_error_line(lines[-1]) if lines else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
+    said = (
+        decode_error_line(lines[-1])
+        if lines
+        else f"no error line (last UART text: {result.uart_text.strip()[-200:]!r})"
+    )
     kinds: Dict[Optional[int], str] = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
     kind = kinds.get(result.exit_code, f"exit code {result.exit_code}")
     raise RuntimeFailure(f"firmware on {where} failed with a {kind}: {said}")
@@ -83,7 +88,7 @@ class FirmwareRunner(Runner):
 
     def __init__(self, board, **options):
         super().__init__(board, **options)
-        self.out_dir: Optional[Path] = None      # the export folder, when the runner builds from one
+        self.out_dir: Optional[Path] = None  # the export folder, when the runner builds from one
         self.build: Optional[BuildResult] = None
         self.kernel_calls: List[Dict] = []
 
@@ -124,24 +129,36 @@ class FirmwareRunner(Runner):
                 (work / f"in{i}.bin").write_bytes(data)
             result = self.simulate(elf, work)
             raise_for(result, self.where, elf, self.kernel_calls, self.timeout)
-            raw = [(work / f"out{i}.bin").read_bytes() if (work / f"out{i}.bin").is_file() else b""
-                   for i in range(len(self.outputs))]
+            raw = [
+                (work / f"out{i}.bin").read_bytes() if (work / f"out{i}.bin").is_file() else b""
+                for i in range(len(self.outputs))
+            ]
         ok = _OK_LINE.search(result.uart_text)
         if ok is None:
-            raise RuntimeFailure(f"firmware on {self.where} exited 0 without its result line "
-                                 f"(UART: {result.uart_text.strip()[-200:]!r})")
+            raise RuntimeFailure(
+                f"firmware on {self.where} exited 0 without its result line (UART: {result.uart_text.strip()[-200:]!r})"
+            )
         counts = result.instructions
         regions = counts.regions if counts is not None else {}
-        per_op = [OpCount(index=c["index"], op=c["op"],
-                          instructions=regions[c["index"] + 1].instructions if c["index"] + 1 in regions else None)
-                  for c in self.kernel_calls]
+        per_op = [
+            OpCount(
+                index=c["index"],
+                op=c["op"],
+                instructions=regions[c["index"] + 1].instructions if c["index"] + 1 in regions else None,
+            )
+            for c in self.kernel_calls
+        ]
         return raw, dict(
-            seconds=result.seconds, per_op=per_op, uart_text=result.uart_text,
+            seconds=result.seconds,
+            per_op=per_op,
+            uart_text=result.uart_text,
             instructions_per_inference=regions[0].instructions if 0 in regions else None,
             total_instructions=counts.total if counts is not None else None,
-            ticks=int(ok.group(1)), stack_used=int(ok.group(2)), meta_pool_bytes=int(ok.group(3)))
+            ticks=int(ok.group(1)),
+            stack_used=int(ok.group(2)),
+            meta_pool_bytes=int(ok.group(3)),
+        )
 
     def record(self, run) -> None:
         if self.out_dir is not None:
             record_run(self.out_dir, self.board, run)
-

@@ -1,4 +1,5 @@
 """Target `fvp`: model firmware on the board's Arm FVP (needs the binary on PATH; no per-op counts)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """Target `host`: the C runtime on this machine through the `mx_run` tool (x86_64, or aarch64 through
 qemu-aarch64), built once per configuration by mcu_export.host_runtime."""
+
 from __future__ import annotations
 
 import subprocess
@@ -19,17 +20,17 @@ from mcu_export.runners.base import Runner
 from mcu_export.runners.tensors import TensorSpec, outputs_from, program_io, to_memory_order
 
 RUN_TIMEOUT_S = 300
-Feed = Tuple[int, Tuple[int, ...], bytes]   # dtype code, shape, bytes in memory order
+Feed = Tuple[int, Tuple[int, ...], bytes]  # dtype code, shape, bytes in memory order
 
 
 @dataclass(frozen=True)
 class ProgramInfo:
     method: str
     meta_pool_bytes: int
-    arenas: Tuple[int, ...]    # declared size of arena 1, 2, ... (memory_id - 1)
+    arenas: Tuple[int, ...]  # declared size of arena 1, 2, ... (memory_id - 1)
     inputs: Tuple[TensorSpec, ...]
     outputs: Tuple[TensorSpec, ...]
-    meta_counts: Tuple[Tuple[str, int], ...] = ()   # (mx_meta_counts field, count) per pool region
+    meta_counts: Tuple[Tuple[str, int], ...] = ()  # (mx_meta_counts field, count) per pool region
 
 
 def runner_command(target: str, runner: Path) -> List[str]:
@@ -43,8 +44,9 @@ def runner_command(target: str, runner: Path) -> List[str]:
 def _run(cmd: List[str], timeout: float = RUN_TIMEOUT_S) -> subprocess.CompletedProcess:
     try:
         # errors="replace": a corrupt program can make mx_run echo undecodable names from it
-        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                              timeout=timeout)
+        return subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         raise RuntimeFailure(f"mx_run did not finish within {timeout:g} s") from None
 
@@ -104,19 +106,22 @@ def program_info(pte_path, target: str = "x86_64", method: str = "forward") -> P
     return _info(runner_command(target, build_host_runner(target)), pte_path, method)
 
 
-def instruction_kernels(pte_path, target: str = "x86_64", method: str = "forward",
-                        runner: Optional[Path] = None) -> List[str]:
+def instruction_kernels(
+    pte_path, target: str = "x86_64", method: str = "forward", runner: Optional[Path] = None
+) -> List[str]:
     """What the C runtime runs for each instruction once loaded: "<name>.<overload>", "fused-away" (folded into
     an earlier instruction by a loader fusion) or "move"."""
     _check_target(target)
-    proc = _run([*runner_command(target, runner or build_host_runner(target)), str(pte_path), "--method", method,
-                 "--kernels"])
+    proc = _run(
+        [*runner_command(target, runner or build_host_runner(target)), str(pte_path), "--method", method, "--kernels"]
+    )
     _raise_for(proc)
     return [line.split()[2] for line in proc.stdout.splitlines() if line.startswith("instruction ")]
 
 
-def mx_run(cmd: List[str], pte_path, method: str, feeds: Sequence[Feed], n_outputs: int,
-           timeout: float = RUN_TIMEOUT_S) -> List[bytes]:
+def mx_run(
+    cmd: List[str], pte_path, method: str, feeds: Sequence[Feed], n_outputs: int, timeout: float = RUN_TIMEOUT_S
+) -> List[bytes]:
     """One mx_run of `method` on `feeds`; the outputs' bytes in memory order. mx_run checks each feed
     against the program itself, so a mismatch is its one-line UsageError."""
     with tempfile.TemporaryDirectory(prefix="mcu-export-mx-run-") as tmp:
@@ -132,8 +137,13 @@ def mx_run(cmd: List[str], pte_path, method: str, feeds: Sequence[Feed], n_outpu
         return [p.read_bytes() for p in out_paths]
 
 
-def run_pte(pte_path, inputs: Sequence[np.ndarray], target: str = "x86_64", method: str = "forward",
-            runner: Optional[Path] = None) -> List[np.ndarray]:
+def run_pte(
+    pte_path,
+    inputs: Sequence[np.ndarray],
+    target: str = "x86_64",
+    method: str = "forward",
+    runner: Optional[Path] = None,
+) -> List[np.ndarray]:
     """Runs `method` of a .pte with the C runtime and returns its outputs as numpy arrays. Inputs go to
     mx_run as they are (no check here): the C runtime's own input check is what this exposes."""
     _check_target(target)
@@ -162,13 +172,14 @@ def resolve_program_path(path: Union[str, Path]) -> Path:
 
 class HostRunner(Runner):
     """Runs a .pte (or an export folder's model.pte) with the board's host target's mx_run."""
+
     name = "host"
     rank = 0
 
     def __init__(self, board, **options):
         super().__init__(board, **options)
         self.pte: Optional[Path] = None
-        self.command: Optional[List[str]] = None   # how to start mx_run, once built
+        self.command: Optional[List[str]] = None  # how to start mx_run, once built
 
     @classmethod
     def serves(cls, board) -> bool:

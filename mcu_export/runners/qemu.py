@@ -1,5 +1,6 @@
 """Target `qemu`: model firmware on the board's QEMU machine, with per-op instruction counts from our
 plugin when profiling."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,5 +16,12 @@ class QemuRunner(FirmwareRunner):
     def simulate(self, elf: Path, workdir: Path) -> RunResult:
         from mcu_export.firmware.qemu import run_qemu
 
-        return run_qemu(self.board, elf, timeout=self.timeout, semihosting_dir=workdir, icount=True,
-                        plugin=True if self.profile else None, check_errors=False)
+        return run_qemu(
+            self.board,
+            elf,
+            timeout=self.timeout,
+            semihosting_dir=workdir,
+            icount=True,
+            plugin=True if self.profile else None,
+            check_errors=False,
+        )

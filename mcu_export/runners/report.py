@@ -1,5 +1,6 @@
 """What a run shows and keeps, the same for every target: output lines, the per-op table, the
 outputs as .npz and the measurements as run.json."""
+
 from __future__ import annotations
 
 import io
@@ -15,14 +16,20 @@ from mcu_export.runners.base import ModelRun
 
 
 def output_lines(run: ModelRun) -> List[str]:
-    return [f"output_{i}: {o.dtype.name}{list(o.shape)}  min {o.min():.6g}  max {o.max():.6g}"
-            if o.size else f"output_{i}: {o.dtype.name}{list(o.shape)}" for i, o in enumerate(run.outputs)]
+    return [
+        f"output_{i}: {o.dtype.name}{list(o.shape)}  min {o.min():.6g}  max {o.max():.6g}"
+        if o.size
+        else f"output_{i}: {o.dtype.name}{list(o.shape)}"
+        for i, o in enumerate(run.outputs)
+    ]
 
 
 def summary_line(run: ModelRun) -> str:
-    measured = [f"{run.ticks} ticks" if run.ticks is not None else "",
-                f"stack {run.stack_used} bytes" if run.stack_used is not None else "",
-                f"{run.seconds:.2f} s"]
+    measured = [
+        f"{run.ticks} ticks" if run.ticks is not None else "",
+        f"stack {run.stack_used} bytes" if run.stack_used is not None else "",
+        f"{run.seconds:.2f} s",
+    ]
     return f"{run.board} ({run.target}): {', '.join(m for m in measured if m)}"
 
 

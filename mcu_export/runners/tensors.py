@@ -1,5 +1,6 @@
 """What a run feeds a program and gets back: tensor specs, the one input check, and the memory order
 (a tensor's dim order) in which every target stores a tensor's bytes."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from mcu_export.pte.program import Program, Tensor
 
 @dataclass(frozen=True)
 class TensorSpec:
-    dtype: int                      # .pte ScalarType code
+    dtype: int  # .pte ScalarType code
     shape: Tuple[int, ...]
     dim_order: Tuple[int, ...] = ()
 
@@ -44,19 +45,23 @@ def program_io(program: Program, method: str = "forward") -> Tuple[Tuple[TensorS
                 raise UsageError(f"{what} {i}: the model's {what} is not a tensor ({type(t).__name__})")
             out.append(TensorSpec(int(t.scalar_type), tuple(t.sizes), tuple(t.dim_order)))
         return tuple(out)
+
     return specs(plan.inputs, "input"), specs(plan.outputs, "output")
 
 
-def check_inputs(arrays: Sequence[np.ndarray], specs: Sequence[TensorSpec],
-                 names: Optional[Sequence[str]] = None) -> None:
+def check_inputs(
+    arrays: Sequence[np.ndarray], specs: Sequence[TensorSpec], names: Optional[Sequence[str]] = None
+) -> None:
     """One UsageError naming the first input whose count, shape or dtype differs from the model's."""
     if len(arrays) != len(specs):
         raise UsageError(f"the model takes {len(specs)} input(s), got {len(arrays)}")
     for i, (a, s) in enumerate(zip(arrays, specs)):
         if tuple(a.shape) != s.shape or a.dtype != s.numpy_dtype:
             name = f" ({names[i]})" if names else ""
-            raise UsageError(f"input {i}{name}: got {a.dtype.name}{list(a.shape)}, the model expects "
-                             f"{s.numpy_dtype.name}{list(s.shape)}")
+            raise UsageError(
+                f"input {i}{name}: got {a.dtype.name}{list(a.shape)}, the model expects "
+                f"{s.numpy_dtype.name}{list(s.shape)}"
+            )
 
 
 def _permuted(order: Sequence[int]) -> bool:

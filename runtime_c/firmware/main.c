@@ -23,8 +23,7 @@ static mx_method method;
 
 /* Decimal without 64-bit division (which would link libgcc's __udivmoddi4): long division by 10 over
  * four 16-bit limbs, each step a 32-bit division. */
-static void put_u64(uint64_t v)
-{
+static void put_u64(uint64_t v) {
   uint32_t limb[4] = {(uint32_t)(v >> 48), (uint32_t)(v >> 32) & 0xFFFFu, (uint32_t)(v >> 16) & 0xFFFFu,
                       (uint32_t)v & 0xFFFFu};
   char digits[21];
@@ -46,16 +45,14 @@ static void put_u64(uint64_t v)
   }
 }
 
-static void put_code(uint32_t code)
-{
+static void put_code(uint32_t code) {
   mx_platform_puts("0x");
   for (int shift = 12; shift >= 0; shift -= 4) {
     mx_platform_putc("0123456789abcdef"[(code >> shift) & 0xFu]);
   }
 }
 
-static int runtime_error(mx_error e, const mx_error_site *site)
-{
+static int runtime_error(mx_error e, const mx_error_site *site) {
   mx_platform_puts("mx: error ");
   put_code((uint32_t)e);
   if (site != NULL && site->instruction >= 0) {
@@ -83,8 +80,7 @@ static int runtime_error(mx_error e, const mx_error_site *site)
   return MX_EXIT_RUNTIME;
 }
 
-static int io_error(const char *what, const char *file, uint32_t expected, long got)
-{
+static int io_error(const char *what, const char *file, uint32_t expected, long got) {
   mx_platform_puts("mx: io error: ");
   mx_platform_puts(what);
   mx_platform_puts(" ");
@@ -101,8 +97,7 @@ static int io_error(const char *what, const char *file, uint32_t expected, long 
 }
 
 /* "in" or "out", then the index, then ".bin". */
-static void file_name(char *buf, const char *prefix, uint32_t index)
-{
+static void file_name(char *buf, const char *prefix, uint32_t index) {
   char digits[10];
   int n = 0;
   while (*prefix) {
@@ -121,8 +116,7 @@ static void file_name(char *buf, const char *prefix, uint32_t index)
   *buf = '\0';
 }
 
-static int read_input(uint32_t i)
-{
+static int read_input(uint32_t i) {
   char name[24];
   file_name(name, "in", i);
   mx_tensor *t = mx_method_input(&method, i);
@@ -142,8 +136,7 @@ static int read_input(uint32_t i)
   return status == 0 ? MX_EXIT_OK : io_error("cannot read", name, 0, -1);
 }
 
-static int write_output(uint32_t i)
-{
+static int write_output(uint32_t i) {
   char name[24];
   file_name(name, "out", i);
   const mx_tensor *t = mx_method_output(&method, i);
@@ -159,8 +152,7 @@ static int write_output(uint32_t i)
   return status == 0 ? MX_EXIT_OK : io_error("cannot write", name, 0, -1);
 }
 
-int main(void)
-{
+int main(void) {
   mx_method_meta meta;
   mx_error e = mx_program_init(&program, mx_model_pte, mx_model_pte_size);
   if (e == MX_OK) e = mx_program_method_meta(&program, MX_MODEL_METHOD, &meta);

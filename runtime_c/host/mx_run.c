@@ -97,8 +97,10 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
     } else if (a[0] != '-' && o->model == NULL) {
       o->model = a;
     } else {
-      snprintf(detail, cap, "unexpected argument '%s'; usage: mx_run MODEL.pte [--method NAME] "
-               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info|--kernels]", a);
+      snprintf(detail, cap,
+               "unexpected argument '%s'; usage: mx_run MODEL.pte [--method NAME] "
+               "[--input DTYPE:SHAPE:FILE]... [--output FILE]... [--load-only|--parse-only|--info|--kernels]",
+               a);
       return -1;
     }
   }

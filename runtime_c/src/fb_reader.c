@@ -84,13 +84,13 @@ static mx_error field_pos(const mx_fb *fb, const mx_fb_table *t, uint16_t id, ui
   return MX_OK;
 }
 
-#define MX_FB_SCALAR(fn, type, size, load)                                                     \
-  mx_error fn(mx_fb *fb, const mx_fb_table *t, uint16_t id, type dflt, type *out) {            \
-    uint32_t p;                                                                                \
-    mx_error e = field_pos(fb, t, id, size, &p);                                               \
-    if (e != MX_OK) return e;                                                                  \
-    *out = p ? (type)load : dflt;                                                              \
-    return MX_OK;                                                                              \
+#define MX_FB_SCALAR(fn, type, size, load)                                          \
+  mx_error fn(mx_fb *fb, const mx_fb_table *t, uint16_t id, type dflt, type *out) { \
+    uint32_t p;                                                                     \
+    mx_error e = field_pos(fb, t, id, size, &p);                                    \
+    if (e != MX_OK) return e;                                                       \
+    *out = p ? (type)load : dflt;                                                   \
+    return MX_OK;                                                                   \
   }
 
 MX_FB_SCALAR(mx_fb_u8, uint8_t, 1, fb->buf[p])
@@ -186,7 +186,9 @@ int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
 int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
   return (int64_t)mx_load_u64(fb->buf + v->pos + 8u * i);
 }
-uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) { return mx_load_u64(fb->buf + v->pos + 8u * i); }
+uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  return mx_load_u64(fb->buf + v->pos + 8u * i);
+}
 double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
   uint64_t bits = mx_fb_vec_u64(fb, v, i);
   double d;

@@ -46,8 +46,7 @@ mx_error mx_fb_vector(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t ele
 /* A string is returned NUL-terminated in place (the terminator is checked to lie inside the buffer). */
 mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s, uint32_t *len, bool *present);
 /* A union: type byte in field `id`, value table in field `id + 1`. A non-zero type needs a value. */
-mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type,
-                     mx_fb_table *value);
+mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type, mx_fb_table *value);
 
 /* Elements of a checked vector: callers index below vec.len, so these cannot fail. */
 uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);

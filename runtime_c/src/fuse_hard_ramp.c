@@ -93,7 +93,8 @@ static uint32_t match(const mx_method *m, uint32_t i) {
   if (i + 3 > m->instr_count || !is_call(m, add, "aten::add", MX_NARGS_aten_add)) return 0;
   mx_tensor *in = f32(add->args[MX_ARG_aten_add_self]), *t1 = f32(add->args[MX_ARG_aten_add_out]);
   if (in == NULL || t1 == NULL || !constant_is(p, add->args[MX_ARG_aten_add_other], 3.0f) ||
-      !number_is(add->args[MX_ARG_aten_add_alpha], 1)) return 0;
+      !number_is(add->args[MX_ARG_aten_add_alpha], 1))
+    return 0;
   const mx_instr *clamp = &m->instrs[i + 1];
   if (!is_call(m, clamp, "aten::clamp", MX_NARGS_aten_clamp) || f32(clamp->args[MX_ARG_aten_clamp_self]) != t1 ||
       !number_is(clamp->args[MX_ARG_aten_clamp_min], 0) || !number_is(clamp->args[MX_ARG_aten_clamp_max], 6)) {
@@ -109,8 +110,8 @@ static uint32_t match(const mx_method *m, uint32_t i) {
     n = 3;
   }
   const mx_instr *div = &m->instrs[i + n];
-  if (!is_call(m, div, "aten::div", MX_NARGS_aten_div) || ramp == NULL || f32(div->args[MX_ARG_aten_div_self]) != ramp ||
-      !constant_is(p, div->args[MX_ARG_aten_div_other], 6.0f)) {
+  if (!is_call(m, div, "aten::div", MX_NARGS_aten_div) || ramp == NULL ||
+      f32(div->args[MX_ARG_aten_div_self]) != ramp || !constant_is(p, div->args[MX_ARG_aten_div_other], 6.0f)) {
     return 0;
   }
   mx_tensor *out = f32(div->args[MX_ARG_aten_div_out]);

@@ -25,9 +25,7 @@ static mx_error count_value(mx_fb *fb, const mx_fb_vec *values, uint32_t i, mx_m
   if (e == MX_OK) e = mx_fb_union(fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, &tag, &val);
   if (e != MX_OK) return e;
   switch (tag) {
-    case MX_TAG_TENSOR:
-      c->tensors++;
-      return MX_OK;
+    case MX_TAG_TENSOR: c->tensors++; return MX_OK;
     case MX_TAG_INT_LIST:
       e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
       c->ints += items.len;
@@ -41,8 +39,7 @@ static mx_error count_value(mx_fb *fb, const mx_fb_vec *values, uint32_t i, mx_m
       e = mx_fb_vector(fb, &val, SCALAR_VALUE, 4, &items);
       c->tensor_refs += items.len;
       return e;
-    default:
-      return MX_OK;
+    default: return MX_OK;
   }
 }
 

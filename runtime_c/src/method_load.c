@@ -100,10 +100,8 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
      * runtime does not run: one chain, no jumps. A move could also swap a value the load-time checks saw. */
     case INSTR_MOVE_CALL:
     case INSTR_JUMP_FALSE:
-    case INSTR_FREE:
-      return MX_ERR_UNSUPPORTED;
-    default:
-      return MX_ERR_BAD_INSTRUCTION;
+    case INSTR_FREE: return MX_ERR_UNSUPPORTED;
+    default: return MX_ERR_BAD_INSTRUCTION;
   }
 }
 

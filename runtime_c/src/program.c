@@ -41,7 +41,8 @@ static mx_error segment_at(const mx_program *p, mx_fb *fb, const mx_fb_vec *segs
   if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_OFFSET, 0, &off);
   if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_SIZE, 0, size);
   if (e != MX_OK) return e;
-  if (*size == 0) {   /* holds no bytes: ExecuTorch writes one such segment, header-less, for a program without constants */
+  if (*size ==
+      0) {   /* holds no bytes: ExecuTorch writes one such segment, header-less, for a program without constants */
     *start = 0;
     return MX_OK;
   }

@@ -57,34 +57,27 @@ static mx_error load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val
   mx_error e;
   switch (tag) {
     case MX_TAG_NONE:
-    case MX_TAG_NULL:
-      return MX_OK;
-    case MX_TAG_INT:
-      return mx_fb_i64(fb, val, SCALAR_VALUE, 0, &out->u.i);
+    case MX_TAG_NULL: return MX_OK;
+    case MX_TAG_INT: return mx_fb_i64(fb, val, SCALAR_VALUE, 0, &out->u.i);
     case MX_TAG_BOOL:
       e = mx_fb_u8(fb, val, SCALAR_VALUE, 0, &b);
       out->u.b = b != 0;
       return e;
-    case MX_TAG_DOUBLE:
-      return mx_fb_f64(fb, val, SCALAR_VALUE, 0.0, &out->u.d);
-    case MX_TAG_STRING:
-      return mx_fb_string(fb, val, SCALAR_VALUE, &out->u.str.chars, &out->u.str.len, &present);
+    case MX_TAG_DOUBLE: return mx_fb_f64(fb, val, SCALAR_VALUE, 0.0, &out->u.d);
+    case MX_TAG_STRING: return mx_fb_string(fb, val, SCALAR_VALUE, &out->u.str.chars, &out->u.str.len, &present);
     case MX_TAG_TENSOR:
       if (ctx->tensors_left == 0) return MX_ERR_META_POOL_FULL;
       out->u.t = ctx->tensors++;
       ctx->tensors_left--;
       return mx_load_tensor(ctx, val, out->u.t);
-    case MX_TAG_INT_LIST:
-      return load_int_list(ctx, val, out);
-    case MX_TAG_DOUBLE_LIST:
-      return load_double_list(ctx, val, out);
+    case MX_TAG_INT_LIST: return load_int_list(ctx, val, out);
+    case MX_TAG_DOUBLE_LIST: return load_double_list(ctx, val, out);
     case MX_TAG_BOOL_LIST:
       e = mx_fb_vector(fb, val, SCALAR_VALUE, 1, &items);
       out->u.bools.items = fb->buf + items.pos;
       out->u.bools.len = items.len;
       return e;
-    default:
-      return MX_OK;   /* tensor lists: second pass */
+    default: return MX_OK;   /* tensor lists: second pass */
   }
 }
 

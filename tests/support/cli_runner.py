@@ -1,4 +1,5 @@
 """Run the `mcu-export` CLI in a subprocess, exactly as a user would (module entry, repo on the path)."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,14 @@ def cli(*args, cwd=None, timeout=300, env_path=None) -> Result:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONWARNINGS="ignore")
     if env_path is not None:
         env["PATH"] = env_path
-    proc = subprocess.run([sys.executable, "-m", "mcu_export.cli", *map(str, args)], cwd=cwd or ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcu_export.cli", *map(str, args)],
+        cwd=cwd or ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -11,6 +11,7 @@ A chain of ops: OpProgram() then p.call(qualified, args, out) per instruction an
 
 Loaded by path (the name `tests` is not importable reliably: tosa-tools installs a top-level `tests`).
 """
+
 from __future__ import annotations
 
 from typing import List, Optional, Sequence
@@ -97,9 +98,14 @@ class OpProgram:
     def program(self, outputs: Sequence[int]) -> P.Program:
         ops = [P.Operator(*q.rsplit(".", 1)) for q in self.operators]
         plan = P.ExecutionPlan(
-            name="forward", values=self.values, inputs=list(self.inputs), outputs=list(outputs),
+            name="forward",
+            values=self.values,
+            inputs=list(self.inputs),
+            outputs=list(outputs),
             chains=[P.Chain(inputs=list(self.inputs), outputs=list(outputs), instructions=list(self.calls))],
-            operators=ops, non_const_buffer_sizes=[0, max(self.arena, 16)])
+            operators=ops,
+            non_const_buffer_sizes=[0, max(self.arena, 16)],
+        )
         return P.Program(execution_plan=[plan], constant_buffer=self.constants)
 
     def build_chain(self, outputs: Sequence[int]) -> bytes:

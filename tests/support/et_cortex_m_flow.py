@@ -11,6 +11,7 @@ model and inputs channels-last -> torch.export -> prepare_pt2e(CortexMQuantizer)
     case.fake_quant     # the converted PT2E module's outputs on case.inputs (numpy, fp32): the expected numbers
     case.output_scales  # scale of each program output (its final cortex_m::dequantize_per_tensor)
 """
+
 from __future__ import annotations
 
 import functools
@@ -70,12 +71,20 @@ def _example(name: str) -> Callable:
 
         model, inputs = load_model(examples.spec(name))
         return model, [tuple(x.shape) for x in inputs]
+
     return make
 
 
 MODELS: Dict[str, Callable[[], Tuple[nn.Module, List[tuple]]]] = {
-    "conv_relu": _conv_relu, "depthwise": _depthwise, "linear": _linear, "add": _add, "avg_pool": _avg_pool,
-    "max_pool": _max_pool, "softmax": _softmax, "mnist_mlp": _example("mnist_mlp"), "kws_dscnn": _example("kws_dscnn"),
+    "conv_relu": _conv_relu,
+    "depthwise": _depthwise,
+    "linear": _linear,
+    "add": _add,
+    "avg_pool": _avg_pool,
+    "max_pool": _max_pool,
+    "softmax": _softmax,
+    "mnist_mlp": _example("mnist_mlp"),
+    "kws_dscnn": _example("kws_dscnn"),
 }
 # mnist_mlp's inputs are pixel intensities in [0, 1); the rest take standard normal data.
 UNIFORM_INPUTS = {"mnist_mlp"}
@@ -140,8 +149,9 @@ def et_case(name: str, cpu: str = "M55", seed: int = 0) -> EtCase:
     for _ in range(CALIBRATION_BATCHES):
         prepared(*_batch(shapes, gen, uniform))
     converted = convert_pt2e(prepared)
-    edge = to_edge_transform_and_lower(torch.export.export(converted, example, strict=False),
-                                       compile_config=cortex_m_edge_compile_config())
+    edge = to_edge_transform_and_lower(
+        torch.export.export(converted, example, strict=False), compile_config=cortex_m_edge_compile_config()
+    )
     passes = CortexMPassManager(edge.exported_program(), target_config=CortexMTargetConfig(cpu=CortexM[cpu]))
     edge._edge_programs["forward"] = passes.transform()
     ops = _edge_ops(edge)

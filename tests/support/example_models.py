@@ -1,4 +1,5 @@
 """Session-wide helpers for tests that use the example models: each is loaded and exported once."""
+
 from __future__ import annotations
 
 import functools

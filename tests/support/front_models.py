@@ -3,6 +3,7 @@
 Each model exercises a few ops of the op table; together they cover all of it. Weights are seeded
 and BatchNorm statistics randomised, so that folding and lowering mistakes show in the numbers.
 """
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -58,11 +59,11 @@ class PoolsAndShapes(nn.Module):
         self.conv = nn.Conv2d(4, 4, 1, groups=2)
 
     def forward(self, x):
-        a = F.avg_pool2d(self.conv(x), 2)                 # [1,4,3,3]
-        b = F.adaptive_avg_pool2d(x, (2, 3))              # [1,4,2,3]
+        a = F.avg_pool2d(self.conv(x), 2)  # [1,4,3,3]
+        b = F.adaptive_avg_pool2d(x, (2, 3))  # [1,4,2,3]
         c = torch.cat([a.flatten(2), b.flatten(2)], dim=2)  # [1,4,15]
-        d = c.permute(0, 2, 1)                            # [1,15,4]
-        e = F.pad(d, (1, 2), value=0.5)                   # [1,15,7]
+        d = c.permute(0, 2, 1)  # [1,15,4]
+        e = F.pad(d, (1, 2), value=0.5)  # [1,15,7]
         f = torch.clamp(e, -0.25, 0.75) - F.hardtanh(e, -0.5, 0.5)
         g = f / (torch.sigmoid(e) + 1.0)
         return g, x.mean(dim=[2, 3])
@@ -80,7 +81,7 @@ class Matmuls(nn.Module):
     """mm and bmm on inputs (not weights), unsqueeze/squeeze."""
 
     def forward(self, a, b, c):
-        m = torch.mm(a, b)                    # [3,5]
+        m = torch.mm(a, b)  # [3,5]
         bm = torch.bmm(c, c.transpose(1, 2))  # [2,3,3]
         return m.unsqueeze(1), bm.squeeze(0)
 
@@ -157,17 +158,21 @@ def make(cls):
     return model, inputs_for(model)
 
 
-
-
 class InvertedResidual(nn.Module):
     def __init__(self, cin, cout, stride, expand):
         super().__init__()
         hidden = cin * expand
         self.use_res = stride == 1 and cin == cout
         self.block = nn.Sequential(
-            nn.Conv2d(cin, hidden, 1, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6(),
-            nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6(),
-            nn.Conv2d(hidden, cout, 1, bias=False), nn.BatchNorm2d(cout))
+            nn.Conv2d(cin, hidden, 1, bias=False),
+            nn.BatchNorm2d(hidden),
+            nn.ReLU6(),
+            nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False),
+            nn.BatchNorm2d(hidden),
+            nn.ReLU6(),
+            nn.Conv2d(hidden, cout, 1, bias=False),
+            nn.BatchNorm2d(cout),
+        )
         for m in self.block:
             if isinstance(m, nn.BatchNorm2d):
                 randomise_bn(m)
@@ -183,8 +188,12 @@ class TinyMobileNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.ReLU6())
-        self.blocks = nn.Sequential(InvertedResidual(8, 8, 1, 4), InvertedResidual(8, 16, 2, 4),
-                                    InvertedResidual(16, 16, 1, 4), InvertedResidual(16, 24, 2, 4))
+        self.blocks = nn.Sequential(
+            InvertedResidual(8, 8, 1, 4),
+            InvertedResidual(8, 16, 2, 4),
+            InvertedResidual(16, 16, 1, 4),
+            InvertedResidual(16, 24, 2, 4),
+        )
         self.head = nn.Linear(24, 10)
 
     def forward(self, x):
@@ -192,5 +201,4 @@ class TinyMobileNet(nn.Module):
         return self.head(F.adaptive_avg_pool2d(y, 1).flatten(1))
 
 
-ALL_MODELS = [SmallCnn, Mlp, PoolsAndShapes, Activations, Matmuls, LoneBatchNorm, DtypeCast, Passthrough,
-              TinyMobileNet]
+ALL_MODELS = [SmallCnn, Mlp, PoolsAndShapes, Activations, Matmuls, LoneBatchNorm, DtypeCast, Passthrough, TinyMobileNet]

@@ -1,5 +1,6 @@
 """Random cases for the misc int8 kernels: each maker takes a numpy Generator and returns (Case, expected
 reference output). Shapes stay small so a few hundred cases fit one QEMU batch."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,20 +26,45 @@ def _act(rng):
 def add_case(rng, n=None):
     n = int(n if n is not None else rng.integers(1, 70))
     a, b = _int8(rng, n), _int8(rng, n)
-    p = elementwise.add_params(_scale(rng), int(rng.integers(-128, 128)), _scale(rng), int(rng.integers(-128, 128)),
-                               _scale(rng), int(rng.integers(-128, 128)))
+    p = elementwise.add_params(
+        _scale(rng),
+        int(rng.integers(-128, 128)),
+        _scale(rng),
+        int(rng.integers(-128, 128)),
+        _scale(rng),
+        int(rng.integers(-128, 128)),
+    )
     lo, hi = _act(rng)
     expected = elementwise.arm_elementwise_add_s8(a, b, **p, out_activation_min=lo, out_activation_max=hi)
-    params = [p["input_1_offset"], p["input_1_mult"], p["input_1_shift"], p["input_2_offset"], p["input_2_mult"],
-              p["input_2_shift"], p["left_shift"], p["out_offset"], p["out_mult"], p["out_shift"], lo, hi, n]
+    params = [
+        p["input_1_offset"],
+        p["input_1_mult"],
+        p["input_1_shift"],
+        p["input_2_offset"],
+        p["input_2_mult"],
+        p["input_2_shift"],
+        p["left_shift"],
+        p["out_offset"],
+        p["out_mult"],
+        p["out_shift"],
+        lo,
+        hi,
+        n,
+    ]
     return Case("add", params, a.tobytes() + b.tobytes(), n), expected
 
 
 def mul_case(rng, n=None):
     n = int(n if n is not None else rng.integers(1, 70))
     a, b = _int8(rng, n), _int8(rng, n)
-    p = elementwise.mul_params(_scale(rng), int(rng.integers(-128, 128)), _scale(rng), int(rng.integers(-128, 128)),
-                               _scale(rng) / 4, int(rng.integers(-128, 128)))
+    p = elementwise.mul_params(
+        _scale(rng),
+        int(rng.integers(-128, 128)),
+        _scale(rng),
+        int(rng.integers(-128, 128)),
+        _scale(rng) / 4,
+        int(rng.integers(-128, 128)),
+    )
     lo, hi = _act(rng)
     expected = elementwise.arm_elementwise_mul_s8(a, b, **p, out_activation_min=lo, out_activation_max=hi)
     params = [p["input_1_offset"], p["input_2_offset"], p["out_offset"], p["out_mult"], p["out_shift"], lo, hi, n]
@@ -73,8 +99,7 @@ def softmax_case(rng):
 def lut_case(rng):
     n = int(rng.integers(1, 100))
     fn = ["sigmoid", "tanh", "hardswish"][int(rng.integers(0, 3))]
-    table = lut.build_lut(fn, _scale(rng) * 8, int(rng.integers(-128, 128)), _scale(rng),
-                          int(rng.integers(-128, 128)))
+    table = lut.build_lut(fn, _scale(rng) * 8, int(rng.integers(-128, 128)), _scale(rng), int(rng.integers(-128, 128)))
     x = _int8(rng, n)
     expected = lut.arm_quantized_activation_s8(x, table)
     return Case("lut", [n], table.tobytes() + x.tobytes(), n), expected
@@ -102,8 +127,13 @@ def transpose_case(rng):
 
 
 MAKERS = {
-    "add": add_case, "mul": mul_case, "max_pool": lambda r: pool_case(r, "max_pool"),
-    "avg_pool": lambda r: pool_case(r, "avg_pool"), "softmax": softmax_case, "lut": lut_case, "pad": pad_case,
+    "add": add_case,
+    "mul": mul_case,
+    "max_pool": lambda r: pool_case(r, "max_pool"),
+    "avg_pool": lambda r: pool_case(r, "avg_pool"),
+    "softmax": softmax_case,
+    "lut": lut_case,
+    "pad": pad_case,
     "transpose": transpose_case,
 }
 

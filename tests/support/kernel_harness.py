@@ -9,6 +9,7 @@ order, then the return: the out tensor again, or one TensorList of the outs).
 Out tensors are contiguous torch tensors the kernel writes into in place (a `Strided` tensor is copied
 into its memory order first; read the result back from its `.mem`).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -27,10 +28,31 @@ RUNTIME_SRC = ROOT / "runtime_c" / "src"
 ERRORS_DEF = INCLUDE_DIR / "mx" / "errors.def"
 MAX_DIM = 8
 
-TAG = dict(NONE=0, NULL=1, INT=2, BOOL=3, DOUBLE=4, TENSOR=5, STRING=6, INT_LIST=7, DOUBLE_LIST=8,
-           BOOL_LIST=9, TENSOR_LIST=10, OPT_TENSOR_LIST=11)
-DTYPE = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4, torch.float16: 5,
-         torch.float32: 6, torch.float64: 7, torch.bool: 11}
+TAG = dict(
+    NONE=0,
+    NULL=1,
+    INT=2,
+    BOOL=3,
+    DOUBLE=4,
+    TENSOR=5,
+    STRING=6,
+    INT_LIST=7,
+    DOUBLE_LIST=8,
+    BOOL_LIST=9,
+    TENSOR_LIST=10,
+    OPT_TENSOR_LIST=11,
+)
+DTYPE = {
+    torch.uint8: 0,
+    torch.int8: 1,
+    torch.int16: 2,
+    torch.int32: 3,
+    torch.int64: 4,
+    torch.float16: 5,
+    torch.float32: 6,
+    torch.float64: 7,
+    torch.bool: 11,
+}
 
 
 def error_codes() -> Dict[str, int]:
@@ -48,6 +70,7 @@ def kernel_sources() -> List[Path]:
 def portable_ops() -> list:
     """The op-table entries whose kernels build_library compiles, in kernel-table order."""
     from mcu_export.ops.table import ALL_OPS
+
     return [op for op in ALL_OPS if (KERNEL_DIR / f"{op.kernel}.c").is_file()]
 
 
@@ -57,24 +80,45 @@ def build_library(out_dir: Path, cc: str = "cc") -> Path:
     MX_KERNEL_CFLAGS adds flags, e.g. "-fsanitize=address,undefined" (then run python with
     LD_PRELOAD=$(cc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0)."""
     from mcu_export.host_runtime import render_kernel_table
+
     lib = Path(out_dir) / "libmx_portable_kernels.so"
     table = Path(out_dir) / "kernel_table.c"
     table.write_text(render_kernel_table(portable_ops()))
     # fuse_hard_ramp.c: the table lists the loader fusion that ends in the hardswish/hardsigmoid kernels
     runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "dtype.c", RUNTIME_SRC / "fuse_hard_ramp.c", table]
-    cmd = [cc, "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}",
-           *os.environ.get("MX_KERNEL_CFLAGS", "").split(), *map(str, kernel_sources() + runtime), "-o", str(lib),
-           "-lm"]
+    cmd = [
+        cc,
+        "-std=c11",
+        "-shared",
+        "-fPIC",
+        "-O1",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        f"-I{INCLUDE_DIR}",
+        *os.environ.get("MX_KERNEL_CFLAGS", "").split(),
+        *map(str, kernel_sources() + runtime),
+        "-o",
+        str(lib),
+        "-lm",
+    ]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return lib
 
 
 # --- ctypes mirrors of runtime_c/include/mx/value.h -------------------------------------------------
 
+
 class MxTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("sizes", ctypes.c_int32 * MAX_DIM),
-                ("dim_order", ctypes.c_uint8 * MAX_DIM), ("dim", ctypes.c_uint8), ("dtype", ctypes.c_uint8),
-                ("numel", ctypes.c_uint32), ("nbytes", ctypes.c_uint32)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("sizes", ctypes.c_int32 * MAX_DIM),
+        ("dim_order", ctypes.c_uint8 * MAX_DIM),
+        ("dim", ctypes.c_uint8),
+        ("dtype", ctypes.c_uint8),
+        ("numel", ctypes.c_uint32),
+        ("nbytes", ctypes.c_uint32),
+    ]
 
 
 class _Str(ctypes.Structure):
@@ -98,9 +142,17 @@ class _Tensors(ctypes.Structure):
 
 
 class _ValueUnion(ctypes.Union):
-    _fields_ = [("i", ctypes.c_int64), ("d", ctypes.c_double), ("b", ctypes.c_bool),
-                ("t", ctypes.POINTER(MxTensor)), ("str", _Str), ("ints", _Ints), ("doubles", _Doubles),
-                ("bools", _Bools), ("tensors", _Tensors)]
+    _fields_ = [
+        ("i", ctypes.c_int64),
+        ("d", ctypes.c_double),
+        ("b", ctypes.c_bool),
+        ("t", ctypes.POINTER(MxTensor)),
+        ("str", _Str),
+        ("ints", _Ints),
+        ("doubles", _Doubles),
+        ("bools", _Bools),
+        ("tensors", _Tensors),
+    ]
 
 
 class MxValue(ctypes.Structure):
@@ -199,7 +251,7 @@ class Values:
     def from_schema_type(self, type_str: str, x) -> MxValue:
         """One argument as the emitter would write it for a schema type (str(torch.Argument.type))."""
         if type_str.startswith("Optional["):
-            return self.null() if x is None else self.from_schema_type(type_str[len("Optional["):-1], x)
+            return self.null() if x is None else self.from_schema_type(type_str[len("Optional[") : -1], x)
         if type_str == "Tensor":
             return self.tensor(x)
         if type_str == "List[Tensor]":
@@ -284,7 +336,8 @@ class KernelLib:
         """Checks a call as the loader does (count, tags, the kernel's own check), then runs the kernel when
         that passes (None becomes a NULL mx_value pointer). Returns the mx_error code."""
         arr = (ctypes.POINTER(MxValue) * max(len(args), 1))(
-            *[ctypes.pointer(a) if a is not None else ctypes.POINTER(MxValue)() for a in args])
+            *[ctypes.pointer(a) if a is not None else ctypes.POINTER(MxValue)() for a in args]
+        )
         # The loader builds only set values with well-formed tensors (value_load.c, tensor_load.c); these are
         # built by hand, so check them as a load would.
         for i, a in enumerate(args):

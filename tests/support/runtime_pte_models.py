@@ -4,6 +4,7 @@ field so tests can corrupt exactly that field.
 
 Loaded by path (the name `tests` is not importable reliably: tosa-tools installs a top-level `tests`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -59,9 +60,17 @@ def et_model(name: str) -> Tuple[torch.nn.Module, torch.Tensor, bytes]:
 
 # ---- a minimal flatbuffer walker (positions only; the buffers come from ExecuTorch, so they are valid) ----
 
-def u16(b, p): return struct.unpack_from("<H", b, p)[0]
-def u32(b, p): return struct.unpack_from("<I", b, p)[0]
-def i32(b, p): return struct.unpack_from("<i", b, p)[0]
+
+def u16(b, p):
+    return struct.unpack_from("<H", b, p)[0]
+
+
+def u32(b, p):
+    return struct.unpack_from("<I", b, p)[0]
+
+
+def i32(b, p):
+    return struct.unpack_from("<i", b, p)[0]
 
 
 def root(b) -> int:

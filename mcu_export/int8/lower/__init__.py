@@ -4,6 +4,7 @@
 refuses; it returns the Program (planned tensors not yet placed) and its LoweringInfo, whose `fallbacks`
 list every op left on an fp32 kernel, with its source line and the reason.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Tuple
@@ -27,22 +28,36 @@ aten = torch.ops.aten
 RULES: Dict[object, Callable] = {
     aten.convolution.default: wt.lower_conv,
     aten.linear.default: wt.lower_linear,
-    aten.add.Tensor: ew.lower_add, aten.sub.Tensor: ew.lower_add,
+    aten.add.Tensor: ew.lower_add,
+    aten.sub.Tensor: ew.lower_add,
     aten.mul.Tensor: ew.lower_mul,
     aten._softmax.default: ew.lower_softmax,
     aten.max_pool2d_with_indices.default: lay.lower_max_pool,
     aten.avg_pool2d.default: lay.lower_avg_pool,
     aten._adaptive_avg_pool2d.default: lay.lower_adaptive_avg_pool,
     aten.mean.dim: lay.lower_mean,
-    aten.permute.default: lay.lower_permute, aten.permute_copy.default: lay.lower_permute,
+    aten.permute.default: lay.lower_permute,
+    aten.permute_copy.default: lay.lower_permute,
     aten.constant_pad_nd.default: lay.lower_pad,
     aten.cat.default: lay.lower_cat,
 }
-for _t in (aten.view.default, aten.view_copy.default, aten._unsafe_view.default, aten.reshape.default,
-           aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default):
+for _t in (
+    aten.view.default,
+    aten.view_copy.default,
+    aten._unsafe_view.default,
+    aten.reshape.default,
+    aten.squeeze.dim,
+    aten.squeeze.dims,
+    aten.unsqueeze.default,
+):
     RULES[_t] = lay.lower_view
-for _t in (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default,
-           *FUSABLE_ACTIVATIONS):
+for _t in (
+    aten.sigmoid.default,
+    aten.tanh.default,
+    aten.hardswish.default,
+    aten.hardsigmoid.default,
+    *FUSABLE_ACTIVATIONS,
+):
     RULES[_t] = ew.lower_lut
 
 
@@ -51,8 +66,9 @@ def int8_backends(board: Optional[Board] = None) -> list:
     return [CortexMBackend(RULES, board), PortableBackend()]
 
 
-def lower_int8(ep: ExportedProgram, board: Optional[Board] = None,
-               with_stacktrace: bool = True) -> Tuple[pte.Program, LoweringInfo]:
+def lower_int8(
+    ep: ExportedProgram, board: Optional[Board] = None, with_stacktrace: bool = True
+) -> Tuple[pte.Program, LoweringInfo]:
     return lower_graph(ep, int8_backends(board), with_stacktrace)
 
 

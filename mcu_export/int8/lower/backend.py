@@ -8,6 +8,7 @@ quantize nodes becomes one int8 kernel (a rule of `RULES`); the backend refuses 
 goes to the next backend (portable fp32) reading dequantized copies of its int8 inputs. Dequantizes are
 emitted lazily, only where a float op needs them (the builder's resolver below).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -39,7 +40,7 @@ def same_bytes(sizes: Sequence[int], dim_order: Sequence[int]) -> bool:
 
 @dataclass(frozen=True)
 class QTensor:
-    index: int       # EValue index of the int8 tensor
+    index: int  # EValue index of the int8 tensor
     scale: float
     zp: int
     cl: bool = False  # stored channels-last
@@ -84,8 +85,9 @@ class CortexMBackend(KernelBackend):
         return None
 
     def finish(self, builder: ProgramBuilder, outputs: List[int]) -> None:
-        builder.remove_instructions(set(fold_flatten_into_linear(builder.instructions, builder.operators,
-                                                                 builder.table.values, outputs)))
+        builder.remove_instructions(
+            set(fold_flatten_into_linear(builder.instructions, builder.operators, builder.table.values, outputs))
+        )
 
     def _resolve(self, builder: ProgramBuilder, node: Node) -> Optional[NodeValue]:
         """A float value for a dequantize (emitting it now), or the contiguous int8 tensor of a quantize
@@ -98,9 +100,18 @@ class CortexMBackend(KernelBackend):
                 raise UsageError(f"{node.name}: dequantize of a value the int8 lowering did not produce")
             qt = self.to_layout(qt, False)
             out = self.new_tensor(torch.float32, self.shape(node))
-            self.call(cortex_m_op("dequantize_per_tensor"),
-                      dict(input=T(qt.index), scale=qt.scale, zero_point=qt.zp, quant_min=node.args[3],
-                           quant_max=node.args[4], dtype=torch.int8), [out])
+            self.call(
+                cortex_m_op("dequantize_per_tensor"),
+                dict(
+                    input=T(qt.index),
+                    scale=qt.scale,
+                    zero_point=qt.zp,
+                    quant_min=node.args[3],
+                    quant_max=node.args[4],
+                    dtype=torch.int8,
+                ),
+                [out],
+            )
             return out
         if match.is_dq_channel(node):  # a weight read by an fp32 kernel: dequantize it now, once
             args = [self.constant_of(a) if isinstance(a, Node) else a for a in node.args]
@@ -178,8 +189,11 @@ class CortexMBackend(KernelBackend):
             return qt
         lut = build_lut(lambda v: v, qt.scale, qt.zp, q.scale, q.zp)
         out = self.new_tensor(torch.int8, self.table.values[qt.index].sizes, qt.cl)
-        self.call(cortex_m_op("quantized_activation"),
-                  dict(input=T(qt.index), lut=T(self.const(torch.from_numpy(lut)))), [out])
+        self.call(
+            cortex_m_op("quantized_activation"),
+            dict(input=T(qt.index), lut=T(self.const(torch.from_numpy(lut)))),
+            [out],
+        )
         return QTensor(out, q.scale, q.zp, self.is_cl(out))
 
     def quantize(self, node: Node) -> None:
@@ -191,7 +205,16 @@ class CortexMBackend(KernelBackend):
             return
         value = self.b.tensor(source)
         out = self.new_tensor(torch.int8, self.shape(node))
-        self.call(cortex_m_op("quantize_per_tensor"),
-                  dict(input=T(value), scale=q.scale, zero_point=q.zp, quant_min=node.args[3],
-                       quant_max=node.args[4], dtype=torch.int8), [out])
+        self.call(
+            cortex_m_op("quantize_per_tensor"),
+            dict(
+                input=T(value),
+                scale=q.scale,
+                zero_point=q.zp,
+                quant_min=node.args[3],
+                quant_max=node.args[4],
+                dtype=torch.int8,
+            ),
+            [out],
+        )
         self.qvals[node] = QTensor(out, q.scale, q.zp, False)

@@ -1,5 +1,6 @@
 """The cortex_m operators the int8 lowering emits, looked up in the op table (`mcu_export.ops.table`,
 CORTEX_M_OPS: ExecuTorch's out-variant schemas from executorch/backends/cortex_m/ops/operators.yaml)."""
+
 from __future__ import annotations
 
 from mcu_export.ops.table import BY_QUALIFIED, OpDef

@@ -5,6 +5,7 @@ holds the same bytes), so the copy only costs a kernel (and memmove) in the firm
 at run time. Done on the finished instruction list, so a linear layer that fell back to float still
 gets its view.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -23,12 +24,20 @@ def _named(values: Sequence, args: Sequence[int]) -> List[int]:
 
 def _is_flatten(values: Sequence, src: int, dst: int) -> bool:
     s, d = values[src], values[dst]
-    return (isinstance(s, pte.Tensor) and isinstance(d, pte.Tensor) and len(s.sizes) == 4 and len(d.sizes) == 2
-            and list(s.sizes[2:]) == [1, 1] and list(s.sizes[:2]) == list(d.sizes) and s.scalar_type == d.scalar_type)
+    return (
+        isinstance(s, pte.Tensor)
+        and isinstance(d, pte.Tensor)
+        and len(s.sizes) == 4
+        and len(d.sizes) == 2
+        and list(s.sizes[2:]) == [1, 1]
+        and list(s.sizes[:2]) == list(d.sizes)
+        and s.scalar_type == d.scalar_type
+    )
 
 
-def fold_flatten_into_linear(instructions: List[pte.Instruction], operators: List[pte.Operator],
-                             values: list, outputs: Sequence[int]) -> List[int]:
+def fold_flatten_into_linear(
+    instructions: List[pte.Instruction], operators: List[pte.Operator], values: list, outputs: Sequence[int]
+) -> List[int]:
     """Points each such linear at the view's input; returns the indices of the views, now unused, for
     the caller to remove (ascending)."""
     name = [f"{op.name}.{op.overload}" for op in operators]
@@ -43,8 +52,12 @@ def fold_flatten_into_linear(instructions: List[pte.Instruction], operators: Lis
         if dst in outputs or uses[dst] != 3 or not _is_flatten(values, src, dst):
             continue
         users = [i for i in calls if i is not view and dst in i.args]
-        if len(users) != 1 or name[users[0].op_index] != "cortex_m::quantized_linear.out" \
-                or users[0].args[0] != dst or users[0].args.count(dst) != 1:
+        if (
+            len(users) != 1
+            or name[users[0].op_index] != "cortex_m::quantized_linear.out"
+            or users[0].args[0] != dst
+            or users[0].args.count(dst) != 1
+        ):
             continue
         users[0].args[0] = src
         values[dst] = pte.Null()  # nothing names it any more: no arena space for it

@@ -1,4 +1,5 @@
 """Recognising the quantize/dequantize nodes that convert_pt2e puts around float ops."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

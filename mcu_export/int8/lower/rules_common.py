@@ -1,5 +1,6 @@
 """Pieces the int8 lowering rules share: where a pattern's output goes, folded activation bounds,
 weights and biases read back from the converted graph's constants."""
+
 from __future__ import annotations
 
 from typing import List, Optional, Tuple
@@ -30,8 +31,7 @@ def activation_range(act: Optional[Node], out: match.QParams) -> Tuple[int, int]
     if act is None:
         return -128, 127
     lo, hi = constant_bounds(act)
-    return (-128 if lo is None else match.quantize_value(lo, out),
-            127 if hi is None else match.quantize_value(hi, out))
+    return (-128 if lo is None else match.quantize_value(lo, out), 127 if hi is None else match.quantize_value(hi, out))
 
 
 def weight(lw, node, channels: int) -> Tuple[torch.Tensor, np.ndarray]:

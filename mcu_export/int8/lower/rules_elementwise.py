@@ -3,6 +3,7 @@
 Elementwise kernels read both operands and write their output in one memory order, so channels-last
 operands stay channels-last; operands in different orders are both made contiguous.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,12 +57,25 @@ def lower_add(lw, node: Node) -> None:
         raise Refusal("the output scale is so small against the operands' that int32 requantization could wrap")
     act_min, act_max = activation_range(act, out)
     result = lw.new_tensor(torch.int8, lw.shape(last), qa.cl)
-    lw.call(cortex_m_op("quantized_add"),
-            dict(self=T(qa.index), self_zero_point=qa.zp, self_multiplier=p["input_1_mult"],
-                 self_shift=p["input_1_shift"], other=T(qb.index), other_zero_point=qb.zp,
-                 other_multiplier=p["input_2_mult"], other_shift=p["input_2_shift"], output_zero_point=out.zp,
-                 output_multiplier=p["out_mult"], output_shift=p["out_shift"], activation_min=act_min,
-                 activation_max=act_max), [result])
+    lw.call(
+        cortex_m_op("quantized_add"),
+        dict(
+            self=T(qa.index),
+            self_zero_point=qa.zp,
+            self_multiplier=p["input_1_mult"],
+            self_shift=p["input_1_shift"],
+            other=T(qb.index),
+            other_zero_point=qb.zp,
+            other_multiplier=p["input_2_mult"],
+            other_shift=p["input_2_shift"],
+            output_zero_point=out.zp,
+            output_multiplier=p["out_mult"],
+            output_shift=p["out_shift"],
+            activation_min=act_min,
+            activation_max=act_max,
+        ),
+        [result],
+    )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qa.cl), [node] + ([act] if act else []))
 
 
@@ -71,9 +85,19 @@ def lower_mul(lw, node: Node) -> None:
     qa, qb = _operands(lw, node)
     p = mul_params(qa.scale, qa.zp, qb.scale, qb.zp, out.scale, out.zp)
     result = lw.new_tensor(torch.int8, lw.shape(node), qa.cl)
-    lw.call(cortex_m_op("quantized_mul"),
-            dict(self=T(qa.index), self_zero_point=qa.zp, other=T(qb.index), other_zero_point=qb.zp,
-                 output_zero_point=out.zp, output_multiplier=p["out_mult"], output_shift=p["out_shift"]), [result])
+    lw.call(
+        cortex_m_op("quantized_mul"),
+        dict(
+            self=T(qa.index),
+            self_zero_point=qa.zp,
+            other=T(qb.index),
+            other_zero_point=qb.zp,
+            output_zero_point=out.zp,
+            output_multiplier=p["out_mult"],
+            output_shift=p["out_shift"],
+        ),
+        [result],
+    )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qa.cl), [node])
 
 
@@ -92,9 +116,19 @@ def lower_softmax(lw, node: Node) -> None:
     mult, shift, diff_min = softmax_params(qx.scale)
     qx = lw.to_layout(qx, False)
     result = lw.new_tensor(torch.int8, lw.shape(node))
-    lw.call(cortex_m_op("softmax"), dict(input=T(qx.index), dim=rank - 1, input_zero_point=qx.zp,
-                                         output_zero_point=out.zp, input_multiplier=mult, input_shift=shift,
-                                         diff_min=diff_min), [result])
+    lw.call(
+        cortex_m_op("softmax"),
+        dict(
+            input=T(qx.index),
+            dim=rank - 1,
+            input_zero_point=qx.zp,
+            output_zero_point=out.zp,
+            input_multiplier=mult,
+            input_shift=shift,
+            diff_min=diff_min,
+        ),
+        [result],
+    )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, False), [node])
 
 
@@ -126,6 +160,7 @@ def lower_lut(lw, node: Node) -> None:
     out = match.qparams(quantizers[0])
     lut = build_lut(fn, qx.scale, qx.zp, out.scale, out.zp)
     result = lw.new_tensor(torch.int8, lw.shape(node), qx.cl)
-    lw.call(cortex_m_op("quantized_activation"),
-            dict(input=T(qx.index), lut=T(lw.const(torch.from_numpy(lut)))), [result])
+    lw.call(
+        cortex_m_op("quantized_activation"), dict(input=T(qx.index), lut=T(lw.const(torch.from_numpy(lut)))), [result]
+    )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qx.cl), [node])

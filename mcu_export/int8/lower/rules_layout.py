@@ -3,6 +3,7 @@
 Pools read and write channels-last; views, cat and transposes work on contiguous data (what their
 logical shapes mean); pad is given its amounts in memory order, as ExecuTorch's pad kernel takes them.
 """
+
 from __future__ import annotations
 
 from typing import List, Tuple
@@ -51,10 +52,22 @@ def lower_max_pool(lw, node: Node) -> None:
     qx, quantizers = _shared_input(lw, node, x, values)
     qx = lw.to_layout(qx, True)
     result = lw.new_tensor(torch.int8, lw.shape(values), cl=True)
-    lw.call(cortex_m_op("quantized_max_pool2d"),
-            dict(input=T(qx.index), kernel_size=kernel, stride=stride, padding=padding, dilation=dilation,
-                 ceil_mode=False, input_zero_point=qx.zp, output_zero_point=qx.zp, activation_min=-128,
-                 activation_max=127), [result])
+    lw.call(
+        cortex_m_op("quantized_max_pool2d"),
+        dict(
+            input=T(qx.index),
+            kernel_size=kernel,
+            stride=stride,
+            padding=padding,
+            dilation=dilation,
+            ceil_mode=False,
+            input_zero_point=qx.zp,
+            output_zero_point=qx.zp,
+            activation_min=-128,
+            activation_max=127,
+        ),
+        [result],
+    )
     lw.set_output(quantizers, QTensor(result, qx.scale, qx.zp, True), [node, values])
 
 
@@ -64,10 +77,21 @@ def _avg_pool(lw, node: Node, x: Node, kernel, stride, padding, out_shape) -> Tu
     mult, shift = quantize_multiplier(qx.scale)
     size = max(avgpool_scratch(isa, lw.shape(x)[1]) for isa in lw.isas)
     result = lw.new_tensor(torch.int8, out_shape, cl=True)
-    lw.call(cortex_m_op("quantized_avg_pool2d"),
-            dict(input=T(qx.index), kernel_size=kernel, stride=stride, padding=padding, ceil_mode=False,
-                 zero_point=qx.zp, multiplier=mult, shift=shift,
-                 scratch=T(lw.new_tensor(torch.uint8, [size]))), [result])
+    lw.call(
+        cortex_m_op("quantized_avg_pool2d"),
+        dict(
+            input=T(qx.index),
+            kernel_size=kernel,
+            stride=stride,
+            padding=padding,
+            ceil_mode=False,
+            zero_point=qx.zp,
+            multiplier=mult,
+            shift=shift,
+            scratch=T(lw.new_tensor(torch.uint8, [size])),
+        ),
+        [result],
+    )
     return QTensor(result, qx.scale, qx.zp, True), quantizers
 
 
@@ -140,14 +164,17 @@ def lower_pad(lw, node: Node) -> None:
     if rank > 4 or len(pads) % 2 or len(pads) // 2 > rank or any(p < 0 for p in pads):
         raise Refusal("padding of more than 4 dimensions or negative padding")
     qx, quantizers = _shared_input(lw, node, x, node)
-    pre, post = [0] * 4, [0] * 4          # logical dims, right-aligned to 4
+    pre, post = [0] * 4, [0] * 4  # logical dims, right-aligned to 4
     for i in range(len(pads) // 2):
         pre[3 - i], post[3 - i] = int(pads[2 * i]), int(pads[2 * i + 1])
-    if qx.cl:                              # amounts in memory order
+    if qx.cl:  # amounts in memory order
         pre, post = [pre[d] for d in CHANNELS_LAST], [post[d] for d in CHANNELS_LAST]
     result = lw.new_tensor(torch.int8, lw.shape(node), qx.cl)
-    lw.call(cortex_m_op("pad"), dict(input=T(qx.index), pre_pad=pre, post_pad=post,
-                                     pad_value=match.quantize_value(float(value or 0.0), qx.q)), [result])
+    lw.call(
+        cortex_m_op("pad"),
+        dict(input=T(qx.index), pre_pad=pre, post_pad=post, pad_value=match.quantize_value(float(value or 0.0), qx.q)),
+        [result],
+    )
     lw.set_output(quantizers, QTensor(result, qx.scale, qx.zp, qx.cl), [node])
 
 
@@ -163,6 +190,9 @@ def lower_cat(lw, node: Node) -> None:
             raise Refusal("an input is not int8")
         parts.append(T(lw.requantize(lw.to_layout(qt, False), out).index))
     result = lw.new_tensor(torch.int8, lw.shape(node))
-    lw.emit(BY_QUALIFIED["aten::cat.out"],
-            [lw.table.tensor_list([p.index for p in parts]), lw.table.int(dim), result, result], node)
+    lw.emit(
+        BY_QUALIFIED["aten::cat.out"],
+        [lw.table.tensor_list([p.index for p in parts]), lw.table.int(dim), result, result],
+        node,
+    )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, False), [node])

@@ -4,6 +4,7 @@ Weights are re-laid out as CMSIS-NN reads them: conv OHWI [C_out, KH, KW, C_in/g
 [1, KH, KW, C_out], fully connected [C_out, C_in] (torch's own). Requantization is per output channel:
 multiplier and shift of input_scale * weight_scale[c] / output_scale, computed here.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,24 +54,42 @@ def lower_conv(lw, node: Node) -> None:
     kh, kw = wq.shape[2], wq.shape[3]
     qx = lw.to_layout(qx, True)
     result = lw.new_tensor(torch.int8, [n, c_out, oh, ow], cl=True)
-    common = dict(input=T(qx.index), bias=T(lw.const(bq)), stride=stride, padding=padding, dilation=dilation,
-                  input_offset=-qx.zp, output_offset=out.zp,
-                  requantize_multipliers=T(lw.const(torch.tensor(mults, dtype=torch.int32))),
-                  requantize_shifts=T(lw.const(torch.tensor(shifts, dtype=torch.int32))),
-                  activation_min=act_min, activation_max=act_max)
+    common = dict(
+        input=T(qx.index),
+        bias=T(lw.const(bq)),
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        input_offset=-qx.zp,
+        output_offset=out.zp,
+        requantize_multipliers=T(lw.const(torch.tensor(mults, dtype=torch.int32))),
+        requantize_shifts=T(lw.const(torch.tensor(shifts, dtype=torch.int32))),
+        activation_min=act_min,
+        activation_max=act_max,
+    )
     in_nhwc, out_nhwc = (n, h, wd, c_in), (n, oh, ow, c_out)
     if _is_depthwise(c_in, c_out, groups, n):
-        size = max(depthwise_scratch(isa, in_nhwc, (kh, kw), out_nhwc, stride, padding, dilation)
-                   for isa in lw.isas)
-        lw.call(cortex_m_op("quantized_depthwise_conv2d"),
-                dict(common, weight=T(lw.const(wq.permute(1, 2, 3, 0))), depth_multiplier=c_out // c_in,
-                     scratch=T(lw.new_tensor(torch.uint8, [size]))), [result])
+        size = max(depthwise_scratch(isa, in_nhwc, (kh, kw), out_nhwc, stride, padding, dilation) for isa in lw.isas)
+        lw.call(
+            cortex_m_op("quantized_depthwise_conv2d"),
+            dict(
+                common,
+                weight=T(lw.const(wq.permute(1, 2, 3, 0))),
+                depth_multiplier=c_out // c_in,
+                scratch=T(lw.new_tensor(torch.uint8, [size])),
+            ),
+            [result],
+        )
     else:
         ohwi = wq.permute(0, 2, 3, 1)
-        size = max(conv_scratch(isa, in_nhwc, tuple(ohwi.shape), out_nhwc, stride, padding, dilation)
-                   for isa in lw.isas)
-        lw.call(cortex_m_op("quantized_conv2d"),
-                dict(common, weight=T(lw.const(ohwi)), scratch=T(lw.new_tensor(torch.uint8, [size]))), [result])
+        size = max(
+            conv_scratch(isa, in_nhwc, tuple(ohwi.shape), out_nhwc, stride, padding, dilation) for isa in lw.isas
+        )
+        lw.call(
+            cortex_m_op("quantized_conv2d"),
+            dict(common, weight=T(lw.const(ohwi)), scratch=T(lw.new_tensor(torch.uint8, [size]))),
+            [result],
+        )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, True), [node] + ([act] if act else []))
 
 
@@ -102,10 +121,21 @@ def lower_linear(lw, node: Node) -> None:
     wants_bias = any(fc_scratch(isa, c_out) == 0 for isa in lw.isas)
     qx = lw.to_layout(qx, False)
     result = lw.new_tensor(torch.int8, shape)
-    lw.call(cortex_m_op("quantized_linear"),
-            dict(input=T(qx.index), weights=T(lw.const(wq)),
-                 bias=T(lw.const(bq)) if bq is not None and wants_bias else None,
-                 kernel_sum=T(lw.const(kernel_sum)) if wants_sum else None,
-                 input_offset=-qx.zp, filter_offset=0, output_offset=out.zp, requantize_multipliers=mults,
-                 requantize_shifts=shifts, activation_max=act_max, activation_min=act_min), [result])
+    lw.call(
+        cortex_m_op("quantized_linear"),
+        dict(
+            input=T(qx.index),
+            weights=T(lw.const(wq)),
+            bias=T(lw.const(bq)) if bq is not None and wants_bias else None,
+            kernel_sum=T(lw.const(kernel_sum)) if wants_sum else None,
+            input_offset=-qx.zp,
+            filter_offset=0,
+            output_offset=out.zp,
+            requantize_multipliers=mults,
+            requantize_shifts=shifts,
+            activation_max=act_max,
+            activation_min=act_min,
+        ),
+        [result],
+    )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, False), [node] + ([act] if act else []))

@@ -22,6 +22,7 @@ ahead of time would make the package platform-specific for a few lines of intege
 The ISA is the board's (`board.cpu.mve`, `board.cpu.dsp` in boards/*.toml); without a board the scratch
 is sized for all three, so that one .pte runs on any of them.
 """
+
 from __future__ import annotations
 
 from typing import Optional, Tuple
@@ -29,8 +30,8 @@ from typing import Optional, Tuple
 from mcu_export.boards import Board
 
 ISAS = ("scalar", "dsp", "mve")
-_CH_IN_BLOCK_MVE = 124            # channels per block of the MVE depthwise kernel
-_DW_AS_CONV_THRESHOLD = 1         # MVE: a depthwise of one input channel into more runs as a convolution
+_CH_IN_BLOCK_MVE = 124  # channels per block of the MVE depthwise kernel
+_DW_AS_CONV_THRESHOLD = 1  # MVE: a depthwise of one input channel into more runs as a convolution
 
 
 def board_isa(board: Board) -> str:
@@ -110,6 +111,7 @@ def fc_scratch(isa: str, c_out: int) -> int:
 
 
 # ---- which variant the wrappers run (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) ----------
+
 
 def conv_kind(in_nhwc, filter_ohwi, stride, padding, dilation) -> str:
     """arm_convolve_wrapper_s8's choice: "1x1_fast", "1x1", "1_x_n" or "general" (stride etc. as (h, w))."""

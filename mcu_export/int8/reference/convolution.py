@@ -7,6 +7,7 @@
 
 with taps outside the input contributing zero (the input is padded with its zero point), Ci = filter C and
 g = o // (C_out / groups), groups = C_in / Ci."""
+
 from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
@@ -16,11 +17,21 @@ import numpy as np
 from mcu_export.int8.reference._common import offset_padded, requantize_clamp
 
 
-def arm_convolve_s8(input: np.ndarray, filter: np.ndarray, bias: Optional[np.ndarray], *, input_offset: int,
-                    output_offset: int, multipliers: Sequence[int], shifts: Sequence[int],
-                    stride: Tuple[int, int] = (1, 1), padding: Tuple[int, int] = (0, 0),
-                    dilation: Tuple[int, int] = (1, 1), activation: Tuple[int, int] = (-128, 127),
-                    output_hw: Tuple[int, int]) -> np.ndarray:
+def arm_convolve_s8(
+    input: np.ndarray,
+    filter: np.ndarray,
+    bias: Optional[np.ndarray],
+    *,
+    input_offset: int,
+    output_offset: int,
+    multipliers: Sequence[int],
+    shifts: Sequence[int],
+    stride: Tuple[int, int] = (1, 1),
+    padding: Tuple[int, int] = (0, 0),
+    dilation: Tuple[int, int] = (1, 1),
+    activation: Tuple[int, int] = (-128, 127),
+    output_hw: Tuple[int, int],
+) -> np.ndarray:
     """input NHWC int8, filter [C_out, KH, KW, Ci] int8, bias [C_out] int32 or None; tuples are (h, w);
     output_hw is the output's (H, W) as the kernel's output_dims give it. Returns NHWC int8."""
     n, _, _, c_in = input.shape
@@ -37,10 +48,10 @@ def arm_convolve_s8(input: np.ndarray, filter: np.ndarray, bias: Optional[np.nda
     for ky in range(kh):
         for kx in range(kw):
             y0, x0 = ky * dh, kx * dw
-            patch = xp[:, y0:y0 + (oh - 1) * sh + 1:sh, x0:x0 + (ow - 1) * sw + 1:sw, :]
+            patch = xp[:, y0 : y0 + (oh - 1) * sh + 1 : sh, x0 : x0 + (ow - 1) * sw + 1 : sw, :]
             for g in range(groups):
                 o = slice(g * per_group, (g + 1) * per_group)
-                acc[..., o] += patch[..., g * kc:(g + 1) * kc] @ w[o, ky, kx, :].T
+                acc[..., o] += patch[..., g * kc : (g + 1) * kc] @ w[o, ky, kx, :].T
     if bias is not None:
         acc += np.asarray(bias, np.int64)
     return requantize_clamp(acc, multipliers, shifts, output_offset, activation)

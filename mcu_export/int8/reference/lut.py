@@ -1,5 +1,6 @@
 """arm_quantized_activation_s8 (ExecuTorch's cortex_m::quantized_activation: out = lut[in + 128]) and the
 host-side builder of its 256-entry table for sigmoid, tanh and hardswish (or any float function)."""
+
 from __future__ import annotations
 
 from typing import Callable, Union
@@ -19,8 +20,9 @@ def _hardswish(x: np.ndarray) -> np.ndarray:
 FUNCTIONS = {"sigmoid": _sigmoid, "tanh": lambda x: np.tanh(x).astype(np.float32), "hardswish": _hardswish}
 
 
-def build_lut(fn: Union[str, Callable[[np.ndarray], np.ndarray]], in_scale: float, in_zp: int, out_scale: float,
-              out_zp: int) -> np.ndarray:
+def build_lut(
+    fn: Union[str, Callable[[np.ndarray], np.ndarray]], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
     """int8[256] with entry i = quantize(fn(dequantize(i - 128))): the dequantize -> fp32 op -> quantize
     that PT2E's reference graph computes, in float32, rounding half to even as torch.round does."""
     if isinstance(fn, str):

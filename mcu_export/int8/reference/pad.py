@@ -1,4 +1,5 @@
 """arm_pad_s8: constant padding of an NHWC int8 tensor."""
+
 from __future__ import annotations
 
 from typing import Sequence

@@ -1,5 +1,6 @@
 """arm_max_pool_s8 and arm_avgpool_s8, bit for bit. Input NHWC; windows are clipped to the input, so
 padding never takes part (max ignores it, average divides by the count of valid taps)."""
+
 from __future__ import annotations
 
 from typing import Tuple
@@ -7,8 +8,13 @@ from typing import Tuple
 import numpy as np
 
 
-def _windows(in_hw: Tuple[int, int], out_hw: Tuple[int, int], kernel: Tuple[int, int], stride: Tuple[int, int],
-             padding: Tuple[int, int]):
+def _windows(
+    in_hw: Tuple[int, int],
+    out_hw: Tuple[int, int],
+    kernel: Tuple[int, int],
+    stride: Tuple[int, int],
+    padding: Tuple[int, int],
+):
     for oy in range(out_hw[0]):
         y0 = max(0, oy * stride[0] - padding[0])
         y1 = min(in_hw[0], oy * stride[0] - padding[0] + kernel[0])
@@ -20,8 +26,15 @@ def _windows(in_hw: Tuple[int, int], out_hw: Tuple[int, int], kernel: Tuple[int,
             yield oy, ox, slice(y0, y1), slice(x0, x1)
 
 
-def arm_max_pool_s8(input: np.ndarray, kernel: Tuple[int, int], stride: Tuple[int, int], padding: Tuple[int, int],
-                    out_hw: Tuple[int, int], activation_min: int = -128, activation_max: int = 127) -> np.ndarray:
+def arm_max_pool_s8(
+    input: np.ndarray,
+    kernel: Tuple[int, int],
+    stride: Tuple[int, int],
+    padding: Tuple[int, int],
+    out_hw: Tuple[int, int],
+    activation_min: int = -128,
+    activation_max: int = 127,
+) -> np.ndarray:
     x = np.asarray(input, dtype=np.int8)
     n, h, w, c = x.shape
     out = np.empty((n, out_hw[0], out_hw[1], c), dtype=np.int8)
@@ -30,8 +43,15 @@ def arm_max_pool_s8(input: np.ndarray, kernel: Tuple[int, int], stride: Tuple[in
     return np.clip(out, activation_min, activation_max).astype(np.int8)
 
 
-def arm_avgpool_s8(input: np.ndarray, kernel: Tuple[int, int], stride: Tuple[int, int], padding: Tuple[int, int],
-                   out_hw: Tuple[int, int], activation_min: int = -128, activation_max: int = 127) -> np.ndarray:
+def arm_avgpool_s8(
+    input: np.ndarray,
+    kernel: Tuple[int, int],
+    stride: Tuple[int, int],
+    padding: Tuple[int, int],
+    out_hw: Tuple[int, int],
+    activation_min: int = -128,
+    activation_max: int = 127,
+) -> np.ndarray:
     x = np.asarray(input, dtype=np.int8).astype(np.int64)
     n, h, w, c = x.shape
     out = np.empty((n, out_hw[0], out_hw[1], c), dtype=np.int64)

@@ -1,6 +1,7 @@
 """arm_softmax_s8 bit for bit (TFLite's int8 softmax: gemmlowp fixed-point exp and reciprocal), and the
 host-side parameters (mult, shift, diff_min) as TFLite's PreprocessSoftmaxScaling/CalculateInputRadius
 compute them. Output quantization is fixed: scale 1/256, zero point -128."""
+
 from __future__ import annotations
 
 import math
@@ -10,8 +11,8 @@ import numpy as np
 
 from mcu_export.int8.arith import INT32_MAX, INT32_MIN, divide_by_power_of_two, quantize_multiplier, wrap_int32
 
-SCALED_DIFF_INTEGER_BITS = 5   # differences from the row max live in Q5.26
-ACCUM_BITS = 12                # the sum of exponentials lives in Q12.19
+SCALED_DIFF_INTEGER_BITS = 5  # differences from the row max live in Q5.26
+ACCUM_BITS = 12  # the sum of exponentials lives in Q12.19
 OUTPUT_SCALE, OUTPUT_ZERO_POINT = 1.0 / 256, -128
 
 _EXP_BIT_FACTORS = (1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242)  # exp(-2^k/4), Q0.31
@@ -86,6 +87,7 @@ def softmax_params(input_scale: float, beta: float = 1.0) -> Tuple[int, int, int
     if real <= 1.0:
         raise ValueError(f"softmax input scale {input_scale} (beta {beta}) is too small for int8 softmax")
     mult, shift = quantize_multiplier(real)
-    max_input_rescaled = ((1 << SCALED_DIFF_INTEGER_BITS) - 1) * float(1 << (31 - SCALED_DIFF_INTEGER_BITS)) \
-        / float(1 << shift)
+    max_input_rescaled = (
+        ((1 << SCALED_DIFF_INTEGER_BITS) - 1) * float(1 << (31 - SCALED_DIFF_INTEGER_BITS)) / float(1 << shift)
+    )
     return mult, shift, -int(math.floor(max_input_rescaled))

@@ -1,4 +1,5 @@
 """arm_transpose_s8: output = input.transpose(perm) for 1 to 4 dimensions."""
+
 from __future__ import annotations
 
 from typing import Sequence

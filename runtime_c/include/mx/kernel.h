@@ -30,7 +30,7 @@ typedef mx_arg_error (*mx_kernel_check_fn)(mx_value *const *args);
 
 #define MX_ARG_ERROR(i, e) ((uint32_t)(e) | ((uint32_t)(i) < 31u ? ((uint32_t)(i) + 1u) << 11 : 0u))
 /* The plain code of a check's answer, and the argument it names (-1: none). */
-#define MX_ERROR_CODE(r) ((mx_error)((uint32_t)(r) & 0x7FFu))
+#define MX_ERROR_CODE(r) ((mx_error)((uint32_t)(r)&0x7FFu))
 #define MX_ERROR_ARG(r) ((int32_t)((uint32_t)(r) >> 11) - 1)
 
 /* What a schema type accepts; the loader checks each argument's tag against its kind (the low nibble of a
@@ -79,20 +79,20 @@ extern const mx_arg_bounds mx_kernel_arg_bounds[];
 mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs);
 
 /* In a check: evaluate expr, whose error names no argument; on error, name argument i and return it. */
-#define MX_CHECK(i, expr)                                        \
-  do {                                                           \
-    uint32_t mx_check_err_ = (uint32_t)(expr);                   \
-    if (mx_check_err_ != MX_OK) {                                \
-      return MX_ARG_ERROR(i, mx_check_err_);                     \
-    }                                                            \
+#define MX_CHECK(i, expr)                      \
+  do {                                         \
+    uint32_t mx_check_err_ = (uint32_t)(expr); \
+    if (mx_check_err_ != MX_OK) {              \
+      return MX_ARG_ERROR(i, mx_check_err_);   \
+    }                                          \
   } while (0)
 
 /* In a check: when cond holds, argument i is at fault with error e. */
-#define MX_REFUSE_IF(cond, i, e)    \
-  do {                              \
-    if (cond) {                     \
-      return MX_ARG_ERROR(i, e);    \
-    }                               \
+#define MX_REFUSE_IF(cond, i, e) \
+  do {                           \
+    if (cond) {                  \
+      return MX_ARG_ERROR(i, e); \
+    }                            \
   } while (0)
 
 #endif

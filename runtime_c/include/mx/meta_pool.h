@@ -8,8 +8,7 @@
 /* Counts are 64-bit: many values may share one long vector, so their sum can exceed the file size.
  * delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. */
 typedef struct mx_meta_counts {
-  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, delegates,
-      delegate_state;
+  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, delegates, delegate_state;
 } mx_meta_counts;
 
 /* Region indices, in layout order. */

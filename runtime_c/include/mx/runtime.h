@@ -107,8 +107,7 @@ typedef struct mx_method {
   mx_error_site site;
 } mx_method;
 
-mx_error mx_method_load(const mx_program *program, const char *name, const mx_method_config *cfg,
-                        mx_method *method);
+mx_error mx_method_load(const mx_program *program, const char *name, const mx_method_config *cfg, mx_method *method);
 mx_error mx_method_execute(mx_method *method);
 
 uint32_t mx_method_input_count(const mx_method *method);

@@ -9,8 +9,15 @@
 
 /* ScalarType codes as in the .pte schema (scalar_type.fbs). */
 typedef enum mx_dtype {
-  MX_DTYPE_U8 = 0, MX_DTYPE_I8 = 1, MX_DTYPE_I16 = 2, MX_DTYPE_I32 = 3, MX_DTYPE_I64 = 4,
-  MX_DTYPE_F16 = 5, MX_DTYPE_F32 = 6, MX_DTYPE_F64 = 7, MX_DTYPE_BOOL = 11
+  MX_DTYPE_U8 = 0,
+  MX_DTYPE_I8 = 1,
+  MX_DTYPE_I16 = 2,
+  MX_DTYPE_I32 = 3,
+  MX_DTYPE_I64 = 4,
+  MX_DTYPE_F16 = 5,
+  MX_DTYPE_F32 = 6,
+  MX_DTYPE_F64 = 7,
+  MX_DTYPE_BOOL = 11
 } mx_dtype;
 
 /* Bytes per element of a dtype code; 0 for a code the runtime does not know (src/dtype.c). */
@@ -28,9 +35,18 @@ typedef struct mx_tensor {
 
 /* Tags follow the schema's KernelTypes union order, so a tag read from the file is used as is. */
 typedef enum mx_tag {
-  MX_TAG_NONE = 0, MX_TAG_NULL = 1, MX_TAG_INT = 2, MX_TAG_BOOL = 3, MX_TAG_DOUBLE = 4,
-  MX_TAG_TENSOR = 5, MX_TAG_STRING = 6, MX_TAG_INT_LIST = 7, MX_TAG_DOUBLE_LIST = 8,
-  MX_TAG_BOOL_LIST = 9, MX_TAG_TENSOR_LIST = 10, MX_TAG_OPT_TENSOR_LIST = 11
+  MX_TAG_NONE = 0,
+  MX_TAG_NULL = 1,
+  MX_TAG_INT = 2,
+  MX_TAG_BOOL = 3,
+  MX_TAG_DOUBLE = 4,
+  MX_TAG_TENSOR = 5,
+  MX_TAG_STRING = 6,
+  MX_TAG_INT_LIST = 7,
+  MX_TAG_DOUBLE_LIST = 8,
+  MX_TAG_BOOL_LIST = 9,
+  MX_TAG_TENSOR_LIST = 10,
+  MX_TAG_OPT_TENSOR_LIST = 11
 } mx_tag;
 
 typedef struct mx_int_list {
@@ -45,11 +61,23 @@ typedef struct mx_value {
     double d;
     bool b;
     mx_tensor *t;
-    struct { const char *chars; uint32_t len; } str;
+    struct {
+      const char *chars;
+      uint32_t len;
+    } str;
     mx_int_list ints;                                          /* resolved from Int EValues */
-    struct { const double *items; uint32_t len; } doubles;
-    struct { const uint8_t *items; uint32_t len; } bools;
-    struct { mx_tensor *const *items; uint32_t len; } tensors; /* optional lists hold NULL for None */
+    struct {
+      const double *items;
+      uint32_t len;
+    } doubles;
+    struct {
+      const uint8_t *items;
+      uint32_t len;
+    } bools;
+    struct {
+      mx_tensor *const *items;
+      uint32_t len;
+    } tensors; /* optional lists hold NULL for None */
   } u;
 } mx_value;
 

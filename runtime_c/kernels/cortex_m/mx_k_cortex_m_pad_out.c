@@ -25,8 +25,8 @@ mx_arg_error mx_k_cortex_m_pad_out_check(mx_value *const *args) {
     const bool lead = i < 4u - in->dim; /* a dim the tensor does not have takes no padding */
     MX_REFUSE_IF(pre->items[i] < 0 || pre->items[i] > MX_CM_PAD_MAX || (lead && pre->items[i] != 0), A(pre_pad),
                  MX_ERR_BAD_ARG_VALUE);
-    MX_REFUSE_IF(post->items[i] < 0 || post->items[i] > MX_CM_PAD_MAX || (lead && post->items[i] != 0),
-                 A(post_pad), MX_ERR_BAD_ARG_VALUE);
+    MX_REFUSE_IF(post->items[i] < 0 || post->items[i] > MX_CM_PAD_MAX || (lead && post->items[i] != 0), A(post_pad),
+                 MX_ERR_BAD_ARG_VALUE);
     MX_REFUSE_IF((int64_t)out_p[i] != (int64_t)in_p[i] + pre->items[i] + post->items[i], A(out), MX_ERR_BAD_SHAPE);
   }
   for (uint32_t i = 0; i < in->dim; ++i) {

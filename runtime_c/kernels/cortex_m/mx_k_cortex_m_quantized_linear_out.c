@@ -36,8 +36,7 @@ mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
   MX_REFUSE_IF(in->dim < 1, A(input), MX_ERR_BAD_SHAPE);
   const uint32_t c_dim = channel_dim(in, out);
   MX_REFUSE_IF(c_dim + 1u == in->dim && out->dim != in->dim, A(out), MX_ERR_BAD_SHAPE); /* not flattened */
-  MX_REFUSE_IF(w->dim != 2 || w->sizes[1] != in->sizes[c_dim] || w->sizes[0] < 1 ||
-                        w->sizes[0] > MX_CM_FC_MAX_CHANNELS,
+  MX_REFUSE_IF(w->dim != 2 || w->sizes[1] != in->sizes[c_dim] || w->sizes[0] < 1 || w->sizes[0] > MX_CM_FC_MAX_CHANNELS,
                A(weights), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(w->sizes[0] != out->sizes[out->dim - 1], A(out), MX_ERR_BAD_SHAPE);
   for (uint32_t d = 0; d + 1 < out->dim; ++d) {
@@ -47,8 +46,7 @@ mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
   /* one value for all channels or one per channel (the loader checked their ranges) */
   const uint32_t n_mult = mx_arg_int_list(args, A(requantize_multipliers))->len;
   MX_REFUSE_IF(n_mult != 1 && n_mult != (uint32_t)c_out, A(requantize_multipliers), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(mx_arg_int_list(args, A(requantize_shifts))->len != n_mult, A(requantize_shifts),
-               MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int_list(args, A(requantize_shifts))->len != n_mult, A(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
   if (bias != NULL) {
     MX_TRY(mx_cm_i32_vector(args, A(bias), c_out));
   }
@@ -76,7 +74,8 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
 
   const cmsis_nn_dims filter_dims = {c_in, 1, 1, c_out};
   cmsis_nn_context cm = {NULL, 0};
-  cmsis_nn_fc_params p = {mx_cm_int(args, A(input_offset)), mx_cm_int(args, A(filter_offset)),
+  cmsis_nn_fc_params p = {mx_cm_int(args, A(input_offset)),
+                          mx_cm_int(args, A(filter_offset)),
                           mx_cm_int(args, A(output_offset)),
                           {mx_cm_int(args, A(activation_min)), mx_cm_int(args, A(activation_max))}};
   if (arm_fully_connected_s8_get_buffer_size(&filter_dims) > 0) {
@@ -95,8 +94,8 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
     const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults->items[0], (int32_t)shifts[0]};
     const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
     const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
-    return mx_cm_status(arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data,
-                                               &out_dims, y));
+    return mx_cm_status(
+        arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data, &out_dims, y));
   }
   /* Per-channel: all channels in one chunk take every batch in one call (outputs c_out apart); wider
    * layers run a chunk of channels per call and batch, since the kernel's output stride is its depth. */

@@ -24,8 +24,8 @@ mx_error mx_k_cortex_m_quantized_mul_out(mx_kernel_ctx *ctx, mx_value *const *ar
   int8_t *po = (int8_t *)out->data;
   for (uint32_t r = 0; r < plan.rows; ++r) {
     MX_TRY(mx_cm_status(arm_elementwise_mul_s8(pa + r * plan.a_step, pb + r * plan.b_step, -a_zp, -b_zp,
-                                               po + r * plan.row_len, out_zp, out_mult, out_shift, INT8_MIN,
-                                               INT8_MAX, (int32_t)plan.row_len)));
+                                               po + r * plan.row_len, out_zp, out_mult, out_shift, INT8_MIN, INT8_MAX,
+                                               (int32_t)plan.row_len)));
   }
   return MX_OK;
 }

@@ -26,7 +26,8 @@ mx_error mx_k_cortex_m_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   if (row == 0 || in->numel == 0) {
     return MX_OK;
   }
-  arm_softmax_s8((const int8_t *)in->data, (int32_t)(in->numel / (uint32_t)row), row, mx_cm_int(args, A(input_multiplier)),
-                 mx_cm_int(args, A(input_shift)), mx_cm_int(args, A(diff_min)), (int8_t *)out->data);
+  arm_softmax_s8((const int8_t *)in->data, (int32_t)(in->numel / (uint32_t)row), row,
+                 mx_cm_int(args, A(input_multiplier)), mx_cm_int(args, A(input_shift)), mx_cm_int(args, A(diff_min)),
+                 (int8_t *)out->data);
   return MX_OK;
 }

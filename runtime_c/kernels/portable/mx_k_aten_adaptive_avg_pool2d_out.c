@@ -10,9 +10,9 @@ mx_arg_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_value *const *args) {
   const mx_int_list osz = *mx_arg_int_list(args, A(output_size));
   MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
   MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
-  MX_REFUSE_IF(osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX ||
-                        osz.items[1] > INT32_MAX,
-               A(output_size), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(
+      osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX || osz.items[1] > INT32_MAX,
+      A(output_size), MX_ERR_BAD_ARG_VALUE);
   uint32_t r = in->dim;
   MX_REFUSE_IF(r != 3 && r != 4, A(self), MX_ERR_BAD_SHAPE);
   int32_t sizes[4];

@@ -9,7 +9,8 @@ mx_arg_error mx_k_aten_addmm_out_check(mx_value *const *args) {
   const mx_tensor *self = mx_arg_tensor(args, MX_ARG_aten_addmm_self);
   const mx_tensor *a = mx_arg_tensor(args, MX_ARG_aten_addmm_mat1), *b = mx_arg_tensor(args, MX_ARG_aten_addmm_mat2);
   const mx_tensor *out = mx_arg_tensor(args, MX_ARG_aten_addmm_out);
-  static const uint8_t f32[4] = {MX_ARG_aten_addmm_self, MX_ARG_aten_addmm_mat1, MX_ARG_aten_addmm_mat2, MX_ARG_aten_addmm_out};
+  static const uint8_t f32[4] = {MX_ARG_aten_addmm_self, MX_ARG_aten_addmm_mat1, MX_ARG_aten_addmm_mat2,
+                                 MX_ARG_aten_addmm_out};
   MX_TRY(mx_check_arg_tensors(args, f32, 4, MX_DTYPE_F32));
   MX_REFUSE_IF(a->dim != 2, MX_ARG_aten_addmm_mat1, MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(b->dim != 2 || a->sizes[1] != b->sizes[0], MX_ARG_aten_addmm_mat2, MX_ERR_BAD_SHAPE);
@@ -31,7 +32,8 @@ mx_error mx_k_aten_addmm_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   float *y = (float *)out->data;
   const float *s = (const float *)self->data;
   mx_matmul_f32((const float *)a->data, (const float *)b->data, y, m, (uint32_t)a->sizes[1], n);
-  float fa = (float)mx_arg_scalar(args, MX_ARG_aten_addmm_alpha), fb = (float)mx_arg_scalar(args, MX_ARG_aten_addmm_beta);
+  float fa = (float)mx_arg_scalar(args, MX_ARG_aten_addmm_alpha),
+        fb = (float)mx_arg_scalar(args, MX_ARG_aten_addmm_beta);
   for (uint32_t i = 0; i < m; ++i) {
     for (uint32_t j = 0; j < n; ++j) {
       float acc = fa * y[(size_t)i * n + j];

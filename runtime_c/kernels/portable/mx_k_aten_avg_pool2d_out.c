@@ -74,8 +74,7 @@ mx_error mx_k_aten_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {
             sum += xp[h * IW + w];
           }
         }
-        int64_t div = divisor != 0 ? divisor
-                                   : (count_pad ? (int64_t)pool_h * pool_w : (int64_t)(h1 - h0) * (w1 - w0));
+        int64_t div = divisor != 0 ? divisor : (count_pad ? (int64_t)pool_h * pool_w : (int64_t)(h1 - h0) * (w1 - w0));
         *y++ = sum / (float)div;
       }
     }

@@ -3,9 +3,7 @@
 #include "util/mx_matmul_f32.h"
 #include "util/mx_mm_args.h"
 
-mx_arg_error mx_k_aten_bmm_out_check(mx_value *const *args) {
-  return mx_mm_check(args, true);
-}
+mx_arg_error mx_k_aten_bmm_out_check(mx_value *const *args) { return mx_mm_check(args, true); }
 
 mx_error mx_k_aten_bmm_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;

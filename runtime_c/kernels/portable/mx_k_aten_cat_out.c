@@ -5,9 +5,7 @@
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 
-static bool skipped(const mx_tensor *t) {
-  return t->dim == 1 && t->sizes[0] == 0;
-}
+static bool skipped(const mx_tensor *t) { return t->dim == 1 && t->sizes[0] == 0; }
 
 #define A(name) MX_ARG_aten_cat_##name
 

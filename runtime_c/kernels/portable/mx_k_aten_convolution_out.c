@@ -34,12 +34,21 @@ static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][
   const int32_t k_h = two ? w->sizes[2] : 1, k_w = w->sizes[w->dim - 1];
   /* 64-bit: sizes and parameters fit int32, their sums need not */
   const int64_t span_h = (int64_t)p[2][0] * (k_h - 1) + 1, span_w = (int64_t)p[2][1] * (k_w - 1) + 1;
-  const int64_t room_h = (int64_t)in_h + 2 * (int64_t)p[1][0] - span_h, room_w = (int64_t)in_w + 2 * (int64_t)p[1][1] - span_w;
+  const int64_t room_h = (int64_t)in_h + 2 * (int64_t)p[1][0] - span_h,
+                room_w = (int64_t)in_w + 2 * (int64_t)p[1][1] - span_w;
   return (mx_conv2d_f32_shape){
-      .c_in = in->sizes[1], .in_h = in_h, .in_w = in_w, .c_out = w->sizes[0],
-      .out_h = room_h < 0 ? 0 : (int32_t)(room_h / p[0][0] + 1), .out_w = room_w < 0 ? 0 : (int32_t)(room_w / p[0][1] + 1),
-      .k_h = k_h, .k_w = k_w, .groups = (int32_t)mx_arg_int(args, A(groups)),
-      .stride = {p[0][0], p[0][1]}, .pad = {p[1][0], p[1][1]}, .dil = {p[2][0], p[2][1]},
+      .c_in = in->sizes[1],
+      .in_h = in_h,
+      .in_w = in_w,
+      .c_out = w->sizes[0],
+      .out_h = room_h < 0 ? 0 : (int32_t)(room_h / p[0][0] + 1),
+      .out_w = room_w < 0 ? 0 : (int32_t)(room_w / p[0][1] + 1),
+      .k_h = k_h,
+      .k_w = k_w,
+      .groups = (int32_t)mx_arg_int(args, A(groups)),
+      .stride = {p[0][0], p[0][1]},
+      .pad = {p[1][0], p[1][1]},
+      .dil = {p[2][0], p[2][1]},
   };
 }
 
@@ -61,8 +70,8 @@ mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   const mx_conv2d_f32_shape s = conv_shape(args, p);
   MX_REFUSE_IF(s.k_h < 1 || s.k_w < 1 || s.out_h < 1 || s.out_w < 1, A(weight), MX_ERR_BAD_SHAPE);
   const int64_t groups = mx_arg_int(args, A(groups));
-  MX_REFUSE_IF(groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups,
-               A(groups), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups, A(groups),
+               MX_ERR_BAD_ARG_VALUE);
   MX_REFUSE_IF(bias != NULL && (bias->dim != 1 || bias->sizes[0] != s.c_out), A(bias), MX_ERR_BAD_SHAPE);
   int32_t sizes[4] = {in->sizes[0], s.c_out, s.out_h, s.out_w};
   if (in->dim == 3) {

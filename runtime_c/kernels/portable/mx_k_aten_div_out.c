@@ -1,9 +1,7 @@
 /* aten::div.out for float32 with numpy-style broadcasting. Body: util/mx_binary_f32.c. */
 #include "util/mx_binary_f32.h"
 
-mx_arg_error mx_k_aten_div_out_check(mx_value *const *args) {
-  return mx_binary_f32_check(args, MX_BINOP_DIV);
-}
+mx_arg_error mx_k_aten_div_out_check(mx_value *const *args) { return mx_binary_f32_check(args, MX_BINOP_DIV); }
 
 mx_error mx_k_aten_div_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;

@@ -25,7 +25,8 @@ static mx_error reduced_dims(mx_int_list dims, uint32_t r, bool reduce[MX_MAX_DI
 }
 
 /* Out's shape, and how many elements each out element averages. */
-static uint32_t reduced_shape(const mx_tensor *in, const bool *reduce, bool keepdim, int32_t *sizes, uint32_t *out_dim) {
+static uint32_t reduced_shape(const mx_tensor *in, const bool *reduce, bool keepdim, int32_t *sizes,
+                              uint32_t *out_dim) {
   uint32_t count = 1;
   *out_dim = 0;
   for (uint32_t d = 0; d < in->dim; ++d) {
@@ -44,8 +45,7 @@ static uint32_t reduced_shape(const mx_tensor *in, const bool *reduce, bool keep
 mx_arg_error mx_k_aten_mean_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   /* dtype may only be Null or float32 */
-  MX_REFUSE_IF(!mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype),
-               MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(!mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype), MX_ERR_BAD_DTYPE);
   MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
   MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   bool reduce[MX_MAX_DIM];

@@ -1,9 +1,7 @@
 /* aten::mul.out for float32 with numpy-style broadcasting. Body: util/mx_binary_f32.c. */
 #include "util/mx_binary_f32.h"
 
-mx_arg_error mx_k_aten_mul_out_check(mx_value *const *args) {
-  return mx_binary_f32_check(args, MX_BINOP_MUL);
-}
+mx_arg_error mx_k_aten_mul_out_check(mx_value *const *args) { return mx_binary_f32_check(args, MX_BINOP_MUL); }
 
 mx_error mx_k_aten_mul_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;

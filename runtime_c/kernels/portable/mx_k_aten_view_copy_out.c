@@ -9,7 +9,8 @@
 
 mx_arg_error mx_k_aten_view_copy_out_check(mx_value *const *args) {
   MX_TRY(mx_copy_check(args));
-  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
+  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self),
+                  *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
   const mx_int_list size = *mx_arg_int_list(args, MX_ARG_aten_view_copy_size);
   MX_REFUSE_IF(size.len > MX_MAX_DIM, MX_ARG_aten_view_copy_size, MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
@@ -39,7 +40,8 @@ mx_arg_error mx_k_aten_view_copy_out_check(mx_value *const *args) {
 
 mx_error mx_k_aten_view_copy_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
-  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self), *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
+  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_aten_view_copy_self),
+                  *out = mx_arg_tensor(args, MX_ARG_aten_view_copy_out);
   if (out->numel != 0 && out->data != in->data) {
     memmove(out->data, in->data, (size_t)out->numel * mx_dtype_size(out->dtype));
   }

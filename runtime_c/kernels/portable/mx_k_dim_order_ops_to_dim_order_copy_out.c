@@ -21,8 +21,8 @@ static bool is_permutation(const uint8_t *order, uint32_t dim) {
 
 mx_arg_error mx_k_dim_order_ops_to_dim_order_copy_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_REFUSE_IF(in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype)),
-               A(out), MX_ERR_BAD_DTYPE);
+  MX_REFUSE_IF(in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype)), A(out),
+               MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(!mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t r = out->dim;
   MX_REFUSE_IF(!is_permutation(in->dim_order, r), A(self), MX_ERR_BAD_ARG_VALUE);

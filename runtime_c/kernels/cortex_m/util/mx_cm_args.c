@@ -2,9 +2,7 @@
 
 #include <math.h>
 
-mx_error mx_cm_pair_check(const mx_int_list *l) {
-  return l->len == 1 || l->len == 2 ? MX_OK : MX_ERR_BAD_ARG_VALUE;
-}
+mx_error mx_cm_pair_check(const mx_int_list *l) { return l->len == 1 || l->len == 2 ? MX_OK : MX_ERR_BAD_ARG_VALUE; }
 
 void mx_cm_pair(const mx_int_list *l, int32_t out[2]) {
   out[0] = (int32_t)l->items[0];
@@ -78,10 +76,8 @@ cmsis_nn_context mx_cm_scratch(const mx_tensor *scratch) {
 
 mx_error mx_cm_status(arm_cmsis_nn_status status) {
   switch (status) {
-    case ARM_CMSIS_NN_SUCCESS:
-      return MX_OK;
-    case ARM_CMSIS_NN_NO_IMPL_ERROR:
-      return MX_ERR_UNSUPPORTED;
+    case ARM_CMSIS_NN_SUCCESS: return MX_OK;
+    case ARM_CMSIS_NN_NO_IMPL_ERROR: return MX_ERR_UNSUPPORTED;
     default: /* ARG_ERROR, FAILURE: the arguments passed our checks but not the library's */
       return MX_ERR_BAD_ARG_VALUE;
   }
@@ -95,7 +91,7 @@ _Static_assert(Q(input) == DQ(input) && Q(scale) == DQ(scale) && Q(zero_point) =
                "quantize and dequantize share their arguments");
 
 mx_cm_qparams mx_cm_qparams_read(mx_value *const *args) {
-  return (mx_cm_qparams){mx_arg_tensor(args, Q(input)), mx_arg_tensor(args, Q(out)), mx_arg_double(args, Q(scale)),
+  return (mx_cm_qparams){mx_arg_tensor(args, Q(input)),  mx_arg_tensor(args, Q(out)),   mx_arg_double(args, Q(scale)),
                          mx_cm_int(args, Q(zero_point)), mx_cm_int(args, Q(quant_min)), mx_cm_int(args, Q(quant_max)),
                          mx_cm_int(args, Q(dtype))};
 }

@@ -9,9 +9,7 @@
 #include "util/mx_tensor_util.h"
 
 /* A schema `int` whose range (mx/op_args.h, checked by the loader) fits int32. */
-static inline int32_t mx_cm_int(mx_value *const *args, uint32_t i) {
-  return (int32_t)mx_arg_int(args, i);
-}
+static inline int32_t mx_cm_int(mx_value *const *args, uint32_t i) { return (int32_t)mx_arg_int(args, i); }
 
 /* A schema `int[]` of one (repeated) or two items (their range is the loader's to check). */
 mx_error mx_cm_pair_check(const mx_int_list *l);

@@ -9,8 +9,8 @@
 mx_arg_error mx_cm_avg_pool2d_check(mx_value *const *args, bool nhwc) {
   mx_cm_pool p;
   MX_TRY(mx_cm_pool_check(args, A(out), nhwc, mx_arg_bool(args, A(ceil_mode)), &p));
-  MX_CHECK(A(scratch),
-           mx_cm_scratch_check(mx_arg_tensor(args, A(scratch)), arm_avgpool_s8_get_buffer_size(p.out_dims.w, p.in_dims.c)));
+  MX_CHECK(A(scratch), mx_cm_scratch_check(mx_arg_tensor(args, A(scratch)),
+                                           arm_avgpool_s8_get_buffer_size(p.out_dims.w, p.in_dims.c)));
   return MX_OK;
 }
 

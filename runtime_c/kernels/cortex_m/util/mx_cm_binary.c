@@ -2,9 +2,7 @@
 
 #include "mx_cm_args.h"
 
-static mx_error check_i8(const mx_tensor *t) {
-  return t->dtype == MX_DTYPE_I8 ? MX_OK : MX_ERR_BAD_DTYPE;
-}
+static mx_error check_i8(const mx_tensor *t) { return t->dtype == MX_DTYPE_I8 ? MX_OK : MX_ERR_BAD_DTYPE; }
 
 /* t is one channel row of out: its only non-1 size is out's innermost memory dim (trailing dims aligned,
  * as broadcasting aligns them). */

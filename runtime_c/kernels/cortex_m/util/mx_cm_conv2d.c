@@ -16,7 +16,8 @@ mx_arg_error mx_cm_conv2d_check(mx_value *const *args, bool nhwc) {
   /* CMSIS-NN's grouped convolution offsets the bias per group: pass zeros */
   MX_REFUSE_IF(c.bias_data == NULL && kc != c_in, A(bias), MX_ERR_BAD_ARG_VALUE);
   const cmsis_nn_conv_params p = mx_cm_conv_params(&c);
-  MX_CHECK(A(scratch), mx_cm_scratch_check(c.scratch, mx_cm_conv_s8_buffer_size(&p, &c.in_dims, &c.filter, &c.out_dims)));
+  MX_CHECK(A(scratch),
+           mx_cm_scratch_check(c.scratch, mx_cm_conv_s8_buffer_size(&p, &c.in_dims, &c.filter, &c.out_dims)));
   return MX_OK;
 }
 

@@ -22,7 +22,7 @@ int64_t mx_cm_window_out(int32_t size, int32_t kernel, int32_t stride, int32_t p
    * division needs no libgcc __aeabi_ldivmod; larger values (never passed) take the 64-bit path. */
   const uint64_t num = (uint64_t)(span + (ceil_mode ? stride - 1 : 0));
   int64_t out = (num >> 32) == 0 && stride > 0 ? (int64_t)((uint32_t)num / (uint32_t)stride) + 1
-                    : span_div(num, (uint64_t)stride) + 1;
+                                               : span_div(num, (uint64_t)stride) + 1;
   if (ceil_mode && (out - 1) * (int64_t)stride >= (int64_t)size + pad) {
     --out;
   }
@@ -75,13 +75,22 @@ void mx_cm_conv_read(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *
 }
 
 cmsis_nn_conv_params mx_cm_conv_params(const mx_cm_conv *c) {
-  return (cmsis_nn_conv_params){c->in_off, c->out_off, {c->stride[1], c->stride[0]}, {c->pad[1], c->pad[0]},
-                                {c->dil[1], c->dil[0]}, {c->act_min, c->act_max}};
+  return (cmsis_nn_conv_params){c->in_off,
+                                c->out_off,
+                                {c->stride[1], c->stride[0]},
+                                {c->pad[1], c->pad[0]},
+                                {c->dil[1], c->dil[0]},
+                                {c->act_min, c->act_max}};
 }
 
 cmsis_nn_dw_conv_params mx_cm_dw_conv_params(const mx_cm_conv *c) {
-  return (cmsis_nn_dw_conv_params){c->in_off, c->out_off, c->ch_mult, {c->stride[1], c->stride[0]},
-                                   {c->pad[1], c->pad[0]}, {c->dil[1], c->dil[0]}, {c->act_min, c->act_max}};
+  return (cmsis_nn_dw_conv_params){c->in_off,
+                                   c->out_off,
+                                   c->ch_mult,
+                                   {c->stride[1], c->stride[0]},
+                                   {c->pad[1], c->pad[0]},
+                                   {c->dil[1], c->dil[0]},
+                                   {c->act_min, c->act_max}};
 }
 
 mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {

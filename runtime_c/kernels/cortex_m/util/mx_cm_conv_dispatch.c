@@ -4,8 +4,7 @@ mx_cm_conv_kind mx_cm_conv_kind_of(const cmsis_nn_conv_params *p, const cmsis_nn
   if (f->c != in->c) {
     return MX_CM_CONV_GENERAL; /* grouped */
   }
-  if (p->padding.w == 0 && p->padding.h == 0 && f->w == 1 && f->h == 1 && p->dilation.w == 1 &&
-      p->dilation.h == 1) {
+  if (p->padding.w == 0 && p->padding.h == 0 && f->w == 1 && f->h == 1 && p->dilation.w == 1 && p->dilation.h == 1) {
     return (p->stride.w == 1 && p->stride.h == 1) ? MX_CM_CONV_1X1_FAST : MX_CM_CONV_1X1;
   }
   if (in->h == 1 && p->dilation.w == 1 && f->h == 1 && (p->stride.w * in->c) % 4 == 0) {
@@ -21,8 +20,8 @@ enum { HAS_3X3 = 0 };
 enum { HAS_3X3 = 1 };
 #endif
 
-mx_cm_dw_kind mx_cm_dw_conv_kind_of(const cmsis_nn_dw_conv_params *p, const cmsis_nn_dims *in,
-                                    const cmsis_nn_dims *f, const cmsis_nn_dims *out) {
+mx_cm_dw_kind mx_cm_dw_conv_kind_of(const cmsis_nn_dw_conv_params *p, const cmsis_nn_dims *in, const cmsis_nn_dims *f,
+                                    const cmsis_nn_dims *out) {
   if (p->ch_mult != 1 || in->c != out->c || in->n != 1 || p->dilation.w != 1 || p->dilation.h != 1) {
     return MX_CM_DW_GENERAL;
   }

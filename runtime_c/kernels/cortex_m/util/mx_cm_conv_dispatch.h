@@ -18,8 +18,8 @@ typedef enum { MX_CM_DW_3X3, MX_CM_DW_OPT, MX_CM_DW_GENERAL } mx_cm_dw_kind;
 mx_cm_conv_kind mx_cm_conv_kind_of(const cmsis_nn_conv_params *p, const cmsis_nn_dims *in, const cmsis_nn_dims *f);
 
 /* arm_depthwise_conv_wrapper_s8's choice on the target being compiled (no 3x3 kernel on MVE). */
-mx_cm_dw_kind mx_cm_dw_conv_kind_of(const cmsis_nn_dw_conv_params *p, const cmsis_nn_dims *in,
-                                    const cmsis_nn_dims *f, const cmsis_nn_dims *out);
+mx_cm_dw_kind mx_cm_dw_conv_kind_of(const cmsis_nn_dw_conv_params *p, const cmsis_nn_dims *in, const cmsis_nn_dims *f,
+                                    const cmsis_nn_dims *out);
 
 int32_t mx_cm_conv_s8_buffer_size(const cmsis_nn_conv_params *p, const cmsis_nn_dims *in, const cmsis_nn_dims *f,
                                   const cmsis_nn_dims *out);
@@ -29,12 +29,12 @@ arm_cmsis_nn_status mx_cm_conv_s8(const cmsis_nn_context *ctx, const cmsis_nn_co
                                   const cmsis_nn_dims *bias_dims, const int32_t *bias, const cmsis_nn_dims *out_dims,
                                   int8_t *out);
 
-int32_t mx_cm_dw_conv_s8_buffer_size(const cmsis_nn_dw_conv_params *p, const cmsis_nn_dims *in,
-                                     const cmsis_nn_dims *f, const cmsis_nn_dims *out);
+int32_t mx_cm_dw_conv_s8_buffer_size(const cmsis_nn_dw_conv_params *p, const cmsis_nn_dims *in, const cmsis_nn_dims *f,
+                                     const cmsis_nn_dims *out);
 arm_cmsis_nn_status mx_cm_dw_conv_s8(const cmsis_nn_context *ctx, const cmsis_nn_dw_conv_params *p,
                                      const cmsis_nn_per_channel_quant_params *q, const cmsis_nn_dims *in_dims,
                                      const int8_t *in, const cmsis_nn_dims *f_dims, const int8_t *f,
-                                     const cmsis_nn_dims *bias_dims, const int32_t *bias,
-                                     const cmsis_nn_dims *out_dims, int8_t *out);
+                                     const cmsis_nn_dims *bias_dims, const int32_t *bias, const cmsis_nn_dims *out_dims,
+                                     int8_t *out);
 
 #endif

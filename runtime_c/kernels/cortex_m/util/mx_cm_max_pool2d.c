@@ -11,8 +11,8 @@ mx_arg_error mx_cm_max_pool2d_check(mx_value *const *args, bool nhwc) {
   const mx_int_list *dil = mx_arg_int_list(args, A(dilation));
   MX_CHECK(A(dilation), mx_cm_pair_check(dil));
   MX_REFUSE_IF(dil->items[0] != 1 || dil->items[dil->len - 1] != 1, A(dilation), MX_ERR_UNSUPPORTED);
-  MX_REFUSE_IF(mx_arg_int(args, A(input_zero_point)) != mx_arg_int(args, A(output_zero_point)),
-               A(output_zero_point), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int(args, A(input_zero_point)) != mx_arg_int(args, A(output_zero_point)), A(output_zero_point),
+               MX_ERR_BAD_ARG_VALUE);
   mx_cm_pool p;
   return mx_cm_pool_check(args, A(out), nhwc, mx_arg_bool(args, A(ceil_mode)), &p);
 }

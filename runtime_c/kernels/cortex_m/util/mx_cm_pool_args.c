@@ -6,7 +6,8 @@
 _Static_assert(AVG(input) == MAX(input) && AVG(kernel_size) == MAX(kernel_size) && AVG(stride) == MAX(stride) &&
                    AVG(padding) == MAX(padding),
                "both poolings lead with input, kernel_size, stride, padding");
-_Static_assert(AVG(stride) == AVG(kernel_size) + 1 && AVG(padding) == AVG(kernel_size) + 2, "the window's pairs in a row");
+_Static_assert(AVG(stride) == AVG(kernel_size) + 1 && AVG(padding) == AVG(kernel_size) + 2,
+               "the window's pairs in a row");
 _Static_assert(MX_NARGS_cortex_m_quantized_avg_pool2d == MX_NARGS_cortex_m_quantized_avg_pool2d_nhwc &&
                    AVG(out) == MX_ARG_cortex_m_quantized_avg_pool2d_nhwc_out &&
                    MX_NARGS_cortex_m_quantized_max_pool2d == MX_NARGS_cortex_m_quantized_max_pool2d_nhwc &&
@@ -23,8 +24,7 @@ void mx_cm_pool_read(mx_value *const *args, uint32_t out_i, bool nhwc, mx_cm_poo
   mx_cm_pair(mx_arg_int_list(args, AVG(padding)), p->pad);
 }
 
-mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode,
-                          mx_cm_pool *p) {
+mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode, mx_cm_pool *p) {
   for (uint32_t i = AVG(kernel_size); i <= AVG(padding); ++i) {
     MX_CHECK(i, mx_cm_pair_check(mx_arg_int_list(args, i)));
   }
@@ -35,9 +35,10 @@ mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, 
     /* torch's rule; it also keeps every window on at least one input */
     MX_REFUSE_IF(2 * p->pad[i] > p->kernel[i], AVG(padding), MX_ERR_BAD_ARG_VALUE);
   }
-  MX_REFUSE_IF(p->out_dims.n != p->in_dims.n || p->out_dims.c != p->in_dims.c ||
-                   p->out_dims.h != mx_cm_window_out(p->in_dims.h, p->kernel[0], p->stride[0], p->pad[0], 1, ceil_mode) ||
-                   p->out_dims.w != mx_cm_window_out(p->in_dims.w, p->kernel[1], p->stride[1], p->pad[1], 1, ceil_mode),
-               out_i, MX_ERR_BAD_SHAPE);
+  MX_REFUSE_IF(
+      p->out_dims.n != p->in_dims.n || p->out_dims.c != p->in_dims.c ||
+          p->out_dims.h != mx_cm_window_out(p->in_dims.h, p->kernel[0], p->stride[0], p->pad[0], 1, ceil_mode) ||
+          p->out_dims.w != mx_cm_window_out(p->in_dims.w, p->kernel[1], p->stride[1], p->pad[1], 1, ceil_mode),
+      out_i, MX_ERR_BAD_SHAPE);
   return MX_OK;
 }

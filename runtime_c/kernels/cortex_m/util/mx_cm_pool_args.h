@@ -18,7 +18,6 @@ void mx_cm_pool_read(mx_value *const *args, uint32_t out_i, bool nhwc, mx_cm_poo
 
 /* Load time: the window's pairs in range, NHWC memory, 2 * padding <= kernel, out's size as torch gives it;
  * then p is read. */
-mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode,
-                          mx_cm_pool *p);
+mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode, mx_cm_pool *p);
 
 #endif

@@ -5,12 +5,12 @@
 #include "mx/kernel.h"
 
 /* Returns expr's error, if any: an mx_error, or in a check an mx_arg_error as it is. */
-#define MX_TRY(expr)                            \
-  do {                                          \
-    uint32_t mx_try_err_ = (uint32_t)(expr);    \
-    if (mx_try_err_ != MX_OK) {                 \
-      return mx_try_err_;                       \
-    }                                           \
+#define MX_TRY(expr)                         \
+  do {                                       \
+    uint32_t mx_try_err_ = (uint32_t)(expr); \
+    if (mx_try_err_ != MX_OK) {              \
+      return mx_try_err_;                    \
+    }                                        \
   } while (0)
 
 typedef struct mx_tensor_list {
@@ -18,9 +18,7 @@ typedef struct mx_tensor_list {
   uint32_t len;
 } mx_tensor_list;
 
-static inline mx_tensor *mx_arg_tensor(mx_value *const *args, uint32_t i) {
-  return args[i]->u.t;
-}
+static inline mx_tensor *mx_arg_tensor(mx_value *const *args, uint32_t i) { return args[i]->u.t; }
 
 /* An optional argument given as Null (or None). */
 static inline bool mx_arg_none(mx_value *const *args, uint32_t i) {
@@ -32,18 +30,12 @@ static inline mx_tensor *mx_arg_opt_tensor(mx_value *const *args, uint32_t i) {
   return mx_arg_none(args, i) ? NULL : args[i]->u.t;
 }
 
-static inline int64_t mx_arg_int(mx_value *const *args, uint32_t i) {
-  return args[i]->u.i;
-}
+static inline int64_t mx_arg_int(mx_value *const *args, uint32_t i) { return args[i]->u.i; }
 
-static inline bool mx_arg_bool(mx_value *const *args, uint32_t i) {
-  return args[i]->u.b;
-}
+static inline bool mx_arg_bool(mx_value *const *args, uint32_t i) { return args[i]->u.b; }
 
 /* An `int[]`, in place. */
-static inline const mx_int_list *mx_arg_int_list(mx_value *const *args, uint32_t i) {
-  return &args[i]->u.ints;
-}
+static inline const mx_int_list *mx_arg_int_list(mx_value *const *args, uint32_t i) { return &args[i]->u.ints; }
 
 /* An `int[]?`: absent reads as empty. */
 static inline mx_int_list mx_arg_opt_int_list(mx_value *const *args, uint32_t i) {

@@ -52,8 +52,8 @@ static const float *operand(const mx_tensor *t, float *scalar) {
   return scalar;
 }
 
-static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const float *b, uint32_t sb,
-                float *o, uint32_t n) {
+static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const float *b, uint32_t sb, float *o,
+                uint32_t n) {
   switch (op) {
     case MX_BINOP_ADD:
       for (uint32_t i = 0; i < n; ++i) o[i] = a[i * sa] + alpha * b[i * sb];

@@ -1,7 +1,7 @@
 #include "mx_broadcast.h"
 
-mx_error mx_broadcast_shape(const int32_t *a, uint32_t a_dim, const int32_t *b, uint32_t b_dim,
-                            int32_t *sizes, uint32_t *dim) {
+mx_error mx_broadcast_shape(const int32_t *a, uint32_t a_dim, const int32_t *b, uint32_t b_dim, int32_t *sizes,
+                            uint32_t *dim) {
   uint32_t n = a_dim > b_dim ? a_dim : b_dim;
   if (n > MX_MAX_DIM) {
     return MX_ERR_BAD_SHAPE;

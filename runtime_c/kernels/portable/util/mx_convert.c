@@ -12,11 +12,15 @@ typedef struct elem {
 
 bool mx_convert_supports(uint8_t dtype) {
   switch (dtype) {
-    case MX_DTYPE_U8: case MX_DTYPE_I8: case MX_DTYPE_I16: case MX_DTYPE_I32: case MX_DTYPE_I64:
-    case MX_DTYPE_F32: case MX_DTYPE_F64: case MX_DTYPE_BOOL:
-      return true;
-    default:
-      return false;
+    case MX_DTYPE_U8:
+    case MX_DTYPE_I8:
+    case MX_DTYPE_I16:
+    case MX_DTYPE_I32:
+    case MX_DTYPE_I64:
+    case MX_DTYPE_F32:
+    case MX_DTYPE_F64:
+    case MX_DTYPE_BOOL: return true;
+    default: return false;
   }
 }
 
@@ -29,8 +33,14 @@ static elem load(const void *p, uint8_t dtype, uint32_t k) {
     case MX_DTYPE_I16: e.i = ((const int16_t *)p)[k]; break;
     case MX_DTYPE_I32: e.i = ((const int32_t *)p)[k]; break;
     case MX_DTYPE_I64: e.i = ((const int64_t *)p)[k]; break;
-    case MX_DTYPE_F32: e.is_float = true; e.d = (double)((const float *)p)[k]; break;
-    default: e.is_float = true; e.d = ((const double *)p)[k]; break;
+    case MX_DTYPE_F32:
+      e.is_float = true;
+      e.d = (double)((const float *)p)[k];
+      break;
+    default:
+      e.is_float = true;
+      e.d = ((const double *)p)[k];
+      break;
   }
   return e;
 }
@@ -66,8 +76,8 @@ static void store(void *p, uint8_t dtype, uint32_t k, elem e) {
   }
 }
 
-void mx_strided_convert(void *dst, uint8_t dst_dtype, const uint32_t *dst_strides, const void *src,
-                        uint8_t src_dtype, const uint32_t *src_strides, const int32_t *sizes, uint32_t dim) {
+void mx_strided_convert(void *dst, uint8_t dst_dtype, const uint32_t *dst_strides, const void *src, uint8_t src_dtype,
+                        const uint32_t *src_strides, const int32_t *sizes, uint32_t dim) {
   uint32_t numel = 1;
   for (uint32_t d = 0; d < dim; ++d) {
     numel *= (uint32_t)sizes[d];

@@ -10,7 +10,7 @@ bool mx_convert_supports(uint8_t dtype);
  * dst[sum idx*dst_strides] (dst_dtype), as torch casts: float to integer truncates toward zero
  * (NaN gives 0, out-of-range values saturate at the int64 range before narrowing), any nonzero
  * value is true. */
-void mx_strided_convert(void *dst, uint8_t dst_dtype, const uint32_t *dst_strides, const void *src,
-                        uint8_t src_dtype, const uint32_t *src_strides, const int32_t *sizes, uint32_t dim);
+void mx_strided_convert(void *dst, uint8_t dst_dtype, const uint32_t *dst_strides, const void *src, uint8_t src_dtype,
+                        const uint32_t *src_strides, const int32_t *sizes, uint32_t dim);
 
 #endif

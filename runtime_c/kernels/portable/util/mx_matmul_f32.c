@@ -6,8 +6,8 @@
  * The tiles stay out of line: inlined into the loop nest, -Os runs out of core registers and spills the
  * row pointers of a inside the innermost loop. */
 
-__attribute__((noinline))
-static void tile_4x4(const float *a, const float *b, const float *bias, float *c, uint32_t k, uint32_t n) {
+__attribute__((noinline)) static void tile_4x4(const float *a, const float *b, const float *bias, float *c, uint32_t k,
+                                               uint32_t n) {
   const float *a0 = a, *a1 = a0 + k, *a2 = a1 + k, *a3 = a2 + k;
   float i0 = bias != NULL ? bias[0] : 0.0f, i1 = bias != NULL ? bias[1] : 0.0f;
   float i2 = bias != NULL ? bias[2] : 0.0f, i3 = bias != NULL ? bias[3] : 0.0f;
@@ -35,8 +35,8 @@ static void tile_4x4(const float *a, const float *b, const float *bias, float *c
 }
 
 /* 4 rows, 1 column */
-__attribute__((noinline))
-static void tile_4x1(const float *a, const float *b, const float *bias, float *c, uint32_t k, uint32_t n) {
+__attribute__((noinline)) static void tile_4x1(const float *a, const float *b, const float *bias, float *c, uint32_t k,
+                                               uint32_t n) {
   const float *a0 = a, *a1 = a0 + k, *a2 = a1 + k, *a3 = a2 + k;
   float c0 = bias != NULL ? bias[0] : 0.0f, c1 = bias != NULL ? bias[1] : 0.0f;
   float c2 = bias != NULL ? bias[2] : 0.0f, c3 = bias != NULL ? bias[3] : 0.0f;
@@ -49,8 +49,8 @@ static void tile_4x1(const float *a, const float *b, const float *bias, float *c
 }
 
 /* 1 row, 4 columns */
-__attribute__((noinline))
-static void tile_1x4(const float *a, const float *b, const float *bias, float *c, uint32_t k, uint32_t n) {
+__attribute__((noinline)) static void tile_1x4(const float *a, const float *b, const float *bias, float *c, uint32_t k,
+                                               uint32_t n) {
   float init = bias != NULL ? bias[0] : 0.0f;
   float c0 = init, c1 = init, c2 = init, c3 = init;
   for (uint32_t p = 0; p < k; ++p) {
@@ -62,8 +62,8 @@ static void tile_1x4(const float *a, const float *b, const float *bias, float *c
 }
 
 /* 1 row, 1 column */
-__attribute__((noinline))
-static void tile_1x1(const float *a, const float *b, const float *bias, float *c, uint32_t k, uint32_t n) {
+__attribute__((noinline)) static void tile_1x1(const float *a, const float *b, const float *bias, float *c, uint32_t k,
+                                               uint32_t n) {
   float acc = bias != NULL ? bias[0] : 0.0f;
   for (uint32_t p = 0; p < k; ++p) {
     acc += a[p] * *b;

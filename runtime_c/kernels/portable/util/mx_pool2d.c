@@ -36,9 +36,9 @@ mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *
                             mx_pool2d_part *bad) {
   for (int i = 0; i < 2; ++i) {
     /* the upper bound keeps every window index within int32 */
-    *bad = g->k[i] <= 0 || g->k[i] > (1 << 20)   ? MX_POOL2D_KERNEL
-           : g->s[i] <= 0 || g->s[i] > (1 << 20) ? MX_POOL2D_STRIDE
-           : g->d[i] <= 0 || g->d[i] > (1 << 20) ? MX_POOL2D_DILATION
+    *bad = g->k[i] <= 0 || g->k[i] > (1 << 20)    ? MX_POOL2D_KERNEL
+           : g->s[i] <= 0 || g->s[i] > (1 << 20)  ? MX_POOL2D_STRIDE
+           : g->d[i] <= 0 || g->d[i] > (1 << 20)  ? MX_POOL2D_DILATION
            : g->p[i] < 0 || g->p[i] > g->k[i] / 2 ? MX_POOL2D_PADDING
                                                   : MX_POOL2D_SHAPE;
     if (*bad != MX_POOL2D_SHAPE) {

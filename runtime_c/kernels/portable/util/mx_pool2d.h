@@ -16,7 +16,13 @@ mx_error mx_int_pair(mx_int_list l, const int64_t *dflt, int64_t out[2]);
  * (pad at most half the kernel, ceil_mode windows must start inside the padded input), and checks
  * `out` has the input's shape with H, W replaced by the output size. *bad: the parameter at fault, or
  * MX_POOL2D_SHAPE for the tensors. */
-typedef enum { MX_POOL2D_KERNEL, MX_POOL2D_STRIDE, MX_POOL2D_PADDING, MX_POOL2D_DILATION, MX_POOL2D_SHAPE } mx_pool2d_part;
+typedef enum {
+  MX_POOL2D_KERNEL,
+  MX_POOL2D_STRIDE,
+  MX_POOL2D_PADDING,
+  MX_POOL2D_DILATION,
+  MX_POOL2D_SHAPE
+} mx_pool2d_part;
 mx_error mx_pool2d_geometry(mx_pool2d *g, const mx_tensor *in, const mx_tensor *out, bool ceil_mode,
                             mx_pool2d_part *bad);
 

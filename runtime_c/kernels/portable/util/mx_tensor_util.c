@@ -58,9 +58,7 @@ mx_arg_error mx_check_arg_tensors(mx_value *const *args, const uint8_t *indices,
   return MX_OK;
 }
 
-mx_error mx_check_contiguous(const mx_tensor *t) {
-  return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE;
-}
+mx_error mx_check_contiguous(const mx_tensor *t) { return mx_is_contiguous(t) ? MX_OK : MX_ERR_BAD_ARG_VALUE; }
 
 mx_error mx_check_sizes(const mx_tensor *t, const int32_t *sizes, uint32_t dim) {
   if (t->dim != dim) {
@@ -74,9 +72,7 @@ mx_error mx_check_sizes(const mx_tensor *t, const int32_t *sizes, uint32_t dim) 
   return MX_OK;
 }
 
-bool mx_same_shape(const mx_tensor *a, const mx_tensor *b) {
-  return mx_check_sizes(a, b->sizes, b->dim) == MX_OK;
-}
+bool mx_same_shape(const mx_tensor *a, const mx_tensor *b) { return mx_check_sizes(a, b->sizes, b->dim) == MX_OK; }
 
 mx_error mx_wrap_dim(int64_t d, uint32_t rank, uint32_t *out) {
   int64_t r = rank == 0 ? 1 : (int64_t)rank;
