@@ -20,7 +20,6 @@ import torch
 
 from mcu_export import dtypes
 from mcu_export.errors import UsageError
-from mcu_export.int8.interpreter_ops import KERNELS
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.pte import program as pte
 
@@ -112,8 +111,9 @@ class _Machine:
                 named[arg.name] = self.value(index)
                 if isinstance(self.plan.values[index], pte.Tensor) and arg.name in ("input", "self"):
                     named["_dim_order"] = list(self.plan.values[index].dim_order)
-        if qualified in KERNELS:
-            self.store(outs[0], KERNELS[qualified](named, list(self.plan.values[outs[0]].sizes)))
+        reference = BY_QUALIFIED[qualified].reference_fn() if qualified in BY_QUALIFIED else None
+        if reference is not None:
+            self.store(outs[0], reference(named, list(self.plan.values[outs[0]].sizes)))
         elif qualified == "dim_order_ops::_to_dim_order_copy.out":
             self.store(outs[0], named["self"])
         else:

@@ -7,8 +7,6 @@ result. Conv and pooling arrays are logical NCHW stored channels-last: the refer
 
 from __future__ import annotations
 
-from typing import Callable, Dict
-
 import numpy as np
 
 from mcu_export.int8.arith import requantize
@@ -167,23 +165,3 @@ def quantized_max_pool2d(a, out_shape):
         a["activation_max"],
     )
     return _nchw(out)
-
-
-KERNELS: Dict[str, Callable] = {
-    f"cortex_m::{fn.__name__}.out": fn
-    for fn in (
-        quantize_per_tensor,
-        dequantize_per_tensor,
-        quantized_conv2d,
-        quantized_depthwise_conv2d,
-        quantized_linear,
-        quantized_add,
-        quantized_mul,
-        quantized_activation,
-        softmax,
-        transpose,
-        pad,
-        quantized_avg_pool2d,
-        quantized_max_pool2d,
-    )
-}

@@ -10,8 +10,9 @@ check and the docs' op list are all generated from this list.
 from __future__ import annotations
 
 import functools
+import importlib
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import torch
 
@@ -36,6 +37,12 @@ class OpDef:
     # Value ranges of int and int[] arguments, (argument, class of ARG_RANGES): the loader checks them with
     # the tags, before the kernel's own check (every item of an int[]).
     ranges: Tuple[Tuple[str, str], ...] = ()
+    # "module:function" of the bit-exact Python reference of the kernel (the int8 interpreter runs it);
+    # empty for the portable ops, whose reference is torch's own out variant.
+    reference: str = ""
+    # "module:function" giving the bytes of the kernel's scratch tensor per ISA (the twins of CMSIS-NN's
+    # *_get_buffer_size, bound to the C by tests/test_int8_scratch.py); empty for ops without scratch.
+    scratch: str = ""
 
     @property
     def qualified(self) -> str:
@@ -55,12 +62,26 @@ class OpDef:
         `ret` for the return value that repeats the out tensor (or lists the outs)."""
         return tuple(a.name for a in self.schema().arguments) + ("ret",)
 
+    def reference_fn(self) -> Optional[Callable]:
+        return _resolve(self.reference)
+
+    def scratch_fn(self) -> Optional[Callable]:
+        return _resolve(self.scratch)
+
     def arg_index(self, name: str) -> int:
         """Position of argument `name` in a KernelCall's args: the one place that says it."""
         names = self.arg_names()
         if name not in names:
             raise KeyError(f"{self.qualified} has no argument {name!r} (it has: {', '.join(names)})")
         return names.index(name)
+
+
+def _resolve(where: str) -> Optional[Callable]:
+    """A "module:function" of the table, imported on first use (the table stays import-light)."""
+    if not where:
+        return None
+    module, name = where.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -119,6 +140,7 @@ def _cortex_m(
     target lowers to these; the int8 lowering emits them by name. `ranges` (and `shared`, ranges several ops
     declare alike): argument name -> ARG_RANGES class."""
     name, overload = schema_text.split("(", 1)[0].rsplit(".", 1)
+    base = name.split("::")[1]
     return OpDef(
         name=name,
         overload=overload,
@@ -127,7 +149,22 @@ def _cortex_m(
         dtypes=dtypes,
         library="cortex_m",
         ranges=tuple({**(shared or {}), **ranges}.items()),
+        # the explicit-layout *_nhwc twins have none: the int8 lowering never emits them
+        reference="" if base.endswith("_nhwc") else f"mcu_export.int8.interpreter_ops:{base}",
+        scratch=_SCRATCH.get(base.removesuffix("_nhwc"), ""),
     )
+
+
+# The scratch-size twins of CMSIS-NN's *_get_buffer_size (mcu_export/int8/lower/scratch.py), per op.
+_SCRATCH = {
+    base: f"mcu_export.int8.lower.scratch:{fn}"
+    for base, fn in (
+        ("quantized_conv2d", "conv_scratch"),
+        ("quantized_depthwise_conv2d", "depthwise_scratch"),
+        ("quantized_avg_pool2d", "avgpool_scratch"),
+        ("quantized_linear", "fc_scratch"),
+    )
+}
 
 
 _CONV_ARGS = (

@@ -3,6 +3,8 @@ CORTEX_M_OPS: ExecuTorch's out-variant schemas from executorch/backends/cortex_m
 
 from __future__ import annotations
 
+from typing import Callable
+
 from mcu_export.ops.table import BY_QUALIFIED, OpDef
 
 
@@ -11,3 +13,11 @@ def cortex_m_op(name: str) -> OpDef:
     if found is None:
         raise KeyError(f"cortex_m::{name}.out is not in the op table (mcu_export/ops/table.py)")
     return found
+
+
+def scratch_of(name: str) -> Callable[..., int]:
+    """The scratch-size function the op table gives cortex_m::<name>.out (bytes for one ISA)."""
+    fn = cortex_m_op(name).scratch_fn()
+    if fn is None:
+        raise KeyError(f"cortex_m::{name}.out declares no scratch function (mcu_export/ops/table.py)")
+    return fn

@@ -14,12 +14,13 @@ from torch.fx import Node
 from mcu_export.int8.arith import quantize_multiplier
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import CHANNELS_LAST, QTensor, T
-from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
+from mcu_export.int8.lower.cortex_m_ops import cortex_m_op, scratch_of
 from mcu_export.int8.lower.rules_common import Refusal, terminal
-from mcu_export.int8.lower.scratch import avgpool_scratch
 from mcu_export.ops.table import BY_QUALIFIED
 
 aten = torch.ops.aten
+
+avgpool_scratch = scratch_of("quantized_avg_pool2d")  # from the op table
 
 
 def _shared_input(lw, node: Node, x: Node, out_node: Node):

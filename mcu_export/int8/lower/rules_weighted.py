@@ -14,9 +14,13 @@ from torch.fx import Node
 from mcu_export.int8.arith import quantize_multiplier, wrap_int32
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
-from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
+from mcu_export.int8.lower.cortex_m_ops import cortex_m_op, scratch_of
 from mcu_export.int8.lower.rules_common import Refusal, activation_range, bias, terminal, weight
-from mcu_export.int8.lower.scratch import conv_scratch, depthwise_scratch, fc_scratch
+
+# Scratch sizes come from the op table (the twins of CMSIS-NN's *_get_buffer_size).
+conv_scratch = scratch_of("quantized_conv2d")
+depthwise_scratch = scratch_of("quantized_depthwise_conv2d")
+fc_scratch = scratch_of("quantized_linear")
 
 
 def requant_params(input_scale: float, weight_scales: np.ndarray, output_scale: float):

@@ -1,0 +1,26 @@
+"""The op table carries each int8 kernel's Python reference and scratch-size function, and they resolve."""
+
+import inspect
+
+from mcu_export.ops.table import ALL_OPS, CORTEX_M_OPS
+
+
+def test_every_emitted_cortex_m_op_names_a_reference_that_resolves():
+    for op in CORTEX_M_OPS:
+        if op.name.endswith("_nhwc"):  # never emitted by the lowering: no reference
+            assert op.reference_fn() is None
+            continue
+        fn = op.reference_fn()
+        assert callable(fn) and list(inspect.signature(fn).parameters) == ["a", "out_shape"], op.qualified
+
+
+def test_every_op_with_a_scratch_argument_names_its_scratch_function():
+    for op in ALL_OPS:
+        has_scratch_arg = "scratch" in op.arg_names()
+        assert bool(op.scratch) == (has_scratch_arg or op.qualified == "cortex_m::quantized_linear.out"), op.qualified
+        if op.scratch:
+            assert inspect.signature(op.scratch_fn()).parameters["isa"], op.qualified
+
+
+def test_portable_ops_take_torch_as_their_reference():
+    assert all(op.reference == "" for op in ALL_OPS if op.library == "portable")
