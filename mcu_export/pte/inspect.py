@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Dict, List
 
 from mcu_export import dtypes
+from mcu_export.ethosu import blob as ethosu_blob
 from mcu_export.pte import program as P
 
 
@@ -149,6 +150,23 @@ def _delegates(prog: P.Program, plan: P.ExecutionPlan) -> List[str]:
         lines.append(f"    [{k}] {d.id}: {size} B ({loc})")
         for cs in d.compile_specs:
             lines.append(f"        {cs.key} = {_spec_value(cs.value)}")
+        if d.id == ethosu_blob.BACKEND_ID and d.processed.location == P.INLINE:
+            lines += _ethosu_blob(prog.backend_delegate_data[d.processed.index])
+    return lines
+
+
+def _ethosu_blob(data: bytes) -> List[str]:
+    """An Ethos-U blob's blocks, scratch and I/O (ExecuTorch's Arm layout, mcu_export.ethosu.blob)."""
+    try:
+        found, blob = ethosu_blob.blocks(data), ethosu_blob.unpack(data)
+    except ethosu_blob.BlobError as exc:
+        return [f"        {exc}"]
+    lines = ["        blocks: " + ", ".join(f"{b.name} {b.length} B" for b in found)]
+    lines.append(f"        scratch: {blob.scratch_size} B")
+    for kind, records in (("input", blob.inputs), ("output", blob.outputs)):
+        for i, r in enumerate(records):
+            shape = "x".join(str(s) for s in r.shape)
+            lines.append(f"        {kind} {i}: {shape} x{r.elem_size} B at region {r.region} + {r.offset}")
     return lines
 
 
