@@ -122,7 +122,9 @@ class Board:
     outputs: Tuple[str, ...]
     qemu: Optional[QemuSim] = None
     fvp: Optional[FvpSim] = None
-    npu: Optional[str] = None
+    npu: Optional[str] = None  # a Vela accelerator configuration, e.g. ethos-u55-128
+    npu_system_config: Optional[str] = None  # Vela's [System_Config.*] for this board (Arm/vela.ini)
+    npu_memory_mode: Optional[str] = None  # Vela's [Memory_Mode.*]: which memories hold weights and scratch
     firmware: ClassVar[bool] = True
 
     def region(self, name: str) -> MemoryRegion:
@@ -269,8 +271,18 @@ class _Reader:
             outputs=self.outputs(),
             qemu=self.qemu(),
             fvp=self.fvp(),
-            npu=self.get(top, "", "npu", str, None),
+            npu=self.npu(top),
+            npu_system_config=self.get(top, "", "npu_system_config", str, None),
+            npu_memory_mode=self.get(top, "", "npu_memory_mode", str, None),
         )
+
+    def npu(self, top) -> Optional[str]:
+        from mcu_export.ethosu.vela import ACCELERATORS
+
+        npu = self.get(top, "", "npu", str, None)
+        if npu is not None and npu not in ACCELERATORS:
+            raise self.fail("npu", f"'{npu}' is not an Ethos-U configuration Vela knows ({', '.join(ACCELERATORS)})")
+        return npu
 
     def cpu(self) -> Cpu:
         t = self.table("cpu")

@@ -128,3 +128,16 @@ def test_invalid_toml_names_the_file(tmp_path):
     path.write_text(path.read_text() + "\n[cpu\n")
     with pytest.raises(BoardFileError, match=r"mps2-an386.toml: not valid TOML"):
         load_board("mps2-an386", directory=tmp_path)
+
+
+def test_npu_and_its_vela_memory_settings_come_from_the_board_file(tmp_path):
+    c300 = load_board("corstone-300")
+    assert (c300.npu, c300.npu_system_config, c300.npu_memory_mode) == (
+        "ethos-u55-128",
+        "Ethos_U55_High_End_Embedded",
+        "Shared_Sram",
+    )
+    path = _copy(tmp_path, "corstone-300")
+    path.write_text(path.read_text().replace('npu = "ethos-u55-128"', 'npu = "ethos-u55-100"'))
+    with pytest.raises(BoardFileError, match=r"field 'npu': 'ethos-u55-100' is not an Ethos-U configuration Vela"):
+        load_board("corstone-300", tmp_path)

@@ -1,0 +1,127 @@
+"""Vela (ethos-u-vela 5.2) on one TOSA subgraph: the delegate blob and Vela's own estimates.
+
+Vela runs in-process through its Python entry point, in a private temporary folder, with its console output
+captured (returned in `VelaResult.log`, never printed). Its raw output (`<name>_vela.npz`) becomes a
+`VelaBlob` in ExecuTorch's Arm layout; its summary CSV gives the estimates (NPU cycles, SRAM and flash used)
+that report.json's `npu` section carries. A failure is one line naming the subgraph and Vela's reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from mcu_export.errors import UsageError
+from mcu_export.ethosu.blob import IoRecord, VelaBlob
+
+# Every configuration Vela 5.2 accepts for --accelerator-config.
+ACCELERATORS = (
+    "ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
+    "ethos-u65-256", "ethos-u65-512",
+    "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
+)  # fmt: skip
+# Vela's own system configurations and memory modes live in this file of the wheel.
+VELA_INI = "Arm/vela.ini"
+# Per NPU generation, the system configuration and memory mode used when a board names none: the ones
+# ExecuTorch's Arm backend defaults to, so that figures compare like for like.
+DEFAULT_MEMORY = {
+    "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
+    "ethos-u65": ("Ethos_U65_High_End", "Dedicated_Sram_384KB"),
+    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Sram_Only"),
+}
+# The figures of Vela's summary CSV that a report keeps (cycles per inference, megabytes used).
+ESTIMATES = ("cycles_npu", "cycles_total", "sram_memory_used", "on_chip_flash_memory_used",
+             "off_chip_flash_memory_used", "dram_memory_used", "passes_after_fusing")  # fmt: skip
+
+
+class VelaError(UsageError):
+    """Vela refused or failed on a subgraph (one line: the subgraph and Vela's reason)."""
+
+
+@dataclass
+class VelaResult:
+    blob: VelaBlob
+    estimates: Dict[str, float] = field(default_factory=dict)
+    system_config: str = ""
+    memory_mode: str = ""
+    log: str = ""
+
+
+def _records(data, prefix: str) -> List[IoRecord]:
+    shapes = data[f"{prefix}_shape"]
+    return [
+        IoRecord(
+            tuple(int(s) for s in shapes[i]),  # type: ignore[arg-type]
+            int(data[f"{prefix}_elem_size"][i]),
+            int(data[f"{prefix}_offset"][i]),
+            int(data[f"{prefix}_region"][i]),
+        )
+        for i in range(len(shapes))
+    ]
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def compile_tosa(
+    tosa: bytes,
+    accelerator: str,
+    *,
+    name: str = "subgraph",
+    system_config: Optional[str] = None,
+    memory_mode: Optional[str] = None,
+) -> VelaResult:
+    """Compile one TOSA flatbuffer for `accelerator` (e.g. "ethos-u55-128"); `system_config` and `memory_mode`
+    name sections of Vela's Arm/vela.ini (a board file gives them), else DEFAULT_MEMORY's for its generation."""
+    if accelerator not in ACCELERATORS:
+        raise VelaError(f"unknown Ethos-U configuration '{accelerator}' (valid: {', '.join(ACCELERATORS)})")
+    from ethosu.vela import vela
+
+    default_config, default_mode = DEFAULT_MEMORY[accelerator.rsplit("-", 1)[0]]
+    system_config, memory_mode = system_config or default_config, memory_mode or default_mode
+
+    with tempfile.TemporaryDirectory(prefix="mcu-export-vela-") as tmp:
+        graph = Path(tmp) / "graph.tosa"
+        graph.write_bytes(tosa)
+        out = Path(tmp) / "out"
+        args = [
+            f"--accelerator-config={accelerator}",
+            "--output-format=raw",
+            f"--output-dir={out}",
+            f"--config={VELA_INI}",
+            f"--system-config={system_config}",
+            f"--memory-mode={memory_mode}",
+        ]
+        log = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+                status = vela.main([*args, str(graph)])
+        except SystemExit as exc:  # Vela's argument and configuration errors end in sys.exit
+            status = exc.code if isinstance(exc.code, int) else 1
+        except Exception as exc:  # noqa: BLE001  Vela's compile errors are its own exception types
+            raise VelaError(f"Vela failed on {name} for {accelerator}: {type(exc).__name__}: {exc}") from None
+        text = log.getvalue()
+        npz = out / "graph_vela.npz"
+        if status not in (0, None) or not npz.is_file():
+            raise VelaError(f"Vela failed on {name} for {accelerator}: {_last_line(text)}")
+        with np.load(npz, allow_pickle=True) as data:
+            blob = VelaBlob(
+                cmd_data=bytes(data["cmd_data"].tobytes()),
+                weight_data=bytes(data["weight_data"].tobytes()),
+                scratch_size=int(data["scratch_shape"][0]),
+                inputs=_records(data, "input"),
+                outputs=_records(data, "output"),
+            )
+        summary = next(out.glob("graph_summary_*.csv"), None)
+        row = next(csv.DictReader(summary.open()), {}) if summary is not None else {}
+    estimates = {k: float(row[k]) for k in ESTIMATES if row.get(k) not in (None, "")}
+    return VelaResult(blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text)
