@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from mcu_export.ethosu.blob import pack, unpack
+from mcu_export.ethosu.tosa import TosaGraph
 from mcu_export.ethosu.vela import VelaError, compile_tosa
 
 ts = pytest.importorskip("tosa_serializer")
@@ -62,29 +63,64 @@ def test_unknown_accelerator_lists_the_valid_ones():
         compile_tosa(max_pool_graph(), "ethos-u55-100")
 
 
-def test_weights_and_shapes_of_a_convolution_come_through():
-    ser = ts.TosaSerializer()
-    src = ser.addPlaceholder([1, 6, 6, 8], ts.DType.INT8)
-    w = ser.addConst([4, 3, 3, 8], ts.DType.INT8, np.ones((4, 3, 3, 8), np.int8))
-    b = ser.addConst([4], ts.DType.INT32, np.zeros(4, np.int32))
-    zp = [ser.addConst([1], ts.DType.INT8, np.zeros(1, np.int8)) for _ in range(2)]
-    acc = ser.addIntermediate([1, 4, 4, 4], ts.DType.INT32)
-    attr = ts.TosaSerializerAttribute()
-    attr.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
-    ser.addOperator(ts.Op.CONV2D, [src.name, w.name, b.name, zp[0].name, zp[1].name], [acc.name], attr)
-    out = ser.addOutput([1, 4, 4, 4], ts.DType.INT8)
-    rattr = ts.TosaSerializerAttribute()
-    rattr.RescaleAttribute(True, ts.RoundingMode.DOUBLE_ROUND, False, False, False)
-    consts = [
-        ser.addConst([1], dt, np.array([v], npdt))
-        for v, dt, npdt in (
-            (1 << 30, ts.DType.INT32, np.int32),
-            (40, ts.DType.INT8, np.int8),
-            (0, ts.DType.INT32, np.int32),
-            (0, ts.DType.INT8, np.int8),
+def _graph(op: str) -> bytes:
+    """One int8 operator as the library builds it (mcu_export.ethosu.tosa), quantization as CMSIS-NN's."""
+    g = TosaGraph()
+    x = g.input([1, 6, 6, 8])
+    q = dict(input_offset=5, filter_offset=0, output_offset=-3, activation=(-128, 127))
+    if op == "conv":
+        w = np.ones((4, 3, 3, 8), np.int8)
+        out = g.conv(
+            "conv",
+            x,
+            w,
+            None,
+            multipliers=[1 << 30] * 4,
+            shifts=[-8] * 4,
+            stride=(1, 1),
+            pad_tblr=(0, 0, 0, 0),
+            dilation=(1, 1),
+            out_shape=(1, 4, 4, 4),
+            **q,
         )
-    ]
-    ser.addOperator(ts.Op.RESCALE, [acc.name, *[c.name for c in consts]], [out.name], rattr)
-    result = compile_tosa(bytes(ser.serialize()), "ethos-u55-128", name="conv")
-    assert len(result.blob.weight_data) > 4 * 3 * 3 * 8 // 4  # encoded weights and bias/scale records
-    assert list(result.blob.outputs[0].shape[-3:]) == [4, 4, 4]
+    elif op == "depthwise":
+        w = np.ones((3, 3, 8, 1), np.int8)
+        out = g.conv(
+            "depthwise",
+            x,
+            w,
+            None,
+            multipliers=[1 << 30] * 8,
+            shifts=[-8] * 8,
+            stride=(1, 1),
+            pad_tblr=(1, 1, 1, 1),
+            dilation=(1, 1),
+            out_shape=(1, 6, 6, 8),
+            **q,
+        )
+    elif op == "add":
+        p = dict(
+            input_1_offset=3,
+            input_1_mult=1 << 30,
+            input_1_shift=0,
+            input_2_offset=-2,
+            input_2_mult=1 << 30,
+            input_2_shift=0,
+            left_shift=20,
+            out_mult=1 << 30,
+            out_shift=-19,
+            out_offset=1,
+        )
+        out = g.add(x, g.input([1, 6, 6, 8]), [1, 6, 6, 8], p, (-128, 127))
+    else:
+        out = g.pool(op, x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 3, 3, 8))
+    g.output(out)
+    return g.serialize()
+
+
+@pytest.mark.parametrize("op", ["conv", "depthwise", "add", "max", "avg"])
+def test_every_tosa_builder_compiles_on_u55(op):
+    result = compile_tosa(_graph(op), "ethos-u55-128", name=op)
+    assert result.blob.cmd_data[:4] == b"COP1" and result.estimates["cycles_npu"] > 0
+    if op in ("conv", "depthwise"):  # encoded weights plus 10-byte bias/scale records per channel
+        assert len(result.blob.weight_data) >= 10 * (4 if op == "conv" else 8)

@@ -14,86 +14,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcu_export.ethosu.tosa import TosaGraph, run_reference
 from mcu_export.int8.arith import quantize_multiplier
 from mcu_export.int8.reference import convolution, depthwise, fully_connected
 
 ts = pytest.importorskip("tosa_serializer", reason="needs tosa-tools (pip install tosa-tools)")
 rm = pytest.importorskip("tosa_reference_model", reason="needs tosa-tools (pip install tosa-tools)")
 
-NP_OF = {ts.DType.INT8: np.int8, ts.DType.INT32: np.int32}
 
-
-def _const(ser, values, dtype):
-    values = np.asarray(values, dtype=NP_OF[dtype])
-    return ser.addConst(list(values.shape), dtype, values)
-
-
-def tosa_conv(
-    kind,
-    x,
-    w,
-    bias,
-    *,
-    input_offset,
-    filter_offset,
-    output_offset,
-    multipliers,
-    shifts,
-    stride,
-    pad_tblr,
-    dilation,
-    activation,
-    out_shape,
-    mode=None,
-):
-    """kind CONV2D (w [OC, KH, KW, IC]) or DEPTHWISE_CONV2D (w [KH, KW, C, M]) -> RESCALE -> CLAMP."""
-    mode = ts.RoundingMode.DOUBLE_ROUND if mode is None else mode
-    ser = ts.TosaSerializer()
-    inp = ser.addPlaceholder(list(x.shape), ts.DType.INT8)
-    oc = out_shape[-1]
-    b = np.zeros(oc, np.int32) if bias is None else bias
-    acc = ser.addIntermediate(list(out_shape), ts.DType.INT32)
-    attr = ts.TosaSerializerAttribute()
-    op = ts.Op.CONV2D if kind == "conv" else ts.Op.DEPTHWISE_CONV2D
-    (attr.Conv2dAttribute if kind == "conv" else attr.DepthwiseConv2dAttribute)(
-        list(pad_tblr), list(stride), list(dilation), False, ts.DType.INT32
+def tosa_conv(kind, x, w, bias, *, out_shape, mode=None, **params):
+    """kind "conv" (w [OC, KH, KW, IC]) or "depthwise" (w [KH, KW, C, M]) -> RESCALE -> CLAMP, built by the
+    library's TosaGraph and run on TOSA's reference model."""
+    g = TosaGraph()
+    src = g.input(x.shape)
+    g.output(
+        g.conv("conv" if kind == "conv" else "depthwise", src, w, bias, out_shape=out_shape, rounding=mode, **params)
     )
-    ser.addOperator(
-        op,
-        [
-            inp.name,
-            _const(ser, w, ts.DType.INT8).name,
-            _const(ser, b, ts.DType.INT32).name,
-            _const(ser, [-input_offset], ts.DType.INT8).name,
-            _const(ser, [-filter_offset], ts.DType.INT8).name,
-        ],
-        [acc.name],
-        attr,
-    )
-    q = ser.addIntermediate(list(out_shape), ts.DType.INT8)
-    attr = ts.TosaSerializerAttribute()
-    per_channel = len(multipliers) > 1
-    attr.RescaleAttribute(True, mode, per_channel, False, False)
-    ser.addOperator(
-        ts.Op.RESCALE,
-        [
-            acc.name,
-            _const(ser, multipliers, ts.DType.INT32).name,
-            _const(ser, [31 - s for s in shifts], ts.DType.INT8).name,
-            _const(ser, [0], ts.DType.INT32).name,
-            _const(ser, [output_offset], ts.DType.INT8).name,
-        ],
-        [q.name],
-        attr,
-    )
-    out = ser.addOutput(list(out_shape), ts.DType.INT8)
-    attr = ts.TosaSerializerAttribute()
-    as_bytes = lambda v: [int(v) & 0xFF]  # noqa: E731 - CLAMP bounds are the raw bytes of an int8
-    attr.ClampAttribute(as_bytes(activation[0]), as_bytes(activation[1]), ts.NanPropagationMode.PROPAGATE)
-    ser.addOperator(ts.Op.CLAMP, [q.name], [out.name], attr)
-    outputs, status = rm.run(ser.serialize(), [x])
-    assert status == rm.GraphStatus.TOSA_VALID, status
-    return outputs[0]
+    return run_reference(g.serialize(), [x])[0]
 
 
 def _axis(rng, size_max, k_max):

@@ -17,75 +17,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcu_export.ethosu.tosa import TosaGraph, run_reference
 from mcu_export.int8.arith import requantize
 from mcu_export.int8.reference import elementwise, pooling
 
 ts = pytest.importorskip("tosa_serializer", reason="needs tosa-tools (pip install tosa-tools)")
 rm = pytest.importorskip("tosa_reference_model", reason="needs tosa-tools (pip install tosa-tools)")
 
-NP_OF = {ts.DType.INT8: np.int8, ts.DType.INT32: np.int32}
 
-
-def _const(ser, values, dtype):
-    values = np.asarray(values, dtype=NP_OF.get(dtype, np.int8))
-    return ser.addConst(list(values.shape), dtype, values)
-
-
-def _rescale(ser, src, shape, in_dt, out_dt, multiplier, shift, in_zp, out_zp, mode):
-    """value * multiplier >> shift in TOSA's convention: a CMSIS-NN (multiplier, shift) becomes shift 31 - s."""
-    out = ser.addIntermediate(shape, out_dt)
-    attr = ts.TosaSerializerAttribute()
-    attr.RescaleAttribute(True, mode, False, False, False)
-    ser.addOperator(
-        ts.Op.RESCALE,
-        [
-            src.name,
-            _const(ser, [multiplier], ts.DType.INT32).name,
-            _const(ser, [shift], ts.DType.INT8).name,
-            _const(ser, [in_zp], in_dt).name,
-            _const(ser, [out_zp], out_dt).name,
-        ],
-        [out.name],
-        attr,
-    )
-    return out
-
-
-def _run(ser, out_tensor, inputs):
-    ser.addOutputTensor(out_tensor)
-    outputs, status = rm.run(ser.serialize(), inputs)
-    assert status == rm.GraphStatus.TOSA_VALID, status
-    return outputs[0]
-
-
-def tosa_add(a, b, p, act_min, act_max, mode=ts.RoundingMode.DOUBLE_ROUND):
-    shape = list(a.shape)
-    ser = ts.TosaSerializer()
-    x1, x2 = ser.addPlaceholder(shape, ts.DType.INT8), ser.addPlaceholder(shape, ts.DType.INT8)
-    scaled = []
-    for x, off, mult, shift in (
-        (x1, p["input_1_offset"], p["input_1_mult"], p["input_1_shift"]),
-        (x2, p["input_2_offset"], p["input_2_mult"], p["input_2_shift"]),
-    ):
-        # (q - zp) << left_shift exactly: multiplier 2^30, right shift 30 - left_shift.
-        wide = _rescale(ser, x, shape, ts.DType.INT8, ts.DType.INT32, 1 << 30, 30 - p["left_shift"], -off, 0, mode)
-        scaled.append(_rescale(ser, wide, shape, ts.DType.INT32, ts.DType.INT32, mult, 31 - shift, 0, 0, mode))
-    total = ser.addIntermediate(shape, ts.DType.INT32)
-    attr = ts.TosaSerializerAttribute()
-    attr.AddAttribute()
-    ser.addOperator(ts.Op.ADD, [scaled[0].name, scaled[1].name], [total.name], attr)
-    q = _rescale(
-        ser, total, shape, ts.DType.INT32, ts.DType.INT8, p["out_mult"], 31 - p["out_shift"], 0, p["out_offset"], mode
-    )
-    out = ser.addOutput(shape, ts.DType.INT8)
-    attr = ts.TosaSerializerAttribute()
-    # CLAMP's bounds are serialized as the raw bytes of a value of the tensor's type.
-    as_bytes = lambda v: [int(b) for b in np.array([v], np.int8).view(np.uint8)]  # noqa: E731
-    attr.ClampAttribute(as_bytes(act_min), as_bytes(act_max), ts.NanPropagationMode.PROPAGATE)
-    ser.addOperator(ts.Op.CLAMP, [q.name], [out.name], attr)
-    outputs, status = rm.run(ser.serialize(), [a, b])
-    assert status == rm.GraphStatus.TOSA_VALID, status
-    return outputs[0]
+def tosa_add(a, b, p, act_min, act_max, mode=None):
+    g = TosaGraph()
+    x1, x2 = g.input(a.shape), g.input(b.shape)
+    g.output(g.add(x1, x2, list(a.shape), p, (act_min, act_max), rounding=mode))
+    return run_reference(g.serialize(), [a, b])[0]
 
 
 def _add_case(seed):
@@ -108,10 +52,10 @@ def test_add_matches_tosa_double_round(seed):
 
 
 def tosa_rescale_int32(values, multiplier, shift, mode):
-    ser = ts.TosaSerializer()
-    src = ser.addPlaceholder([values.size], ts.DType.INT32)
-    out = _rescale(ser, src, [values.size], ts.DType.INT32, ts.DType.INT32, multiplier, 31 - shift, 0, 0, mode)
-    return _run(ser, out, [values])
+    g = TosaGraph()
+    src = g.input([values.size], ts.DType.INT32)
+    g.output(g.rescale(src, [values.size], ts.DType.INT32, [multiplier], [shift], 0, 0, rounding=mode))
+    return run_reference(g.serialize(), [values])[0]
 
 
 @pytest.mark.parametrize("shift", [-1, -5, -9, -13])
@@ -147,21 +91,10 @@ def _pool_case(seed):
 
 
 def tosa_pool(kind, x, k, s, pad, tail, out_hw):
-    ser = ts.TosaSerializer()
-    src = ser.addPlaceholder(list(x.shape), ts.DType.INT8)
-    out = ser.addOutput([x.shape[0], *out_hw, x.shape[3]], ts.DType.INT8)
-    attr = ts.TosaSerializerAttribute()
-    tosa_pad = [pad[0], tail[0], pad[1], tail[1]]
-    if kind == "max":
-        attr.MaxPool2dAttribute(k, s, tosa_pad, ts.NanPropagationMode.PROPAGATE)
-        ser.addOperator(ts.Op.MAX_POOL2D, [src.name], [out.name], attr)
-    else:
-        attr.AvgPool2dAttribute(k, s, tosa_pad, ts.DType.INT32)
-        zp = [_const(ser, [0], ts.DType.INT8).name, _const(ser, [0], ts.DType.INT8).name]
-        ser.addOperator(ts.Op.AVG_POOL2D, [src.name, *zp], [out.name], attr)
-    outputs, status = rm.run(ser.serialize(), [x])
-    assert status == rm.GraphStatus.TOSA_VALID, status
-    return outputs[0]
+    g = TosaGraph()
+    src = g.input(x.shape)
+    g.output(g.pool(kind, src, k, s, [pad[0], tail[0], pad[1], tail[1]], [x.shape[0], *out_hw, x.shape[3]]))
+    return run_reference(g.serialize(), [x])[0]
 
 
 @pytest.mark.parametrize("kind, ref", [("max", pooling.arm_max_pool_s8), ("avg", pooling.arm_avgpool_s8)])

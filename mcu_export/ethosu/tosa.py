@@ -1,0 +1,148 @@
+"""TOSA (1.0 INT profile) graphs of the int8 operators, with CMSIS-NN's arithmetic expressed in TOSA terms.
+
+The facts the builders encode, each checked bit for bit against our int8 references (tests/test_int8_tosa_*):
+- a CMSIS-NN (multiplier, shift) is a RESCALE with the same multiplier and TOSA shift 31 - shift; CMSIS-NN's
+  arm_nn_requantize rounds twice, which is RESCALE's DOUBLE_ROUND (SINGLE_ROUND differs on ties);
+- zero points are TOSA tensors: input_zp = -input_offset, weight_zp = -filter_offset, output_zp = output_offset;
+- a fused activation is a CLAMP whose bounds are serialized as the raw bytes of an int8;
+- fully connected is a 1x1 CONV2D over [N, 1, 1, C_in] (TOSA 1.0 has no fully-connected operator);
+- an elementwise add rescales each input to int32 ((q - zp) << left_shift, then its own multiplier), adds,
+  and rescales the sum to int8.
+"""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+
+def _ts():
+    import tosa_serializer as ts  # imported on first use: tosa-tools is heavy and only the NPU path needs it
+
+    return ts
+
+
+class TosaGraph:
+    """One TOSA graph under construction; tensors are the serializer's, named by `.name`."""
+
+    def __init__(self):
+        self.ts = _ts()
+        self.ser = self.ts.TosaSerializer()
+
+    # ---- tensors ------------------------------------------------------------------------------
+    def input(self, shape: Sequence[int], dtype=None):
+        return self.ser.addPlaceholder(list(shape), self.ts.DType.INT8 if dtype is None else dtype)
+
+    def const(self, values, dtype):
+        np_dtype = {self.ts.DType.INT8: np.int8, self.ts.DType.INT32: np.int32}[dtype]
+        values = np.asarray(values, dtype=np_dtype)
+        return self.ser.addConst(list(values.shape), dtype, values)
+
+    def output(self, tensor) -> None:
+        self.ser.addOutputTensor(tensor)
+
+    def serialize(self) -> bytes:
+        return bytes(self.ser.serialize())
+
+    # ---- operators ----------------------------------------------------------------------------
+    def rescale(self, src, shape, out_dtype, multipliers, shifts, in_zp: int, out_zp: int, in_dtype=None,
+                rounding=None):  # fmt: skip
+        """value * multiplier >> (31 - shift) per CMSIS-NN's (multiplier, shift); per channel when several."""
+        ts = self.ts
+        in_dtype = ts.DType.INT32 if in_dtype is None else in_dtype
+        out = self.ser.addIntermediate(list(shape), out_dtype)
+        attr = ts.TosaSerializerAttribute()
+        attr.RescaleAttribute(True, rounding or ts.RoundingMode.DOUBLE_ROUND, len(multipliers) > 1, False, False)
+        operands = [
+            src.name,
+            self.const(list(multipliers), ts.DType.INT32).name,
+            self.const([31 - s for s in shifts], ts.DType.INT8).name,
+            self.const([in_zp], in_dtype).name,
+            self.const([out_zp], out_dtype).name,
+        ]
+        self.ser.addOperator(ts.Op.RESCALE, operands, [out.name], attr)
+        return out
+
+    def clamp(self, src, shape, low: int, high: int):
+        ts = self.ts
+        out = self.ser.addIntermediate(list(shape), ts.DType.INT8)
+        attr = ts.TosaSerializerAttribute()
+        as_bytes = lambda v: [int(v) & 0xFF]  # noqa: E731  CLAMP bounds are the raw bytes of an int8
+        attr.ClampAttribute(as_bytes(low), as_bytes(high), ts.NanPropagationMode.PROPAGATE)
+        self.ser.addOperator(ts.Op.CLAMP, [src.name], [out.name], attr)
+        return out
+
+    def conv(self, kind: str, src, weight: np.ndarray, bias, *, input_offset: int, filter_offset: int,
+             output_offset: int, multipliers: Sequence[int], shifts: Sequence[int], stride: Sequence[int],
+             pad_tblr: Sequence[int], dilation: Sequence[int], activation: Tuple[int, int],
+             out_shape: Sequence[int], rounding=None):  # fmt: skip
+        """kind "conv" (weight [OC, KH, KW, IC]) or "depthwise" (weight [KH, KW, C, M]) -> RESCALE -> CLAMP."""
+        ts = self.ts
+        bias = np.zeros(out_shape[-1], np.int32) if bias is None else bias
+        acc = self.ser.addIntermediate(list(out_shape), ts.DType.INT32)
+        attr = ts.TosaSerializerAttribute()
+        op = ts.Op.CONV2D if kind == "conv" else ts.Op.DEPTHWISE_CONV2D
+        (attr.Conv2dAttribute if kind == "conv" else attr.DepthwiseConv2dAttribute)(
+            list(pad_tblr), list(stride), list(dilation), False, ts.DType.INT32
+        )
+        operands = [
+            src.name,
+            self.const(weight, ts.DType.INT8).name,
+            self.const(bias, ts.DType.INT32).name,
+            self.const([-input_offset], ts.DType.INT8).name,
+            self.const([-filter_offset], ts.DType.INT8).name,
+        ]
+        self.ser.addOperator(op, operands, [acc.name], attr)
+        q = self.rescale(acc, out_shape, ts.DType.INT8, multipliers, shifts, 0, output_offset, rounding=rounding)
+        return self.clamp(q, out_shape, *activation)
+
+    def fully_connected(self, src, weight: np.ndarray, bias, *, batch: int, multipliers, shifts, **params):
+        """src [N, 1, 1, C_in] (reshape before), weight [C_out, C_in]: a 1x1 CONV2D."""
+        oc, depth = weight.shape
+        return self.conv("conv", src, weight.reshape(oc, 1, 1, depth), bias, multipliers=multipliers,
+                         shifts=shifts, stride=(1, 1), pad_tblr=(0, 0, 0, 0), dilation=(1, 1),
+                         out_shape=(batch, 1, 1, oc), **params)  # fmt: skip
+
+    def add(self, a, b, shape, p, activation: Tuple[int, int], rounding=None):
+        """CMSIS-NN's arm_elementwise_add_s8 with its parameters `p` (input_{1,2}_{offset,mult,shift},
+        left_shift, out_{mult,shift,offset})."""
+        ts = self.ts
+        scaled: List = []
+        for x, i in ((a, 1), (b, 2)):
+            # (q - zp) << left_shift exactly: multiplier 2^30, TOSA shift 30 - left_shift (CMSIS shift 1 + left_shift)
+            wide = self.rescale(x, shape, ts.DType.INT32, [1 << 30], [1 + p["left_shift"]], -p[f"input_{i}_offset"], 0,
+                                in_dtype=ts.DType.INT8, rounding=rounding)  # fmt: skip
+            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [p[f"input_{i}_mult"]], [p[f"input_{i}_shift"]],
+                                       0, 0, rounding=rounding))  # fmt: skip
+        total = self.ser.addIntermediate(list(shape), ts.DType.INT32)
+        attr = ts.TosaSerializerAttribute()
+        attr.AddAttribute()
+        self.ser.addOperator(ts.Op.ADD, [scaled[0].name, scaled[1].name], [total.name], attr)
+        q = self.rescale(total, shape, ts.DType.INT8, [p["out_mult"]], [p["out_shift"]], 0, p["out_offset"],
+                         rounding=rounding)  # fmt: skip
+        return self.clamp(q, shape, *activation)
+
+    def pool(self, kind: str, src, kernel, stride, pad_tblr, out_shape):
+        """kind "max" or "avg" (int32 accumulator, zero points 0: CMSIS-NN's pools keep the scale)."""
+        ts = self.ts
+        out = self.ser.addIntermediate(list(out_shape), ts.DType.INT8)
+        attr = ts.TosaSerializerAttribute()
+        if kind == "max":
+            attr.MaxPool2dAttribute(list(kernel), list(stride), list(pad_tblr), ts.NanPropagationMode.PROPAGATE)
+            self.ser.addOperator(ts.Op.MAX_POOL2D, [src.name], [out.name], attr)
+        else:
+            attr.AvgPool2dAttribute(list(kernel), list(stride), list(pad_tblr), ts.DType.INT32)
+            zps = [self.const([0], ts.DType.INT8).name, self.const([0], ts.DType.INT8).name]
+            self.ser.addOperator(ts.Op.AVG_POOL2D, [src.name, *zps], [out.name], attr)
+        return out
+
+
+def run_reference(graph: bytes, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """TOSA's reference model on a serialized graph (raises when it does not call the graph valid)."""
+    import tosa_reference_model as rm
+
+    outputs, status = rm.run(graph, list(inputs))
+    if status != rm.GraphStatus.TOSA_VALID:
+        raise ValueError(f"TOSA reference model: graph status {status}")
+    return outputs
