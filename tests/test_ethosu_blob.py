@@ -33,16 +33,12 @@ def test_pack_then_unpack_gives_the_blob_back_aligned(cmd, weights, scratch, inp
 @pytest.mark.interop
 def test_executorch_arm_backend_blob_parses_and_repacks_byte_for_byte():
     pytest.importorskip("executorch.backends.arm.arm_vela")
-    ts = pytest.importorskip("tosa_serializer")
+    pytest.importorskip("tosa_serializer")
     from executorch.backends.arm.arm_vela import vela_compile
 
-    ser = ts.TosaSerializer()
-    src = ser.addPlaceholder([1, 8, 8, 16], ts.DType.INT8)
-    out = ser.addOutput([1, 4, 4, 16], ts.DType.INT8)
-    attr = ts.TosaSerializerAttribute()
-    attr.MaxPool2dAttribute([2, 2], [2, 2], [0, 0, 0, 0], ts.NanPropagationMode.PROPAGATE)
-    ser.addOperator(ts.Op.MAX_POOL2D, [src.name], [out.name], attr)
-    theirs = vela_compile(bytes(ser.serialize()), ["--accelerator-config=ethos-u55-128", "--output-format=raw"])
+    from ethosu_graphs import max_pool_graph  # tests/support
+
+    theirs = vela_compile(max_pool_graph(), ["--accelerator-config=ethos-u55-128", "--output-format=raw"])
     data = theirs.processed_bytes
 
     blob = unpack(data)

@@ -1,25 +1,14 @@
 """Vela on one TOSA subgraph: a blob in ExecuTorch's Arm layout (byte-identical to what ExecuTorch's own
 vela_compile writes for the same graph), Vela's estimates, board memory settings, one-line failures."""
 
-import numpy as np
 import pytest
 
+from ethosu_graphs import max_pool_graph, op_graph  # tests/support
 from mcu_export.ethosu.blob import pack, unpack
-from mcu_export.ethosu.tosa import TosaGraph
 from mcu_export.ethosu.vela import VelaError, compile_tosa
 
 ts = pytest.importorskip("tosa_serializer")
 pytestmark = pytest.mark.slow
-
-
-def max_pool_graph() -> bytes:
-    ser = ts.TosaSerializer()
-    src = ser.addPlaceholder([1, 8, 8, 16], ts.DType.INT8)
-    out = ser.addOutput([1, 4, 4, 16], ts.DType.INT8)
-    attr = ts.TosaSerializerAttribute()
-    attr.MaxPool2dAttribute([2, 2], [2, 2], [0, 0, 0, 0], ts.NanPropagationMode.PROPAGATE)
-    ser.addOperator(ts.Op.MAX_POOL2D, [src.name], [out.name], attr)
-    return bytes(ser.serialize())
 
 
 @pytest.mark.parametrize("accelerator", ["ethos-u55-128", "ethos-u65-256", "ethos-u85-256"])
@@ -63,64 +52,9 @@ def test_unknown_accelerator_lists_the_valid_ones():
         compile_tosa(max_pool_graph(), "ethos-u55-100")
 
 
-def _graph(op: str) -> bytes:
-    """One int8 operator as the library builds it (mcu_export.ethosu.tosa), quantization as CMSIS-NN's."""
-    g = TosaGraph()
-    x = g.input([1, 6, 6, 8])
-    q = dict(input_offset=5, filter_offset=0, output_offset=-3, activation=(-128, 127))
-    if op == "conv":
-        w = np.ones((4, 3, 3, 8), np.int8)
-        out = g.conv(
-            "conv",
-            x,
-            w,
-            None,
-            multipliers=[1 << 30] * 4,
-            shifts=[-8] * 4,
-            stride=(1, 1),
-            pad_tblr=(0, 0, 0, 0),
-            dilation=(1, 1),
-            out_shape=(1, 4, 4, 4),
-            **q,
-        )
-    elif op == "depthwise":
-        w = np.ones((3, 3, 8, 1), np.int8)
-        out = g.conv(
-            "depthwise",
-            x,
-            w,
-            None,
-            multipliers=[1 << 30] * 8,
-            shifts=[-8] * 8,
-            stride=(1, 1),
-            pad_tblr=(1, 1, 1, 1),
-            dilation=(1, 1),
-            out_shape=(1, 6, 6, 8),
-            **q,
-        )
-    elif op == "add":
-        p = dict(
-            input_1_offset=3,
-            input_1_mult=1 << 30,
-            input_1_shift=0,
-            input_2_offset=-2,
-            input_2_mult=1 << 30,
-            input_2_shift=0,
-            left_shift=20,
-            out_mult=1 << 30,
-            out_shift=-19,
-            out_offset=1,
-        )
-        out = g.add(x, g.input([1, 6, 6, 8]), [1, 6, 6, 8], p, (-128, 127))
-    else:
-        out = g.pool(op, x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 3, 3, 8))
-    g.output(out)
-    return g.serialize()
-
-
 @pytest.mark.parametrize("op", ["conv", "depthwise", "add", "max", "avg"])
 def test_every_tosa_builder_compiles_on_u55(op):
-    result = compile_tosa(_graph(op), "ethos-u55-128", name=op)
+    result = compile_tosa(op_graph(op), "ethos-u55-128", name=op)
     assert result.blob.cmd_data[:4] == b"COP1" and result.estimates["cycles_npu"] > 0
     if op in ("conv", "depthwise"):  # encoded weights plus 10-byte bias/scale records per channel
         assert len(result.blob.weight_data) >= 10 * (4 if op == "conv" else 8)
