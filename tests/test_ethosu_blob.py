@@ -50,7 +50,8 @@ def test_executorch_arm_backend_blob_parses_and_repacks_byte_for_byte():
 
 
 def _blob() -> bytes:
-    return pack(VelaBlob(b"COP1" + bytes(12), b"\1\2\3", 64, [IoRecord((1, 1, 1, 2, 2, 4), 1, 0, 1)], []))
+    cmd = b"COP1" + struct.pack("<3I", (1 << 16) | 2, 0, 5)  # a one-command stream (NPU_OP_STOP), a NOP
+    return pack(VelaBlob(cmd, b"\1\2\3", 64, [IoRecord((1, 1, 1, 2, 2, 4), 1, 0, 1)], []))
 
 
 def _with_header(data: bytes, index: int, name: bytes = None, length: int = None, external: int = None) -> bytes:
@@ -111,3 +112,4 @@ def test_inspect_shows_an_ethos_u_delegate_s_blocks_scratch_and_io():
     text = format_method(prog, plan)
     assert "blocks: vela_bin_stream 0 B, cmd_data 16 B, weight_data 3 B, scratch_size 4 B, inputs 40 B" in text
     assert "scratch: 64 B" in text and "input 0: 1x1x1x2x2x4 x1 B at region 1 + 0" in text
+    assert "commands: 1" in text

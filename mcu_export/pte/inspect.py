@@ -13,6 +13,7 @@ from typing import Dict, List
 
 from mcu_export import dtypes
 from mcu_export.ethosu import blob as ethosu_blob
+from mcu_export.ethosu import payload as ethosu_payload
 from mcu_export.pte import program as P
 
 
@@ -162,6 +163,11 @@ def _ethosu_blob(data: bytes) -> List[str]:
     except ethosu_blob.BlobError as exc:
         return [f"        {exc}"]
     lines = ["        blocks: " + ", ".join(f"{b.name} {b.length} B" for b in found)]
+    try:
+        commands = len(ethosu_payload.parse(blob.cmd_data).commands)
+        lines.append(f"        commands: {commands}")
+    except ethosu_blob.BlobError as exc:
+        lines.append(f"        {exc}")
     lines.append(f"        scratch: {blob.scratch_size} B")
     for kind, records in (("input", blob.inputs), ("output", blob.outputs)):
         for i, r in enumerate(records):
