@@ -14,6 +14,7 @@ Loaded by path (the name `tests` is not importable reliably: tosa-tools installs
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -23,6 +24,9 @@ from mcu_export.pte import program as P
 from mcu_export.pte.writer import write_program
 
 NCHW_CHANNELS_LAST = (0, 2, 3, 1)
+# What mx_run says for the two refusals the kernels' checks give most.
+BAD_VALUE = "a kernel argument has an invalid value"
+BAD_SHAPE = "a kernel received tensors of inconsistent shapes"
 
 
 def memory_bytes(array: np.ndarray, dim_order: Sequence[int]) -> bytes:
@@ -115,3 +119,20 @@ class OpProgram:
         """The single-op program of the op named at construction."""
         self.call(self.qualified, args, out)
         return self.build_chain([out])
+
+
+def pte_runner(tmp: Path):
+    """run(pte_bytes, inputs) -> the first output, from the host C runtime (one mx_run build for all calls)."""
+    from mcu_export.host_runtime import build_host_runner
+    from mcu_export.runners.host import run_pte
+
+    runner = build_host_runner()
+    count = [0]
+
+    def go(pte: bytes, inputs):
+        count[0] += 1
+        path = Path(tmp) / f"p{count[0]}.pte"
+        path.write_bytes(pte)
+        return run_pte(path, inputs, runner=runner)[0]
+
+    return go
