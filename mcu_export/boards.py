@@ -161,7 +161,10 @@ def list_boards(directory: Optional[Path] = None) -> Tuple[str, ...]:
     return tuple(sorted(p.stem for p in directory.glob("*.toml")))
 
 
-def load_board(name: str, directory: Optional[Path] = None) -> Union[Board, HostBoard]:
+def load_board(name: Union[str, Board, HostBoard], directory: Optional[Path] = None) -> Union[Board, HostBoard]:
+    """The board named `name` from its file; a board already loaded is returned as it is."""
+    if not isinstance(name, str):
+        return name
     directory = Path(directory) if directory is not None else boards_dir()
     path = directory / f"{name}.toml"
     if not path.is_file():
@@ -177,7 +180,7 @@ def load_board(name: str, directory: Optional[Path] = None) -> Union[Board, Host
 
 def load_firmware_board(board: Union[str, Board, HostBoard], directory: Optional[Path] = None) -> Board:
     """`board` (a name or a loaded board) for code that builds or runs firmware: a host board has none."""
-    loaded = load_board(board, directory) if isinstance(board, str) else board
+    loaded = load_board(board, directory)
     if not isinstance(loaded, Board):
         raise UsageError(f"board '{loaded.name}' is a host board: it has no firmware")
     return loaded

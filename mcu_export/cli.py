@@ -106,14 +106,8 @@ def _cmd_export(args) -> int:
         from mcu_export.int8.calibrate import load_calibration
 
         calibrate = load_calibration(args.calibrate)
-    # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA
-    artifact = export_spec(
-        args.model,
-        progress=_progress,
-        quantize=args.quantize,
-        calibrate=calibrate,
-        board=board if board.firmware else None,
-    )
+    # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA (api._board)
+    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, board=board)
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")

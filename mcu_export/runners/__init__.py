@@ -29,7 +29,7 @@ def runner_for(board, target: Optional[str] = None, **options) -> Runner:
     options: Runner's (timeout, profile)."""
     from mcu_export.boards import load_board
 
-    board = load_board(board) if isinstance(board, str) else board
+    board = load_board(board)
     known = targets()
     serving = [name for name, cls in known.items() if cls.serves(board)]
     if target is None:
