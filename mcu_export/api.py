@@ -120,7 +120,7 @@ def export_spec(
 
 def _board(board: BoardArg) -> Optional[Board]:
     """The firmware board to size int8 scratch for; None for a host board, as for none: every ISA."""
-    loaded = load_board(board)
+    loaded = None if board is None else load_board(board)
     return loaded if isinstance(loaded, Board) else None
 
 
