@@ -38,12 +38,11 @@ KEY = Column("model", width=12)
 
 def firmware_table(store: FigureStore, artifacts) -> None:
     """Per example per board: flash and RAM from the linker map, instructions per inference from QEMU."""
-    import json
     import tempfile
     from pathlib import Path
 
-    from mcu_export.firmware.flow import build_for_board
-    from mcu_export.runners import run_model_firmware
+    from mcu_export.bench_firmware import measure
+    from mcu_export.firmware.sizes import code_bytes
 
     print()
     table = store.table(
@@ -59,17 +58,13 @@ def firmware_table(store: FigureStore, artifacts) -> None:
     )
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-") as tmp:
         for name, (artifact, inputs) in artifacts.items():
-            out = artifact.save(Path(tmp) / name)
             for board in FIRMWARE_BOARDS:
-                build = build_for_board(out, board)
-                run = run_model_firmware(build, board, [x.numpy() for x in inputs])
-                sizes = json.loads((out / "report.json").read_text())["firmware"][board]
-                flash = sizes["flash"]
+                run, sizes = measure(artifact, Path(tmp) / name, board, [x.numpy() for x in inputs])
                 table.row(
                     [name, board],
                     {
-                        "flash B": flash["total"],
-                        "code B": flash["total"] - flash["categories"]["model_data"],
+                        "flash B": sizes["flash"]["total"],
+                        "code B": code_bytes(sizes),
                         "RAM B": sizes["ram"]["total"],
                         "instr/inference": run.instructions_per_inference,
                         "qemu s": run.seconds,

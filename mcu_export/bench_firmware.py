@@ -120,6 +120,19 @@ def runtime_core_flash(board_name: str, work_dir: Optional[Union[str, Path]] = N
     }
 
 
+def measure(artifact, out_dir: Path, board: str, inputs):
+    """Save an export to out_dir, build its firmware for `board`, run it once on QEMU: (the run, the size
+    report that the build wrote into report.json)."""
+    import json
+
+    from mcu_export.firmware.flow import build_for_board
+    from mcu_export.runners import run_model_firmware
+
+    out = artifact.save(out_dir)
+    run = run_model_firmware(build_for_board(out, board), board, inputs)
+    return run, json.loads((out / "report.json").read_text())["firmware"][board]
+
+
 def main(argv=None, store=None) -> int:
     from mcu_export.bench_figures import Column, FigureStore
 

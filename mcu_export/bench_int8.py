@@ -5,7 +5,6 @@ the figures measure cost, not accuracy; accuracy is asserted in tests/test_int8_
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -13,10 +12,10 @@ import torch
 
 from mcu_export.api import export
 from mcu_export.bench_figures import Column, FigureStore
+from mcu_export.bench_firmware import measure
 from mcu_export.examples import EXAMPLES, spec
-from mcu_export.firmware.flow import build_for_board
+from mcu_export.firmware.sizes import code_bytes
 from mcu_export.model_spec import load_model
-from mcu_export.runners import run_model_firmware
 from mcu_export.runners.report import format_per_op_table
 
 BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")  # DSP (M33), DSP (M4), MVE (M55)
@@ -29,11 +28,8 @@ def _calibration(name: str, like: torch.Tensor):
 
 
 def _run(artifact, out: Path, board: str, x):
-    artifact.save(out)
-    run = run_model_firmware(build_for_board(out, board), board, [x])
-    sizes = json.loads((out / "report.json").read_text())["firmware"][board]
-    code = sizes["flash"]["total"] - sizes["flash"]["categories"]["model_data"]
-    return run, code
+    run, sizes = measure(artifact, out, board, [x])
+    return run, code_bytes(sizes)
 
 
 def main(store=None) -> int:

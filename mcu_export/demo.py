@@ -17,6 +17,7 @@ from mcu_export.api import export
 from mcu_export.errors import McuExportError
 from mcu_export.examples import spec
 from mcu_export.firmware.flow import build_for_board, record_run
+from mcu_export.firmware.sizes import code_bytes
 from mcu_export.int8.interpreter import run_reference
 from mcu_export.model_spec import load_model
 from mcu_export.runners import run_model_firmware
@@ -65,7 +66,7 @@ def main() -> int:
     reference = run_reference(int8.program, [inputs[0]])[0].ravel()
     bit_exact = np.array_equal(got, host) and np.array_equal(got, reference)
     flash, ram, cats = sizes["flash"], sizes["ram"], sizes["flash"]["categories"]
-    code = flash["total"] - cats["model_data"]
+    code = code_bytes(sizes)
     top = sorted(run8.per_op, key=lambda op: op.instructions, reverse=True)[:3]
 
     print()

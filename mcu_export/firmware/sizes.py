@@ -399,3 +399,9 @@ def object_code_bytes(paths: Iterable[Union[str, Path]]) -> int:
     """text + rodata + data of compiled objects/archives: what they add to flash, at most."""
     s = object_sizes(paths)
     return s["text"] + s["rodata"] + s["data"]
+
+
+def code_bytes(sizes: Mapping[str, Any]) -> int:
+    """Flash that is not the model's data (runtime, kernels, startup and libc), from a size report
+    (report.json's firmware.<board>)."""
+    return int(sizes["flash"]["total"]) - int(sizes["flash"]["categories"]["model_data"])
