@@ -7,6 +7,7 @@ the returns follow: the out tensor again, or one TensorList of all outs for mult
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Sequence
 
 import torch
@@ -27,11 +28,19 @@ def bind_node(node: Node) -> Dict[str, Any]:
     return bound
 
 
+@dataclass(frozen=True)
+class TensorOf:
+    """How tensor arguments are given: graph nodes (resolved by the builder) or T(index) values."""
+
+    kind: type  # what a tensor argument must be
+    index: Callable[[Any], int]  # its EValue index
+
+
 def is_out_argument(arg: torch.Argument) -> bool:
     return arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write
 
 
-def _emit(table: ValueTable, arg: torch.Argument, value, tensor_of: Callable[[Node], int], where: str) -> int:
+def _emit(table: ValueTable, arg: torch.Argument, value, tensor_of: TensorOf, where: str) -> int:
     kind = arg.type.kind()
     if kind == "OptionalType":
         if value is None:
@@ -40,16 +49,16 @@ def _emit(table: ValueTable, arg: torch.Argument, value, tensor_of: Callable[[No
     return _emit_as(table, arg.type, arg.N, value, tensor_of, where, arg.name)
 
 
-def _emit_as(table: ValueTable, typ, n, value, tensor_of, where: str, name: str) -> int:
+def _emit_as(table: ValueTable, typ, n, value, tensor_of: TensorOf, where: str, name: str) -> int:
     kind = typ.kind()
     if kind == "TensorType":
-        if not isinstance(value, Node):
+        if not isinstance(value, tensor_of.kind):
             raise UsageError(f"{where}: argument {name} must be a tensor, got {value!r}")
-        return tensor_of(value)
+        return tensor_of.index(value)
     if kind == "ListType":
         elem = typ.getElementType().kind()
         if elem == "TensorType":
-            return table.tensor_list([tensor_of(v) for v in value])
+            return table.tensor_list([tensor_of.index(v) for v in value])
         if elem in ("IntType", "SymIntType"):
             items = [value] * (n or 1) if isinstance(value, int) else list(value)
             return table.int_list(items)
@@ -73,9 +82,11 @@ def kernel_args(
     op: OpDef,
     bound: Dict[str, Any],
     outs: Sequence[int],
-    tensor_of: Callable[[Node], int],
+    tensor_of: TensorOf,
     where: str,
 ) -> List[int]:
+    """A KernelCall's arguments: the schema's in order (`bound` by name; defaults and None for the missing
+    optional ones), the planned `outs` for the out arguments, then the return."""
     args: List[int] = []
     out_iter = iter(outs)
     for arg in op.schema().arguments:

@@ -18,7 +18,8 @@ from torch.export.graph_signature import InputKind
 from torch.fx import Node
 
 from mcu_export.errors import UsageError
-from mcu_export.lower.values import ValueTable, scalar_type
+from mcu_export.lower.args import TensorOf, kernel_args
+from mcu_export.lower.values import ValueTable
 from mcu_export.ops.table import BY_QUALIFIED, OpDef
 from mcu_export.passes.graph_utils import constant_value, input_spec
 from mcu_export.passes.source_location import source_location, stack_frames
@@ -54,26 +55,7 @@ class T:
     index: int
 
 
-def _typed_arg(table: ValueTable, typ, value) -> int:
-    """One argument of schema type `typ` from a Python value (tensors as T)."""
-    kind = typ.kind()
-    if kind == "OptionalType":
-        return table.null() if value is None else _typed_arg(table, typ.getElementType(), value)
-    if kind == "TensorType":
-        if not isinstance(value, T):
-            raise TypeError(f"tensor argument expected, got {value!r}")
-        return value.index
-    if kind == "ListType":
-        if typ.getElementType().kind() == "TensorType":
-            return table.tensor_list([v.index for v in value])
-        return table.int_list([int(v) for v in value])
-    if kind == "FloatType":
-        return table.double(float(value))
-    if kind == "BoolType":
-        return table.bool(bool(value))
-    if isinstance(value, torch.dtype):  # ScalarType arguments are ints in the schema
-        return table.int(int(scalar_type(value)))
-    return table.int(int(value))
+_BY_INDEX = TensorOf(T, lambda t: t.index)
 
 
 class ProgramBuilder:
@@ -188,18 +170,8 @@ class ProgramBuilder:
         )
 
     def call(self, op: OpDef, named: Dict[str, Any], outs: Sequence[int], node: Optional[Node] = None) -> None:
-        """One KernelCall; `named` gives every non-out argument by schema name (tensors as T)."""
-        args: List[int] = []
-        out_iter = iter(outs)
-        for arg in op.schema().arguments:
-            if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
-                args.append(next(out_iter))
-            else:
-                if arg.name not in named:
-                    raise KeyError(f"{op.qualified}: argument {arg.name} not given")
-                args.append(_typed_arg(self.table, arg.type, named[arg.name]))
-        args.append(outs[0] if len(outs) == 1 else self.table.tensor_list(outs))
-        self.emit(op, args, node)
+        """One KernelCall; `named` gives the arguments by schema name (tensors as T), as a node's would."""
+        self.emit(op, kernel_args(self.table, op, named, list(outs), _BY_INDEX, op.qualified), node)
 
     def delegate_call(
         self,

@@ -11,7 +11,7 @@ from typing import Dict, Optional
 
 from torch.fx import Node
 
-from mcu_export.lower.args import bind_node, kernel_args
+from mcu_export.lower.args import TensorOf, bind_node, kernel_args
 from mcu_export.lower.backend import KernelBackend
 from mcu_export.lower.builder import ProgramBuilder
 from mcu_export.ops.table import BY_ATEN, BY_QUALIFIED, OpDef
@@ -43,8 +43,9 @@ class PortableBackend(KernelBackend):
             return f"no portable kernel for {node.target}"
         outs = builder.planned_like(node)
         out_list = outs if isinstance(outs, list) else [outs]
+        tensor_of = TensorOf(Node, builder.tensor)
         args = kernel_args(
-            builder.table, op, bound_args(builder, node, op), out_list, builder.tensor, f"{node.name} ({op.qualified})"
+            builder.table, op, bound_args(builder, node, op), out_list, tensor_of, f"{node.name} ({op.qualified})"
         )
         builder.values[node] = outs
         builder.emit(op, args, node)
