@@ -54,12 +54,12 @@ TEST_DELEGATE = LinkedBackend("MxTestDelegate", "mx_test_delegate_backend", 12)
 HOST_BACKENDS = (TEST_DELEGATE,)
 
 
-def _check_target(target: str) -> None:
+def check_target(target: str) -> None:
     if target not in TARGETS:
         raise UsageError(f"unknown host target '{target}' (choose from: {', '.join(TARGETS)})")
 
 
-def _require_tool(name: str) -> str:
+def require_tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
         raise ToolchainError(f"'{name}' not found: install {_INSTALL_HINT.get(name, name)}")
@@ -138,7 +138,7 @@ def build_host_runner(
 ) -> Path:
     """Path of an `mx_run` built for `target` with a kernel table for `ops` and `backends` (of those mx_run
     links: HOST_BACKENDS or none); built once per configuration."""
-    _check_target(target)
+    check_target(target)
     compiler, toolchain, _ = TARGETS[target]
     if sanitize and target != "x86_64":
         raise UsageError("sanitizer builds are host-only (target x86_64)")
@@ -156,9 +156,9 @@ def build_host_runner(
     if runner.is_file():
         return runner
 
-    cmake = _require_tool("cmake")
-    ninja = _require_tool("ninja")
-    _require_tool(compiler)
+    cmake = require_tool("cmake")
+    ninja = require_tool("ninja")
+    require_tool(compiler)
     host_root.mkdir(parents=True, exist_ok=True)
     print(
         f"mcu-export: building the host runtime for {target} ({len(ops)} kernels{', sanitizers' if sanitize else ''})",

@@ -15,7 +15,7 @@ import numpy as np
 from mcu_export import dtypes
 from mcu_export.boards import HostBoard
 from mcu_export.errors import RuntimeFailure, UsageError
-from mcu_export.host_runtime import TARGETS, _check_target, _require_tool, build_host_runner
+from mcu_export.host_runtime import TARGETS, check_target, require_tool, build_host_runner
 from mcu_export.runners.base import Runner
 from mcu_export.runners.tensors import TensorSpec, outputs_from, program_io, to_memory_order
 
@@ -37,7 +37,7 @@ def runner_command(target: str, runner: Path) -> List[str]:
     """How to start `runner`: directly on the host, through qemu-aarch64 for aarch64 (linked statically)."""
     prefix = TARGETS[target][2]
     if prefix:
-        _require_tool(prefix[0])
+        require_tool(prefix[0])
     return [*prefix, str(runner)]
 
 
@@ -102,7 +102,7 @@ def _info(cmd: List[str], pte_path, method: str) -> ProgramInfo:
 
 def program_info(pte_path, target: str = "x86_64", method: str = "forward") -> ProgramInfo:
     """Inputs, outputs and memory needs of a method, as the C runtime reads them (no kernels needed)."""
-    _check_target(target)
+    check_target(target)
     return _info(runner_command(target, build_host_runner(target)), pte_path, method)
 
 
@@ -111,7 +111,7 @@ def instruction_kernels(
 ) -> List[str]:
     """What the C runtime runs for each instruction once loaded: "<name>.<overload>", "fused-away" (folded into
     an earlier instruction by a loader fusion) or "move"."""
-    _check_target(target)
+    check_target(target)
     proc = _run(
         [*runner_command(target, runner or build_host_runner(target)), str(pte_path), "--method", method, "--kernels"]
     )
@@ -146,7 +146,7 @@ def run_pte(
 ) -> List[np.ndarray]:
     """Runs `method` of a .pte with the C runtime and returns its outputs as numpy arrays. Inputs go to
     mx_run as they are (no check here): the C runtime's own input check is what this exposes."""
-    _check_target(target)
+    check_target(target)
     cmd = runner_command(target, runner or build_host_runner(target))
     info = _info(cmd, pte_path, method)
     feeds = []
