@@ -15,7 +15,7 @@ import numpy as np
 from mcu_export import dtypes
 from mcu_export.boards import HostBoard
 from mcu_export.errors import RuntimeFailure, UsageError
-from mcu_export.host_runtime import TARGETS, check_target, require_tool, build_host_runner
+from mcu_export.host_runtime import TARGETS, build_host_runner, check_target, require_tool
 from mcu_export.runners.base import Runner
 from mcu_export.runners.tensors import TensorSpec, outputs_from, program_io, to_memory_order
 
