@@ -90,21 +90,7 @@ def _add_program(a, b, prm, act, orders=(None, None, None), out_shape=None):
 
 
 def _add_ref(a, b, prm, act):
-    return arm_elementwise_add_s8(
-        a,
-        b,
-        prm["input_1_offset"],
-        prm["input_1_mult"],
-        prm["input_1_shift"],
-        prm["input_2_offset"],
-        prm["input_2_mult"],
-        prm["input_2_shift"],
-        20,
-        prm["out_offset"],
-        prm["out_mult"],
-        prm["out_shift"],
-        *act,
-    )
+    return arm_elementwise_add_s8(a, b, **prm, out_activation_min=act[0], out_activation_max=act[1])
 
 
 @pytest.mark.parametrize("seed", range(3))

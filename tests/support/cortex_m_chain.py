@@ -128,22 +128,7 @@ def chain(seed: int = 0) -> Tuple[bytes, List[np.ndarray], List[np.ndarray]]:
     )
 
     prm = add_params(0.1, -5, 0.07, 2, 0.12, -1)
-    e4 = arm_elementwise_add_s8(
-        e2,
-        e3,
-        prm["input_1_offset"],
-        prm["input_1_mult"],
-        prm["input_1_shift"],
-        prm["input_2_offset"],
-        prm["input_2_mult"],
-        prm["input_2_shift"],
-        20,
-        prm["out_offset"],
-        prm["out_mult"],
-        prm["out_shift"],
-        -128,
-        127,
-    )
+    e4 = arm_elementwise_add_s8(e2, e3, **prm, out_activation_min=-128, out_activation_max=127)
     q4 = p.call(
         "cortex_m::quantized_add.out",
         [
