@@ -9,11 +9,12 @@ fails with "Validation error". So a refusal here is what keeps an operator on th
 Not refused, although older Vela (the Python TFLite checks, `tflite_supported_operators.py`) and the hardware's own
 limits would suggest it: regor splits these into several NPU operations on every generation (operations measured on
 U55): dilations above 2 (3x3 dilation 4: 17, dilation 32: 257), kernels above 64 or with a product above 4096
-(65x65: 2), unpadded strides above 3 for conv and pools (conv 4x4 stride 4: 17), depth multipliers above 1 (C=8, M=2:
-9), batches above 1 (one operation per image), conv padding larger than the kernel, heights or widths above 65536
-(W=65537: 1027), broadcasting from both inputs, any concat axis and any PAD amount. Vela 5.2 enforced neither the
-documented weight-sum limit (127 * 65536: a 3x3x65536 kernel of 127s compiles) nor, with int32 biases, a bias limit,
-nor any check on zero points, multipliers or shifts, so NpuOp carries no weight, bias or quantization values.
+(65x65: 2), unpadded, undilated conv and pool strides above 3 (conv 4x4 stride 4: 17), depth multipliers above 1
+(C=8, M=2: 9), batches above 1 (one operation per image), conv padding of any size, heights or widths above 65536
+outside a U55/U65 transpose (W=65537: 1027), broadcasting from both inputs, any concat axis and any PAD amount.
+Vela 5.2 enforced neither the documented weight-sum limit (127 * 65536: a 3x3x65536 kernel of 127s compiles) nor,
+with int32 biases, a bias limit, nor any check on zero points, multipliers or shifts, so NpuOp carries no weight,
+bias or quantization values.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _fmt(shape: Sequence[int]) -> str:
 # ---- every generation ---------------------------------------------------------------------------------------------
 def _kind_and_shapes(op: NpuOp, on: str) -> Optional[str]:
     if op.kind not in KINDS:
-        return f"operator kind '{op.kind}' has no Ethos-U lowering {on} (known: {', '.join(KINDS)})"
+        return f"operator kind '{op.kind}' has no Ethos-U lowering (known: {', '.join(KINDS)}) {on}"
     arity = 2 if op.kind in ELEMENTWISE else 1
     if len(op.inputs) != arity and not (op.kind == "concat" and op.inputs):
         return f"{op.kind} takes {arity} input(s), got {len(op.inputs)} {on}"
@@ -110,8 +111,8 @@ def _window(op: NpuOp, on: str) -> Optional[str]:
             return f"{op.kind} dilation {_fmt(op.dilation)}: TOSA pools have none {on}"
         pads = op.pad_tblr
         if max(pads[:2]) >= op.kernel[0] or max(pads[2:]) >= op.kernel[1]:  # ERROR_IF(pad >= kernel)
-            return f"{op.kind} padding {pads} not below kernel {_fmt(op.kernel)} {on} (TOSA ERROR_IF)"
-    (n, ih, iw, c), (on_, oh, ow, oc) = op.inputs[0], op.output
+            return f"{op.kind} padding {pads} not below kernel {_fmt(op.kernel)} (TOSA ERROR_IF) {on}"
+    (n, ih, iw, c), (n_out, oh, ow, oc) = op.inputs[0], op.output
     for name, size, out, k, s, d, pa, pb in (
         ("height", ih, oh, op.kernel[0], op.stride[0], op.dilation[0], *op.pad_tblr[:2]),
         ("width", iw, ow, op.kernel[1], op.stride[1], op.dilation[1], *op.pad_tblr[2:]),
@@ -123,8 +124,8 @@ def _window(op: NpuOp, on: str) -> Optional[str]:
                     f" / stride {s} + 1 exactly (remainder {rest if span >= 0 else 'negative'}; TOSA needs exact "
                     f"sizes: trim the trailing pad) {on}")  # fmt: skip
     want = {"conv": oc, "depthwise": c * op.depth_multiplier}.get(op.kind, c)
-    if (on_, oc) != (n, want):
-        return f"{op.kind} output batch x channels {on_}x{oc} != {n}x{want} from input {_fmt(op.inputs[0])} {on}"
+    if (n_out, oc) != (n, want):
+        return f"{op.kind} output batch x channels {n_out}x{oc} != {n}x{want} from input {_fmt(op.inputs[0])} {on}"
     return None
 
 
@@ -197,8 +198,8 @@ def _stride(op: NpuOp, on: str) -> Optional[str]:
     if op.kind == "depthwise":
         return f"depthwise stride {_fmt(op.stride)} > 3 {on}"
     if any(op.pad_tblr) or op.dilation != (1, 1):
-        return (f"{op.kind} stride {_fmt(op.stride)} > 3 with padding {op.pad_tblr} / dilation {_fmt(op.dilation)} "
-                f"{on} (only unpadded, undilated ones are split)")  # fmt: skip
+        return (f"{op.kind} stride {_fmt(op.stride)} > 3 with padding {op.pad_tblr}, dilation {_fmt(op.dilation)} "
+                f"(Vela splits larger strides only without either) {on}")  # fmt: skip
     return None
 
 
@@ -231,13 +232,14 @@ def _transpose_u55(op: NpuOp, on: str) -> Optional[str]:
     (2,2,300,300) permuted (2,3,0,1)) by rules not worked out here. U85 transposed every shape tried."""
     if op.kind != "transpose":
         return None
-    dims, perm = _canonical_transpose(op.inputs[0], op.perm or tuple(range(len(op.inputs[0]))))
+    asked = op.perm or tuple(range(len(op.inputs[0])))
+    dims, perm = _canonical_transpose(op.inputs[0], asked)
     if perm == tuple(range(len(perm))):
         return None
     rank = max(len(dims), 3)
     largest = sorted((1,) * (rank - len(dims)) + dims)[2:]  # the rank-2 largest axes
     if prod(largest) > MAX_TRANSPOSE_AXES:
-        return (f"transpose {op.perm} of {_fmt(op.inputs[0])}: moved axes {_fmt(largest)} "
+        return (f"transpose {asked} of {_fmt(op.inputs[0])}: moved axes {_fmt(largest)} "
                 f"(product {prod(largest)}) > {MAX_TRANSPOSE_AXES} {on}")  # fmt: skip
     return None
 
@@ -262,7 +264,8 @@ RULES: Tuple[Tuple[FrozenSet[str], Rule], ...] = (
 
 def refusal(op: NpuOp, accelerator: str) -> Optional[str]:
     """None when `accelerator` (e.g. "ethos-u55-128", "ethos-u85-256") runs `op` on the NPU, else the reason:
-    one line naming the value, the limit and the generation ("on U85", or "on U55/U65" for their shared limits)."""
+    one line naming the value, the limit and the generation ("on U85", or "on U55/U65" for their shared limits).
+    A configuration Vela does not know is a ValueError."""
     generation = _generation(accelerator)
     for generations, rule in RULES:
         if generation in generations:
