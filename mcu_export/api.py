@@ -25,11 +25,15 @@ class Artifact:
     pte: bytes
     report: Dict
     memory_plan: object = field(default=None, repr=False)
+    npu_graphs: List[bytes] = field(default_factory=list, repr=False)  # TOSA of each Ethos-U subgraph
 
     def save(self, out_dir: Union[str, Path]) -> Path:
-        """Writes OUT/model.pte and OUT/report.json together (staged, then renamed: never half-written)."""
+        """Writes OUT/model.pte and OUT/report.json together (staged, then renamed: never half-written), and
+        OUT/npu/subgraph_<k>.tosa, the TOSA graph Vela compiled for each Ethos-U delegate."""
         report = json.dumps(self.report, indent=2, sort_keys=True).encode() + b"\n"
-        return atomic.write_files(out_dir, {"model.pte": self.pte, "report.json": report})
+        files = {"model.pte": self.pte, "report.json": report}
+        files.update({f"npu/subgraph_{k}.tosa": graph for k, graph in enumerate(self.npu_graphs)})
+        return atomic.write_files(out_dir, files)
 
     def run(self, *inputs, board: str = "host") -> List[np.ndarray]:
         """Runs the program with the C runtime (never torch) on `board`'s default target (for a firmware
@@ -48,16 +52,21 @@ def export(
     quantize: Optional[str] = None,
     calibrate=None,
     board: BoardArg = None,
+    backend: Optional[str] = None,
 ) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
     cortex_m int8 kernels, with scratch sized for the ISA of `board` (e.g. "corstone-300": MVE; None: any
-    board)."""
+    board). `backend` (int8 only): "cortex-m" keeps everything on the CPU; an Ethos-U configuration such as
+    "ethos-u55-128" sends the subgraphs that NPU takes to it (TOSA, then Vela). None: the board's NPU if its
+    board file names one, else the CPU."""
+    from mcu_export.ethosu.choice import choose_npu
     from mcu_export.pte.writer import write_program
 
     say = progress or (lambda _m: None)
     started = time.perf_counter()
     board = _board(board)
+    npu = choose_npu(backend, board, quantize)
     if quantize is None:
         from mcu_export.lower import to_program
 
@@ -67,8 +76,8 @@ def export(
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program
 
-        program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say)
-        int8 = int8_report(info, quantized, board)
+        program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say, npu=npu)
+        int8 = int8_report(info, quantized, board, npu)
     else:
         from mcu_export.errors import UsageError
 
@@ -78,42 +87,52 @@ def export(
     report = build_report(program, info, plan, pte, time.perf_counter() - started)
     if int8 is not None:
         report["int8"] = int8
-    return Artifact(program=program, pte=pte, report=report, memory_plan=plan)
+    return Artifact(program=program, pte=pte, report=report, memory_plan=plan, npu_graphs=list(info.npu_graphs))
 
 
-def prepare_qat(model: torch.nn.Module, example_inputs: tuple) -> torch.nn.Module:
-    """The model with fake-quant modules (CmsisNNQuantizer, QAT): train it, then call `export_qat`."""
-    from mcu_export.int8.prepare import prepare_qat as _prepare_qat
-
-    return _prepare_qat(model, tuple(example_inputs))
-
-
+# A QAT export takes the same path as export(quantize="int8") from the converted model on.
 def export_qat(
-    prepared: torch.nn.Module, example_inputs: tuple, *, progress: Progress = None, board: BoardArg = None
+    prepared: torch.nn.Module,
+    example_inputs: tuple,
+    *,
+    progress: Progress = None,
+    board: BoardArg = None,
+    backend: Optional[str] = None,
 ) -> Artifact:
-    """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch as in `export`)."""
+    """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch and backend as in
+    `export`)."""
+    from mcu_export.ethosu.choice import choose_npu
     from mcu_export.int8.pipeline import int8_report, lower_quantized
     from mcu_export.int8.prepare import convert_qat
     from mcu_export.pte.writer import write_program
 
     say = progress or (lambda _m: None)
     started = time.perf_counter()
-    quantized = convert_qat(prepared, tuple(example_inputs))
     board = _board(board)
-    program, info, plan = lower_quantized(quantized, board, say)
+    npu = choose_npu(backend, board, "int8")
+    quantized = convert_qat(prepared, tuple(example_inputs))
+    program, info, plan = lower_quantized(quantized, board, say, npu)
     pte = write_program(program)
     report = build_report(program, info, plan, pte, time.perf_counter() - started)
-    report["int8"] = int8_report(info, quantized, board)
-    return Artifact(program=program, pte=pte, report=report, memory_plan=plan)
+    report["int8"] = int8_report(info, quantized, board, npu)
+    return Artifact(program=program, pte=pte, report=report, memory_plan=plan, npu_graphs=list(info.npu_graphs))
 
 
 def export_spec(
-    spec: str, *, progress: Progress = None, quantize: Optional[str] = None, calibrate=None, board: BoardArg = None
+    spec: str,
+    *,
+    progress: Progress = None,
+    quantize: Optional[str] = None,
+    calibrate=None,
+    board: BoardArg = None,
+    backend: Optional[str] = None,
 ) -> Artifact:
     from mcu_export.model_spec import load_model
 
     model, inputs = load_model(spec)
-    artifact = export(model, inputs, progress=progress, quantize=quantize, calibrate=calibrate, board=board)
+    artifact = export(
+        model, inputs, progress=progress, quantize=quantize, calibrate=calibrate, board=board, backend=backend
+    )
     artifact.report["model"] = spec
     return artifact
 
@@ -160,4 +179,5 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
         "instructions": len(method.chains[0].instructions),
         "pte_bytes": len(pte),
         "export_seconds": round(seconds, 3),
+        **({"partitions": info.partitions, "npu": info.npu} if getattr(info, "partitions", None) else {}),
     }

@@ -40,6 +40,12 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="FILE.py:FUNCTION",
         help="with --quantize: a function yielding input tuples (default: the example inputs, with a warning)",
     )
+    p.add_argument(
+        "--backend",
+        metavar="BACKEND",
+        help="with --quantize int8: cortex-m (CPU only) or an Ethos-U configuration such as ethos-u55-128, "
+        "ethos-u65-256, ethos-u85-256 (default: the board's NPU if it has one, else cortex-m)",
+    )
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
@@ -107,7 +113,9 @@ def _cmd_export(args) -> int:
 
         calibrate = load_calibration(args.calibrate)
     # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA (api._board)
-    artifact = export_spec(args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, board=board)
+    artifact = export_spec(
+        args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, board=board, backend=args.backend
+    )
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
@@ -115,6 +123,14 @@ def _cmd_export(args) -> int:
         f"arena {mem['arena_bytes']} bytes (lower bound {mem['lower_bound_bytes']}), "
         f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops"
     )
+    parts = artifact.report.get("partitions")
+    if parts:
+        npu = artifact.report["npu"]
+        print(
+            f"{parts['backend']}: {len(parts['subgraphs'])} NPU subgraph(s) with {parts['operators_on_npu']} of "
+            f"{parts['operators']} operators, {npu['total']['cycles_npu']} NPU cycles (Vela's estimate, "
+            f'{npu["system_config"]}, {npu["memory_mode"]}); on the CPU: see report.json "partitions"'
+        )
     if board.firmware:
         return _build(out, board.name)
     return 0

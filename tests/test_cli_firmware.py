@@ -121,7 +121,8 @@ def test_cmsis_nn_option_names_what_is_missing(mlp_export, tmp_path):
 
 def test_int8_export_for_one_board_is_refused_for_another(tmp_path):
     out = tmp_path / "q8"
-    result = cli("export", f"{MLP}:factory", "-o", out, "--quantize", "int8", "--board", "corstone-300")
+    result = cli("export", f"{MLP}:factory", "-o", out, "--quantize", "int8", "--board", "corstone-300",
+                 "--backend", "cortex-m")  # fmt: skip
     assert result.code == 0, result.err
     assert_one_line_error(
         cli("build", out, "--board", "mps2-an505"),

@@ -113,12 +113,14 @@ class TosaGraph:
             # (q - zp) << left_shift exactly: multiplier 2^30, TOSA shift 30 - left_shift (CMSIS shift 1 + left_shift)
             wide = self.rescale(x, shape, ts.DType.INT32, [1 << 30], [1 + p["left_shift"]], -p[f"input_{i}_offset"], 0,
                                 in_dtype=ts.DType.INT8, rounding=rounding)  # fmt: skip
-            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [p[f"input_{i}_mult"]], [p[f"input_{i}_shift"]],
-                                       0, 0, rounding=rounding))  # fmt: skip
-        total = self.ser.addIntermediate(list(shape), ts.DType.INT32)
-        attr = ts.TosaSerializerAttribute()
-        attr.AddAttribute()
-        self.ser.addOperator(ts.Op.ADD, [scaled[0].name, scaled[1].name], [total.name], attr)
+            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [abs(p[f"input_{i}_mult"])],
+                                       [p[f"input_{i}_shift"]], 0, 0, rounding=rounding))  # fmt: skip
+        # A subtraction rides on a negative second multiplier (CMSIS-NN's requantization rounds half away from
+        # zero at both steps, so it is odd: requantize(x, -m) == -requantize(x, m)); RESCALE takes m >= 0.
+        if p["input_1_mult"] < 0:
+            raise ValueError("a negative first multiplier has no TOSA form here")
+        kind, configure = (ts.Op.SUB, "SubAttribute") if p["input_2_mult"] < 0 else (ts.Op.ADD, "AddAttribute")
+        total = self._op(kind, scaled, shape, ts.DType.INT32, configure=lambda attr: getattr(attr, configure)())
         q = self.rescale(total, shape, ts.DType.INT8, [p["out_mult"]], [p["out_shift"]], 0, p["out_offset"],
                          rounding=rounding)  # fmt: skip
         return self.clamp(q, shape, *activation)
@@ -136,6 +138,58 @@ class TosaGraph:
             zps = [self.const([0], ts.DType.INT8).name, self.const([0], ts.DType.INT8).name]
             self.ser.addOperator(ts.Op.AVG_POOL2D, [src.name, *zps], [out.name], attr)
         return out
+
+    # ---- data movement and elementwise ----------------------------------------------------------
+    def _shape_const(self, values):
+        values = np.asarray(list(values), dtype=np.int64)
+        return self.ser.addConst([len(values)], self.ts.DType.SHAPE, values)
+
+    def _op(self, op, operands, out_shape, out_dtype=None, configure=None):
+        ts = self.ts
+        out = self.ser.addIntermediate(list(out_shape), ts.DType.INT8 if out_dtype is None else out_dtype)
+        attr = ts.TosaSerializerAttribute()
+        (configure or (lambda a: a.NoneAttribute()))(attr)
+        self.ser.addOperator(op, [o.name for o in operands], [out.name], attr)
+        return out
+
+    def reshape(self, src, shape):
+        return self._op(self.ts.Op.RESHAPE, [src, self._shape_const(shape)], shape,
+                        configure=lambda a: a.ReshapeAttribute())  # fmt: skip
+
+    def slice(self, src, start, size):
+        return self._op(self.ts.Op.SLICE, [src, self._shape_const(start), self._shape_const(size)], size,
+                        configure=lambda a: a.SliceAttribute())  # fmt: skip
+
+    def transpose(self, src, perm, out_shape):
+        return self._op(self.ts.Op.TRANSPOSE, [src], out_shape, configure=lambda a: a.TransposeAttribute(list(perm)))
+
+    def pad(self, src, before, after, value: int, out_shape):
+        """Constant padding; `before`/`after` per dimension of `src`."""
+        amounts = [v for pair in zip(before, after) for v in pair]
+        operands = [src, self._shape_const(amounts), self.const([value], self.ts.DType.INT8)]
+        return self._op(self.ts.Op.PAD, operands, out_shape, configure=lambda a: a.PadAttribute())
+
+    def concat(self, parts, axis: int, out_shape):
+        return self._op(self.ts.Op.CONCAT, parts, out_shape, configure=lambda a: a.ConcatAttribute(axis))
+
+    def table(self, src, lut, shape):
+        """int8 lookup: out = lut[x + 128] (TOSA's TABLE indexes an int8 table by the value offset by 128)."""
+        return self._op(self.ts.Op.TABLE, [src, self.const(lut, self.ts.DType.INT8)], shape,
+                        configure=lambda a: a.TableAttribute())  # fmt: skip
+
+    def widen(self, src, shape, zp: int):
+        """int8 -> int32 without the zero point: (q - zp), exactly (RESCALE by 2^30 >> 30)."""
+        return self.rescale(src, shape, self.ts.DType.INT32, [1 << 30], [1], zp, 0, in_dtype=self.ts.DType.INT8)
+
+    def mul(self, a, b, shape, *, a_zp: int, b_zp: int, out_zp: int, multiplier: int, shift: int,
+            activation: Tuple[int, int] = (-128, 127), rounding=None):  # fmt: skip
+        """CMSIS-NN's arm_elementwise_mul_s8: (a - a_zp) * (b - b_zp) in int32, requantized, clamped."""
+        ts = self.ts
+        wide = [self.widen(a, shape, a_zp), self.widen(b, shape, b_zp)]
+        product = self._op(ts.Op.MUL, [*wide, self.const([0], ts.DType.INT8)], shape, ts.DType.INT32,
+                           configure=lambda attr: attr.MulAttribute())  # fmt: skip
+        q = self.rescale(product, shape, ts.DType.INT8, [multiplier], [shift], 0, out_zp, rounding=rounding)
+        return self.clamp(q, shape, *activation)
 
 
 def run_reference(graph: bytes, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:

@@ -52,6 +52,7 @@ class VelaResult:
     system_config: str = ""
     memory_mode: str = ""
     log: str = ""
+    flags: List[str] = field(default_factory=list)  # Vela's options as given (ExecuTorch's "compile_flags")
 
 
 def _records(data, prefix: str) -> List[IoRecord]:
@@ -93,14 +94,13 @@ def compile_tosa(
         graph = Path(tmp) / "graph.tosa"
         graph.write_bytes(tosa)
         out = Path(tmp) / "out"
-        args = [
+        flags = [
             f"--accelerator-config={accelerator}",
-            "--output-format=raw",
-            f"--output-dir={out}",
             f"--config={VELA_INI}",
             f"--system-config={system_config}",
             f"--memory-mode={memory_mode}",
         ]
+        args = [*flags, "--output-format=raw", f"--output-dir={out}"]
         log = io.StringIO()
         try:
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
@@ -124,4 +124,4 @@ def compile_tosa(
         summary = next(out.glob("graph_summary_*.csv"), None)
         row = next(csv.DictReader(summary.open()), {}) if summary is not None else {}
     estimates = {k: float(row[k]) for k in ESTIMATES if row.get(k) not in (None, "")}
-    return VelaResult(blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text)
+    return VelaResult(blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text, flags)

@@ -95,6 +95,13 @@ def program_and_bytes(model: ModelSource) -> Tuple[P.Program, bytes]:
     return read_program(pte), pte
 
 
+# Delegates the exporter writes whose device runtime this version does not have yet, and what to do instead.
+_NO_RUNTIME_YET = {
+    "EthosUBackend": "firmware that drives the Ethos-U is not part of this version: "
+    "re-export with --backend cortex-m to run the model on the CPU",
+}
+
+
 def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
     """The counts of `plan` for a build that links `backends` (host_runtime.LinkedBackend); a delegate
     whose id none of them has is an error, as loading it would be."""
@@ -103,8 +110,10 @@ def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
     state = {b.id: b.state_bytes for b in backends}
     for k, d in enumerate(plan.delegates):
         if d.id not in state:
+            hint = _NO_RUNTIME_YET.get(d.id, "")
             raise UsageError(
                 f"delegate {k} ({d.id}): no backend for it in this build (linked: {', '.join(sorted(state)) or 'none'})"
+                + (f"; {hint}" if hint else "")
             )
     return PoolCounts(
         values=len(values),

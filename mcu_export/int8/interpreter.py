@@ -13,7 +13,7 @@ the same arena bytes as its source, so the view is read from the arena as the C 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, cast
+from typing import Any, Callable, Dict, List, Optional, Sequence, cast
 
 import numpy as np
 import torch
@@ -119,6 +119,23 @@ class _Machine:
         else:
             self.torch_call(op, schema, named, outs)
 
+    def delegate_call(self, call: pte.DelegateCall, reference: DelegateReference) -> None:
+        entry = self.plan.delegates[call.delegate_index]
+        processed = self.program.backend_delegate_data[entry.processed.index]
+        arrays: List[Optional[np.ndarray]] = []
+        for index in call.args:
+            t = self.plan.values[index]
+            if isinstance(t, pte.Tensor):
+                logical = np.asarray(self.value(index))
+                arrays.append(np.ascontiguousarray(logical.transpose(t.dim_order)) if t.dim_order else logical)
+            else:
+                arrays.append(None)
+        for position, memory in reference(call.delegate_index, entry, processed, arrays).items():
+            t = cast(pte.Tensor, self.plan.values[call.args[position]])
+            order = list(t.dim_order) if t.dim_order else list(range(len(t.sizes)))
+            physical = [t.sizes[d] for d in order]
+            self.store(call.args[position], np.asarray(memory).reshape(physical).transpose(np.argsort(order)))
+
     def torch_call(self, op: pte.Operator, schema, named: Dict[str, Any], outs: List[int]) -> None:
         ns, name = op.name.split("::")
         fn = getattr(getattr(getattr(torch.ops, ns), name), op.overload)
@@ -151,8 +168,16 @@ def _to_torch(value, type_name: str):
     return value
 
 
-def run_reference(program: pte.Program, inputs: Sequence, method: str = "forward") -> List[np.ndarray]:
-    """Runs `program` on `inputs` (tensors or arrays, in order) and returns its outputs as numpy arrays."""
+# A delegate's reference: (delegate index, its BackendDelegate, processed bytes, each argument's tensor in
+# memory order or None) -> {argument position: tensor it writes, in memory order}.
+DelegateReference = Callable[[int, pte.BackendDelegate, bytes, List[Optional[np.ndarray]]], Dict[int, np.ndarray]]
+
+
+def run_reference(
+    program: pte.Program, inputs: Sequence, method: str = "forward", delegate: Optional[DelegateReference] = None
+) -> List[np.ndarray]:
+    """Runs `program` on `inputs` (tensors or arrays, in order) and returns its outputs as numpy arrays;
+    DelegateCalls run on `delegate` (e.g. mcu_export.ethosu.reference: TOSA's reference model)."""
     machine = _Machine(program, method)
     plan = machine.plan
     if len(inputs) != len(plan.inputs):
@@ -162,7 +187,10 @@ def run_reference(program: pte.Program, inputs: Sequence, method: str = "forward
         machine.store(index, array)
     for chain in plan.chains:
         for instr in chain.instructions:
-            if not isinstance(instr, pte.KernelCall):
+            if isinstance(instr, pte.DelegateCall) and delegate is not None:
+                machine.delegate_call(instr, delegate)
+            elif not isinstance(instr, pte.KernelCall):
                 raise UsageError(f"the interpreter runs kernel calls only, found {type(instr).__name__}")
-            machine.step(instr)
+            else:
+                machine.step(instr)
     return [np.array(machine.value(i)) for i in plan.outputs]

@@ -7,6 +7,7 @@ from typing import Callable, Dict, Optional, Tuple
 from torch import nn
 
 from mcu_export.boards import Board
+from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.calibrate import CalibrationSource
 from mcu_export.int8.lower import lower_int8
 from mcu_export.int8.lower.scratch import isas_for
@@ -17,11 +18,14 @@ from mcu_export.pte.program import Program
 
 
 def lower_quantized(
-    quantized: QuantizedModel, board: Optional[Board] = None, progress: Optional[Callable[[str], None]] = None
+    quantized: QuantizedModel,
+    board: Optional[Board] = None,
+    progress: Optional[Callable[[str], None]] = None,
+    npu: Optional[NpuChoice] = None,
 ) -> Tuple[Program, LoweringInfo, MemoryPlan]:
     say = progress or (lambda _m: None)
-    say("lowering to cortex_m int8 kernels")
-    program, info = lower_int8(quantized.ep, board)
+    say("lowering to cortex_m int8 kernels" + (f", then to {npu.accelerator} subgraphs" if npu else ""))
+    program, info = lower_int8(quantized.ep, board, npu=npu, progress=say)
     say("planning memory")
     info.memory = plan_memory(program)
     return program, info, info.memory
@@ -34,15 +38,17 @@ def to_int8_program(
     board: Optional[Board] = None,
     progress: Optional[Callable[[str], None]] = None,
     per_channel_linear: bool = True,
+    npu: Optional[NpuChoice] = None,
 ):
     """(program, info, memory plan, quantized model) for `model` in int8."""
     quantized = quantize(model, example_inputs, calibrate, progress, per_channel_linear)
-    program, info, plan = lower_quantized(quantized, board, progress)
+    program, info, plan = lower_quantized(quantized, board, progress, npu)
     return program, info, plan, quantized
 
 
-def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[Board]) -> Dict:
+def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[Board], npu=None) -> Dict:
     return {
+        "backend": npu.accelerator if npu is not None else "cortex-m",
         "fallbacks": list(info.fallbacks),
         "calibration_batches": quantized.calibration_batches,
         "warnings": list(quantized.warnings),

@@ -19,6 +19,7 @@ from torch.fx import Node
 
 from mcu_export.errors import UsageError
 from mcu_export.lower.args import TensorOf, kernel_args
+from mcu_export.lower.prune import prune
 from mcu_export.lower.values import ValueTable
 from mcu_export.ops.table import BY_QUALIFIED, OpDef
 from mcu_export.passes.graph_utils import constant_value, input_spec
@@ -46,6 +47,10 @@ class LoweringInfo:
     # Nodes the first backend refused and a later one took: {"op", "node", "location", "reason", "backend"}.
     fallbacks: List[Dict[str, Optional[str]]] = field(default_factory=list)
     memory: Any = None  # the MemoryPlan, set after planning
+    # Set by a delegating backend (Ethos-U): report.json's "partitions" and "npu", and each subgraph's TOSA.
+    partitions: Optional[Dict[str, Any]] = None
+    npu: Optional[Dict[str, Any]] = None
+    npu_graphs: List[bytes] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -183,15 +188,33 @@ class ProgramBuilder:
     ) -> None:
         """One DelegateCall to a new BackendDelegate whose processed data is inline in the program;
         `args` are the delegate's inputs then its outputs (ExecuTorch's convention)."""
-        self.program.backend_delegate_data.append(bytes(processed))
-        ref = pte.BackendDelegateDataReference(location=pte.INLINE, index=len(self.program.backend_delegate_data) - 1)
-        self.delegates.append(pte.BackendDelegate(id=backend_id, processed=ref, compile_specs=list(compile_specs)))
+        delegate = self.add_delegate(backend_id, processed, compile_specs)
         self._record(
-            pte.DelegateCall(delegate_index=len(self.delegates) - 1, args=list(args)),
+            pte.DelegateCall(delegate_index=delegate, args=list(args)),
             f"delegate:{backend_id}",
             node if node is not None else self.current,
             None,
         )
+
+    def add_delegate(self, backend_id: str, processed: bytes, compile_specs: Sequence[pte.CompileSpec] = ()) -> int:
+        """A new BackendDelegate with its processed data inline in the program; returns its index."""
+        self.program.backend_delegate_data.append(bytes(processed))
+        ref = pte.BackendDelegateDataReference(location=pte.INLINE, index=len(self.program.backend_delegate_data) - 1)
+        self.delegates.append(pte.BackendDelegate(id=backend_id, processed=ref, compile_specs=list(compile_specs)))
+        return len(self.delegates) - 1
+
+    def splice_delegate(self, first: int, last: int, delegate: int, args: Sequence[int], name: str) -> None:
+        """Replaces instructions first..last (inclusive) by one DelegateCall of `delegate` (a backend that
+        delegates at the level of the lowered program); the call keeps the first instruction's location."""
+        backend_id = self.delegates[delegate].id
+        call = pte.DelegateCall(delegate_index=delegate, args=list(args))
+        head = self.info.instructions[first]
+        self.instructions[first : last + 1] = [call]
+        self.stacktrace[first : last + 1] = [self.stacktrace[first]]
+        infos = self.info.instructions
+        infos[first : last + 1] = [InstructionInfo(first, f"delegate:{backend_id}", name, head.location)]
+        self.info.instructions = [replace(info, index=i) for i, info in enumerate(infos)]
+        self._drop_unused_operators()
 
     def remove_instructions(self, removed: Set[int]) -> None:
         """Drops instructions a backend's last pass made redundant, keeping infos, traces and the
@@ -202,6 +225,9 @@ class ProgramBuilder:
         self.stacktrace = [t for i, t in enumerate(self.stacktrace) if i not in removed]
         kept = [info for info in self.info.instructions if info.index not in removed]
         self.info.instructions = [replace(info, index=i) for i, info in enumerate(kept)]
+        self._drop_unused_operators()
+
+    def _drop_unused_operators(self) -> None:
         used = sorted({i.op_index for i in self.instructions if isinstance(i, pte.KernelCall)})
         new_index = {old: new for new, old in enumerate(used)}
         self.operators = [self.operators[i] for i in used]
@@ -252,7 +278,12 @@ class ProgramBuilder:
         return outputs
 
     def close(self, outputs: List[int]) -> pte.Program:
-        """Ends the lowering with its one method, `forward`: the chain, values, operators and delegates."""
+        """Ends the lowering with its one method, `forward`: the chain, values, operators and delegates.
+        Values that nothing refers to any more (a backend's rewrites leave some) are dropped first."""
+        remap = prune(self.program, self.table.values, self.instructions, [*self.inputs, *outputs])
+        self.inputs = [remap[i] for i in self.inputs]
+        outputs = [remap[i] for i in outputs]
+        self.constants = {remap[i] for i in self.constants if i in remap}
         trace = self.stacktrace if any(self.stacktrace) else None
         chain = pte.Chain(inputs=list(self.inputs), outputs=outputs, instructions=self.instructions, stacktrace=trace)
         plan = pte.ExecutionPlan(

@@ -13,6 +13,7 @@ import torch
 from torch.export import ExportedProgram
 
 from mcu_export.boards import Board
+from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
@@ -61,15 +62,25 @@ for _t in (
     RULES[_t] = ew.lower_lut
 
 
-def int8_backends(board: Optional[Board] = None) -> list:
-    """The backends of an int8 program, in priority order (scratch sized for `board`'s ISA, or all)."""
-    return [CortexMBackend(RULES, board), PortableBackend()]
+def int8_backends(board: Optional[Board] = None, npu: Optional[NpuChoice] = None, progress=None) -> list:
+    """The backends of an int8 program, in priority order (scratch sized for `board`'s ISA, or all); with
+    `npu`, the Ethos-U backend last: it delegates runs of the int8 program's calls once they are made."""
+    backends: list = [CortexMBackend(RULES, board), PortableBackend()]
+    if npu is not None:
+        from mcu_export.ethosu.backend import EthosUBackend
+
+        backends.append(EthosUBackend(npu.accelerator, npu.system_config, npu.memory_mode, progress))
+    return backends
 
 
 def lower_int8(
-    ep: ExportedProgram, board: Optional[Board] = None, with_stacktrace: bool = True
+    ep: ExportedProgram,
+    board: Optional[Board] = None,
+    with_stacktrace: bool = True,
+    npu: Optional[NpuChoice] = None,
+    progress=None,
 ) -> Tuple[pte.Program, LoweringInfo]:
-    return lower_graph(ep, int8_backends(board), with_stacktrace)
+    return lower_graph(ep, int8_backends(board, npu, progress), with_stacktrace)
 
 
 __all__ = ["lower_int8", "int8_backends", "RULES"]
