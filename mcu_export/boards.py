@@ -275,9 +275,19 @@ class _Reader:
             qemu=self.qemu(),
             fvp=self.fvp(),
             npu=self.npu(top),
-            npu_system_config=self.get(top, "", "npu_system_config", str, None),
-            npu_memory_mode=self.get(top, "", "npu_memory_mode", str, None),
+            npu_system_config=self.vela_section(top, "npu_system_config", "System_Config"),
+            npu_memory_mode=self.vela_section(top, "npu_memory_mode", "Memory_Mode"),
         )
+
+    def vela_section(self, top, key: str, kind: str) -> Optional[str]:
+        """A name of Vela's Arm/vela.ini ([System_Config.X] or [Memory_Mode.X]), checked when the board loads."""
+        from mcu_export.ethosu.vela import vela_ini_sections
+
+        value = self.get(top, "", key, str, None)
+        known = vela_ini_sections(kind)
+        if value is not None and known and value not in known:
+            raise self.fail(key, f"'{value}' is not a {kind} of Vela's Arm/vela.ini ({', '.join(known)})")
+        return value
 
     def npu(self, top) -> Optional[str]:
         from mcu_export.ethosu.vela import ACCELERATORS

@@ -141,3 +141,6 @@ def test_npu_and_its_vela_memory_settings_come_from_the_board_file(tmp_path):
     path.write_text(path.read_text().replace('npu = "ethos-u55-128"', 'npu = "ethos-u55-100"'))
     with pytest.raises(BoardFileError, match=r"field 'npu': 'ethos-u55-100' is not an Ethos-U configuration Vela"):
         load_board("corstone-300", tmp_path)
+    path.write_text(load_board("corstone-300").path.read_text().replace('"Shared_Sram"', '"Shared_SRAM"'))
+    with pytest.raises(BoardFileError, match=r"'npu_memory_mode': 'Shared_SRAM' is not a Memory_Mode of Vela's "):
+        load_board("corstone-300", tmp_path)

@@ -41,6 +41,20 @@ ESTIMATES = ("cycles_npu", "cycles_total", "sram_memory_used", "on_chip_flash_me
              "off_chip_flash_memory_used", "dram_memory_used", "passes_after_fusing")  # fmt: skip
 
 
+def vela_ini_sections(kind: str) -> List[str]:
+    """The names of Vela's Arm/vela.ini sections of `kind` ("System_Config", "Memory_Mode"); [] without Vela."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("ethosu")  # a namespace package: its folder, not its __file__
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    ini = Path(list(spec.submodule_search_locations)[0]) / "config_files" / VELA_INI
+    if not ini.is_file():
+        return []
+    prefix = f"[{kind}."
+    return [line.strip()[len(prefix) : -1] for line in ini.read_text().splitlines() if line.startswith(prefix)]
+
+
 class VelaError(UsageError):
     """Vela refused or failed on a subgraph (one line: the subgraph and Vela's reason)."""
 
@@ -108,7 +122,8 @@ def compile_tosa(
         except SystemExit as exc:  # Vela's argument and configuration errors end in sys.exit
             status = exc.code if isinstance(exc.code, int) else 1
         except Exception as exc:  # noqa: BLE001  Vela's compile errors are its own exception types
-            raise VelaError(f"Vela failed on {name} for {accelerator}: {type(exc).__name__}: {exc}") from None
+            reason = " ".join(str(exc).split())  # Vela's validation errors span lines; ours is one
+            raise VelaError(f"Vela failed on {name} for {accelerator}: {type(exc).__name__}: {reason}") from None
         text = log.getvalue()
         npz = out / "graph_vela.npz"
         if status not in (0, None) or not npz.is_file():

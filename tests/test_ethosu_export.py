@@ -1,0 +1,97 @@
+"""Choosing the NPU from the CLI and the API, what an Ethos-U export writes (report.json "partitions" and
+"npu", OUT/npu/*.tosa, the delegate in `inspect`), and its errors: one line each."""
+
+import dataclasses
+import json
+
+import pytest
+import torch
+from torch import nn
+
+import mcu_export
+from cli_runner import assert_one_line_error, cli  # tests/support
+from mcu_export.boards import load_board
+from mcu_export.ethosu.choice import NpuChoice, choose_npu
+from mcu_export.ethosu.vela import VelaError
+from mcu_export.examples import spec
+from mcu_export.errors import UsageError
+
+pytest.importorskip("tosa_serializer")
+MLP = spec("mnist_mlp")
+
+
+def test_the_board_picks_its_npu_and_its_memories():
+    c300, c320 = load_board("corstone-300"), load_board("corstone-320")
+    assert choose_npu(None, c300, "int8") == NpuChoice("ethos-u55-128", "Ethos_U55_High_End_Embedded", "Shared_Sram")
+    assert choose_npu(None, c320, "int8").accelerator == "ethos-u85-128"
+    assert choose_npu("cortex-m", c300, "int8") is None and choose_npu(None, c300, None) is None
+    # Another configuration of the board's generation keeps the board's memories; another generation takes Vela's.
+    assert choose_npu("ethos-u55-256", c300, "int8").memory_mode == "Shared_Sram"
+    assert choose_npu("ethos-u85-256", c300, "int8").memory_mode is None
+    assert choose_npu(None, load_board("mps2-an505"), "int8") is None and choose_npu(None, None, "int8") is None
+
+
+def test_bad_backend_choices_are_one_line_errors():
+    with pytest.raises(UsageError, match=r"unknown backend 'ethos-u55-100' \(valid: cortex-m, ethos-u55-32, "):
+        choose_npu("ethos-u55-100", None, "int8")
+    with pytest.raises(UsageError, match="--backend ethos-u55-128 needs --quantize int8"):
+        choose_npu("ethos-u55-128", None, None)
+
+
+@pytest.mark.slow
+def test_cli_export_to_the_npu_writes_partitions_estimates_and_tosa(tmp_path):
+    out = tmp_path / "u55"
+    result = cli("export", MLP, "-o", out, "--quantize", "int8", "--backend", "ethos-u55-128")
+    assert result.code == 0, result.err
+    assert "ethos-u55-128: 1 NPU subgraph(s) with 4 of 4 operators" in result.out
+    report = json.loads((out / "report.json").read_text())
+    assert report["int8"]["backend"] == "ethos-u55-128"
+    (subgraph,) = report["partitions"]["subgraphs"]
+    assert subgraph["operators"].count("cortex_m::quantized_linear.out") == 3
+    assert {c["op"] for c in report["partitions"]["cpu"]} == {
+        "cortex_m::quantize_per_tensor.out",
+        "cortex_m::dequantize_per_tensor.out",
+    }
+    npu = report["npu"]
+    assert (npu["system_config"], npu["memory_mode"]) == ("Ethos_U55_High_End_Embedded", "Shared_Sram")
+    assert npu["total"]["cycles_npu"] > 0 and npu["subgraphs"][0]["weight_bytes"] > 20000
+    assert (out / "npu" / "subgraph_0.tosa").stat().st_size > 20000
+    shown = cli("inspect", out / "model.pte")
+    assert shown.code == 0, shown.err
+    for fragment in ("EthosUBackend", "cmd_data", "weight_data", "commands:", "input 0: 1x1x1x1x1x784"):
+        assert fragment in shown.out, fragment
+    # The host runtime has no Ethos-U: running says so in one line.
+    assert_one_line_error(cli("run", out, "--input", _input(tmp_path)), "EthosUBackend")
+
+
+def _input(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "x.npy"
+    np.save(path, np.zeros((1, 1, 28, 28), np.float32))
+    return path
+
+
+@pytest.mark.slow
+def test_a_board_with_an_npu_exports_to_it_and_refuses_cpu_firmware_in_one_line(tmp_path):
+    result = cli("export", MLP, "-o", tmp_path / "c300", "--quantize", "int8", "--board", "corstone-300")
+    assert json.loads((tmp_path / "c300" / "report.json").read_text())["partitions"]["backend"] == "ethos-u55-128"
+    assert_one_line_error(result, "delegate 0 (EthosUBackend): no backend for it in this build", "--backend cortex-m")
+
+
+def test_backend_without_int8_is_refused_before_exporting(tmp_path):
+    result = cli("export", MLP, "-o", tmp_path / "o", "--backend", "ethos-u55-128")
+    assert_one_line_error(result, "--backend ethos-u55-128 needs --quantize int8")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_a_vela_failure_is_one_line_naming_the_subgraph_and_its_operators():
+    board = dataclasses.replace(load_board("corstone-300"), npu_system_config="No_Such_System")
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU()).eval()
+    with pytest.raises(VelaError) as err:
+        mcu_export.export(model, (torch.randn(1, 3, 8, 8),), quantize="int8", board=board)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("Vela failed on NPU subgraph 0 (nodes ") and "for ethos-u55-128" in message
+    assert "No_Such_System" in message and "quantized_conv2d" in message
