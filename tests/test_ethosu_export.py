@@ -11,10 +11,10 @@ from torch import nn
 import mcu_export
 from cli_runner import assert_one_line_error, cli  # tests/support
 from mcu_export.boards import load_board
+from mcu_export.errors import UsageError
 from mcu_export.ethosu.choice import NpuChoice, choose_npu
 from mcu_export.ethosu.vela import VelaError
 from mcu_export.examples import spec
-from mcu_export.errors import UsageError
 
 pytest.importorskip("tosa_serializer")
 MLP = spec("mnist_mlp")
