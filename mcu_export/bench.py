@@ -115,6 +115,7 @@ def memory_table(store: FigureStore):
 
 def main() -> int:
     from mcu_export.bench_firmware import main as runtime_core_main
+    from mcu_export.bench_ethosu import main as ethosu_main
     from mcu_export.bench_int8 import main as int8_main
 
     store = FigureStore()
@@ -125,6 +126,8 @@ def main() -> int:
     runtime_core_main([], store)
     print()
     int8_main(store)
+    print()
+    ethosu_main(store)
     store.save()
     print(f"\nfigures saved to {store.path}")
     return 0
