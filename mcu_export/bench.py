@@ -114,8 +114,8 @@ def memory_table(store: FigureStore):
 
 
 def main() -> int:
-    from mcu_export.bench_firmware import main as runtime_core_main
     from mcu_export.bench_ethosu import main as ethosu_main
+    from mcu_export.bench_firmware import main as runtime_core_main
     from mcu_export.bench_int8 import main as int8_main
 
     store = FigureStore()
