@@ -90,6 +90,13 @@ def export(
     return Artifact(program=program, pte=pte, report=report, memory_plan=plan, npu_graphs=list(info.npu_graphs))
 
 
+def prepare_qat(model: torch.nn.Module, example_inputs: tuple) -> torch.nn.Module:
+    """The model with fake-quant modules (CmsisNNQuantizer, QAT): train it, then call `export_qat`."""
+    from mcu_export.int8.prepare import prepare_qat as _prepare_qat
+
+    return _prepare_qat(model, tuple(example_inputs))
+
+
 # A QAT export takes the same path as export(quantize="int8") from the converted model on.
 def export_qat(
     prepared: torch.nn.Module,
