@@ -28,7 +28,8 @@ class TosaGraph:
 
     def __init__(self):
         self.ts = _ts()
-        self.ser = self.ts.TosaSerializer()
+        # TOSA 1.0.0 (not the serializer's default 1.1 draft): what Vela 5.2 and ExecuTorch's "TOSA-1.0+INT" speak
+        self.ser = self.ts.TosaSerializer(targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
 
     # ---- tensors ------------------------------------------------------------------------------
     def input(self, shape: Sequence[int], dtype=None):

@@ -67,6 +67,7 @@ class VelaResult:
     memory_mode: str = ""
     log: str = ""
     flags: List[str] = field(default_factory=list)  # Vela's options as given (ExecuTorch's "compile_flags")
+    layers: List[Dict[str, object]] = field(default_factory=list)  # Vela's per-layer estimates
 
 
 def _records(data, prefix: str) -> List[IoRecord]:
@@ -114,7 +115,7 @@ def compile_tosa(
             f"--system-config={system_config}",
             f"--memory-mode={memory_mode}",
         ]
-        args = [*flags, "--output-format=raw", f"--output-dir={out}"]
+        args = [*flags, "--output-format=raw", f"--output-dir={out}", "--verbose-performance"]
         log = io.StringIO()
         try:
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
@@ -138,5 +139,27 @@ def compile_tosa(
             )
         summary = next(out.glob("graph_summary_*.csv"), None)
         row = next(csv.DictReader(summary.open()), {}) if summary is not None else {}
+        per_layer = out / "graph_per-layer.csv"
+        layers = [_layer(r) for r in csv.DictReader(per_layer.open())] if per_layer.is_file() else []
     estimates = {k: float(row[k]) for k in ESTIMATES if row.get(k) not in (None, "")}
-    return VelaResult(blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text, flags)
+    return VelaResult(blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text, flags, layers)
+
+
+def _layer(row: Dict[str, str]) -> Dict[str, object]:
+    """One row of Vela's per-layer CSV (--verbose-performance): the operator, where it ran, its cycles and MACs
+    and the SRAM it stages; an operator Vela fused into the previous one shows 0 cycles."""
+
+    def number(key: str) -> int:
+        try:
+            return int(float(row.get(key) or 0))
+        except ValueError:
+            return 0
+
+    return {
+        "operator": row.get("NNG Operator", ""),
+        "target": row.get("Target", ""),
+        "cycles": number("Op Cycles"),
+        "macs": number("MAC Count"),
+        "staging_bytes": number("Staging Usage"),
+        "name": row.get("Name", ""),
+    }
