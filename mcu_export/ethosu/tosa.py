@@ -16,6 +16,8 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from mcu_export.ethosu.add_rescale import add_form
+
 
 def _ts():
     import tosa_serializer as ts  # imported on first use: tosa-tools is heavy and only the NPU path needs it
@@ -64,6 +66,14 @@ class TosaGraph:
         self.ser.addOperator(ts.Op.RESCALE, operands, [out.name], attr)
         return out
 
+    def _rescale_tosa(self, src, shape, out_dtype, multiplier: int, tosa_shift: int, in_zp: int, out_zp: int,
+                      in_dtype, double_round: bool):  # fmt: skip
+        """One per-tensor RESCALE given in TOSA's own terms (value * multiplier >> tosa_shift)."""
+        ts = self.ts
+        mode = ts.RoundingMode.DOUBLE_ROUND if double_round else ts.RoundingMode.SINGLE_ROUND
+        return self.rescale(src, shape, out_dtype, [multiplier], [31 - tosa_shift], in_zp, out_zp, in_dtype=in_dtype,
+                            rounding=mode)  # fmt: skip
+
     def clamp(self, src, shape, low: int, high: int):
         ts = self.ts
         out = self.ser.addIntermediate(list(shape), ts.DType.INT8)
@@ -106,24 +116,34 @@ class TosaGraph:
 
     def add(self, a, b, shape, p, activation: Tuple[int, int], rounding=None):
         """CMSIS-NN's arm_elementwise_add_s8 with its parameters `p` (input_{1,2}_{offset,mult,shift},
-        left_shift, out_{mult,shift,offset})."""
+        left_shift, out_{mult,shift,offset}): per operand one RESCALE(int8 -> int32) where one is exact
+        (mcu_export.ethosu.add_rescale: Vela then fuses the add into one NPU operation), else the chain
+        RESCALE(x 2^left_shift) -> RESCALE(multiplier); ADD (SUB for a negative second multiplier); RESCALE to
+        int8; a CLAMP only for an activation narrower than int8 (RESCALE saturates to int8 already)."""
         ts = self.ts
-        scaled: List = []
-        for x, i in ((a, 1), (b, 2)):
-            # (q - zp) << left_shift exactly: multiplier 2^30, TOSA shift 30 - left_shift (CMSIS shift 1 + left_shift)
-            wide = self.rescale(x, shape, ts.DType.INT32, [1 << 30], [1 + p["left_shift"]], -p[f"input_{i}_offset"], 0,
-                                in_dtype=ts.DType.INT8, rounding=rounding)  # fmt: skip
-            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [abs(p[f"input_{i}_mult"])],
-                                       [p[f"input_{i}_shift"]], 0, 0, rounding=rounding))  # fmt: skip
         # A subtraction rides on a negative second multiplier (CMSIS-NN's requantization rounds half away from
         # zero at both steps, so it is odd: requantize(x, -m) == -requantize(x, m)); RESCALE takes m >= 0.
         if p["input_1_mult"] < 0:
             raise ValueError("a negative first multiplier has no TOSA form here")
+        mode = rounding or ts.RoundingMode.DOUBLE_ROUND
+        forms = add_form(p, double_round=mode == ts.RoundingMode.DOUBLE_ROUND)
+        scaled: List = []
+        for x, i, form in ((a, 1, forms[0]), (b, 2, forms[1])):
+            zp = -p[f"input_{i}_offset"]
+            if form is not None:
+                scaled.append(self._rescale_tosa(x, shape, ts.DType.INT32, form.multiplier, form.shift, zp, 0,
+                                                 ts.DType.INT8, form.double_round))  # fmt: skip
+                continue
+            # (q - zp) << left_shift exactly: multiplier 2^30, TOSA shift 30 - left_shift (CMSIS shift 1 + left_shift)
+            wide = self.rescale(x, shape, ts.DType.INT32, [1 << 30], [1 + p["left_shift"]], zp, 0,
+                                in_dtype=ts.DType.INT8, rounding=rounding)  # fmt: skip
+            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [abs(p[f"input_{i}_mult"])],
+                                       [p[f"input_{i}_shift"]], 0, 0, rounding=rounding))  # fmt: skip
         kind, configure = (ts.Op.SUB, "SubAttribute") if p["input_2_mult"] < 0 else (ts.Op.ADD, "AddAttribute")
         total = self._op(kind, scaled, shape, ts.DType.INT32, configure=lambda attr: getattr(attr, configure)())
         q = self.rescale(total, shape, ts.DType.INT8, [p["out_mult"]], [p["out_shift"]], 0, p["out_offset"],
                          rounding=rounding)  # fmt: skip
-        return self.clamp(q, shape, *activation)
+        return q if tuple(activation) == (-128, 127) else self.clamp(q, shape, *activation)
 
     def pool(self, kind: str, src, kernel, stride, pad_tblr, out_shape):
         """kind "max" or "avg" (int32 accumulator, zero points 0: CMSIS-NN's pools keep the scale)."""
