@@ -4,10 +4,12 @@ The facts the builders encode, each checked bit for bit against our int8 referen
 - a CMSIS-NN (multiplier, shift) is a RESCALE with the same multiplier and TOSA shift 31 - shift; CMSIS-NN's
   arm_nn_requantize rounds twice, which is RESCALE's DOUBLE_ROUND (SINGLE_ROUND differs on ties);
 - zero points are TOSA tensors: input_zp = -input_offset, weight_zp = -filter_offset, output_zp = output_offset;
-- a fused activation is a CLAMP whose bounds are serialized as the raw bytes of an int8;
+- a fused activation is a CLAMP whose bounds are serialized as the raw bytes of an int8 (none for the full int8
+  range: RESCALE to int8 saturates already);
 - fully connected is a 1x1 CONV2D over [N, 1, 1, C_in] (TOSA 1.0 has no fully-connected operator);
 - an elementwise add rescales each input to int32 ((q - zp) << left_shift, then its own multiplier), adds,
-  and rescales the sum to int8.
+  and rescales the sum to int8; each input's two RESCALEs become one wherever one RESCALE keeps every output
+  the same (mcu_export.ethosu.add_rescale), which Vela fuses with the ADD into one NPU operation.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 import numpy as np
+
+from mcu_export.ethosu.add_rescale import add_form
 
 
 def _ts():
@@ -65,6 +69,14 @@ class TosaGraph:
         self.ser.addOperator(ts.Op.RESCALE, operands, [out.name], attr)
         return out
 
+    def _rescale_tosa(self, src, shape, out_dtype, multiplier: int, tosa_shift: int, in_zp: int, out_zp: int,
+                      in_dtype, double_round: bool):  # fmt: skip
+        """One per-tensor RESCALE given in TOSA's own terms (value * multiplier >> tosa_shift)."""
+        ts = self.ts
+        mode = ts.RoundingMode.DOUBLE_ROUND if double_round else ts.RoundingMode.SINGLE_ROUND
+        return self.rescale(src, shape, out_dtype, [multiplier], [31 - tosa_shift], in_zp, out_zp, in_dtype=in_dtype,
+                            rounding=mode)  # fmt: skip
+
     def clamp(self, src, shape, low: int, high: int):
         ts = self.ts
         out = self.ser.addIntermediate(list(shape), ts.DType.INT8)
@@ -73,6 +85,12 @@ class TosaGraph:
         attr.ClampAttribute(as_bytes(low), as_bytes(high), ts.NanPropagationMode.PROPAGATE)
         self.ser.addOperator(ts.Op.CLAMP, [src.name], [out.name], attr)
         return out
+
+    def _activation(self, src, shape, activation: Tuple[int, int]):
+        """A fused activation after a RESCALE to int8: a CLAMP, or nothing for the full int8 range (the RESCALE
+        saturates to int8 already, and Vela fuses fewer operators)."""
+        low, high = activation
+        return src if (int(low), int(high)) == (-128, 127) else self.clamp(src, shape, low, high)
 
     def conv(self, kind: str, src, weight: np.ndarray, bias, *, input_offset: int, filter_offset: int,
              output_offset: int, multipliers: Sequence[int], shifts: Sequence[int], stride: Sequence[int],
@@ -96,7 +114,7 @@ class TosaGraph:
         ]
         self.ser.addOperator(op, operands, [acc.name], attr)
         q = self.rescale(acc, out_shape, ts.DType.INT8, multipliers, shifts, 0, output_offset, rounding=rounding)
-        return self.clamp(q, out_shape, *activation)
+        return self._activation(q, out_shape, activation)
 
     def fully_connected(self, src, weight: np.ndarray, bias, *, batch: int, multipliers, shifts, **params):
         """src [N, 1, 1, C_in] (reshape before), weight [C_out, C_in]: a 1x1 CONV2D."""
@@ -105,26 +123,37 @@ class TosaGraph:
                          shifts=shifts, stride=(1, 1), pad_tblr=(0, 0, 0, 0), dilation=(1, 1),
                          out_shape=(batch, 1, 1, oc), **params)  # fmt: skip
 
-    def add(self, a, b, shape, p, activation: Tuple[int, int], rounding=None):
+    def add(self, a, b, shape, p, activation: Tuple[int, int], rounding=None, single_rescale: bool = True):
         """CMSIS-NN's arm_elementwise_add_s8 with its parameters `p` (input_{1,2}_{offset,mult,shift},
-        left_shift, out_{mult,shift,offset})."""
+        left_shift, out_{mult,shift,offset}). Per operand one RESCALE(int8 -> int32) wherever one keeps every
+        output the same (mcu_export.ethosu.add_rescale; Vela then fuses the add into one NPU operation), else
+        (and always with single_rescale=False) the chain RESCALE(x 2^left_shift) -> RESCALE(multiplier); ADD
+        (SUB for a negative second multiplier); RESCALE to int8; a CLAMP only for an activation narrower than
+        int8 (RESCALE saturates to int8 already)."""
         ts = self.ts
-        scaled: List = []
-        for x, i in ((a, 1), (b, 2)):
-            # (q - zp) << left_shift exactly: multiplier 2^30, TOSA shift 30 - left_shift (CMSIS shift 1 + left_shift)
-            wide = self.rescale(x, shape, ts.DType.INT32, [1 << 30], [1 + p["left_shift"]], -p[f"input_{i}_offset"], 0,
-                                in_dtype=ts.DType.INT8, rounding=rounding)  # fmt: skip
-            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [abs(p[f"input_{i}_mult"])],
-                                       [p[f"input_{i}_shift"]], 0, 0, rounding=rounding))  # fmt: skip
         # A subtraction rides on a negative second multiplier (CMSIS-NN's requantization rounds half away from
         # zero at both steps, so it is odd: requantize(x, -m) == -requantize(x, m)); RESCALE takes m >= 0.
         if p["input_1_mult"] < 0:
             raise ValueError("a negative first multiplier has no TOSA form here")
+        mode = rounding or ts.RoundingMode.DOUBLE_ROUND
+        forms = add_form(p, double_round=mode == ts.RoundingMode.DOUBLE_ROUND) if single_rescale else (None, None)
+        scaled: List = []
+        for x, i, form in ((a, 1, forms[0]), (b, 2, forms[1])):
+            zp = -p[f"input_{i}_offset"]
+            if form is not None:
+                scaled.append(self._rescale_tosa(x, shape, ts.DType.INT32, form.multiplier, form.shift, zp, 0,
+                                                 ts.DType.INT8, form.double_round))  # fmt: skip
+                continue
+            # (q - zp) << left_shift exactly: multiplier 2^30, TOSA shift 30 - left_shift (CMSIS shift 1 + left_shift)
+            wide = self.rescale(x, shape, ts.DType.INT32, [1 << 30], [1 + p["left_shift"]], zp, 0,
+                                in_dtype=ts.DType.INT8, rounding=rounding)  # fmt: skip
+            scaled.append(self.rescale(wide, shape, ts.DType.INT32, [abs(p[f"input_{i}_mult"])],
+                                       [p[f"input_{i}_shift"]], 0, 0, rounding=rounding))  # fmt: skip
         kind, configure = (ts.Op.SUB, "SubAttribute") if p["input_2_mult"] < 0 else (ts.Op.ADD, "AddAttribute")
         total = self._op(kind, scaled, shape, ts.DType.INT32, configure=lambda attr: getattr(attr, configure)())
         q = self.rescale(total, shape, ts.DType.INT8, [p["out_mult"]], [p["out_shift"]], 0, p["out_offset"],
                          rounding=rounding)  # fmt: skip
-        return self.clamp(q, shape, *activation)
+        return self._activation(q, shape, activation)
 
     def pool(self, kind: str, src, kernel, stride, pad_tblr, out_shape):
         """kind "max" or "avg" (int32 accumulator, zero points 0: CMSIS-NN's pools keep the scale)."""
@@ -190,7 +219,7 @@ class TosaGraph:
         product = self._op(ts.Op.MUL, [*wide, self.const([0], ts.DType.INT8)], shape, ts.DType.INT32,
                            configure=lambda attr: attr.MulAttribute())  # fmt: skip
         q = self.rescale(product, shape, ts.DType.INT8, [multiplier], [shift], 0, out_zp, rounding=rounding)
-        return self.clamp(q, shape, *activation)
+        return self._activation(q, shape, activation)
 
 
 def run_reference(graph: bytes, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
