@@ -56,7 +56,9 @@ def test_cli_export_to_the_npu_writes_partitions_estimates_and_tosa(tmp_path):
     assert (npu["system_config"], npu["memory_mode"]) == ("Ethos_U55_High_End_Embedded", "Shared_Sram")
     assert npu["total"]["cycles_npu"] > 0 and npu["subgraphs"][0]["weight_bytes"] > 20000
     layers = npu["subgraphs"][0]["layers"]  # Vela's per-layer estimates add up to its total
-    assert {la["target"] for la in layers} == {"NPU"} and sum(la["macs"] for la in layers) == 784 * 32 + 32 * 16 + 16 * 10
+    assert {la["target"] for la in layers} == {"NPU"} and sum(
+        la["macs"] for la in layers
+    ) == 784 * 32 + 32 * 16 + 16 * 10
     assert sum(la["cycles"] for la in layers) == npu["total"]["cycles_total"]
     assert (out / "npu" / "subgraph_0.tosa").stat().st_size > 20000
     shown = cli("inspect", out / "model.pte")

@@ -234,16 +234,18 @@ def add_form(p: Dict[str, int], double_round: bool = True) -> Tuple[Optional[Res
     # Vela's one-op add on the U55 wants one operand at exactly 2^19 and the other below it
     for i in (0, 1):
         other = 1 - i
-        if forms[i] is not None and forms[i].is_unscaled():
+        scaled = forms[i]
+        if scaled is not None and scaled.is_unscaled():
             r = forms[other]
             if r is None or not r.below_unscaled():
                 below = operand_rescale(*stage[other], p["left_shift"], double_round=double_round,
                                         below_unscaled=True)  # fmt: skip
-                forms[other] = below or r
-            if forms[other] is None:  # tier 2: exact on the whole add rather than on the operand
-                forms[other] = _whole_add_rescale(p, i, forms[i], double_round)
-            if forms[other] is not None:  # x 2^19 never rounds: give it the other's mode (Vela takes that one)
-                forms[i] = unscaled(forms[other].double_round)
+                r = below or r
+            if r is None:  # tier 2: exact on the whole add rather than on the operand
+                r = _whole_add_rescale(p, i, scaled, double_round)
+            forms[other] = r
+            if r is not None:  # x 2^19 never rounds: give it the other's mode (Vela takes that one)
+                forms[i] = unscaled(r.double_round)
             break
     try:
         if np.array_equal(tosa_add_outputs(p, (forms[0], forms[1]), double_round), cmsis_add_outputs(p)):

@@ -15,7 +15,7 @@ estimates per subgraph go to `info.npu` (report.json → "npu").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -174,7 +174,7 @@ class EthosUBackend(Backend):
         }
 
     def _estimates(self) -> Dict:
-        per = []
+        per: List[Dict[str, Any]] = []
         for k, s in enumerate(self.subgraphs):
             e = s.vela.estimates
             blob = s.vela.blob
@@ -196,9 +196,8 @@ class EthosUBackend(Backend):
                     "layers": s.vela.layers,
                 }
             )
-        total = {
-            key: sum(p[key] for p in per) for key in ("cycles_npu", "cycles_total", "weight_bytes", "scratch_bytes")
-        }
+        keys = ("cycles_npu", "cycles_total", "weight_bytes", "scratch_bytes")
+        total = {key: sum(p[key] for p in per) for key in keys}
         first = self.subgraphs[0].vela if self.subgraphs else None
         return {
             "accelerator": self.accelerator,
