@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from mcu_export import dtypes
+from mcu_export.lower.args import split_call_args
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.pte import program as pte
 
@@ -41,14 +42,7 @@ def read_calls(instructions: Sequence[pte.Instruction], operators: Sequence[pte.
             continue
         op = operators[instr.op_index]
         qualified = f"{op.name}.{op.overload}"
-        schema = BY_QUALIFIED[qualified].schema()
-        args: Dict[str, int] = {}
-        outs: List[int] = []
-        for arg, index in zip(schema.arguments, instr.args):
-            if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
-                outs.append(index)
-            else:
-                args[arg.name] = index
+        args, outs = split_call_args(BY_QUALIFIED[qualified].schema(), instr.args)
         calls.append(Call(position, qualified, args, outs))
     return calls
 

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Sequence
 import numpy as np
 
 from mcu_export.ethosu.calls import Call, Values
-from mcu_export.ethosu.describe import nhwc, window_geometry
+from mcu_export.ethosu.describe import FAMILY, nhwc, window_geometry
 from mcu_export.ethosu.tosa import TosaGraph
 
 
@@ -227,24 +227,18 @@ def _cat(b: _Builder, call: Call) -> None:
     b.put(call.outs[0], b.g.concat(parts, v.int(call.args["dim"]) % len(shape), shape), shape)
 
 
-EMIT: Dict[str, Callable[[_Builder, Call], None]] = {
-    "cortex_m::quantized_conv2d.out": _conv,
-    "cortex_m::quantized_conv2d_nhwc.out": _conv,
-    "cortex_m::quantized_depthwise_conv2d.out": _conv,
-    "cortex_m::quantized_depthwise_conv2d_nhwc.out": _conv,
-    "cortex_m::quantized_linear.out": _linear,
-    "cortex_m::quantized_max_pool2d.out": _pool,
-    "cortex_m::quantized_max_pool2d_nhwc.out": _pool,
-    "cortex_m::quantized_avg_pool2d.out": _pool,
-    "cortex_m::quantized_avg_pool2d_nhwc.out": _pool,
-    "cortex_m::quantized_add.out": _add,
-    "cortex_m::quantized_mul.out": _mul,
-    "cortex_m::quantized_activation.out": _table,
-    "cortex_m::pad.out": _pad,
-    "cortex_m::transpose.out": _transpose,
-    "aten::view_copy.out": _view,
-    "dim_order_ops::_to_dim_order_copy.out": _to_dim_order,
-    "aten::cat.out": _cat,
+EMIT: Dict[str, Callable[[_Builder, Call], None]] = {  # by family (describe.FAMILY)
+    "conv": _conv,
+    "linear": _linear,
+    "pool": _pool,
+    "add": _add,
+    "mul": _mul,
+    "table": _table,
+    "pad": _pad,
+    "transpose": _transpose,
+    "view": _view,
+    "to_dim_order": _to_dim_order,
+    "cat": _cat,
 }
 
 
@@ -253,7 +247,7 @@ def to_tosa(calls: Sequence[Call], values: Values, read_after: Callable[[int], b
     none of them wrote; its outputs the tensors they write that `read_after` says the program still needs."""
     b = _Builder(values)
     for call in calls:
-        EMIT[call.op](b, call)
+        EMIT[FAMILY[call.op]](b, call)
     outputs = [i for i in dict.fromkeys(b.written) if read_after(i)]
     for index in outputs:
         b.g.output(b.tensors[index])

@@ -20,6 +20,7 @@ import torch
 
 from mcu_export import dtypes
 from mcu_export.errors import UsageError
+from mcu_export.lower.args import split_call_args
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.pte import program as pte
 
@@ -102,15 +103,11 @@ class _Machine:
         op = self.plan.operators[call.op_index]
         qualified = op.qualified
         schema = _schema(qualified)
-        named: Dict[str, Any] = {}
-        outs: List[int] = []
-        for arg, index in zip(schema.arguments, call.args):
-            if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
-                outs.append(index)
-            else:
-                named[arg.name] = self.value(index)
-                if isinstance(self.plan.values[index], pte.Tensor) and arg.name in ("input", "self"):
-                    named["_dim_order"] = list(self.plan.values[index].dim_order)
+        indices, outs = split_call_args(schema, call.args)
+        named: Dict[str, Any] = {name: self.value(index) for name, index in indices.items()}
+        for name in ("input", "self"):
+            if name in indices and isinstance(self.plan.values[indices[name]], pte.Tensor):
+                named["_dim_order"] = list(self.plan.values[indices[name]].dim_order)
         reference = BY_QUALIFIED[qualified].reference_fn() if qualified in BY_QUALIFIED else None
         if reference is not None:
             self.store(outs[0], reference(named, list(self.plan.values[outs[0]].sizes)))

@@ -40,6 +40,18 @@ def is_out_argument(arg: torch.Argument) -> bool:
     return arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write
 
 
+def split_call_args(schema: torch.FunctionSchema, args: Sequence[int]):
+    """A KernelCall's EValue indices by schema name, and its out arguments: (inputs, outs)."""
+    inputs: Dict[str, int] = {}
+    outs: List[int] = []
+    for arg, index in zip(schema.arguments, args):
+        if is_out_argument(arg):
+            outs.append(index)
+        else:
+            inputs[arg.name] = index
+    return inputs, outs
+
+
 def _emit(table: ValueTable, arg: torch.Argument, value, tensor_of: TensorOf, where: str) -> int:
     kind = arg.type.kind()
     if kind == "OptionalType":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
+from mcu_export.planner.lifetimes import instruction_args
 from mcu_export.pte import program as pte
 
 
@@ -20,18 +21,6 @@ def _refs(value: pte.EValue) -> List[int]:
     return []
 
 
-def _instruction_refs(instr: pte.Instruction) -> List[int]:
-    if isinstance(instr, (pte.KernelCall, pte.DelegateCall)):
-        return list(instr.args)
-    if isinstance(instr, pte.MoveCall):
-        return [instr.move_from, instr.move_to]
-    if isinstance(instr, pte.FreeCall):
-        return [instr.value_index]
-    if isinstance(instr, pte.JumpFalseCall):
-        return [instr.cond_value_index]
-    return []
-
-
 def prune(
     program: pte.Program, values: List[pte.EValue], instructions: Sequence[pte.Instruction], edges: Sequence[int]
 ) -> Dict[int, int]:
@@ -39,7 +28,7 @@ def prune(
     every reference in `instructions`, the lists and tensors. Returns old -> new value index; `edges` are
     the method's inputs and outputs, always kept."""
     live = set(edges)
-    stack = [i for instr in instructions for i in _instruction_refs(instr)] + list(edges)
+    stack = [i for instr in instructions for i in instruction_args(instr)] + list(edges)
     while stack:
         index = stack.pop()
         live.add(index)

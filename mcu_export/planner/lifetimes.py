@@ -51,6 +51,8 @@ def instruction_args(instr: pte.Instruction) -> List[int]:
         return [instr.move_from, instr.move_to]
     if isinstance(instr, pte.FreeCall):
         return [instr.value_index]
+    if isinstance(instr, pte.JumpFalseCall):
+        return [instr.cond_value_index]
     return []
 
 
