@@ -53,6 +53,8 @@ def test_every_example_compiles_and_equals_the_cpu_program(name, accelerator):
         assert record.elem_size == 1 and math.prod(record.shape) == t.numel
     npu = info.npu["subgraphs"][0]
     assert npu["cycles_npu"] > 0 and npu["scratch_bytes"] == blob.scratch_size
+    # U65's default memory mode (Dedicated_Sram) gives the NPU a fast scratch of its own; the others have none
+    assert (npu["fast_scratch_bytes"] > 0) == (accelerator == "ethos-u65-256")
     # Weights moved into the blob: no constant of the CPU program's convolutions is left in the .pte.
     assert sum(map(len, program.constant_buffer)) < sum(map(len, cpu.constant_buffer)) // 2
     shapes = [list(x.shape) for x in inputs]

@@ -193,6 +193,7 @@ class EthosUBackend(Backend):
                     "command_stream_bytes": len(blob.cmd_data),
                     "weight_bytes": len(blob.weight_data),
                     "scratch_bytes": blob.scratch_size,
+                    "fast_scratch_bytes": s.vela.fast_scratch_size,
                     "layers": s.vela.layers,
                 }
             )

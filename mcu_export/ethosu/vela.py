@@ -68,6 +68,9 @@ class VelaResult:
     log: str = ""
     flags: List[str] = field(default_factory=list)  # Vela's options as given (ExecuTorch's "compile_flags")
     layers: List[Dict[str, object]] = field(default_factory=list)  # Vela's per-layer estimates
+    # Vela's "fast scratch" (region 2): the NPU's dedicated SRAM in a Dedicated_Sram memory mode (the U65
+    # default). ExecuTorch's blob does not carry it; the platform provides that memory.
+    fast_scratch_size: int = 0
 
 
 def _records(data, prefix: str) -> List[IoRecord]:
@@ -137,12 +140,15 @@ def compile_tosa(
                 inputs=_records(data, "input"),
                 outputs=_records(data, "output"),
             )
+            fast = int(data["scratch_fast_shape"][0]) if "scratch_fast_shape" in data.files else 0
         summary = next(out.glob("graph_summary_*.csv"), None)
         row = next(csv.DictReader(summary.open()), {}) if summary is not None else {}
         per_layer = out / "graph_per-layer.csv"
         layers = [_layer(r) for r in csv.DictReader(per_layer.open())] if per_layer.is_file() else []
     estimates = {k: float(row[k]) for k in ESTIMATES if row.get(k) not in (None, "")}
-    return VelaResult(blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text, flags, layers)
+    return VelaResult(
+        blob, estimates, row.get("system_config", ""), row.get("memory_mode", ""), text, flags, layers, fast
+    )
 
 
 def _layer(row: Dict[str, str]) -> Dict[str, object]:
