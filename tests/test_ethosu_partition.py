@@ -81,3 +81,24 @@ def test_a_kernel_size_limit_is_named_with_the_value_and_the_generation():
     assert len(u55["subgraphs"]) == 2
     u85 = _partitioned(PaddedAvgPool9x9(), "ethos-u85-256")
     assert len(u85["subgraphs"]) == 1 and u85["operators_on_npu"] == u85["operators"]
+
+
+class CpuBranch(nn.Module):
+    """Two convolutions on the input and a softmax (CPU) on a third branch, traced between them."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(4, 4, 3, padding=1), nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        a = self.a(x)
+        s = torch.softmax(x, dim=-1)
+        b = self.b(x)
+        return torch.cat([a, b, s], dim=1)
+
+
+def test_independent_branches_are_scheduled_so_that_the_npu_calls_stay_together():
+    parts = _partitioned(CpuBranch(), "ethos-u55-128")
+    (subgraph,) = parts["subgraphs"]  # graph order would cut it in two around the softmax
+    assert subgraph["operators"].count("cortex_m::quantized_conv2d.out") == 2
+    assert _kept(parts, "cortex_m::softmax.out")

@@ -23,6 +23,7 @@ from mcu_export.ethosu.blob import BACKEND_ID, pack
 from mcu_export.ethosu.calls import Call, Values, read_calls
 from mcu_export.ethosu.constraints import refusal
 from mcu_export.ethosu.describe import describe
+from mcu_export.ethosu.schedule import dependencies, grouped_order
 from mcu_export.ethosu.to_tosa import TosaSubgraph, to_tosa
 from mcu_export.ethosu.vela import VelaError, VelaResult, compile_tosa
 from mcu_export.lower.backend import Backend
@@ -98,6 +99,12 @@ class EthosUBackend(Backend):
     # ---- the backend interface ------------------------------------------------------------------
     def finish(self, builder: ProgramBuilder, outputs: List[int]) -> None:
         calls, reasons, kinds = self.decide(builder)
+        order = grouped_order(
+            dependencies(builder.instructions, calls, builder.table.values), [r is None for r in reasons]
+        )
+        if order != sorted(order):
+            builder.reorder_instructions(order)
+            calls, reasons, kinds = self.decide(builder)
         values = Values(builder.table.values, builder.program.constant_buffer)
         infos = list(builder.info.instructions)  # as the CPU program has them, before splicing
         runs = self.runs(reasons, kinds)

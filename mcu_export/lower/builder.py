@@ -227,6 +227,14 @@ class ProgramBuilder:
         self.info.instructions = [replace(info, index=i) for i, info in enumerate(kept)]
         self._drop_unused_operators()
 
+    def reorder_instructions(self, order: Sequence[int]) -> None:
+        """Puts the instructions in `order` (a permutation that respects their dependencies: the caller's
+        promise), keeping infos and traces in step."""
+        self.instructions = [self.instructions[i] for i in order]
+        self.stacktrace = [self.stacktrace[i] for i in order]
+        infos = self.info.instructions
+        self.info.instructions = [replace(infos[old], index=new) for new, old in enumerate(order)]
+
     def _drop_unused_operators(self) -> None:
         used = sorted({i.op_index for i in self.instructions if isinstance(i, pte.KernelCall)})
         new_index = {old: new for new, old in enumerate(used)}
