@@ -179,7 +179,7 @@ def plain_slice(values, width: int = 9, zdiv: int = 6, wdiv: int = 7, new_palett
     return b
 
 
-def test_hand_written_plain_stream():
+def test_hand_written_stream_is_what_vela_decodes():
     values = [3, -1, 0, 255, -255, 17] * 5
     stream = plain_slice(values).end()
     assert reference(stream) == values
@@ -252,8 +252,8 @@ WEIGHT_RANGES, SCALE_RANGES = ((0x020, 0x021), (0x090, 0x091)), ((0x022, 0x023),
 
 
 def vela_graph(seed: int, filter_offset: int):
-    """conv 3x3 (40 out channels, so several OFM depth slices) -> depthwise 3x3 -> 1x1 conv with sparse weights
-    (zero runs): the TOSA graph, then per operator its weights less the zero point, and its biases."""
+    """conv 3x3 (40 out channels: several OFM depth slices on most NPUs) -> depthwise 3x3 -> 1x1 conv, sparse
+    weights (zero runs): the TOSA graph, then per operator its weights less the zero point, and its biases."""
     from mcu_export.ethosu.tosa import TosaGraph
 
     rng = np.random.default_rng(seed)

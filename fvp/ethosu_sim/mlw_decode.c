@@ -318,7 +318,7 @@ int mx_mlw_decode(const uint8_t *stream, size_t stream_bytes, int16_t *out, size
   if (out_count == NULL) return MX_MLW_ERR_ARGUMENT;
   *out_count = 0;
   if ((stream == NULL && stream_bytes > 0) || (out == NULL && out_capacity > 0)) return MX_MLW_ERR_ARGUMENT;
-  static const uint8_t nothing[1] = {0};
+  static const uint8_t nothing[1] = {0}; /* a NULL stream of 0 bytes: no arithmetic on a null pointer */
   bit_reader br = {.next = stream ? stream : nothing, .end = (stream ? stream : nothing) + stream_bytes};
   sink o = {.out = out, .capacity = out_capacity, .count = 0};
   int e = decode_stream(&br, &o);

@@ -4,7 +4,7 @@
  * codes, zero runs; README.md in this folder describes the format). The stream is untrusted: every read is
  * checked against its length and every write against the output's capacity, so any bytes decode to either
  * the values or an error code, never to an access outside the two buffers. No allocation, no state kept
- * between calls: all working storage is on the stack (under 1 KB). */
+ * between calls: all working storage is on the stack (about 1.5 KB). */
 #include <stddef.h>
 #include <stdint.h>
 
