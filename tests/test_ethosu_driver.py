@@ -340,9 +340,9 @@ def test_run_hands_the_npu_the_command_stream_and_regions_then_completes(lib, pa
         assert regs[QBASE] | regs[QBASE_HI] << 32 == first and regs[QSIZE] == nbytes == len(cmd) - stream_offset(cmd)
         assert [regs[b] | regs[b + 4] << 32 for b in BASEP] == [*bases, 0, 0, 0, 0, 0]
         assert regs[QCONFIG] == 2 and regs[REGIONCFG] == npu.peek(REGIONCFG) != 0
+        basep = [w for b, a in zip(BASEP, [*bases, 0, 0, 0, 0, 0]) for w in ((b, a & 0xFFFFFFFF), (b + 4, a >> 32))]
         expected = [
-            (QBASE, first & 0xFFFFFFFF), (QBASE_HI, first >> 32), (QSIZE, nbytes), (QCONFIG, 2),
-            *((o, v) for b, base in zip(BASEP, [*bases, 0, 0, 0, 0, 0]) for o, v in ((b, base & 0xFFFFFFFF), (b + 4, base >> 32))),
+            (QBASE, first & 0xFFFFFFFF), (QBASE_HI, first >> 32), (QSIZE, nbytes), (QCONFIG, 2), *basep,
             (REGIONCFG, regs[REGIONCFG]), (CMD, START), (CMD, CLEAR_IRQ | Q_BITS),
         ]  # fmt: skip
         assert npu.writes() == expected  # no reset after a good job
