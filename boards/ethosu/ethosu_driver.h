@@ -1,0 +1,115 @@
+/* Ethos-U55/U65 driver: runs one Vela payload (cmd_data) at a time, synchronously, without malloc.
+ *
+ * Registers are reached only through ethosu_io.h (ethosu_io_mmio.c on a device, ethosu_io_ram.c on the
+ * host). The caller owns all storage: the mx_ethosu state, the io, the payload and the regions. See README.md
+ * for the register sequences and where each fact comes from.
+ */
+#ifndef MX_ETHOSU_DRIVER_H
+#define MX_ETHOSU_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ethosu_io.h"
+
+/* Errors: 0 or one of these; mx_ethosu_strerror names each. */
+enum {
+  MX_ETHOSU_OK = 0,
+  MX_ETHOSU_E_ARG = -1,              /* NULL pointer, or regions outside 0..8 */
+  MX_ETHOSU_E_STATE = -2,            /* not initialised, or a reset after a failed job failed */
+  MX_ETHOSU_E_PRODUCT = -3,          /* ID/CONFIG are not an Ethos-U55 or U65 (e.g. a U85, or nothing there) */
+  MX_ETHOSU_E_CONFIG = -4,           /* mx_ethosu_config out of range for this NPU */
+  MX_ETHOSU_E_RESET_TIMEOUT = -5,    /* STATUS.reset_status still set after the reset budget */
+  MX_ETHOSU_E_PROT = -6,             /* PROT after reset is not the requested security/privilege level */
+  MX_ETHOSU_E_PAYLOAD_SIZE = -7,     /* payload shorter than the tag, or not whole 32-bit words */
+  MX_ETHOSU_E_TAG = -8,              /* payload does not start with "COP1" */
+  MX_ETHOSU_E_TRUNCATED = -9,        /* OPTIMIZER_CONFIG cut short by the end of the payload */
+  MX_ETHOSU_E_STREAM_LENGTH = -10,   /* command stream empty, or longer than what remains of the payload */
+  MX_ETHOSU_E_ACTION = -11,          /* unknown driver action */
+  MX_ETHOSU_E_STREAM_COUNT = -12,    /* not exactly one command stream */
+  MX_ETHOSU_E_OPT_CONFIG = -13,      /* compiled for another NPU configuration (CONFIG) */
+  MX_ETHOSU_E_OPT_ARCH = -14,        /* compiled for an architecture version this NPU lacks (ID) */
+  MX_ETHOSU_E_ALIGN = -15,           /* command stream or a region base not 16-byte aligned */
+  MX_ETHOSU_E_ADDRESS = -16,         /* an address wider than the NPU's address bits */
+  MX_ETHOSU_E_BUSY = -17,            /* the NPU is running */
+  MX_ETHOSU_E_BUS = -18,             /* STATUS.bus_status: bus abort */
+  MX_ETHOSU_E_CMD_PARSE = -19,       /* STATUS.cmd_parse_error */
+  MX_ETHOSU_E_WEIGHT_DECODER = -20,  /* STATUS.wd_fault */
+  MX_ETHOSU_E_ECC = -21,             /* STATUS.ecc_fault */
+  MX_ETHOSU_E_NOT_ENDED = -22,       /* the NPU stopped before the end of the command stream */
+  MX_ETHOSU_E_TIMEOUT = -23,         /* no completion within the budget */
+};
+#define MX_ETHOSU_E_LAST MX_ETHOSU_E_TIMEOUT
+
+#define MX_ETHOSU_REGIONS 8
+
+/* One AXI_LIMIT entry: how the NPU's transactions through it behave. */
+typedef struct {
+  uint8_t max_beats;  /* burst split: 0 = 64 B, 1 = 128 B, 2 = 256 B */
+  uint8_t memtype;    /* AxCACHE encoding, 0 (device non-bufferable) .. 11 (write-back, read+write allocate) */
+  uint8_t max_reads;  /* outstanding reads: 1..32 (U55), 1..64 (U65) */
+  uint8_t max_writes; /* outstanding writes: 1..16 (U55), 1..32 (U65) */
+} mx_ethosu_axi_limit;
+
+typedef struct {
+  bool non_secure; /* RESET/PROT CSL: false = secure (Corstone-300 firmware boots secure) */
+  bool user;       /* RESET/PROT CPL: false = privileged */
+  mx_ethosu_axi_limit axi_limit[4];
+  /* The AXI_LIMIT entry (0..3) each region's transactions use, written to REGIONCFG; 0 and 1 go out on AXI0
+   * (SRAM), 2 and 3 on AXI1 (external memory). cmd_limit is the same for the command stream (QCONFIG). */
+  uint8_t region_limit[MX_ETHOSU_REGIONS];
+  uint8_t cmd_limit;
+  uint8_t address_bits; /* bus address width: 32 (U55), 40 (U65); a host build against a simulator: 64 */
+  bool keep_powered;    /* never set CMD's clock/power Q-interface enables (by default set while idle) */
+  uint32_t reset_budget; /* STATUS polls allowed for a soft reset to finish */
+  /* Completion: false = poll STATUS; true = mx_ethosu_irq_handler (wired to the NPU's interrupt by the
+   * board) signals it and the run only checks a flag. */
+  bool irq;
+  uint64_t (*ticks)(void); /* optional: the run's budget is in these ticks; NULL: in polls */
+  void (*idle)(void);      /* optional: called between polls (e.g. WFE when irq is set) */
+} mx_ethosu_config;
+
+/* Driver state: caller-provided storage, set up by mx_ethosu_init. */
+typedef struct {
+  mx_ethosu_io *io;
+  mx_ethosu_config cfg;
+  uint32_t id, config;          /* ID and CONFIG read at init */
+  uint32_t status;              /* STATUS when the last job ended (faulting channel etc.) */
+  uint32_t idle_cmd;            /* CMD's Q-interface bits while no job runs */
+  volatile uint32_t cmd_q;      /* CMD's Q-interface bits now (0 while a job runs) */
+  volatile uint32_t irq_status; /* STATUS as the interrupt handler saw it */
+  volatile uint32_t irq_done;   /* set by the interrupt handler */
+  bool configured;              /* init got as far as a checked configuration: a reset can be tried */
+  bool ready;                   /* init and every reset since succeeded */
+} mx_ethosu;
+
+/* The defaults for `product` (MX_ETHOSU_PRODUCT_U55 or _U65), those of Arm's driver: secure, privileged;
+ * every AXI_LIMIT with 64-byte bursts, memtype 0 and the product's largest outstanding counts; region 0
+ * (weights) on limit 3 (AXI1), region 1 (scratch) on 0 (AXI0; U65: 2, AXI1), regions 2..7 on 1 (AXI0), the
+ * command stream on 2 (AXI1); address bits 32 (U55) / 40 (U65); reset budget 100000 polls; polling. */
+void mx_ethosu_config_default(mx_ethosu_config *cfg, unsigned product);
+
+/* Reads ID and CONFIG (must be a U55 or U65), checks `cfg` (NULL: the product's defaults), soft-resets the NPU
+ * to the configured security/privilege level (RESET, then STATUS and PROT), then writes AXI_LIMIT0..3,
+ * QCONFIG, REGIONCFG and CMD's idle Q-interface bits. */
+int mx_ethosu_init(mx_ethosu *npu, mx_ethosu_io *io, const mx_ethosu_config *cfg);
+
+/* Runs one payload: `cmd_data` is Vela's driver payload ("COP1", driver actions, the command stream; its
+ * command words must sit 16-byte aligned), base[0..regions-1] the region base addresses as the NPU sees them
+ * (Vela's convention: 0 weights/constants, 1 scratch holding the inputs and outputs, 2 fast scratch), 16-byte
+ * aligned; the other base pointers are set to 0. Waits for the end at most `budget` (ticks with cfg.ticks,
+ * else polls). A malformed payload or argument fails before any register is touched; a fault or a timeout
+ * soft-resets the NPU so the next run can go. */
+int mx_ethosu_run(mx_ethosu *npu, const uint8_t *cmd_data, size_t cmd_bytes, const uint64_t *base, int regions,
+                  uint32_t budget);
+
+/* The NPU's interrupt: saves STATUS, clears the interrupt, signals the run (cfg.irq). */
+void mx_ethosu_irq_handler(mx_ethosu *npu);
+
+/* Soft reset and re-applies the configuration (after init). */
+int mx_ethosu_reset(mx_ethosu *npu);
+
+const char *mx_ethosu_strerror(int err);
+
+#endif /* MX_ETHOSU_DRIVER_H */

@@ -1,0 +1,97 @@
+/* Ethos-U55/U65 register map: the offsets and fields this driver uses.
+ *
+ * Written from Arm's register descriptions (ethos-u-core-driver src/ethosu55_interface.h and
+ * ethosu65_interface.h; README.md gives file and line for each fact). Offsets are bytes from the NPU's base;
+ * every register is 32 bits. U85 differences are noted where they touch these registers: this driver
+ * refuses a U85 at init (its CONFIG.product is 2).
+ */
+#ifndef MX_ETHOSU_REGS_H
+#define MX_ETHOSU_REGS_H
+
+#include <stdint.h>
+
+/* ---- Offsets ---- */
+#define MX_ETHOSU_ID 0x000u
+#define MX_ETHOSU_STATUS 0x004u
+#define MX_ETHOSU_CMD 0x008u
+#define MX_ETHOSU_RESET 0x00Cu
+#define MX_ETHOSU_QBASE 0x010u    /* command stream address, low word */
+#define MX_ETHOSU_QBASE_HI 0x014u /* high word: reserved on the U55 (32-bit addresses), used by the U65 (40) */
+#define MX_ETHOSU_QREAD 0x018u    /* read-only: the NPU's position in the stream */
+#define MX_ETHOSU_QCONFIG 0x01Cu  /* the AXI_LIMIT entry the command stream's fetches use */
+#define MX_ETHOSU_QSIZE 0x020u    /* command stream length in bytes */
+#define MX_ETHOSU_PROT 0x024u     /* read-only: the security and privilege level in force */
+#define MX_ETHOSU_CONFIG 0x028u   /* read-only: product, MACs, command stream version, SHRAM */
+#define MX_ETHOSU_LOCK 0x02Cu
+#define MX_ETHOSU_REGIONCFG 0x03Cu                       /* the AXI_LIMIT entry of each region, 2 bits each */
+#define MX_ETHOSU_AXI_LIMIT(n) (0x040u + 4u * (unsigned)(n)) /* n = 0..3; U85: MEM_ATTR[0..3] here instead */
+#define MX_ETHOSU_BASEP(n) (0x080u + 8u * (unsigned)(n))     /* region n = 0..7 base address, low word */
+#define MX_ETHOSU_BASEP_HI(n) (0x084u + 8u * (unsigned)(n))  /* high word (U65/U85) */
+#define MX_ETHOSU_REGISTER_BYTES 0x1000u /* U55/U65: the last register is CID3 at 0xFFC (U85: past 0x1380) */
+/* U85 only (not used): POWER_CTRL 0x038, AXI_SRAM 0x050, AXI_EXT 0x054 (outstanding counts and burst split
+ * per port, in place of AXI_LIMITn's), COND_STATUS 0x030. */
+
+/* ---- ID ---- */
+#define MX_ETHOSU_ID_VERSION_STATUS(id) ((id)&0xFu)
+#define MX_ETHOSU_ID_VERSION_MINOR(id) (((id) >> 4) & 0xFu)
+#define MX_ETHOSU_ID_VERSION_MAJOR(id) (((id) >> 8) & 0xFu)
+#define MX_ETHOSU_ID_PRODUCT_MAJOR(id) (((id) >> 12) & 0xFu)
+#define MX_ETHOSU_ID_ARCH_PATCH(id) (((id) >> 16) & 0xFu)
+#define MX_ETHOSU_ID_ARCH_MINOR(id) (((id) >> 20) & 0xFFu)
+#define MX_ETHOSU_ID_ARCH_MAJOR(id) ((id) >> 28) /* 1: U55 (1.1.0) and U65 (1.0.6); U85: 2 */
+
+/* ---- STATUS ---- */
+#define MX_ETHOSU_STATUS_RUNNING (1u << 0)         /* 0 stopped, 1 running */
+#define MX_ETHOSU_STATUS_IRQ_RAISED (1u << 1)      /* cleared by CMD.clear_irq */
+#define MX_ETHOSU_STATUS_BUS_ERROR (1u << 2)       /* bus abort, processing halted; cleared by reset only */
+#define MX_ETHOSU_STATUS_RESET_BUSY (1u << 3)      /* reset ongoing: other registers read 0, writes ignored */
+#define MX_ETHOSU_STATUS_CMD_PARSE_ERROR (1u << 4) /* cleared by reset only */
+#define MX_ETHOSU_STATUS_CMD_END_REACHED (1u << 5) /* cleared by writing QBASE or QSIZE while stopped */
+#define MX_ETHOSU_STATUS_PMU_IRQ (1u << 6)
+#define MX_ETHOSU_STATUS_WD_FAULT (1u << 7)  /* weight decoder decompression fault (U85: reserved) */
+#define MX_ETHOSU_STATUS_ECC_FAULT (1u << 8) /* ECC fault in internal RAMs */
+/* U85: bit 9 is branch_fault. */
+#define MX_ETHOSU_STATUS_FAULTING_INTERFACE(s) (((s) >> 11) & 1u) /* on a bus abort */
+#define MX_ETHOSU_STATUS_FAULTING_CHANNEL(s) (((s) >> 12) & 0xFu) /* read 0 cmd 1 IFM 2 weights 3 scale; write 8 OFM */
+#define MX_ETHOSU_STATUS_FAULTS                                                                \
+  (MX_ETHOSU_STATUS_BUS_ERROR | MX_ETHOSU_STATUS_CMD_PARSE_ERROR | MX_ETHOSU_STATUS_WD_FAULT | \
+   MX_ETHOSU_STATUS_ECC_FAULT)
+
+/* ---- CMD (write 1 to act; writing 0 has no effect) ---- */
+#define MX_ETHOSU_CMD_START (1u << 0) /* transition to running */
+#define MX_ETHOSU_CMD_CLEAR_IRQ (1u << 1) /* clear STATUS.irq_raised */
+#define MX_ETHOSU_CMD_CLOCK_Q (1u << 2) /* allow clock gating through the clock Q-interface */
+#define MX_ETHOSU_CMD_POWER_Q (1u << 3) /* allow power off through the power Q-interface */
+#define MX_ETHOSU_CMD_STOP_REQUEST (1u << 4)
+#define MX_ETHOSU_CMD_CLEAR_IRQ_HISTORY (0xFFFFu << 16)
+#define MX_ETHOSU_CMD_RESET_VALUE 0xCu /* both Q-interfaces enabled */
+
+/* ---- RESET (pending level, written) and PROT (active level, read): same two bits ---- */
+#define MX_ETHOSU_PROT_PRIVILEGED (1u << 0) /* CPL: 0 user, 1 privileged */
+#define MX_ETHOSU_PROT_NON_SECURE (1u << 1) /* CSL: 0 secure, 1 non-secure */
+
+/* ---- CONFIG ---- */
+#define MX_ETHOSU_CONFIG_MACS_LOG2(c) ((c)&0xFu) /* log2(MACs per clock cycle) */
+#define MX_ETHOSU_CONFIG_CMD_STREAM_VERSION(c) (((c) >> 4) & 0xFu)
+#define MX_ETHOSU_CONFIG_SHRAM_KB(c) (((c) >> 8) & 0xFFu) /* U85: AXI port and weight decoder counts here */
+#define MX_ETHOSU_CONFIG_FUNCTIONAL_SAFETY(c) (((c) >> 26) & 1u)
+#define MX_ETHOSU_CONFIG_CUSTOM_DMA(c) (((c) >> 27) & 1u)
+#define MX_ETHOSU_CONFIG_PRODUCT(c) ((c) >> 28)
+#define MX_ETHOSU_PRODUCT_U55 0u
+#define MX_ETHOSU_PRODUCT_U65 1u
+#define MX_ETHOSU_PRODUCT_U85 2u
+
+/* ---- AXI_LIMIT0..3: burst split, AxCACHE memory type, outstanding transactions - 1 ----
+ * max_beats: 0 = 64 B, 1 = 128 B, 2 = 256 B. memtype: 0..11 (device non-bufferable .. write-back
+ * read+write allocate). Outstanding reads - 1 in bits 16.. (U55: 5 bits, up to 32; U65: 6 bits, up to 64),
+ * writes - 1 in bits 24.. (U55: 4 bits, up to 16; U65: 5 bits, up to 32). */
+#define MX_ETHOSU_AXI_LIMIT_WORD(max_beats, memtype, reads_m1, writes_m1) \
+  ((uint32_t)(max_beats) | ((uint32_t)(memtype) << 4) | ((uint32_t)(reads_m1) << 16) | ((uint32_t)(writes_m1) << 24))
+#define MX_ETHOSU_MAX_BEATS_256 2u
+#define MX_ETHOSU_MEMTYPE_MAX 11u
+
+/* ---- REGIONCFG (2 bits per region) and QCONFIG (2 bits) ----
+ * The value picks an AXI_LIMIT entry and with it the AXI port: 0, 1 = AXI0 (SRAM), 2, 3 = AXI1 (external). */
+#define MX_ETHOSU_REGIONCFG_FIELD(region, limit) ((uint32_t)(limit) << (2u * (unsigned)(region)))
+
+#endif /* MX_ETHOSU_REGS_H */
