@@ -25,13 +25,21 @@ def test_vela_payloads_parse_to_a_stream_ending_in_stop(accelerator):
 
 
 def _payload(stream):
-    words = [0x31504F43, 0x00100001, 0x1807, 0x10066001, 0x5, (len(stream) << 16) | COMMAND_STREAM, *stream]
+    n = len(stream)  # 24 bits: the low 16 in bits 16-31, the high 8 in bits 8-15
+    header = ((n & 0xFFFF) << 16) | ((n >> 16) << 8) | COMMAND_STREAM
+    words = [0x31504F43, 0x00100001, 0x1807, 0x10066001, 0x5, header, *stream]
     return struct.pack(f"<{len(words)}I", *words)
 
 
 def test_commands_with_and_without_payload_words():
     p = parse(_payload([0x4001, 0x100, 0x0005, 0x0000]))
     assert p.commands == [(0x4001, 0x100), (0x5, -1), (0x0, -1)] and p.stream_words == 4
+
+
+def test_a_stream_of_more_than_65535_words_takes_the_length_high_bits():
+    stream = [0x0005] * 70000 + [0x0000]  # NPU_OP_POOL many times, then STOP
+    p = parse(_payload(stream))
+    assert p.stream_words == 70001 and p.commands[-1] == (0x0, -1)
 
 
 @pytest.mark.parametrize(

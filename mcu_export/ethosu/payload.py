@@ -41,7 +41,8 @@ def parse(cmd_data: bytes) -> Payload:
     words = struct.unpack(f"<{len(cmd_data) // 4}I", cmd_data)
     payload, at, streams = Payload(), 1, 0
     while at < len(words):
-        action, length = words[at] & 0xFF, words[at] >> 16
+        # a stream's word count has 24 bits: the low 16 in bits 16-31, the high 8 in bits 8-15
+        action, length = words[at] & 0xFF, (words[at] >> 16) | ((words[at] >> 8) & 0xFF) << 16
         at += 1
         if action == NOP:
             continue
