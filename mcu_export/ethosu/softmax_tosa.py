@@ -55,8 +55,8 @@ MAX_ROW = 511  # the sum of exponentials stays below 2^28: headroom >= 4, so eve
 EXP_BYTES = 4  # exps < 2^31: four int8 TABLEs, one per byte
 
 # one_over_one_plus_x's constants (gemmlowp): 48/17 in Q2.29, -32/17 in Q2.29 (as a Q0.31 multiplier), 1 in Q2.29
-_NR_CONSTANT, _NR_SLOPE, _NR_ONE = 1515870810, -1010580540, 1 << 29
-_NR_STEPS = 3
+NR_CONSTANT, NR_SLOPE, NR_ONE = 1515870810, -1010580540, 1 << 29
+NR_STEPS = 3
 
 
 def exp_table(mult: int, shift: int, diff_min: int) -> np.ndarray:
@@ -141,9 +141,9 @@ def reciprocal(g, total, width: int) -> Tuple[object, object]:
     headroom = r.clz(total, flat)
     half = r.shl(total, r.sub(headroom, r.c32(1), flat), flat)
     bits_over_unit = r.sub(r.c32(ACCUM_BITS + 23), headroom, flat)
-    x = r.add(r.c32(_NR_CONSTANT), r.mul(half, r.c32(_NR_SLOPE), flat, 31), flat)
-    for _ in range(_NR_STEPS):
-        inner = r.sub(r.c32(_NR_ONE), r.mul(half, x, flat, 31), flat)
+    x = r.add(r.c32(NR_CONSTANT), r.mul(half, r.c32(NR_SLOPE), flat, 31), flat)
+    for _ in range(NR_STEPS):
+        inner = r.sub(r.c32(NR_ONE), r.mul(half, x, flat, 31), flat)
         x = r.add(x, r.shl(r.mul(x, inner, flat, 31), r.c32(2), flat), flat)
     scale = r.add(x, r.minimum(x, r.c32((1 << 30) - 1), flat), flat)  # saturating x 2: x <= 2^30
     return scale, bits_over_unit
