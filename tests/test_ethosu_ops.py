@@ -135,3 +135,11 @@ def test_cat_and_permute(a, b, c, dim, accelerator):
     model = Fn(lambda m, x, y: torch.cat([m.fc(x), m.fc(y)], dim).permute(2, 0, 1), fc=fc)
     parts, kept = check(model, [(a, b, c), (a, b, c)], accelerator)
     _on_npu(parts, kept, "aten::cat.out")
+
+
+@EXAMPLES
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3), st.integers(1, 40), ACCELERATORS)
+def test_softmax(outer, row, accelerator):
+    fc = nn.Linear(row, row)
+    parts, kept = check(Fn(lambda m, x: torch.softmax(m.fc(x), dim=-1), fc=fc), [(*outer, row)], accelerator)
+    _on_npu(parts, kept, "cortex_m::softmax.out")

@@ -28,9 +28,11 @@ Shape = Tuple[int, ...]
 SPATIAL = ("conv", "depthwise", "max_pool", "avg_pool")
 POOLS = ("max_pool", "avg_pool")
 ELEMENTWISE = ("add", "mul")
-SAME_SHAPE = ("table", "clamp", "rescale")
+SAME_SHAPE = ("table", "clamp", "rescale", "softmax")
 KINDS = (*SPATIAL, "fully_connected", *ELEMENTWISE, *SAME_SHAPE, "reshape", "concat", "pad", "transpose")
 
+# mcu_export.ethosu.softmax_tosa: longer rows break the exact integer form of arm_softmax_s8 (not a Vela limit).
+SOFTMAX_MAX_ROW = 511
 # TOSA 1.0 level 8K, MAX_RANK; Vela's TOSA reader: "Shape rank exceeds maximum allowed".
 MAX_RANK = 6
 # SUPPORTED_OPS.md, TOSA CONV2D/AVG_POOL2D/MAX_POOL2D: "C in range 1..65536"; measured: only the input depth
@@ -166,6 +168,9 @@ def _layout(op: NpuOp, on: str) -> Optional[str]:
     src, dst = op.inputs[0], op.output
     if op.kind in SAME_SHAPE and src != dst:
         return f"{op.kind} changes the shape {_fmt(src)} -> {_fmt(dst)} {on}"
+    if op.kind == "softmax" and src[-1] > SOFTMAX_MAX_ROW:
+        return (f"softmax rows of {src[-1]} elements > {SOFTMAX_MAX_ROW}: the sum of exponentials would need "
+                f"shifts past 31 in the exact TOSA form {on}")  # fmt: skip
     if op.kind == "reshape" and prod(src) != prod(dst):
         return f"reshape {_fmt(src)} -> {_fmt(dst)} changes the element count {prod(src)} -> {prod(dst)} {on}"
     if op.kind == "pad" and (len(src) != len(dst) or any(o < i for i, o in zip(src, dst))):

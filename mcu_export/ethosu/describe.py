@@ -140,7 +140,18 @@ FAMILY = {
     "aten::view_copy.out": "view",
     "dim_order_ops::_to_dim_order_copy.out": "to_dim_order",
     "aten::cat.out": "cat",
+    "cortex_m::softmax.out": "softmax",
 }
+
+
+def _softmax(call: Call, v: Values) -> Described:
+    x = call.args["input"]
+    shape = v.sizes(x)
+    if v.physical(x) != shape or v.int(call.args["dim"]) % len(shape) != len(shape) - 1:
+        return "softmax over another axis than the last in memory"
+    return NpuOp("softmax", inputs=(tuple(shape),), output=tuple(v.sizes(call.outs[0])))
+
+
 DESCRIBE: Dict[str, Callable[[Call, Values], Described]] = {
     "conv": _conv,
     "linear": _linear,
@@ -153,12 +164,12 @@ DESCRIBE: Dict[str, Callable[[Call, Values], Described]] = {
     "view": _view,
     "to_dim_order": _to_dim_order,
     "cat": _cat,
+    "softmax": _softmax,
 }
 # Kept on the CPU whatever the NPU: the reason an engineer reads in report.json.
 CPU_ONLY = {
     "cortex_m::quantize_per_tensor.out": "quantize: a float input, and the NPU computes in integers only",
     "cortex_m::dequantize_per_tensor.out": "dequantize: a float output, and the NPU computes in integers only",
-    "cortex_m::softmax.out": "softmax: TOSA's integer profile has no softmax operator; runs on the cortex_m kernel",
 }
 
 

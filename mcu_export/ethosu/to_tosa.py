@@ -15,6 +15,7 @@ import numpy as np
 
 from mcu_export.ethosu.calls import Call, Values
 from mcu_export.ethosu.describe import FAMILY, nhwc, window_geometry
+from mcu_export.ethosu.softmax_tosa import softmax
 from mcu_export.ethosu.tosa import TosaGraph
 
 
@@ -227,6 +228,14 @@ def _cat(b: _Builder, call: Call) -> None:
     b.put(call.outs[0], b.g.concat(parts, v.int(call.args["dim"]) % len(shape), shape), shape)
 
 
+def _softmax(b: _Builder, call: Call) -> None:
+    v = b.v
+    shape = v.sizes(call.outs[0])
+    result = softmax(b.g, b.get(call.args["input"], shape), shape, v.int(call.args["input_multiplier"]),
+                     v.int(call.args["input_shift"]), v.int(call.args["diff_min"]))  # fmt: skip
+    b.put(call.outs[0], result, shape)
+
+
 EMIT: Dict[str, Callable[[_Builder, Call], None]] = {  # by family (describe.FAMILY)
     "conv": _conv,
     "linear": _linear,
@@ -239,6 +248,7 @@ EMIT: Dict[str, Callable[[_Builder, Call], None]] = {  # by family (describe.FAM
     "view": _view,
     "to_dim_order": _to_dim_order,
     "cat": _cat,
+    "softmax": _softmax,
 }
 
 
