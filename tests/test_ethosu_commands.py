@@ -10,10 +10,10 @@ How Vela's per-layer rows map to NPU operations (report.json npu.subgraphs[].lay
 row with cycles > 0 is one or more consecutive block operations (CONV, DEPTHWISE, POOL, ELEMENTWISE) of its kind.
 Vela splits a layer along the OFM depth when it streams the weights in parts (resnet8's 3x3 convolutions, the
 first kws convolution: 16 + 48 channels), and a row's MACs are the sum of its operations' (OFM elements x kernel
-elements, x IFM depth for CONV). A Transpose row is 1x1 AVERAGE POOLs that write the OFM with its x/y strides
-swapped (Vela's fixup_transpose), one per element of the dimensions the NPU cannot address (resnet8's NCHW input:
-one POOL, then 32). DMA_START (weights copied from region 0 to the scratch before their operation),
-KERNEL_WAIT/DMA_WAIT and STOP belong to no row. Rows with 0 cycles (operators fused into the previous one) have no
+elements, x IFM depth for CONV). A Transpose row is 1x1 AVERAGE POOLs whose OFM has the IFM's shape and is written
+with swapped x/y strides (Vela's fixup_transpose); resnet8's NCHW input takes two Transpose rows, of 1 and 32 POOLs
+(the second one per slice of the leading dimension), which together cover the input once each. DMA_START (weights
+copied from region 0 to the scratch before their operation), KERNEL_WAIT/DMA_WAIT and STOP belong to no row. Rows with 0 cycles (operators fused into the previous one) have no
 operation of their own; the example models have none.
 """
 
@@ -198,6 +198,14 @@ def test_every_opcode_is_velas_and_named(npu):
         assert npu.name(code) == name
     for unknown in (0x004, 0x106, 0x110, 0x190, 0x3FF, CMD1 | 0x007, CMD1 | 0x094, CMD1 | 0x3FF):
         assert npu.name(unknown) is None
+
+
+def test_status_texts_are_the_list(npu):
+    texts = dict(re.findall(r'^MX_NPU_STATUS\(\w+,\s*(\d+),\s*"([^"]*)"\)', (SIM / "npu_errors.def").read_text(), re.M))
+    assert len(texts) == len(statuses()) > 10
+    for code, text in texts.items():
+        assert npu.lib.mx_npu_status_text(int(code)).decode() == text == npu.lib.mx_npu_status_text(-int(code)).decode()
+    assert npu.lib.mx_npu_status_text(-(1 << 31)).decode() == "unknown command-stream decoder status"
 
 
 def test_parameter_fields_never_widen_velas():
@@ -773,6 +781,20 @@ def test_state_persists_and_written_registers_are_known(npu):
     first = ctypes.c_void_p(ctypes.addressof(buf))
     assert npu.lib.mx_npu_written(first, CMD1 | 0x032) == 1 and npu.lib.mx_npu_written(first, CMD1 | 0x033) == 0
     assert npu.lib.mx_npu_written(first, 0x010) == -1  # an operation, not a register
+
+
+def test_commands_vela_never_writes_still_decode(npu):
+    """IRQ, PMU_MASK, DMA0_SIZE0/1 and DMA0_SKIP0/1 appear in no Vela 5.2 stream (its generator has no call for
+    them); they decode by their layouts all the same, for the executor to run or refuse by name."""
+    words = [0x00070132, 0x00090133, CMD1 | 0x033, 0x100, 0x00024000 | 0x034, 0x8, 0x00010013, 0x00050001, STOP]
+    ops = npu.decode(words)
+    assert [(o["op"], o["param"]) for o in ops] == [("NPU_OP_PMU_MASK", 1), ("NPU_OP_IRQ", 5), ("NPU_OP_STOP", 0xFFFF)]
+    assert (ops[0]["dma.size0"], ops[0]["dma.size1"], ops[0]["dma.skip0"], ops[0]["dma.skip1"]) == (
+        7,
+        9,
+        0x100,
+        2 << 32 | 8,
+    )
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,10 @@
  *
  * A stream is register writes (NPU_SET_*) and operations (NPU_OP_*) that run with the registers as they
  * stand, ending with NPU_OP_STOP. Registers keep their values across operations: Vela writes only the
- * registers whose value changes, so an operation's parameters are the sum of every write before it. The
- * decoder therefore keeps the whole register file (mx_npu_state) and hands out, per NPU_OP_* command, one
- * mx_npu_op: the opcode, its parameter and a copy of the state. Before it hands out CONV, DEPTHWISE, POOL,
+ * registers whose value changes, so an operation reads the last value written to each register, however
+ * many operations ago. The decoder therefore keeps the whole register file (mx_npu_state) and hands out, per
+ * NPU_OP_* command (waits and STOP included), one mx_npu_op: the opcode, its parameter and a copy of the
+ * state. Before it hands out CONV, DEPTHWISE, POOL,
  * ELEMENTWISE or DMA_START it checks that the stream wrote every register the operation reads (Vela writes
  * them all before their first use); a register left at its reset value is refused, not guessed.
  *
@@ -37,7 +38,8 @@
  *   NHWC:     base + y * stride_y + x * stride_x + c * e
  *   NHCWB16:  base + y * stride_y + x * 16 * e + (c / 16) * stride_c + (c % 16) * e
  * The IFM's full height and width are not registers: they follow from the OFM size, the kernel, its
- * stride and the padding. IFM2 has no size registers: it is read at the OFM's shape (or broadcast).
+ * stride and the padding. IFM2 has only its tile registers: Vela gives an elementwise operation's IFM, IFM2
+ * and OFM one shape, except the dimensions IFM2_BROADCAST marks, where IFM2 has size 1.
  *
  * No allocation, no global mutable state: the caller owns every buffer. C11. */
 #include <stddef.h>
@@ -272,7 +274,8 @@ typedef struct mx_npu_error {
 } mx_npu_error;
 
 /* ---- decoding ------------------------------------------------------------------------------------------ */
-/* Step by step: init, then next until it returns 0 (after STOP) or a negative -mx_npu_status. */
+/* Step by step: init, then next until it returns 0 (after STOP) or a negative -mx_npu_status (after which
+ * the decoder stays at the failing word). */
 typedef struct mx_npu_decoder {
   const uint32_t *words;
   size_t count;

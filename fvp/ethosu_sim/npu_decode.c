@@ -47,9 +47,9 @@ const char *mx_npu_opcode_name(unsigned opcode) {
 }
 
 const char *mx_npu_status_text(int status) {
-  switch (status < 0 ? -status : status) {
+  switch (status < 0 ? 0u - (unsigned)status : (unsigned)status) {
 #define MX_NPU_STATUS(name, code, text) \
-  case (code): return text;
+  case (code##u): return text;
 #include "npu_errors.def"
 #undef MX_NPU_STATUS
     default: return "unknown command-stream decoder status";
