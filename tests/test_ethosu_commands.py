@@ -288,7 +288,7 @@ def _geometry(op):
     return tuple(op[k] for k in keys)
 
 
-def rows_to_ops(layers, blocks) -> List[Tuple[dict, List[dict]]]:
+def rows_to_ops(layers, blocks, complete: bool = True) -> List[Tuple[dict, List[dict]]]:
     """Vela's per-layer rows (cycles > 0) with the block operations each became (see the module docstring)."""
     pairs, at = [], 0
     for row in (r for r in layers if r["cycles"] > 0):
@@ -306,7 +306,7 @@ def rows_to_ops(layers, blocks) -> List[Tuple[dict, List[dict]]]:
                 at += 1
         assert {op["op"] for op in taken} == {kind}, (row, [op["op"] for op in taken])
         pairs.append((row, taken))
-    assert at == len(blocks), f"{len(blocks) - at} operations belong to no row"
+    assert at == len(blocks) or not complete, f"{len(blocks) - at} operations belong to no row"
     return pairs
 
 
@@ -401,8 +401,11 @@ def test_example_model_streams(npu, model, accelerator):
     assert "NPU_OP_STOP" not in [o["op"] for o in ops[:-1]]
     blocks = [o for o in ops if o["op"] in BLOCK_OPS]
 
-    # Vela's per-layer rows, one or more operations each
-    pairs = rows_to_ops(art.report["npu"]["subgraphs"][0]["layers"], blocks)
+    # Vela's per-layer rows, one or more operations each. Not for kws: the integer form of its softmax
+    # (mcu_export.ethosu.softmax_tosa) has rows whose operations Vela folds across rows (a rescale into a table).
+    layers = art.report["npu"]["subgraphs"][0]["layers"]
+    softmax = next((i for i, r in enumerate(layers) if r["operator"] == "ReduceMax"), len(layers))
+    pairs = rows_to_ops(layers[:softmax], blocks, complete=softmax == len(layers))
     (record_in,), (record_out,) = blob.inputs, blob.outputs
     for row, taken in pairs:
         if row["operator"] == "Transpose":  # 1x1 average pools over the whole input, OFM as large as the IFM
@@ -425,7 +428,9 @@ def test_example_model_streams(npu, model, accelerator):
     for i, op in enumerate(ops):
         if op["op"] not in BLOCK_OPS:
             continue
-        assert op["ofm.region"] in (1, 2) and op["ifm.region"] in (1, 2)
+        # an elementwise operand may be a constant of the weight region (the softmax's integer form has some)
+        constants = (0,) if op["op"] == "NPU_OP_ELEMENTWISE" else ()
+        assert op["ofm.region"] in (1, 2) and op["ifm.region"] in (1, 2, *constants)
         if op["op"] in ("NPU_OP_CONV", "NPU_OP_DEPTHWISE"):
             for what in ("weight", "scale"):
                 region, base, length = op[f"{what}.region"], op[f"{what}.base0"], op[f"{what}.length0"]
