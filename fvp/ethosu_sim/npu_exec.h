@@ -1,0 +1,26 @@
+/* The Ethos-U55/U65 command-stream executor: runs Vela's command words against memory regions and writes
+ * exactly the bytes the NPU would. What it does not implement it refuses, naming the opcode or mode: never a
+ * silent wrong answer. Decoding (npu_commands.h) and weight streams (mlw_decode.h) are its inputs' readers. */
+#ifndef MX_NPU_EXEC_H
+#define MX_NPU_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npu_commands.h"
+
+#define MX_NPU_REGIONS 8
+
+/* One memory region: base pointer n of the NPU is region n; an address in the stream is an offset into it
+ * (Vela's convention: 0 weights and constants, 1 scratch holding the inputs and outputs at their offsets,
+ * 2 fast scratch). Every access is checked against size. */
+typedef struct mx_npu_region {
+  uint8_t *data;
+  size_t size;
+} mx_npu_region;
+
+/* Executes `count` command words (the COMMAND_STREAM of a payload) against `regions`. Returns 0, or
+ * -mx_npu_status with *err naming the word, the opcode and what was refused or out of bounds. */
+int mx_npu_execute(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS], mx_npu_error *err);
+
+#endif
