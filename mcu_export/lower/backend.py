@@ -6,9 +6,13 @@ it takes through the program builder. Two kinds:
 - `KernelBackend` (portable fp32, cortex_m int8) lowers node by node to kernel calls. `take` lowers a
   node, possibly with neighbours its pattern consumes (marked in `builder.done`), or returns the reason
   it refuses; a refusal emits no instruction.
-- `DelegateBackend` (Ethos-U; a toy one in the tests) answers `refuses` without side effects; the
-  partitioner groups the contiguous nodes it accepts into partitions, and `lower_partition` turns each
-  into one DelegateCall (`builder.delegate_call`).
+- `DelegateBackend` (a toy one in the tests) answers `refuses` without side effects; the partitioner
+  groups the contiguous nodes it accepts into partitions, and `lower_partition` turns each into one
+  DelegateCall (`builder.delegate_call`).
+
+A backend may also delegate after the walk, in its `finish`, on the program the others made: the Ethos-U
+backend (`mcu_export.ethosu.backend`) replaces runs of int8 kernel calls by delegate calls
+(`builder.splice_delegate`), so that the NPU computes from exactly the numbers the CPU program uses.
 
 `lower_graph` walks the graph once: for each node the backends are asked in the order given; the first
 that takes it owns it. A node that the first backend refused is recorded in `info.fallbacks` with that
