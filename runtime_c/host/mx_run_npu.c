@@ -68,6 +68,10 @@ void mx_run_npu_where(uint64_t address, char *buf, size_t cap) {
     snprintf(buf, cap, "program+%llu", (unsigned long long)off);
     return;
   }
+  if (inside(address, scratch, scratch_bytes, &off)) {
+    snprintf(buf, cap, "host_scratch+%llu", (unsigned long long)off);
+    return;
+  }
   if (inside(address, fast_scratch, sizeof fast_scratch, &off)) {
     snprintf(buf, cap, "fast_scratch+%llu", (unsigned long long)off);
     return;

@@ -43,8 +43,8 @@ mx_npu_region mx_run_npu_region(int n, uint64_t base);
 /* Sets the note (printf-style). */
 void mx_run_npu_say(const char *fmt, ...);
 
-/* `address` as "program+<offset>", "arena<id>+<offset>", "fast_scratch+<offset>" (the host's), "0" or
- * "elsewhere" (check hook). */
+/* `address` as "program+<offset>", "arena<id>+<offset>", "host_scratch+<offset>" (mx_ethosu_platform_scratch's),
+ * "fast_scratch+<offset>" (the host's region 2), "0" or "elsewhere" (check hook). */
 void mx_run_npu_where(uint64_t address, char *buf, size_t cap);
 
 #endif

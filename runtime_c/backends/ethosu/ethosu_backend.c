@@ -159,7 +159,7 @@ static mx_arg_error check(const void *state, mx_value *const *args, uint32_t nar
     const mx_tensor *t = args[i]->u.t;
     if (i == n) { /* the scratch */
       if (t->dtype != MX_DTYPE_U8) return MX_ARG_ERROR(i, MX_ERR_BAD_DTYPE);
-      if (t->nbytes < s->scratch_size) return MX_ARG_ERROR(i, MX_ERR_ARENA_TOO_SMALL);
+      if (t->nbytes < s->scratch_size) return MX_ARG_ERROR(i, MX_ERR_BAD_SHAPE);
       if (t->data == NULL) return MX_ARG_ERROR(i, MX_ERR_BAD_ARG_VALUE);
       if (((uintptr_t)t->data & (ALIGN - 1u)) != 0) return MX_ARG_ERROR(i, MX_ERR_MISALIGNED);
       continue;
