@@ -72,13 +72,7 @@ def workdir():
 
 @pytest.fixture(scope="module")
 def exported(workdir) -> Exported:
-    import mcu_export
-
-    model, inputs = model_and_inputs()
-    artifact = mcu_export.export(model, inputs, quantize="int8", backend="ethos-u55-128")
-    path = workdir / "model.pte"
-    path.write_bytes(artifact.pte)
-    return Exported(artifact.program, artifact.pte, path)
+    return export_for("ethos-u55-128", workdir)
 
 
 @pytest.fixture(scope="module")
@@ -268,6 +262,33 @@ def test_the_job_is_programmed_as_the_program_says(exported, check_runner, workd
     assert_job_as_programmed(
         exported.program, exported.pte, report, q_inputs, outputs, planned_scratch(exported.program)
     )
+
+
+def export_for(accelerator: str, workdir: Path) -> Exported:
+    import mcu_export
+
+    model, inputs = model_and_inputs()
+    artifact = mcu_export.export(model, inputs, quantize="int8", backend=accelerator)
+    path = workdir / f"{accelerator}.pte"
+    path.write_bytes(artifact.pte)
+    return Exported(artifact.program, artifact.pte, path)
+
+
+@pytest.mark.slow
+def test_an_ethos_u65_job_gets_the_fast_scratch(check_runner, workdir):
+    """The host NPU plays the product the payload was compiled for (U65: 40-bit addresses in Arm's driver,
+    64 here); Vela's Dedicated_Sram mode, the U65's default, gets the platform's fast scratch as region 2."""
+    u65 = export_for("ethos-u65-256", workdir)
+    report, q_inputs, outputs = run_checked(check_runner, u65.path, u65.program, workdir)
+    assert_job_as_programmed(u65.program, u65.pte, report, q_inputs, outputs, planned_scratch(u65.program))
+
+
+@pytest.mark.slow
+def test_an_ethos_u85_payload_is_refused_at_load(workdir):
+    """Our driver runs U55/U65 command streams only: a payload compiled for a U85 cannot run."""
+    u85 = export_for("ethos-u85-256", workdir)
+    proc = subprocess.run([str(build_host_runner()), str(u85.path), "--load-only"], capture_output=True, text=True)
+    assert proc.returncode == 3 and proc.stderr == f"mx_run: error: {ERR_DATA} {SITE}\n", proc.stderr
 
 
 @pytest.mark.skipif(not SIMULATOR_BUILT, reason="fvp/ethosu_sim/npu_exec.c is not in this tree yet")

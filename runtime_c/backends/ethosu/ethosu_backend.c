@@ -1,7 +1,10 @@
 /* EthosUBackend (ethosu_backend.h): the blob parsed and checked at load, the job run by the driver. */
 #include "ethosu_backend.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "ethosu_regs.h"
 
 #define ALIGN 16u              /* the driver's: command words and every region base */
 #define HEADER_BYTES 32u       /* name[16], u32 length, u8 external, 11 reserved */
@@ -42,21 +45,22 @@ static uint32_t u32_at(const uint8_t *p) {
 
 static const uint8_t *blob_of(const ethosu_state *s) { return (const uint8_t *)(uintptr_t)s->blob; }
 
-/* Record i of an I/O block, checked: whole dims, an element size, a byte count within the scratch. */
+/* An I/O record, checked: dims and element size whole (an i32 field is refused above INT32_MAX, i.e. negative),
+ * region 1, the bytes within the scratch. */
 static mx_error read_record(const uint8_t *rec, uint32_t scratch_size, io_record *out) {
-  uint64_t bytes = u32_at(rec + 24);
-  if ((int32_t)bytes <= 0) return MX_ERR_BAD_DELEGATE_DATA; /* elem_size */
-  out->elem_size = (uint32_t)bytes;
+  uint32_t elem_size = u32_at(rec + 24), offset = u32_at(rec + 28), region = u32_at(rec + 32);
+  if (elem_size == 0 || elem_size > INT32_MAX || offset > INT32_MAX || region != SCRATCH_REGION)
+    return MX_ERR_BAD_DELEGATE_DATA;
+  uint64_t bytes = elem_size;
   for (uint32_t d = 0; d < 6; d++) {
-    int32_t dim = (int32_t)u32_at(rec + 4 * d);
-    if (dim < 0) return MX_ERR_BAD_DELEGATE_DATA;
-    bytes *= (uint32_t)dim;
+    uint32_t dim = u32_at(rec + 4 * d);
+    if (dim > INT32_MAX) return MX_ERR_BAD_DELEGATE_DATA;
+    bytes *= dim;
     if (bytes > scratch_size) bytes = (uint64_t)scratch_size + 1; /* saturate: refused below, never overflows */
   }
-  int32_t offset = (int32_t)u32_at(rec + 28), region = (int32_t)u32_at(rec + 32);
-  if (offset < 0 || region != SCRATCH_REGION) return MX_ERR_BAD_DELEGATE_DATA;
-  if (bytes > scratch_size || (uint32_t)offset > scratch_size - bytes) return MX_ERR_BAD_DELEGATE_DATA;
-  out->offset = (uint32_t)offset;
+  if (bytes > scratch_size || offset > scratch_size - bytes) return MX_ERR_BAD_DELEGATE_DATA;
+  out->elem_size = elem_size;
+  out->offset = offset;
   out->bytes = (uint32_t)bytes;
   return MX_OK;
 }
@@ -65,16 +69,15 @@ static mx_error read_record(const uint8_t *rec, uint32_t scratch_size, io_record
 static mx_error io_block(const uint8_t *blob, uint32_t at, uint32_t len, uint32_t scratch_size, uint32_t *first,
                          uint32_t *count) {
   if (len < 4) return MX_ERR_BAD_DELEGATE_DATA;
-  int32_t n = (int32_t)u32_at(blob + at);
-  if (n < 0 || (uint32_t)n > (len - 4) / RECORD_BYTES || len - 4 != (uint32_t)n * RECORD_BYTES)
-    return MX_ERR_BAD_DELEGATE_DATA;
-  for (uint32_t i = 0; i < (uint32_t)n; i++) {
+  uint32_t n = u32_at(blob + at); /* an i32: a negative count is a huge one here, refused alike */
+  if (n > (len - 4) / RECORD_BYTES || len - 4 != n * RECORD_BYTES) return MX_ERR_BAD_DELEGATE_DATA;
+  for (uint32_t i = 0; i < n; i++) {
     io_record r;
     mx_error e = read_record(blob + at + 4 + i * RECORD_BYTES, scratch_size, &r);
     if (e != MX_OK) return e;
   }
   *first = at + 4;
-  *count = (uint32_t)n;
+  *count = n;
   return MX_OK;
 }
 
@@ -88,6 +91,9 @@ static mx_error check_payload(const uint8_t *p, uint32_t bytes) {
     if ((w & 0xFFu) == ACTION_NOP) continue;
     if ((w & 0xFFu) == ACTION_OPTIMIZER_CONFIG) {
       if (n - at < 2) return MX_ERR_BAD_DELEGATE_DATA;
+      /* compiled for a product the driver runs: U55 or U65 (a U85's command streams differ) */
+      uint32_t product = MX_ETHOSU_CONFIG_PRODUCT(u32_at(p + 4 * at));
+      if (product != MX_ETHOSU_PRODUCT_U55 && product != MX_ETHOSU_PRODUCT_U65) return MX_ERR_BAD_DELEGATE_DATA;
       at += 2;
     } else if ((w & 0xFFu) == ACTION_COMMAND_STREAM) {
       uint32_t len = (w >> 16) | ((w >> 8) & 0xFFu) << 16;
@@ -103,7 +109,7 @@ static mx_error check_payload(const uint8_t *p, uint32_t bytes) {
 
 /* The seven blocks, in order, each header and its data inside the blob, nothing after the last one's padding. */
 static mx_error find_blocks(const uint8_t *blob, uint32_t size, uint32_t at[BLOCK_COUNT], uint32_t len[BLOCK_COUNT]) {
-  uint32_t pos = 0;
+  uint64_t pos = 0; /* 64 bits: the padding after a block near 4 GiB must not wrap */
   for (uint32_t b = 0; b < BLOCK_COUNT; b++) {
     if (pos > size || size - pos < HEADER_BYTES) return MX_ERR_BAD_DELEGATE_DATA;
     const uint8_t *h = blob + pos;
@@ -113,7 +119,7 @@ static mx_error find_blocks(const uint8_t *blob, uint32_t size, uint32_t at[BLOC
     if (h[NAME_BYTES + 4] != 0) return MX_ERR_BAD_DELEGATE_DATA; /* external: named data, not supported */
     pos += HEADER_BYTES;
     if (length > size - pos) return MX_ERR_BAD_DELEGATE_DATA;
-    at[b] = pos;
+    at[b] = (uint32_t)pos;
     len[b] = length;
     pos += length;
     pos += (ALIGN - pos % ALIGN) % ALIGN; /* may pass `size` only after the last block: checked next round */
