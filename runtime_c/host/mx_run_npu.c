@@ -15,6 +15,8 @@
 #define ID_U65 0x10066001u
 #define CONFIG_U55_128 0x00001807u
 #define HOST_BUDGET 16u /* polls: the start hook finishes the job before the driver's first poll */
+/* Scratch for programs without a scratch argument: at most what mx_run allows an arena (MAX_ALLOC there). */
+#define MAX_SCRATCH_BYTES ((size_t)256 << 20)
 /* Fast scratch (region 2) for Vela's Dedicated_Sram memory modes: the Ethos-U65's SRAM, at most 2 MiB. */
 #define FAST_SCRATCH_BYTES (2u << 20)
 
@@ -141,6 +143,7 @@ static void free_scratch(void) { free(scratch); }
 
 uint8_t *mx_ethosu_platform_scratch(uint32_t bytes) {
   size_t want = ((size_t)bytes + 15u) & ~(size_t)15u;
+  if (want > MAX_SCRATCH_BYTES) return NULL; /* a corrupt scratch_size is refused, not allocated */
   if (want == 0) want = 16;
   if (scratch != NULL && scratch_bytes >= want) return scratch;
   if (scratch == NULL) atexit(free_scratch);
