@@ -48,10 +48,13 @@ class LinkedBackend:
     state_bytes: int
 
 
-# The backends mx_run links (runtime_c/host/); state_bytes is sizeof(test_state) in mx_test_delegate.c,
-# held to it by tests/test_runtime_delegate.py.
+# The backends mx_run links (runtime_c/host/, runtime_c/backends/); state_bytes is sizeof(test_state) in
+# mx_test_delegate.c and MX_ETHOSU_STATE_BYTES in backends/ethosu/ethosu_backend.h, held to them by
+# tests/test_runtime_delegate.py and tests/test_runtime_ethosu.py. mx_run runs EthosUBackend's command streams
+# on our simulator (fvp/ethosu_sim/).
 TEST_DELEGATE = LinkedBackend("MxTestDelegate", "mx_test_delegate_backend", 12)
-HOST_BACKENDS = (TEST_DELEGATE,)
+ETHOSU = LinkedBackend("EthosUBackend", "mx_ethosu_backend", 48)
+HOST_BACKENDS = (TEST_DELEGATE, ETHOSU)
 
 
 def check_target(target: str) -> None:
@@ -134,10 +137,15 @@ def _run_build_step(cmd: List[str], what: str) -> None:
 
 
 def build_host_runner(
-    target: str = "x86_64", ops=None, sanitize: bool = False, backends: Sequence[LinkedBackend] = HOST_BACKENDS
+    target: str = "x86_64",
+    ops=None,
+    sanitize: bool = False,
+    backends: Sequence[LinkedBackend] = HOST_BACKENDS,
+    npu_check: bool = False,
 ) -> Path:
     """Path of an `mx_run` built for `target` with a kernel table for `ops` and `backends` (of those mx_run
-    links: HOST_BACKENDS or none); built once per configuration."""
+    links: HOST_BACKENDS or none); built once per configuration. `npu_check` (tests only): the NPU reports the
+    job the driver programmed and writes a known pattern instead of simulating (runtime_c/host/mx_run_npu.h)."""
     check_target(target)
     compiler, toolchain, _ = TARGETS[target]
     if sanitize and target != "x86_64":
@@ -146,12 +154,15 @@ def build_host_runner(
     table = render_kernel_table(ops, backends)
     runtime = asset_dir("runtime_c")
     cmsis_nn = asset_dir("cmsis_nn_kernels")
+    driver = asset_dir("boards") / "ethosu"
+    simulator = asset_dir("fvp") / "ethosu_sim"
 
-    digest = _sources_digest(runtime, cmsis_nn)
-    for part in (table, target, f"sanitize={sanitize}", "layout=1"):
+    digest = _sources_digest(runtime, cmsis_nn, driver, simulator)
+    for part in (table, target, f"sanitize={sanitize}", "layout=1", f"npu_check={npu_check}"):
         digest.update(part.encode() + b"\0")
     host_root = cache_root() / "host"
-    final = host_root / f"{target}{'-san' if sanitize else ''}-{digest.hexdigest()[:20]}"
+    flavour = ("-san" if sanitize else "") + ("-npucheck" if npu_check else "")
+    final = host_root / f"{target}{flavour}-{digest.hexdigest()[:20]}"
     runner = final / "mx_run"
     if runner.is_file():
         return runner
@@ -180,6 +191,9 @@ def build_host_runner(
             f"-DCMAKE_BUILD_TYPE={'RelWithDebInfo' if sanitize else 'Release'}",
             f"-DMX_SANITIZE={'ON' if sanitize else 'OFF'}",
             f"-DMX_CMSIS_NN_DIR={cmsis_nn}",
+            f"-DMX_ETHOSU_DRIVER_DIR={driver}",
+            f"-DMX_ETHOSU_SIM_DIR={simulator}",
+            f"-DMX_NPU_CHECK={'ON' if npu_check else 'OFF'}",
         ]
         if toolchain:
             configure.append(f"-DCMAKE_TOOLCHAIN_FILE={runtime / 'cmake' / toolchain}")

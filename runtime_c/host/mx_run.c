@@ -34,6 +34,7 @@
 #include "mx/meta_pool.h"
 #include "mx/runtime.h"
 #include "mx_run_io.h"
+#include "mx_run_npu.h"
 
 #define MAX_IO 64
 /* Arenas and the metadata pool come from the file's declared sizes: cap them so a corrupt file is an
@@ -289,6 +290,9 @@ static int run(state *st, const options *o, char *detail, size_t cap) {
   mx_error e = mx_method_execute(m);
   if (e != MX_OK) {
     site_detail(mx_method_error_site(m), o->method, detail, cap);
+    const char *note = mx_run_npu_note(); /* why an NPU job failed, when one did */
+    size_t used = strlen(detail);
+    if (note != NULL && used < cap) snprintf(detail + used, cap - used, ": %s", note);
     return fail(EXIT_PROGRAM, e, detail);
   }
   for (int i = 0; i < o->output_count; i++) {
@@ -319,6 +323,7 @@ static int main_with(state *st, int argc, char **argv) {
   }
   int rc = open_method(st, &o, detail, sizeof detail);
   if (rc != 0) return rc;
+  mx_run_npu_memory(st->file, st->file_size, st->arenas, st->arena_count);
   if (o.info) {
     print_info(st, &o);
     return 0;

@@ -67,4 +67,4 @@ static mx_error execute(void *state, mx_kernel_ctx *ctx, mx_value *const *args, 
   return MX_OK;
 }
 
-const mx_backend mx_test_delegate_backend = {"MxTestDelegate", sizeof(test_state), init, execute};
+const mx_backend mx_test_delegate_backend = {"MxTestDelegate", sizeof(test_state), init, execute, NULL};

@@ -93,3 +93,15 @@ mx_error mx_delegate_load(mx_load_ctx *ctx) {
   }
   return e;
 }
+
+mx_error mx_delegate_check(mx_method *m, uint32_t delegate, mx_value *const *args, uint32_t nargs) {
+  const mx_delegate *d = &m->delegates[delegate];
+  if (d->backend == NULL || d->backend->check == NULL) return MX_OK;
+  mx_arg_error r = d->backend->check(d->state, args, nargs);
+  if (r != MX_OK) {
+    m->site.arg = MX_ERROR_ARG(r);
+    m->site.delegate_index = (int32_t)delegate;
+    m->site.delegate_id = d->id;
+  }
+  return MX_ERROR_CODE(r);
+}

@@ -74,6 +74,10 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
       return MX_ERROR_CODE(r);
     }
   }
+  if (kind == MX_INSTR_DELEGATE) {   /* mx_delegates is set: load_instruction refuses a DelegateCall without */
+    e = mx_delegates->check(m, (uint32_t)op, ctx->args, args.len);
+    if (e != MX_OK) return e;
+  }
   out->kind = kind;
   out->op = (uint32_t)op;
   out->nargs = args.len;

@@ -18,6 +18,10 @@ typedef struct mx_backend {
   mx_error (*init)(const uint8_t *processed, uint32_t size, void *state);
   /* Checks args (count, tags, dtypes, shapes) like a kernel does, then runs. */
   mx_error (*execute)(void *state, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs);
+  /* Optional (NULL: none): checks one DelegateCall's arguments at load, after init, against the state init
+   * filled, as a kernel's check does (MX_ARG_ERROR(i, e) names argument i): what a program gets wrong about a
+   * delegate is then a load error. */
+  mx_arg_error (*check)(const void *state, mx_value *const *args, uint32_t nargs);
 } mx_backend;
 
 /* One loaded delegate, in the metadata pool. */
