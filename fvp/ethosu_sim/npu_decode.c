@@ -170,7 +170,7 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
     case MX_NPU_SET_IFM_DEPTH_M1: s->ifm.depth_m1 = (uint16_t)p; return 0;
     case MX_NPU_SET_IFM_PRECISION: {
       unsigned scale_mode = (p >> 8) & 3u;
-      uint8_t dtype, layout, rounding;
+      uint8_t dtype = 0, layout = 0, rounding = 0;
       if (!is_scale_mode(scale_mode)) return bad_value(c, "scale mode", scale_mode);
       int rc = dtype_of(c, p & 1u, (p >> 2) & 3u, &dtype);
       if (rc == 0) rc = layout_of(c, (p >> 6) & 3u, &layout);
@@ -196,7 +196,7 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
     case MX_NPU_SET_OFM_HEIGHT_M1: s->ofm.height_m1 = (uint16_t)p; return 0;
     case MX_NPU_SET_OFM_DEPTH_M1: s->ofm.depth_m1 = (uint16_t)p; return 0;
     case MX_NPU_SET_OFM_PRECISION: {
-      uint8_t dtype, layout, rounding;
+      uint8_t dtype = 0, layout = 0, rounding = 0;
       int rc = dtype_of(c, p & 1u, (p >> 1) & 3u, &dtype);
       if (rc == 0) rc = layout_of(c, (p >> 6) & 3u, &layout);
       if (rc == 0) rc = rounding_of(c, (p >> 14) & 3u, &rounding);
@@ -258,7 +258,7 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
       return 0;
     case MX_NPU_SET_IFM2_SCALAR: s->ifm2.scalar = (int16_t)p; return 0;
     case MX_NPU_SET_IFM2_PRECISION: {
-      uint8_t dtype, layout;
+      uint8_t dtype = 0, layout = 0;
       int rc = dtype_of(c, p & 1u, (p >> 2) & 3u, &dtype);
       if (rc == 0) rc = layout_of(c, (p >> 6) & 3u, &layout);
       if (rc != 0) return rc;
