@@ -7,7 +7,6 @@
 #define REG_WORDS (MX_ETHOSU_SEMIHOST_REGS / 4u)
 #define JOB_HEADER_BYTES (4u * MX_ETHOSU_SEMIHOST_JOB_WORDS)
 #define REPLY_HEADER_BYTES (4u * MX_ETHOSU_SEMIHOST_REPLY_WORDS)
-#define ALL_REGIONS ((1u << MX_ETHOSU_SEMIHOST_REGIONS) - 1u)
 
 /* Job header words (ethosu_io_semihost.h). */
 enum {
@@ -57,7 +56,15 @@ void mx_ethosu_semihost_init(mx_ethosu_io *io, uint32_t id, uint32_t config) {
   io->error = 0;
   io->closed = 0;
   io->refused = 0;
+  io->transfers = 0;
+  io->on_done = 0;
+  io->ctx = 0;
   reset_file(io, 0);
+}
+
+void mx_ethosu_semihost_on_done(mx_ethosu_io *io, void (*on_done)(void *ctx), void *ctx) {
+  io->on_done = on_done;
+  io->ctx = ctx;
 }
 
 int mx_ethosu_semihost_region(mx_ethosu_io *io, int n, uint32_t size, int read_only) {
@@ -89,9 +96,10 @@ const char *mx_ethosu_semihost_strerror(int err) {
 }
 
 /* Whole transfers: SYS_READ/SYS_WRITE return the bytes NOT transferred, and a pipe may move fewer at once. */
-static int write_all(int handle, const void *data, uint32_t bytes) {
+static int write_all(mx_ethosu_io *io, int handle, const void *data, uint32_t bytes) {
   const uint8_t *p = data;
   while (bytes > 0) {
+    io->transfers++;
     int left = mx_semihost_write(handle, p, bytes);
     if (left < 0 || (uint32_t)left >= bytes) return -1;
     p += bytes - (uint32_t)left;
@@ -100,9 +108,10 @@ static int write_all(int handle, const void *data, uint32_t bytes) {
   return 0;
 }
 
-static int read_all(int handle, void *data, uint32_t bytes) {
+static int read_all(mx_ethosu_io *io, int handle, void *data, uint32_t bytes) {
   uint8_t *p = data;
   while (bytes > 0) {
+    io->transfers++;
     int left = mx_semihost_read(handle, p, bytes);
     if (left < 0 || (uint32_t)left >= bytes) return -1;
     p += bytes - (uint32_t)left;
@@ -166,11 +175,11 @@ static int build_header(mx_ethosu_io *io, uint32_t *h) {
 }
 
 static int send_job(mx_ethosu_io *io, const uint32_t *h) {
-  if (write_all(io->job, h, JOB_HEADER_BYTES) != 0) return MX_ETHOSU_SEMIHOST_E_WRITE;
-  if (write_all(io->job, (const void *)(uintptr_t)h[J_QBASE], h[J_QSIZE]) != 0) return MX_ETHOSU_SEMIHOST_E_WRITE;
+  if (write_all(io, io->job, h, JOB_HEADER_BYTES) != 0) return MX_ETHOSU_SEMIHOST_E_WRITE;
+  if (write_all(io, io->job, (const void *)(uintptr_t)h[J_QBASE], h[J_QSIZE]) != 0) return MX_ETHOSU_SEMIHOST_E_WRITE;
   for (int n = 0; n < MX_ETHOSU_SEMIHOST_REGIONS; n++) {
     if (!(h[J_IN_MASK] & (1u << n))) continue;
-    if (write_all(io->job, region_data(h, n), h[J_SIZE + n]) != 0) return MX_ETHOSU_SEMIHOST_E_WRITE;
+    if (write_all(io, io->job, region_data(h, n), h[J_SIZE + n]) != 0) return MX_ETHOSU_SEMIHOST_E_WRITE;
   }
   return 0;
 }
@@ -178,7 +187,7 @@ static int send_job(mx_ethosu_io *io, const uint32_t *h) {
 /* Reads the reply into the writable regions; on success *status is the NPU's final STATUS. */
 static int receive_reply(mx_ethosu_io *io, const uint32_t *h, uint32_t *status) {
   uint32_t r[MX_ETHOSU_SEMIHOST_REPLY_WORDS];
-  if (read_all(io->reply, r, REPLY_HEADER_BYTES) != 0) return MX_ETHOSU_SEMIHOST_E_READ;
+  if (read_all(io, io->reply, r, REPLY_HEADER_BYTES) != 0) return MX_ETHOSU_SEMIHOST_E_READ;
   if (r[R_MAGIC] != MX_ETHOSU_SEMIHOST_REPLY_MAGIC || r[R_VERSION] != MX_ETHOSU_SEMIHOST_VERSION ||
       r[R_HEADER_BYTES] != REPLY_HEADER_BYTES || r[R_SEQUENCE] != h[J_SEQUENCE])
     return MX_ETHOSU_SEMIHOST_E_REPLY;
@@ -193,7 +202,7 @@ static int receive_reply(mx_ethosu_io *io, const uint32_t *h, uint32_t *status) 
   if (r[R_OUT_MASK] != h[J_OUT_MASK] || r[R_TOTAL_BYTES] != total) return MX_ETHOSU_SEMIHOST_E_REPLY;
   for (int n = 0; n < MX_ETHOSU_SEMIHOST_REGIONS; n++) {
     if (!(h[J_OUT_MASK] & (1u << n))) continue;
-    if (read_all(io->reply, region_data(h, n), h[J_SIZE + n]) != 0) return MX_ETHOSU_SEMIHOST_E_READ;
+    if (read_all(io, io->reply, region_data(h, n), h[J_SIZE + n]) != 0) return MX_ETHOSU_SEMIHOST_E_READ;
   }
   *status = r[R_STATUS];
   return 0;
@@ -238,6 +247,7 @@ static void start(mx_ethosu_io *io) {
     final = 0; /* stopped before the end of the stream, no fault */
   }
   *status = (final & ~(MX_ETHOSU_STATUS_RUNNING | MX_ETHOSU_STATUS_RESET_BUSY)) | MX_ETHOSU_STATUS_IRQ_RAISED;
+  if (io->on_done) io->on_done(io->ctx);
 }
 
 uint32_t mx_ethosu_io_read(mx_ethosu_io *io, uint32_t offset) { return in_range(offset) ? *reg(io, offset) : 0; }
@@ -255,6 +265,7 @@ void mx_ethosu_io_write(mx_ethosu_io *io, uint32_t offset, uint32_t value) {
     case MX_ETHOSU_CMD:
       *reg(io, MX_ETHOSU_CMD) = value & (MX_ETHOSU_CMD_CLOCK_Q | MX_ETHOSU_CMD_POWER_Q);
       if (value & MX_ETHOSU_CMD_CLEAR_IRQ) *status &= ~MX_ETHOSU_STATUS_IRQ_RAISED;
+      *status &= ~(value & MX_ETHOSU_CMD_CLEAR_IRQ_HISTORY);
       if ((value & MX_ETHOSU_CMD_START) && !(*status & MX_ETHOSU_STATUS_RUNNING)) start(io);
       return;
     case MX_ETHOSU_QBASE:

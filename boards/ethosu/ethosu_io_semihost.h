@@ -94,6 +94,9 @@ struct mx_ethosu_io {
   int error;                                  /* the last job's channel error (0: none) */
   int closed;                                 /* an I/O or framing error closed the channel */
   uint32_t refused;                           /* the last reply's result word */
+  uint32_t transfers;                         /* SYS_READ/SYS_WRITE calls on the channel so far */
+  void (*on_done)(void *ctx);                 /* optional: called once STATUS holds a job's end */
+  void *ctx;
 };
 
 /* A register file that reads `id` and `config` (the NPU the board has, e.g. Corstone-300's U55-128:
@@ -103,6 +106,11 @@ void mx_ethosu_semihost_init(mx_ethosu_io *io, uint32_t id, uint32_t config);
 /* Region n (0..7) is `size` bytes from its base pointer; read_only: the host gets it but does not send it
  * back (Vela's region 0, the weights). Returns 0, or -1 for n out of range. */
 int mx_ethosu_semihost_region(mx_ethosu_io *io, int n, uint32_t size, int read_only);
+
+/* Calls on_done(ctx) at the end of each job, after STATUS is set: where the NPU would raise its interrupt.
+ * A firmware whose driver waits for the interrupt (mx_ethosu_config.irq) passes a function that pends the
+ * NPU's IRQ in the NVIC, or that calls mx_ethosu_irq_handler directly. NULL: none (polling). */
+void mx_ethosu_semihost_on_done(mx_ethosu_io *io, void (*on_done)(void *ctx), void *ctx);
 
 /* The last job's channel error (0, or MX_ETHOSU_SEMIHOST_E_*) and its text. */
 int mx_ethosu_semihost_error(const mx_ethosu_io *io);

@@ -4,11 +4,13 @@
  *
  * npu_seam_payload.h (written by the test) holds the payload, the weights and the I/O offsets. The payload and
  * the weights are const (rodata: BRAM), the scratch sits in the SSE-300's internal SRAM: all NPU-reachable.
- * seam_cfg.bin (semihosting) holds 4 words: jobs to run, the scratch region's declared size (0: the payload's),
+ * seam_cfg.bin (semihosting) holds 5 words: jobs to run, the scratch region's declared size (0: the payload's),
  * the weights region's (0: the payload's weights; else that many bytes of a DDR buffer, for timing), the fast
- * scratch region's (0: none; else that many bytes of an SRAM buffer). in.bin holds the input bytes.
- * Prints "seam: init <err>", "seam: job <k> <err> <text>" per job, writes out.bin after each good job, and
- * exits with the number of failed jobs (init failing: 100).
+ * scratch region's (0: none; else that many bytes of an SRAM buffer), and 1 to wait for the interrupt (the
+ * seam's on_done hook calls mx_ethosu_irq_handler, as the NPU's vector would) instead of polling. in.bin holds
+ * the input bytes. Prints "seam: init <err>", "seam: job <k> <err> <text>" per job, writes out.bin after each
+ * good job, then "seam: done ..." with the FNV-1a hashes of the scratch and fast scratch regions, and exits
+ * with the number of failed jobs (init failing: 100).
  */
 #include <stdint.h>
 #include <string.h>
@@ -46,6 +48,14 @@ static void write_file(const char *name, const void *buf, uint32_t bytes) {
   if (h >= 0) mx_semihost_close(h);
 }
 
+static uint32_t fnv1a(const uint8_t *p, uint32_t n) {
+  uint32_t h = 2166136261u;
+  for (uint32_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+static void npu_irq(void *ctx) { mx_ethosu_irq_handler(ctx); }
+
 static void report(const char *what, int32_t k, int err) {
   mx_platform_puts("seam: ");
   mx_platform_puts(what);
@@ -61,7 +71,7 @@ static void report(const char *what, int32_t k, int err) {
 }
 
 int main(void) {
-  uint32_t cfg[4];
+  uint32_t cfg[5];
   if (read_file("seam_cfg.bin", cfg, sizeof cfg) != 0 || read_file("in.bin", input, sizeof input) != 0) {
     mx_platform_puts("seam: cannot read seam_cfg.bin or in.bin\n");
     return 101;
@@ -76,7 +86,13 @@ int main(void) {
   }
 
   mx_ethosu_semihost_init(&io, U55_ID, U55_128_CONFIG);
-  int err = mx_ethosu_init(&npu, &io, NULL);
+  mx_ethosu_config config;
+  mx_ethosu_config_default(&config, MX_ETHOSU_PRODUCT_U55);
+  if (cfg[4]) {
+    config.irq = true;
+    mx_ethosu_semihost_on_done(&io, npu_irq, &npu);
+  }
+  int err = mx_ethosu_init(&npu, &io, &config);
   report("init", -1, err);
   if (err) return 100;
   mx_ethosu_semihost_region(&io, 0, weights_bytes, 1);
@@ -101,6 +117,12 @@ int main(void) {
   mx_platform_put_dec((int32_t)(mx_platform_ticks() - t0));
   mx_platform_puts(" seam_error=");
   mx_platform_put_dec(mx_ethosu_semihost_error(&io));
+  mx_platform_puts(" transfers=");
+  mx_platform_put_dec((int32_t)io.transfers);
+  mx_platform_puts(" scratch=");
+  mx_platform_put_hex(fnv1a(scratch, scratch_bytes));
+  mx_platform_puts(" fast=");
+  mx_platform_put_hex(fnv1a(fast_scratch, fast_bytes));
   mx_platform_puts("\n");
   return failed;
 }
