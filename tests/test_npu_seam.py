@@ -255,6 +255,75 @@ def test_executor_that_raises_fails_one_job_not_the_channel(firmware, blob, tmp_
         seam.check()
 
 
+class ScriptedHost:
+    """A misbehaving host on raw FIFOs: opens the channel as the server does, then runs `script(job_fd, reply_fd)`
+    and closes both."""
+
+    def __init__(self, directory: Path, script):
+        import threading
+
+        self.directory, self.script = directory, script
+        os.mkfifo(directory / npu_seam.JOB_PIPE)
+        os.mkfifo(directory / npu_seam.REPLY_PIPE)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        reply = os.open(self.directory / npu_seam.REPLY_PIPE, os.O_WRONLY)  # until the firmware opens it
+        job = os.open(self.directory / npu_seam.JOB_PIPE, os.O_RDONLY)
+        try:
+            self.script(job, reply)
+        finally:
+            os.close(job)
+            os.close(reply)
+
+    @staticmethod
+    def read(fd, n):
+        out = b""
+        while len(out) < n:
+            chunk = os.read(fd, n - len(out))
+            assert chunk, "job pipe ended"
+            out += chunk
+        return out
+
+
+@pytest.mark.slow
+@needs_qemu
+@pytest.mark.parametrize(
+    "script, scratch, message",
+    [
+        ("header_then_gone", 64 * 1024, "the host stopped reading the job"),
+        ("half_a_reply", 0, "the reply ended early: the host went away"),
+        ("wrong_sequence", 0, "the reply does not match its job"),
+    ],
+)
+def test_a_host_that_breaks_the_channel(firmware, blob, tmp_path, script, scratch, message):
+    """Each channel error fails its job at once with its own message, closes the channel (the next job fails
+    without waiting), and QEMU itself survives it (a write to a pipe nobody reads is EPIPE, not SIGPIPE)."""
+    elf, _ = firmware
+    setup_run(tmp_path, blob, jobs=2, scratch=scratch)
+
+    def act(job, reply):
+        header = ScriptedHost.read(job, npu_seam.JOB_HEADER_BYTES)
+        if script == "header_then_gone":
+            return
+        total = struct.unpack_from("<I", header, 12)[0]
+        ScriptedHost.read(job, total - len(header))
+        sequence = struct.unpack_from("<I", header, 16)[0]
+        if script == "half_a_reply":
+            os.write(reply, npu_seam.encode_reply(sequence, 0, npu_seam.OK, 0, [])[:16])
+        else:
+            os.write(reply, npu_seam.encode_reply(sequence + 5, 0, npu_seam.OK, 0, []))
+
+    host = ScriptedHost(tmp_path, act)
+    result = run(elf, tmp_path, timeout=10)
+    host.thread.join(5)
+    text = result.uart_text
+    assert f"mx: npu seam: job 1: {message}" in text, text
+    assert "mx: npu seam: job 2: the channel was closed by an earlier error" in text
+    assert "seam: job 1 -22 " in text and "seam: job 2 -22 " in text and result.exit_code == 2
+
+
 @pytest.mark.slow
 @needs_qemu
 def test_no_host_fails_the_job_at_once(firmware, blob, tmp_path):
@@ -262,8 +331,8 @@ def test_no_host_fails_the_job_at_once(firmware, blob, tmp_path):
     setup_run(tmp_path, blob, jobs=2)
     result = run(elf, tmp_path, timeout=10)
     text = result.uart_text
-    assert "mx: npu seam: job 0: no host: cannot open npu_reply.fifo" in text, text
-    assert "mx: npu seam: job 0: the channel was closed by an earlier error" in text
+    assert "mx: npu seam: job 1: no host: cannot open npu_reply.fifo" in text, text
+    assert "mx: npu seam: job 2: the channel was closed by an earlier error" in text
     assert "seam: job 1 -22 " in text and "seam: job 2 -22 " in text and result.exit_code == 2
     assert not (tmp_path / "npu_job.fifo").exists()  # the firmware created no stray file
     assert result.seconds < 5

@@ -147,7 +147,7 @@ static int build_header(mx_ethosu_io *io, uint32_t *h) {
   h[J_MAGIC] = MX_ETHOSU_SEMIHOST_JOB_MAGIC;
   h[J_VERSION] = MX_ETHOSU_SEMIHOST_VERSION;
   h[J_HEADER_BYTES] = JOB_HEADER_BYTES;
-  h[J_SEQUENCE] = io->sequence + 1u;
+  h[J_SEQUENCE] = io->sequence;
   h[J_ID] = io->id;
   h[J_CONFIG] = io->config;
   h[J_QBASE] = *reg(io, MX_ETHOSU_QBASE);
@@ -210,6 +210,7 @@ static int receive_reply(mx_ethosu_io *io, const uint32_t *h, uint32_t *status) 
 
 static int exchange(mx_ethosu_io *io, uint32_t *status) {
   uint32_t h[MX_ETHOSU_SEMIHOST_JOB_WORDS];
+  io->sequence++;
   if (io->closed) return MX_ETHOSU_SEMIHOST_E_CLOSED;
   int err = build_header(io, h);
   if (err) return err;
@@ -220,7 +221,6 @@ static int exchange(mx_ethosu_io *io, uint32_t *status) {
       return err;
     }
   }
-  io->sequence++;
   err = send_job(io, h);
   if (!err) err = receive_reply(io, h, status);
   if (err && err != MX_ETHOSU_SEMIHOST_E_REFUSED) close_channel(io);

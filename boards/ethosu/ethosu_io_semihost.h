@@ -28,7 +28,7 @@
  *              1   version (1)
  *              2   header bytes (160)
  *              3   total bytes: header + command words + region bytes
- *              4   sequence: 1, 2, ... since init
+ *              4   sequence: the job's number, 1, 2, ... since init (counting jobs that failed before sending)
  *              5,6 ID and CONFIG as this register file reports them
  *              7,8 QBASE low, high (a firmware address; for checking only)
  *              9   QSIZE: bytes of command words that follow the header
@@ -90,7 +90,7 @@ struct mx_ethosu_io {
   uint32_t size[MX_ETHOSU_SEMIHOST_REGIONS]; /* bytes of each region sent to the host (0: none) */
   uint32_t read_only;                         /* mask: regions the host does not send back (weights) */
   int job, reply;                             /* semihosting handles, -1 until the first job opens them */
-  uint32_t sequence;                          /* jobs sent */
+  uint32_t sequence;                          /* jobs started (CMD.start) since init */
   int error;                                  /* the last job's channel error (0: none) */
   int closed;                                 /* an I/O or framing error closed the channel */
   uint32_t refused;                           /* the last reply's result word */
