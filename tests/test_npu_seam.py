@@ -93,9 +93,9 @@ def firmware(blob, tmp_path_factory):
     return elf, Elf(elf).symbols()
 
 
-def setup_run(workdir: Path, blob, jobs=1, scratch=0, weights=0, fast=0, irq=False) -> bytes:
+def setup_run(workdir: Path, blob, jobs=1, scratch=0, weights=0, fast=0, irq=False, bases=3) -> bytes:
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "seam_cfg.bin").write_bytes(struct.pack("<5I", jobs, scratch, weights, fast, int(irq)))
+    (workdir / "seam_cfg.bin").write_bytes(struct.pack("<6I", jobs, scratch, weights, fast, int(irq), bases))
     in_size = io_span(blob.inputs[0])[1]
     data = bytes((3 * i + 1) & 0xFF for i in range(in_size))
     (workdir / "in.bin").write_bytes(data)
@@ -322,6 +322,21 @@ def test_a_host_that_breaks_the_channel(firmware, blob, tmp_path, script, scratc
     assert f"mx: npu seam: job 1: {message}" in text, text
     assert "mx: npu seam: job 2: the channel was closed by an earlier error" in text
     assert "seam: job 1 -22 " in text and "seam: job 2 -22 " in text and result.exit_code == 2
+
+
+@pytest.mark.slow
+@needs_qemu
+def test_a_declared_region_without_a_base_pointer_is_not_sent(firmware, blob, tmp_path):
+    """Fast scratch declared, but mx_ethosu_run gets two base pointers (the driver sets BASEP2 to 0)."""
+    elf, _ = firmware
+    setup_run(tmp_path, blob, jobs=2, fast=4096, bases=2)
+    with NpuSeamServer(tmp_path, lambda w, r: npu_seam.OK) as seam:
+        result = run(elf, tmp_path)
+    text = result.uart_text
+    assert "mx: npu seam: job 1: a declared region has no base pointer or passes 4 GiB" in text, text
+    assert "mx: npu seam: job 2: a declared region" in text  # not a channel error: nothing was closed
+    assert "seam: job 2 -22 " in text and result.exit_code == 2
+    assert seam.sessions == 0 and seam.jobs == []  # the channel was never opened
 
 
 @pytest.mark.slow

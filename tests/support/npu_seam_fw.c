@@ -4,10 +4,11 @@
  *
  * npu_seam_payload.h (written by the test) holds the payload, the weights and the I/O offsets. The payload and
  * the weights are const (rodata: BRAM), the scratch sits in the SSE-300's internal SRAM: all NPU-reachable.
- * seam_cfg.bin (semihosting) holds 5 words: jobs to run, the scratch region's declared size (0: the payload's),
+ * seam_cfg.bin (semihosting) holds 6 words: jobs to run, the scratch region's declared size (0: the payload's),
  * the weights region's (0: the payload's weights; else that many bytes of a DDR buffer, for timing), the fast
  * scratch region's (0: none; else that many bytes of an SRAM buffer), and 1 to wait for the interrupt (the
- * seam's on_done hook calls mx_ethosu_irq_handler, as the NPU's vector would) instead of polling. in.bin holds
+ * seam's on_done hook calls mx_ethosu_irq_handler, as the NPU's vector would) instead of polling, and the
+ * number of base pointers mx_ethosu_run gets (0: 3; fewer leave a declared region without one). in.bin holds
  * the input bytes. Prints "seam: init <err>", "seam: job <k> <err> <text>" per job, writes out.bin after each
  * good job, then "seam: done ..." with the FNV-1a hashes of the scratch and fast scratch regions, and exits
  * with the number of failed jobs (init failing: 100).
@@ -71,7 +72,7 @@ static void report(const char *what, int32_t k, int err) {
 }
 
 int main(void) {
-  uint32_t cfg[5];
+  uint32_t cfg[6];
   if (read_file("seam_cfg.bin", cfg, sizeof cfg) != 0 || read_file("in.bin", input, sizeof input) != 0) {
     mx_platform_puts("seam: cannot read seam_cfg.bin or in.bin\n");
     return 101;
@@ -80,7 +81,7 @@ int main(void) {
   uint32_t scratch_bytes = cfg[1] ? cfg[1] : SEAM_SCRATCH_BYTES;
   uint32_t weights_bytes = cfg[2] ? cfg[2] : (uint32_t)sizeof seam_weights;
   uint32_t fast_bytes = cfg[3];
-  if (scratch_bytes > SCRATCH_CAP || weights_bytes > BIG_CAP || fast_bytes > FAST_CAP) {
+  if (scratch_bytes > SCRATCH_CAP || weights_bytes > BIG_CAP || fast_bytes > FAST_CAP || cfg[5] > 3) {
     mx_platform_puts("seam: sizes past the buffers\n");
     return 102;
   }
@@ -105,7 +106,7 @@ int main(void) {
   uint64_t t0 = mx_platform_ticks();
   for (uint32_t k = 1; k <= jobs; k++) {
     memcpy(scratch + SEAM_INPUT_OFFSET, input, sizeof input);
-    err = mx_ethosu_run(&npu, seam_cmd, sizeof seam_cmd, base, 3, 1000000u);
+    err = mx_ethosu_run(&npu, seam_cmd, sizeof seam_cmd, base, cfg[5] ? (int)cfg[5] : 3, 1000000u);
     report("job", (int32_t)k, err);
     if (err) {
       failed++;
