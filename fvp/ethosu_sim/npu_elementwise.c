@@ -11,8 +11,10 @@
  * scales times 2^19 (an input shift of 20, halved) and an OFM scale that divides the sum by the larger
  * operand's 2^19, so the unscaled operand must be taken x 2^19 (8-bit operands; 16-bit ones use 2^14, which
  * we refuse as untested). mcu_export/ethosu/add_rescale.py gives the TOSA form it matches.
- * SHR rounds as the OFM rounding mode says (NATURAL: halves up, TOSA's ARITHMETIC_RIGHT_SHIFT with round;
- * TRUNCATE: floor); SHL keeps the low 32 bits; CLZ counts the leading zeros of the 32-bit value. */
+ * SHR rounds as the OFM rounding mode says: NATURAL halves up (regor's form of TOSA's ARITHMETIC_RIGHT_SHIFT with
+ * round = true), TFL not at all, a floor (regor's form of round = false; checked against TOSA), TRUNCATE towards
+ * zero (Vela's description of the mode; untested). SHL keeps the low 32 bits (TOSA's LOGICAL_LEFT_SHIFT); CLZ
+ * counts the leading zeros of the 32-bit value. */
 #include "npu_activation.h"
 #include "npu_fm.h"
 #include "npu_round.h"
@@ -108,10 +110,12 @@ int mx_npu_exec_elementwise(mx_npu_exec *x) {
           case MX_NPU_ELEMENTWISE_CLZ: r = clz32((uint32_t)a); break;
           case MX_NPU_ELEMENTWISE_SHL: r = (int32_t)(uint32_t)((uint64_t)a << shift_amount(b)); break;
           case MX_NPU_ELEMENTWISE_SHR:
-            if (s->ofm.rounding == MX_NPU_ROUNDING_TRUNCATE) {
-              r = a >> shift_amount(b); /* floor */
-            } else {
+            if (s->ofm.rounding == MX_NPU_ROUNDING_NATURAL) {
               r = mx_npu_shift_right(a, (unsigned)shift_amount(b), MX_NPU_ROUNDING_NATURAL);
+            } else if (s->ofm.rounding == MX_NPU_ROUNDING_TRUNCATE) {
+              r = mx_npu_shift_right(a, (unsigned)shift_amount(b), MX_NPU_ROUNDING_TRUNCATE);
+            } else {
+              r = a >> shift_amount(b); /* TFL: floor, no rounding (regor's form of round = false) */
             }
             break;
           default:

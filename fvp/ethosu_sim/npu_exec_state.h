@@ -14,9 +14,10 @@
 #define MX_NPU_LUT_BYTES 2048     /* two banks: 8 slots of 256 bytes */
 #define MX_NPU_LUT_SLOT_BYTES 256 /* one int8 table */
 
-/* Largest weight stream (decoded values) of one operation and core. Vela's MLW encoder cuts streams at
- * 128 K values (regor's mle_encode_proxy buffer); larger ones are refused with MX_NPU_ERR_TOO_LARGE. */
-#define MX_NPU_MAX_WEIGHTS (1 << 17)
+/* Largest weight stream (decoded values) of one operation and core, and largest weight tensor of one
+ * operation (OFM channels x kernel x IFM channels): 256 K values, 512 KB of int16 each (the example models' largest
+ * operation has 80 K). Larger operations are refused with MX_NPU_ERR_TOO_LARGE. */
+#define MX_NPU_MAX_WEIGHTS (1 << 18)
 #define MX_NPU_MAX_CHANNELS 4096 /* OFM channels of one CONV/DEPTHWISE (bias/scale records held at once) */
 
 typedef struct mx_npu_exec {
