@@ -13,10 +13,12 @@ tosa_reference_model computes on the same TOSA graph, bit for bit:
 - refusals: what the executor does not implement is an error naming the operation or mode, an access outside a
   region is an error (never a fault: mutated streams and weights under ASan/UBSan, slow).
 
-Accelerators: ethos-u55-128 and ethos-u65-256 everywhere; ethos-u55-64 and ethos-u55-256 for the operators whose
-command streams depend on the MAC configuration (weight order, block sizes); ethos-u65-512 (two cores, weights
-split by alternate OFM channel) for convolutions whose OFM has at least 2 channels (with one channel Vela writes
-no WEIGHT1_BASE, which the decoder refuses as an unset register).
+Accelerators: ethos-u55-128 and ethos-u65-256 everywhere; ethos-u55-32, -64 and -256 for the operators whose
+command streams depend on the MAC configuration (weight order, block sizes) and the models; ethos-u65-512 (two
+cores, weights split by alternate OFM channel) for the models and for convolutions whose OFM has at least 2 channels
+(with one channel Vela writes no WEIGHT1_BASE, which the decoder refuses as an unset register). The harness runs
+every stream through mx_npu_execute_config with the payload's OPTIMIZER_CONFIG word (the 32-MAC Ethos-U55 orders
+its weights in OFM micro-blocks of 4); mx_npu_execute, which the runtime calls, is the same for the others.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ pytest.importorskip("tosa_reference_model")
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ("ethos-u55-128", "ethos-u65-256")
-MAC_DEPENDENT = ("ethos-u55-64", "ethos-u55-256")
+MAC_DEPENDENT = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-256")
 MODELS = ("mnist_mlp", "kws_dscnn", "resnet8", "autoencoder")
+MODEL_ACCELERATORS = MAIN + MAC_DEPENDENT + ("ethos-u65-512",)
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -136,6 +139,34 @@ def test_int32_operators_bit_exact(sim, op, accelerator, seed):
     assert_bit_exact(sim, case.graph, accelerator, cases.input_sets(case, rng), case.what)
 
 
+@pytest.mark.parametrize("accelerator", MAIN + ("ethos-u55-64", "ethos-u55-256", "ethos-u65-512"))
+def test_execute_without_the_config_is_the_same_from_64_macs(sim, accelerator):
+    rng = np.random.default_rng(8)
+    case = cases.draw(cases.conv, rng)
+    blob, fast = harness.compiled(case.graph, accelerator)
+    words, config = sim.payload(blob.cmd_data)
+    assert config & 0xF >= 6  # log2 of the MACs per cycle
+    for _, inputs in cases.input_sets(case, rng):
+        with_config = sim.run_blob(blob, inputs, fast).outputs
+        without = sim.run_blob(blob, inputs, fast, words=words, config=None).outputs
+        assert all(np.array_equal(a, b) for a, b in zip(with_config, without))
+
+
+def test_a_32_mac_stream_needs_its_config(sim):
+    """ethos-u55-32 orders weights in OFM micro-blocks of 4: without the payload's config word the executor assumes
+    8 and either refuses the stream (its length does not fit) or computes other weights; with it, bit-exact."""
+    rng = np.random.default_rng(2)
+    blob, fast = harness.compiled(op_graph("conv"), "ethos-u55-32")
+    words, config = sim.payload(blob.cmd_data)
+    assert config & 0xF == 5
+    inputs = [rng.integers(-128, 128, size=r.shape[-4:], dtype=np.int8) for r in blob.inputs]
+    with pytest.raises(harness.ExecError) as info:
+        sim.run_blob(blob, inputs, fast, words=words, config=None)
+    assert info.value.status == "MX_NPU_ERR_BAD_WEIGHTS"
+    got = sim.run_blob(blob, inputs, fast).outputs[0]
+    np.testing.assert_array_equal(got.reshape(-1), reference(op_graph("conv"), inputs)[0].reshape(-1))
+
+
 def test_the_add_uses_the_32_bit_operand_scale(sim):
     """The fused add (mcu_export.ethosu.add_rescale's single RESCALEs) is one ELEMENTWISE ADD whose operand scale
     mode is OPA_32BIT or OPB_32BIT: the path that takes the unscaled operand x 2^19."""
@@ -167,7 +198,7 @@ def exported_delegate(model: str, accelerator: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("accelerator", MAIN)
+@pytest.mark.parametrize("accelerator", MODEL_ACCELERATORS)
 @pytest.mark.parametrize("model", MODELS)
 def test_example_models_bit_exact(sim, model, accelerator):
     blob, graph = exported_delegate(model, accelerator)

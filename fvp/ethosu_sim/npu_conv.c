@@ -3,13 +3,12 @@
  * activation.
  *
  * Weights (README.md): per core, one MLW stream holding the operation's weights in the NPU's brick order.
- * The order, as Vela's encoders write it (mlw_codec's reorder, regor's EthosUWeightOrdering), for the
- * 64..512-MAC configurations (OFM and IFM micro-blocks 8 deep; the Ethos-U55-32's OFM micro-block of 4 is not
- * modelled): OFM blocks of OFM_BLK_DEPTH channels (per core: its share, rounded up for the lower cores); in
+ * The order, as Vela's encoders write it (mlw_codec's reorder, regor's EthosUWeightOrdering; IFM micro-blocks of 8
+ * channels, OFM micro-blocks of 8, or 4 on the 32-MAC Ethos-U55: mx_npu_execute_config): OFM blocks of OFM_BLK_DEPTH channels (per core: its share, rounded up for the lower cores); in
  * each, IFM blocks of 32 channels (16 part-kernel-first; one for depthwise); in each, 8x8 sub-kernels of the
  * undilated kernel (8/dilation); in each, for part-kernel-first the IFM micro-blocks outermost, then the OFM
  * micro-blocks, the sub-kernel's elements (row-major, padded to a multiple of 4 for part-kernel-first and
- * depthwise), for depth-first the IFM micro-blocks, then 8 OFM channels x 8 IFM channels (1 for depthwise).
+ * depthwise), for depth-first the IFM micro-blocks, then an OFM micro-block's channels x 8 IFM channels (1 for depthwise).
  * Positions outside the weights hold zeros. With two cores (Ethos-U65-512, PARALLEL_MODE 1) core k holds
  * channels k, k + 2, ... and their bias/scale records, in order. */
 #include <string.h>
@@ -20,7 +19,7 @@
 #include "npu_round.h"
 #include "npu_zero_point.h"
 
-#define UBLOCK 8 /* IFM and OFM micro-block depth */
+#define IFM_UBLOCK 8 /* IFM micro-block depth (the OFM's is x->ofm_ublock) */
 #define SUBKERNEL 8
 #define RECORD_BYTES 10
 
@@ -42,7 +41,7 @@ static int place_weights(mx_npu_exec *x, const conv_shape *g, int core, size_t n
   for (int ob = 0; ob < channels; ob += block) {
     int cob = channels - ob < block ? channels - ob : block;
     for (int ib = 0; ib < (g->depthwise ? 1 : g->ic); ib += ifm_block) {
-      int cib = g->depthwise           ? UBLOCK
+      int cib = g->depthwise           ? IFM_UBLOCK
                 : g->part_kernel_first ? (g->ic - ib < ifm_block ? g->ic - ib : ifm_block)
                                        : ifm_block;
       for (int sy = 0; sy < g->kh; sy += dec_h) {
@@ -51,13 +50,13 @@ static int place_weights(mx_npu_exec *x, const conv_shape *g, int core, size_t n
           int sw = g->kw - sx < dec_w ? g->kw - sx : dec_w;
           int elements = (sw * sh + round - 1) / round * round;
           int outer = g->part_kernel_first ? cib : 1, inner = g->part_kernel_first ? 1 : cib;
-          for (int iuo = 0; iuo < outer; iuo += UBLOCK) {
-            for (int ou = 0; ou < cob; ou += UBLOCK) {
+          for (int iuo = 0; iuo < outer; iuo += IFM_UBLOCK) {
+            for (int ou = 0; ou < cob; ou += x->ofm_ublock) {
               for (int e = 0; e < elements; e++) {
                 int kx = e % sw, ky = e / sw;
-                for (int iui = 0; iui < inner; iui += UBLOCK) {
-                  for (int oz = 0; oz < UBLOCK; oz++) {
-                    for (int iz = 0; iz < (g->depthwise ? 1 : UBLOCK); iz++, pos++) {
+                for (int iui = 0; iui < inner; iui += IFM_UBLOCK) {
+                  for (int oz = 0; oz < x->ofm_ublock; oz++) {
+                    for (int iz = 0; iz < (g->depthwise ? 1 : IFM_UBLOCK); iz++, pos++) {
                       int i = ib + iui + iuo + iz, o = ob + ou + oz;
                       if (i >= g->ic || o >= channels || ky >= sh) continue;
                       if (pos >= n) goto short_stream;

@@ -77,8 +77,16 @@ static int run(mx_npu_exec *x, const uint32_t *words, size_t count) {
   }
 }
 
+#define CONFIG_MACS_LOG2(config) ((config)&0xFu)
+#define MACS_LOG2_U55_32 5
+
 int mx_npu_execute(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
                    mx_npu_error *err) {
+  return mx_npu_execute_config(words, count, regions, 0, err);
+}
+
+int mx_npu_execute_config(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
+                          uint32_t config, mx_npu_error *err) {
   mx_npu_error ignored;
   if (err == NULL) err = &ignored;
   /* The context holds the SHRAM, the weight buffers and the per-channel records (about 1.1 MB): on the stack,
@@ -89,6 +97,7 @@ int mx_npu_execute(const uint32_t *words, size_t count, const mx_npu_region regi
   x.op = NULL;
   x.words = words;
   x.lut_base = -1;
+  x.ofm_ublock = CONFIG_MACS_LOG2(config) == MACS_LOG2_U55_32 ? 4 : 8;
   memset(err, 0, sizeof *err);
   if ((words == NULL && count != 0) || regions == NULL) {
     return mx_npu_exec_fail(&x, MX_NPU_ERR_ARGUMENT, "NULL words or regions");

@@ -26,6 +26,7 @@ typedef struct mx_npu_exec {
   const mx_npu_op *op;      /* the operation being executed */
   const uint32_t *words;    /* the stream, for error messages */
   int32_t lut_base;         /* SHRAM address of LUT slot 0 (from the first DMA into it), -1 before */
+  int ofm_ublock;           /* OFM micro-block depth of the weight order: 4 on a 32-MAC Ethos-U55, else 8 */
   uint8_t shram[MX_NPU_SHRAM_BYTES];
   union {
     int16_t stream[MX_NPU_MAX_WEIGHTS]; /* one core's decoded weight stream */

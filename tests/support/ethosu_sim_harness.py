@@ -102,20 +102,30 @@ class Executor:
         lib = self.lib = ctypes.CDLL(str(lib_path))
         lib.mx_npu_execute.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Region), ctypes.POINTER(Error)]
         lib.mx_npu_execute.restype = ctypes.c_int
+        lib.mx_npu_execute_config.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Region), ctypes.c_uint32,
+                                              ctypes.POINTER(Error)]  # fmt: skip
+        lib.mx_npu_execute_config.restype = ctypes.c_int
         lib.mx_npu_payload_find.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(Payload),
                                             ctypes.POINTER(Error)]  # fmt: skip
         self.names = statuses()
 
-    def stream(self, cmd_data: bytes) -> List[int]:
-        """The command words of a driver payload (mx_npu_payload_find)."""
+    def payload(self, cmd_data: bytes) -> Tuple[List[int], int]:
+        """The command words of a driver payload and its OPTIMIZER_CONFIG word (0 without), by mx_npu_payload_find."""
         p, err = Payload(), Error()
         rc = self.lib.mx_npu_payload_find(cmd_data, len(cmd_data), ctypes.byref(p), ctypes.byref(err))
         if rc != 0:
             raise ExecError(self.names[err.status], err)
-        return list(struct.unpack_from(f"<{p.stream_words}I", cmd_data, 4 * p.stream_word))
+        words = list(struct.unpack_from(f"<{p.stream_words}I", cmd_data, 4 * p.stream_word))
+        return words, (p.config[0] if p.has_config else 0)
 
-    def execute(self, words: Sequence[int], regions: Sequence[Optional[bytearray]]) -> float:
-        """Runs the words against the regions (bytearrays, modified in place); ExecError on a refusal."""
+    def stream(self, cmd_data: bytes) -> List[int]:
+        return self.payload(cmd_data)[0]
+
+    def execute(
+        self, words: Sequence[int], regions: Sequence[Optional[bytearray]], config: Optional[int] = None
+    ) -> float:
+        """Runs the words against the regions (bytearrays, modified in place); ExecError on a refusal. With `config`
+        (the payload's OPTIMIZER_CONFIG word) through mx_npu_execute_config, else mx_npu_execute."""
         arr = (ctypes.c_uint32 * max(len(words), 1))(*words)
         table = (Region * REGIONS)()
         keep = []
@@ -127,7 +137,10 @@ class Executor:
             table[i] = Region(ctypes.addressof(c), len(buf))
         err = Error()
         t = time.perf_counter()
-        rc = self.lib.mx_npu_execute(arr, len(words), table, ctypes.byref(err))
+        if config is None:
+            rc = self.lib.mx_npu_execute(arr, len(words), table, ctypes.byref(err))
+        else:
+            rc = self.lib.mx_npu_execute_config(arr, len(words), table, config, ctypes.byref(err))
         seconds = time.perf_counter() - t
         del keep
         if rc != 0:
@@ -136,9 +149,10 @@ class Executor:
         return seconds
 
     def run_blob(self, blob, inputs: Sequence[np.ndarray], fast_scratch_size: int = 0,
-                 words: Optional[Sequence[int]] = None) -> Run:  # fmt: skip
-        """A VelaBlob's command stream on fresh regions holding `inputs`; the outputs as int8/int32 arrays of the
-        records' shapes (trailing dimensions of the 6-D shapes)."""
+                 words: Optional[Sequence[int]] = None, config: Optional[int] = -1) -> Run:  # fmt: skip
+        """A VelaBlob's command stream (or `words`) on fresh regions holding `inputs`; the outputs as int8/int32 arrays
+        of the records' shapes (trailing dimensions of the 6-D shapes). config -1: the payload's OPTIMIZER_CONFIG
+        word (mx_npu_execute_config); None: mx_npu_execute."""
         regions: List[Optional[bytearray]] = [None] * REGIONS
         regions[0] = bytearray(blob.weight_data)
         regions[1] = bytearray(blob.scratch_size)
@@ -147,7 +161,8 @@ class Executor:
             data = np.ascontiguousarray(value).astype(_dtype(record.elem_size)).tobytes()
             assert len(data) == int(np.prod(record.shape)) * record.elem_size, (record, value.shape)
             regions[record.region][record.offset : record.offset + len(data)] = data
-        seconds = self.execute(self.stream(blob.cmd_data) if words is None else words, regions)
+        stream, payload_config = self.payload(blob.cmd_data)
+        seconds = self.execute(stream if words is None else words, regions, payload_config if config == -1 else config)
         outputs = []
         for record in blob.outputs:
             n = int(np.prod(record.shape)) * record.elem_size
