@@ -184,6 +184,67 @@ def test_the_add_uses_the_32_bit_operand_scale(sim):
         np.testing.assert_array_equal(got.reshape(-1), reference(op_graph("add"), inputs)[0].reshape(-1))
 
 
+# ---- tiles and layouts: operations from Vela's Python API, data placed by Vela's own get_address -----------------------
+def _api_fm(v, shape, layout, tiles, addresses, zp=0):
+    f = v.NpuFeatureMap()
+    f.data_type, f.region, f.shape, f.layout = v.NpuDataType.INT8, 1, v.NpuShape3D(*shape), layout
+    f.quantization = v.NpuQuantization(scale_f32=0.25, zero_point=zp)
+    f.tiles = v.NpuTileBox(height_0=tiles[0], height_1=tiles[1], width_0=tiles[2], addresses=list(addresses))
+    return f
+
+
+def _place(scratch: bytearray, fm, values: np.ndarray) -> None:
+    from ethosu.vela.register_command_stream_util import get_address, get_strides
+
+    strides = get_strides(fm)
+    for (y, x, c), value in np.ndenumerate(values):
+        scratch[get_address(fm, strides, y, x, c)] = int(value) & 0xFF
+
+
+def _gather(scratch: bytearray, fm) -> np.ndarray:
+    from ethosu.vela.register_command_stream_util import get_address, get_strides
+
+    strides = get_strides(fm)
+    out = np.zeros((fm.shape.height, fm.shape.width, fm.shape.depth), np.int8)
+    for y, x, c in np.ndindex(*out.shape):
+        out[y, x, c] = np.int8(np.uint8(scratch[get_address(fm, strides, y, x, c)]))
+    return out
+
+
+@pytest.mark.parametrize("ifm_layout", ["NHWC", "NHCWB16"])
+@pytest.mark.parametrize("ofm_layout", ["NHWC", "NHCWB16"])
+def test_tiled_feature_maps_from_velas_api(sim, ifm_layout, ofm_layout):
+    """A 3x3 MAX pool (padding 1) and an elementwise MAX, IFM/IFM2/OFM split in four tiles at scattered
+    addresses, NHWC and NHCWB16: the streams Vela's Python API generates for them, on data placed where Vela's
+    get_address says, give numpy's max pool and maximum. (Vela's Python generator writes these without the
+    global-scale bit: no OFM scaling.)"""
+    from ethosu.vela import api as v
+
+    shape = (9, 10, 20)
+    lay = {"NHWC": v.NpuLayout.NHWC, "NHCWB16": v.NpuLayout.NHCWB16}
+    ifm = _api_fm(v, shape, lay[ifm_layout], (4, 6, 5), (0x0000, 0x1000, 0x2000, 0x3000))
+    ifm2 = _api_fm(v, shape, lay[ifm_layout], (5, 3, 7), (0x4000, 0x5000, 0x6000, 0x7000))
+    ofm = _api_fm(v, shape, lay[ofm_layout], (3, 7, 4), (0x8000, 0x9000, 0xA000, 0xB000))
+    pool = v.NpuPoolingOperation(v.NpuPoolingOp.MAX)
+    pool.ifm, pool.ofm = ifm, ofm
+    pool.kernel, pool.padding = v.NpuKernel(3, 3), v.NpuPadding(1, 1, 1, 1)
+    maximum = v.NpuElementWiseOperation(v.NpuElementWiseOp.MAX)
+    maximum.ifm, maximum.ifm2, maximum.ofm = ifm, ifm2, ofm
+    rng = np.random.default_rng(4)
+    a = rng.integers(-128, 128, size=shape, dtype=np.int8)
+    b = rng.integers(-128, 128, size=shape, dtype=np.int8)
+    padded = np.pad(a.astype(int), ((1, 1), (1, 1), (0, 0)), constant_values=-1000)
+    pooled = np.max([padded[dy : dy + shape[0], dx : dx + shape[1]] for dy in range(3) for dx in range(3)], axis=0)
+    for op, want in ((pool, pooled), (maximum, np.maximum(a, b))):
+        op.block_config = v.npu_find_block_configs(op, v.NpuAccelerator.Ethos_U55_128)[-1]
+        words = v.npu_generate_register_command_stream([op], v.NpuAccelerator.Ethos_U55_128)
+        scratch = bytearray(0xC000)
+        _place(scratch, ifm, a)
+        _place(scratch, ifm2, b)
+        sim.execute(words, [bytearray(16), scratch])
+        np.testing.assert_array_equal(_gather(scratch, ofm), want.astype(np.int8))
+
+
 # ---- whole example models -------------------------------------------------------------------------------------------
 def exported_delegate(model: str, accelerator: str):
     import mcu_export
@@ -267,7 +328,7 @@ def _refused(sim, blob, fast, words, status: str, *says: str, index=None):
         ("add", 0x125, lambda p: (p & ~0x1F) | 4, ("activation SIGMOID",)),
         ("conv", 0x107, lambda p: 1, ("NPU_OP_CONV", "upscale mode NEAREST")),  # IFM_UPSCALE
         ("max", 0x107, lambda p: 1, ("NPU_OP_POOL", "upscale mode NEAREST")),
-        ("avg", 0x114, lambda p: p & ~0x100, ("POOL AVERAGE with per-channel OFM scaling",)),  # OFM_PRECISION
+        ("max", 0x104, lambda p: p + 1, ("POOL MAX from IFM depth 9 to OFM depth 8",)),  # IFM_DEPTH_M1
         ("add", 0x105, lambda p: (p & ~0xC) | 0x4, ("32-bit operand scale", "16-bit operands")),  # IFM int16
         ("conv", 0x105, lambda p: (p & ~0xC) | 0x4, ("NPU_OP_CONV", "16-bit IFM")),
     ],

@@ -8,7 +8,10 @@
  * itself, as TOSA's AVG_POOL2D does. We compute that division with TOSA's reciprocal (multiplier
  * ((2^30 + 1) << k) / count, shift 30 + k, single rounding) and apply the OFM scale after it. Regor's 1x1
  * AVERAGE pools (copies, transposes with swapped OFM strides, TABLE with a LUT, PAD's fills) are the same
- * path with N = 1. */
+ * path with N = 1.
+ * Without the global-scale bit (OFM_PRECISION bit 8; pools have no scale stream) there is no OFM_SCALE: Vela's
+ * Python generator writes it so for MAX pools and for padded AVERAGE pools, whose division the NPU then does
+ * itself. We apply no scale there (regor always sets the bit). */
 #include "npu_activation.h"
 #include "npu_fm.h"
 #include "npu_round.h"
@@ -23,10 +26,6 @@ int mx_npu_exec_pool(mx_npu_exec *x) {
   if (s->ifm.upscale != MX_NPU_RESAMPLING_NONE) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s with IFM upscale mode %s is not implemented",
                             mode_name, s->ifm.upscale == MX_NPU_RESAMPLING_NEAREST ? "NEAREST" : "TRANSPOSE");
-  }
-  if (!s->ofm.global_scale) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s with per-channel OFM scaling is not implemented",
-                            mode_name);
   }
   int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1, oc = s->ofm.depth_m1 + 1;
   int ic = s->ifm.depth_m1 + 1;
@@ -74,8 +73,10 @@ int mx_npu_exec_pool(mx_npu_exec *x) {
           }
         }
         if (mode == MX_NPU_POOLING_MAX && count == 0) acc = ifm.lo - ifm_zp; /* a window wholly in the padding */
-        if (mode == MX_NPU_POOLING_AVERAGE && padded) acc = count == 0 ? 0 : mx_npu_average(acc, count);
-        int64_t out = mx_npu_rescale(acc, s->ofm_scale.scale, s->ofm_scale.shift, s->ofm.rounding);
+        int native = !s->ofm.global_scale || padded; /* the NPU divides by the count itself */
+        if (mode == MX_NPU_POOLING_AVERAGE && native) acc = count == 0 ? 0 : mx_npu_average(acc, count);
+        int64_t out = acc;
+        if (s->ofm.global_scale) out = mx_npu_rescale(acc, s->ofm_scale.scale, s->ofm_scale.shift, s->ofm.rounding);
         out = mx_npu_add_saturate(out, ofm_zp);
         rc = mx_npu_fm_write(x, &ofm, oy, ox, c, mx_npu_activation_apply(&act, out));
         if (rc != 0) return rc;
