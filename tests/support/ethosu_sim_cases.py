@@ -42,6 +42,12 @@ def _ints(rng, lo: int, hi: int, n: int = 1) -> List[int]:
     return [int(v) for v in rng.integers(lo, hi + 1, n)]
 
 
+def _rounding(g: TosaGraph, rng):
+    """RESCALE's rounding: DOUBLE_ROUND (CMSIS-NN's; the NPU's TFL mode) or SINGLE_ROUND (NATURAL)."""
+    modes = g.ts.RoundingMode
+    return modes.SINGLE_ROUND if rng.random() < 0.3 else modes.DOUBLE_ROUND
+
+
 def _activation(rng) -> Tuple[int, int]:
     return (-128, 127) if rng.random() < 0.7 else (_ints(rng, -128, -1)[0], _ints(rng, 0, 127)[0])
 
@@ -80,11 +86,12 @@ def conv(rng, kind: str = "conv", tie: bool = False) -> Optional[Case]:
         mult = [int(m) for m in rng.integers(1 << 30, (1 << 31) - 1, size=oc)]
         shifts = _ints(rng, -14, -6, oc)
         in_off, out_off = _ints(rng, -127, 128)[0], _ints(rng, -128, 127)[0]
+    rounding = _rounding(g, rng)
     out = g.conv(kind, x, w, bias, input_offset=in_off, filter_offset=0, output_offset=out_off, multipliers=mult,
                  shifts=shifts, stride=(sy, sx), pad_tblr=pad, dilation=(dy, dx), activation=_activation(rng),
-                 out_shape=(1, oh, ow, oc))  # fmt: skip
+                 out_shape=(1, oh, ow, oc), rounding=rounding)  # fmt: skip
     g.output(out)
-    what = f"{kind} {ih}x{iw}x{ic} -> {oh}x{ow}x{oc} k{kh}x{kw} s{sy}{sx} d{dy}{dx} pad{pad}"
+    what = f"{kind} {ih}x{iw}x{ic} -> {oh}x{ow}x{oc} k{kh}x{kw} s{sy}{sx} d{dy}{dx} pad{pad} {rounding}"
     return Case(g.serialize(), [((1, ih, iw, ic), np.int8)], what, small=(-3, 3) if tie else (-4, 4), out_channels=oc)
 
 
@@ -205,7 +212,7 @@ def mul(rng, tie: bool = False) -> Case:
             for x, xs, zp in ((a, a_shape, zps[0]), (b, b_shape, zps[1]))]  # fmt: skip
     product = g._op(ts.Op.MUL, [*wide, g.const([0], ts.DType.INT8)], a_shape, ts.DType.INT32,
                     configure=lambda at: at.MulAttribute())  # fmt: skip
-    q = g.rescale(product, a_shape, ts.DType.INT8, [mult], [shift], 0, zps[2])
+    q = g.rescale(product, a_shape, ts.DType.INT8, [mult], [shift], 0, zps[2], rounding=_rounding(g, rng))
     g.output(g._activation(q, a_shape, _activation(rng)))
     return Case(g.serialize(), [(tuple(a_shape), np.int8), (tuple(b_shape), np.int8)], f"mul {a_shape} x {b_shape}")
 
