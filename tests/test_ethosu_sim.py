@@ -88,14 +88,14 @@ def run_case(sim, builder, accelerator: str, seed: int, tie: bool) -> None:
 # ---- single operators -----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT)
 @pytest.mark.parametrize("op", ["conv", "depthwise", "fully_connected"])
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
 def test_convolutions_bit_exact(sim, op, accelerator, seed, tie):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, tie)
 
 
 @pytest.mark.parametrize("op", ["conv", "depthwise"])
-@settings(max_examples=15, **SETTINGS)
+@settings(max_examples=20, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
 def test_convolutions_on_two_cores_bit_exact(sim, op, seed, tie):
     rng = np.random.default_rng(seed)
@@ -107,7 +107,7 @@ def test_convolutions_on_two_cores_bit_exact(sim, op, seed, tie):
 
 @pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT)
 @pytest.mark.parametrize("op", ["max_pool", "avg_pool"])
-@settings(max_examples=20, **SETTINGS)
+@settings(max_examples=30, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_pools_bit_exact(sim, op, accelerator, seed):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, False)
@@ -115,7 +115,7 @@ def test_pools_bit_exact(sim, op, accelerator, seed):
 
 @pytest.mark.parametrize("accelerator", MAIN)
 @pytest.mark.parametrize("op", ["add", "mul", "table"])
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
 def test_elementwise_bit_exact(sim, op, accelerator, seed, tie):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, tie)
@@ -123,7 +123,7 @@ def test_elementwise_bit_exact(sim, op, accelerator, seed, tie):
 
 @pytest.mark.parametrize("accelerator", MAIN)
 @pytest.mark.parametrize("op", ["pad", "transpose", "concat", "slice", "reshape"])
-@settings(max_examples=15, **SETTINGS)
+@settings(max_examples=20, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_data_movement_bit_exact(sim, op, accelerator, seed):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, False)
@@ -131,7 +131,7 @@ def test_data_movement_bit_exact(sim, op, accelerator, seed):
 
 @pytest.mark.parametrize("accelerator", MAIN)
 @pytest.mark.parametrize("op", cases.INT32_OPS)
-@settings(max_examples=8, **SETTINGS)
+@settings(max_examples=12, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_int32_operators_bit_exact(sim, op, accelerator, seed):
     rng = np.random.default_rng(seed)
