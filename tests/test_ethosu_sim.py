@@ -491,7 +491,10 @@ def test_mutated_streams_never_fault_under_asan_and_ubsan(tmp_path, sim):
         for accelerator in ("ethos-u55-128", "ethos-u65-256"):
             blob, fast = harness.compiled(graph, accelerator)
             streams.append((sim.stream(blob.cmd_data), blob.weight_data, blob.scratch_size, fast))
-    n = 1500
+    for model in ("kws_dscnn", "resnet8"):  # NHCWB16 intermediates, tables, the int32 softmax, DMA'd weights
+        blob, _ = exported_delegate(model, "ethos-u55-128")
+        streams.append((sim.stream(blob.cmd_data), blob.weight_data, blob.scratch_size, 0))
+    n = 2000
     (tmp_path / "corpus.bin").write_bytes(_fuzz_corpus(streams, n, seed=5))
     (tmp_path / "child.py").write_text(FUZZ_CHILD)
     env = {"LD_PRELOAD": asan, "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0", "PYTHONMALLOC": "malloc"}
