@@ -23,4 +23,11 @@ typedef struct mx_npu_region {
  * -mx_npu_status with *err naming the word, the opcode and what was refused or out of bounds. */
 int mx_npu_execute(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS], mx_npu_error *err);
 
+/* As mx_npu_execute, for the accelerator that the payload's OPTIMIZER_CONFIG word describes (mx_npu_payload's
+ * config[0]: bits 0-3 log2 of the MACs per cycle). The weight streams' brick order depends on the MAC count: OFM
+ * micro-blocks of 4 channels on the 32-MAC Ethos-U55, 8 on the others; mx_npu_execute (config 0: unknown) assumes
+ * 64 or more, so a stream compiled for ethos-u55-32 needs this entry point to run right. */
+int mx_npu_execute_config(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
+                          uint32_t config, mx_npu_error *err);
+
 #endif

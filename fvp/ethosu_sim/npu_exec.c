@@ -1,0 +1,107 @@
+/* mx_npu_execute: the command stream decoded operation by operation (npu_commands.h) and each operation run
+ * to completion in stream order, which is an order the NPU's own waits allow: DMA_WAIT and KERNEL_WAIT have
+ * nothing left to wait for. */
+#include "npu_exec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npu_exec_state.h"
+
+int mx_npu_exec_fail(mx_npu_exec *x, mx_npu_status status, const char *what, ...) {
+  mx_npu_error *err = x->err;
+  err->status = (int32_t)status;
+  err->opcode = x->op != NULL ? x->op->opcode : MX_NPU_NO_OPCODE;
+  err->word_index = x->op != NULL ? x->op->word_index : 0;
+  err->word = x->op != NULL ? x->words[x->op->word_index] : 0;
+  int n;
+  if (x->op != NULL) {
+    const char *name = mx_npu_opcode_name(x->op->opcode);
+    n = snprintf(err->message, sizeof err->message, "word %zu: %s (0x%04X): ", x->op->word_index, name ? name : "?",
+                 (unsigned)x->op->opcode);
+  } else {
+    n = snprintf(err->message, sizeof err->message, "mx_npu_execute: ");
+  }
+  if (n >= 0 && (size_t)n < sizeof err->message) {
+    va_list ap;
+    va_start(ap, what);
+    vsnprintf(err->message + n, sizeof err->message - (size_t)n, what, ap);
+    va_end(ap);
+  }
+  return -(int)status;
+}
+
+uint8_t *mx_npu_span(mx_npu_exec *x, unsigned region, int internal, uint64_t address, uint64_t len, const char *what) {
+  uint8_t *base;
+  size_t size;
+  if (internal) {
+    base = x->shram;
+    size = sizeof x->shram;
+  } else {
+    base = x->regions[region & 7u].data;
+    size = x->regions[region & 7u].size;
+  }
+  if (base == NULL || address > size || len > size - address) {
+    mx_npu_exec_fail(x, MX_NPU_ERR_OUT_OF_BOUNDS, "%s: %llu bytes at 0x%llx do not fit in %s %u (%zu bytes%s)", what,
+                     (unsigned long long)len, (unsigned long long)address, internal ? "SHRAM" : "region", region & 7u,
+                     size, base == NULL ? ", no memory" : "");
+    return NULL;
+  }
+  return base + address;
+}
+
+static int run(mx_npu_exec *x, const uint32_t *words, size_t count) {
+  mx_npu_decoder d;
+  mx_npu_op op;
+  mx_npu_decoder_init(&d, words, count);
+  for (;;) {
+    x->op = NULL;
+    int rc = mx_npu_decoder_next(&d, &op, x->err);
+    if (rc <= 0) return rc;
+    x->op = &op;
+    switch (op.opcode) {
+      case MX_NPU_OP_STOP:
+      case MX_NPU_OP_DMA_WAIT:
+      case MX_NPU_OP_KERNEL_WAIT:
+      case MX_NPU_OP_PMU_MASK:
+      case MX_NPU_OP_IRQ: rc = 0; break;
+      case MX_NPU_OP_DMA_START: rc = mx_npu_exec_dma(x); break;
+      case MX_NPU_OP_CONV:
+      case MX_NPU_OP_DEPTHWISE: rc = mx_npu_exec_conv(x); break;
+      case MX_NPU_OP_POOL: rc = mx_npu_exec_pool(x); break;
+      case MX_NPU_OP_ELEMENTWISE: rc = mx_npu_exec_elementwise(x); break;
+      default: rc = mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "operation not implemented"); break;
+    }
+    if (rc != 0) return rc;
+  }
+}
+
+#define CONFIG_MACS_LOG2(config) ((config)&0xFu)
+#define MACS_LOG2_U55_32 5
+
+int mx_npu_execute(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
+                   mx_npu_error *err) {
+  return mx_npu_execute_config(words, count, regions, 0, err);
+}
+
+int mx_npu_execute_config(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
+                          uint32_t config, mx_npu_error *err) {
+  mx_npu_error ignored;
+  if (err == NULL) err = &ignored;
+  /* The context holds the SHRAM, the weight buffers and the per-channel records (about 1.1 MB): on the stack,
+   * as nothing here allocates. */
+  mx_npu_exec x;
+  x.regions = regions;
+  x.err = err;
+  x.op = NULL;
+  x.words = words;
+  x.lut_base = -1;
+  x.ofm_ublock = CONFIG_MACS_LOG2(config) == MACS_LOG2_U55_32 ? 4 : 8;
+  memset(err, 0, sizeof *err);
+  if ((words == NULL && count != 0) || regions == NULL) {
+    return mx_npu_exec_fail(&x, MX_NPU_ERR_ARGUMENT, "NULL words or regions");
+  }
+  memset(x.shram, 0, sizeof x.shram);
+  return run(&x, words, count);
+}

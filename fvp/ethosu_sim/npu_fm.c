@@ -1,0 +1,97 @@
+/* Feature-map addressing (npu_fm.h). */
+#include "npu_fm.h"
+
+static int64_t sign_extend_48(uint64_t v) {
+  v &= ((uint64_t)1 << 48) - 1;
+  return (v >> 47) ? (int64_t)(v | ~(((uint64_t)1 << 48) - 1)) : (int64_t)v;
+}
+
+int mx_npu_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, const char *name, mx_npu_fmview *v) {
+  static const struct {
+    unsigned esize;
+    int is_signed;
+    int64_t lo, hi;
+  } types[] = {
+      [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},          [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
+      [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX},        [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
+      [MX_NPU_DTYPE_S32] = {4, 1, INT32_MIN, INT32_MAX},
+  };
+  const mx_npu_region *r = &x->regions[fm->region & 7u];
+  if (r->data == NULL) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_OUT_OF_BOUNDS, "%s region %u has no memory", name, (unsigned)fm->region);
+  }
+  *v = (mx_npu_fmview){fm,
+                       name,
+                       r->data,
+                       r->size,
+                       types[fm->dtype].esize,
+                       types[fm->dtype].is_signed,
+                       types[fm->dtype].lo,
+                       types[fm->dtype].hi,
+                       sign_extend_48(fm->stride_x),
+                       sign_extend_48(fm->stride_y),
+                       sign_extend_48(fm->stride_c)};
+  return 0;
+}
+
+/* The byte offset of (y, x, c): the tile that holds it, then the layout's formula (Vela's get_address). */
+static int locate(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, size_t *offset) {
+  const mx_npu_fm *fm = v->fm;
+  unsigned tile = 0;
+  int64_t ty = y, tx = xx;
+  if (tx > fm->width0_m1) {
+    tx -= (int64_t)fm->width0_m1 + 1;
+    tile = 1;
+    if (ty > fm->height1_m1) {
+      ty -= (int64_t)fm->height1_m1 + 1;
+      tile = 3;
+    }
+  } else if (ty > fm->height0_m1) {
+    ty -= (int64_t)fm->height0_m1 + 1;
+    tile = 2;
+  }
+  /* Unsigned arithmetic: wraps (defined) for any register values; a wrapped address fails the check below. */
+  uint64_t e = v->esize, uy = (uint64_t)ty, ux = (uint64_t)tx, uc = (uint64_t)c, at;
+  if (fm->layout == MX_NPU_LAYOUT_NHCWB16) {
+    at = uy * (uint64_t)v->stride_y + ux * 16 * e + (uc / 16) * (uint64_t)v->stride_c + (uc % 16) * e;
+  } else {
+    at = uy * (uint64_t)v->stride_y + ux * (uint64_t)v->stride_x + uc * e;
+  }
+  uint64_t address = fm->base[tile] + at;
+  if (address >= v->size || v->size - address < e) {
+    return mx_npu_exec_fail(
+        x, MX_NPU_ERR_OUT_OF_BOUNDS,
+        "%s element (y %d, x %d, c %d) at address 0x%llx (tile %u) lies outside region %u of %zu bytes", v->name, y, xx,
+        c, (unsigned long long)address, tile, (unsigned)fm->region, v->size);
+  }
+  *offset = (size_t)address;
+  return 0;
+}
+
+int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t *value) {
+  size_t at;
+  int rc = locate(x, v, y, xx, c, &at);
+  if (rc != 0) return rc;
+  const uint8_t *p = v->data + at;
+  uint32_t u = p[0];
+  for (unsigned i = 1; i < v->esize; i++) u |= (uint32_t)p[i] << (8 * i);
+  if (!v->is_signed) {
+    *value = u;
+  } else if (v->esize == 1) {
+    *value = (int8_t)u;
+  } else if (v->esize == 2) {
+    *value = (int16_t)u;
+  } else {
+    *value = (int32_t)u;
+  }
+  return 0;
+}
+
+int mx_npu_fm_write(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t value) {
+  size_t at;
+  int rc = locate(x, v, y, xx, c, &at);
+  if (rc != 0) return rc;
+  uint32_t u = (uint32_t)value;
+  for (unsigned i = 0; i < v->esize; i++) v->data[at + i] = (uint8_t)(u >> (8 * i));
+  return 0;
+}

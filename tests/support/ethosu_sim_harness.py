@@ -1,0 +1,191 @@
+"""Our Ethos-U command-stream executor (fvp/ethosu_sim, mx_npu_execute) built with the host cc and driven through
+ctypes: a Vela blob's command stream run against its regions (0 a copy of weight_data, 1 the scratch arena with
+the inputs and outputs at their offsets, 2 the fast scratch), outputs read back as numpy arrays.
+
+The decoder's files (npu_decode.c, npu_dump.c, npu_payload.c) are built as their own tests build them, without
+optimisation (gcc 12 at -O1 and above reports a maybe-uninitialized false positive in npu_decode.c under
+-Werror); the executor's files with -O2.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import re
+import struct
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+SIM = ROOT / "fvp" / "ethosu_sim"
+DECODER_SOURCES = ("npu_decode.c", "npu_dump.c", "npu_payload.c")
+EXECUTOR_SOURCES = (
+    "mlw_decode.c",
+    "npu_exec.c",
+    "npu_dma.c",
+    "npu_fm.c",
+    "npu_round.c",
+    "npu_activation.c",
+    "npu_conv.c",
+    "npu_pool.c",
+    "npu_elementwise.c",
+)
+CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC")
+SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g")
+REGIONS = 8
+
+
+def build(out_dir: Path, sanitize: bool = False) -> Path:
+    """The executor as a shared library in out_dir (with ASan/UBSan when `sanitize`)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    extra = SANITIZE if sanitize else ()
+    objects = []
+    for source in (*DECODER_SOURCES, *EXECUTOR_SOURCES):
+        obj = out_dir / (Path(source).stem + ".o")
+        opt = () if source in DECODER_SOURCES else ("-O2",)
+        cmd = ["cc", *CFLAGS, *opt, *extra, "-c", str(SIM / source), "-o", str(obj)]
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+        objects.append(str(obj))
+    lib = out_dir / ("libmx_npu_exec_asan.so" if sanitize else "libmx_npu_exec.so")
+    subprocess.run(["cc", "-shared", *extra, *objects, "-o", str(lib)], check=True, capture_output=True, text=True)
+    return lib
+
+
+def statuses() -> Dict[int, str]:
+    text = (SIM / "npu_errors.def").read_text()
+    return {int(m[2]): m[1] for m in re.finditer(r"^MX_NPU_STATUS\((\w+),\s*(\d+),", text, re.M)}
+
+
+class Error(ctypes.Structure):
+    _fields_ = [
+        ("status", ctypes.c_int32),
+        ("opcode", ctypes.c_uint32),
+        ("word_index", ctypes.c_size_t),
+        ("word", ctypes.c_uint32),
+        ("message", ctypes.c_char * 200),
+    ]
+
+
+class Region(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+
+
+class Payload(ctypes.Structure):
+    _fields_ = [
+        ("stream_word", ctypes.c_size_t),
+        ("stream_words", ctypes.c_size_t),
+        ("config", ctypes.c_uint32 * 2),
+        ("has_config", ctypes.c_int),
+    ]
+
+
+class ExecError(Exception):
+    def __init__(self, status: str, err: Error):
+        self.status, self.word_index, self.opcode = status, err.word_index, err.opcode
+        self.message = err.message.decode()
+        super().__init__(f"{status}: {self.message}")
+
+
+@dataclass
+class Run:
+    outputs: List[np.ndarray]
+    seconds: float  # mx_npu_execute alone
+
+
+class Executor:
+    def __init__(self, lib_path: Path):
+        lib = self.lib = ctypes.CDLL(str(lib_path))
+        lib.mx_npu_execute.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Region), ctypes.POINTER(Error)]
+        lib.mx_npu_execute.restype = ctypes.c_int
+        lib.mx_npu_execute_config.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Region), ctypes.c_uint32,
+                                              ctypes.POINTER(Error)]  # fmt: skip
+        lib.mx_npu_execute_config.restype = ctypes.c_int
+        lib.mx_npu_payload_find.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(Payload),
+                                            ctypes.POINTER(Error)]  # fmt: skip
+        self.names = statuses()
+
+    def payload(self, cmd_data: bytes) -> Tuple[List[int], int]:
+        """The command words of a driver payload and its OPTIMIZER_CONFIG word (0 without), by mx_npu_payload_find."""
+        p, err = Payload(), Error()
+        rc = self.lib.mx_npu_payload_find(cmd_data, len(cmd_data), ctypes.byref(p), ctypes.byref(err))
+        if rc != 0:
+            raise ExecError(self.names[err.status], err)
+        words = list(struct.unpack_from(f"<{p.stream_words}I", cmd_data, 4 * p.stream_word))
+        return words, (p.config[0] if p.has_config else 0)
+
+    def stream(self, cmd_data: bytes) -> List[int]:
+        return self.payload(cmd_data)[0]
+
+    def execute(
+        self, words: Sequence[int], regions: Sequence[Optional[bytearray]], config: Optional[int] = None
+    ) -> float:
+        """Runs the words against the regions (bytearrays, modified in place); ExecError on a refusal. With `config`
+        (the payload's OPTIMIZER_CONFIG word) through mx_npu_execute_config, else mx_npu_execute."""
+        arr = (ctypes.c_uint32 * max(len(words), 1))(*words)
+        table = (Region * REGIONS)()
+        keep = []
+        for i, buf in enumerate(list(regions)[:REGIONS]):
+            if buf is None:
+                continue
+            c = (ctypes.c_uint8 * max(len(buf), 1)).from_buffer(buf) if len(buf) else (ctypes.c_uint8 * 1)()
+            keep.append(c)
+            table[i] = Region(ctypes.addressof(c), len(buf))
+        err = Error()
+        t = time.perf_counter()
+        if config is None:
+            rc = self.lib.mx_npu_execute(arr, len(words), table, ctypes.byref(err))
+        else:
+            rc = self.lib.mx_npu_execute_config(arr, len(words), table, config, ctypes.byref(err))
+        seconds = time.perf_counter() - t
+        del keep
+        if rc != 0:
+            assert rc == -err.status and err.message, (rc, err.status)
+            raise ExecError(self.names.get(err.status, str(err.status)), err)
+        return seconds
+
+    def run_blob(self, blob, inputs: Sequence[np.ndarray], fast_scratch_size: int = 0,
+                 words: Optional[Sequence[int]] = None, config: Optional[int] = -1) -> Run:  # fmt: skip
+        """A VelaBlob's command stream (or `words`) on fresh regions holding `inputs`; the outputs as int8/int32 arrays
+        of the records' shapes (trailing dimensions of the 6-D shapes). config -1: the payload's OPTIMIZER_CONFIG
+        word (mx_npu_execute_config); None: mx_npu_execute."""
+        regions: List[Optional[bytearray]] = [None] * REGIONS
+        regions[0] = bytearray(blob.weight_data)
+        regions[1] = bytearray(blob.scratch_size)
+        regions[2] = bytearray(max(fast_scratch_size, 0))
+        for record, value in zip(blob.inputs, inputs):
+            data = np.ascontiguousarray(value).astype(_dtype(record.elem_size)).tobytes()
+            assert len(data) == int(np.prod(record.shape)) * record.elem_size, (record, value.shape)
+            regions[record.region][record.offset : record.offset + len(data)] = data
+        stream, payload_config = self.payload(blob.cmd_data)
+        seconds = self.execute(stream if words is None else words, regions, payload_config if config == -1 else config)
+        outputs = []
+        for record in blob.outputs:
+            n = int(np.prod(record.shape)) * record.elem_size
+            raw = bytes(regions[record.region][record.offset : record.offset + n])
+            outputs.append(np.frombuffer(raw, _dtype(record.elem_size)).reshape(_trim(record.shape)))
+        return Run(outputs, seconds)
+
+
+def _dtype(elem_size: int):
+    return {1: np.int8, 2: np.int16, 4: np.int32}[elem_size]
+
+
+def _trim(shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    shape = tuple(shape)
+    while len(shape) > 4 and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(graph: bytes, accelerator: str):
+    """Vela on a serialized TOSA graph: (VelaBlob, fast scratch size)."""
+    from mcu_export.ethosu.vela import compile_tosa
+
+    result = compile_tosa(graph, accelerator)
+    return result.blob, result.fast_scratch_size
