@@ -4,13 +4,18 @@ program on the int8 reference interpreter) on random, saturating and rounding-ti
 
 import math
 
+import numpy as np
 import pytest
 
 from ethosu_flow import inputs_for, lower, quantized_example, run_both  # tests/support
 from example_models import NAMES  # tests/support
 from mcu_export.ethosu.blob import BACKEND_ID, unpack
 from mcu_export.ethosu.payload import parse
+from mcu_export.ethosu.reference import tosa_delegate
+from mcu_export.int8.interpreter import run_reference
 from mcu_export.pte import program as pte
+from mcu_export.pte.writer import write_program
+from mcu_export.runners import run_program_bytes
 
 pytest.importorskip("tosa_serializer")
 pytestmark = pytest.mark.slow
@@ -56,3 +61,8 @@ def test_every_example_compiles_and_equals_the_cpu_program(name, accelerator):
     shapes = [list(x.shape) for x in inputs]
     for seed, kind in enumerate(("random", "saturating", "ties")):
         run_both(cpu, program, info.npu_graphs, inputs_for(cpu, shapes, kind, seed))
+    if accelerator.startswith(("ethos-u55", "ethos-u65")):  # the C runtime: our driver on our NPU simulator
+        xs = [x.numpy() for x in inputs_for(cpu, shapes, "random", 7)]
+        host = run_program_bytes(write_program(program), xs, board="host")
+        for got, want in zip(host, run_reference(program, xs, delegate=tosa_delegate(info.npu_graphs))):
+            np.testing.assert_array_equal(got, want)

@@ -69,7 +69,7 @@ static int locate(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, 
 }
 
 int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t *value) {
-  size_t at;
+  size_t at = 0;
   int rc = locate(x, v, y, xx, c, &at);
   if (rc != 0) return rc;
   const uint8_t *p = v->data + at;
@@ -88,7 +88,7 @@ int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c,
 }
 
 int mx_npu_fm_write(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t value) {
-  size_t at;
+  size_t at = 0;
   int rc = locate(x, v, y, xx, c, &at);
   if (rc != 0) return rc;
   uint32_t u = (uint32_t)value;

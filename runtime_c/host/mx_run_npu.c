@@ -97,6 +97,8 @@ mx_npu_region mx_run_npu_region(int n, uint64_t base) {
 }
 
 /* The CONFIG word the payload was compiled for (its OPTIMIZER_CONFIG), or a U55-128's. */
+uint32_t mx_run_npu_payload_config(void) { return npu_config; }
+
 static uint32_t payload_config(const uint8_t *cmd_data, uint32_t cmd_bytes) {
   mx_npu_payload p;
   if (mx_npu_payload_find(cmd_data, cmd_bytes, &p, NULL) == 0 && p.has_config) return p.config[0];

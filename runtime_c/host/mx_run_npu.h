@@ -36,6 +36,9 @@ const char *mx_run_npu_note(void);
  * fault bit with mx_run_npu_say saying why). */
 void mx_run_npu_start(mx_ethosu_io *io, void *ctx);
 
+/* The OPTIMIZER_CONFIG word of the payload being run (0 when it has none). */
+uint32_t mx_run_npu_payload_config(void);
+
 /* Region n as the NPU reads it from BASEPn (base: the register pair's value): the memory the current job gave
  * for region n when base points at it, else no memory (data NULL, size 0), so every access there is refused. */
 mx_npu_region mx_run_npu_region(int n, uint64_t base);

@@ -16,7 +16,9 @@ void mx_run_npu_start(mx_ethosu_io *io, void *ctx) {
     regions[n] = mx_run_npu_region(n, reg64(io, MX_ETHOSU_BASEP(n), MX_ETHOSU_BASEP_HI(n)));
   mx_npu_error err = {0};
   /* QBASE is the driver's checked, 16-byte aligned address of the payload's command words. */
-  int rc = mx_npu_execute((const uint32_t *)(uintptr_t)qbase, qsize / 4u, regions, &err);
+  /* The payload's OPTIMIZER_CONFIG says how the weights are laid out (4-channel groups on a U55-32). */
+  int rc =
+      mx_npu_execute_config((const uint32_t *)(uintptr_t)qbase, qsize / 4u, regions, mx_run_npu_payload_config(), &err);
   uint32_t status = MX_ETHOSU_STATUS_IRQ_RAISED;
   if (rc == 0) {
     status |= MX_ETHOSU_STATUS_CMD_END_REACHED;

@@ -5,6 +5,12 @@
 
 #include "npu_exec.h"
 
+int mx_npu_execute_config(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
+                          uint32_t config, mx_npu_error *err) {
+  (void)config;
+  return mx_npu_execute(words, count, regions, err);
+}
+
 int mx_npu_execute(const uint32_t *words, size_t count, const mx_npu_region regions[MX_NPU_REGIONS],
                    mx_npu_error *err) {
   (void)words;
