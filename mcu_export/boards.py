@@ -20,6 +20,7 @@ UART_KINDS = ("cmsdk", "pl011")
 FLASH_METHODS = ("none", "uf2")
 OUTPUT_FORMATS = ("elf", "bin", "uf2")
 SECTION_KEYS = ("vectors", "text", "rodata", "data", "bss", "stack")
+NPU_DRIVEN = ("ethos-u55-", "ethos-u65-")  # the NPUs boards/ethosu/'s driver runs
 
 
 class BoardFileError(UsageError):
@@ -125,6 +126,10 @@ class Board:
     npu: Optional[str] = None  # a Vela accelerator configuration, e.g. ethos-u55-128
     npu_system_config: Optional[str] = None  # Vela's [System_Config.*] for this board (Arm/vela.ini)
     npu_memory_mode: Optional[str] = None  # Vela's [Memory_Mode.*]: which memories hold weights and scratch
+    # The NPU as the firmware drives it (boards/ethosu/npu_platform.c); npu_base None: firmware has no NPU driver.
+    npu_base: Optional[int] = None  # its registers' address as the CPU sees it
+    npu_irq: Optional[int] = None  # its interrupt line (external IRQ number); the firmware polls today
+    npu_reachable: Tuple[str, ...] = ()  # memory regions its AXI ports reach: where its payload, weights, scratch go
     firmware: ClassVar[bool] = True
 
     def region(self, name: str) -> MemoryRegion:
@@ -225,7 +230,7 @@ class _Reader:
     def strings(self, table: Dict[str, Any], where: str, key: str, default: Any = ...) -> Tuple[str, ...]:
         items = self.get(table, where, key, list, default)
         if not all(isinstance(i, str) for i in items):
-            raise self.fail(f"{where}.{key}", "expected a list of strings")
+            raise self.fail(f"{where}.{key}" if where else key, "expected a list of strings")
         return tuple(items)
 
     def choice(self, table: Dict[str, Any], where: str, key: str, choices: Sequence[str], default: Any = ...) -> str:
@@ -277,7 +282,45 @@ class _Reader:
             npu=self.npu(top),
             npu_system_config=self.vela_section(top, "npu_system_config", "System_Config"),
             npu_memory_mode=self.vela_section(top, "npu_memory_mode", "Memory_Mode"),
+            **self.npu_device(top, memory),
         )
+
+    def npu_device(self, top, memory: Tuple[MemoryRegion, ...]) -> Dict[str, Any]:
+        """npu_base, npu_irq, npu_reachable: all three or none, for an NPU our driver runs (U55/U65), with at
+        least one arena region and one model region the NPU reaches."""
+        keys = ("npu_base", "npu_irq", "npu_reachable")
+        given = [k for k in keys if k in top]
+        if not given:
+            return {}
+        if len(given) != len(keys):
+            missing = [k for k in keys if k not in top]
+            raise self.fail(missing[0], f"missing: {', '.join(given)} needs {', '.join(missing)} as well")
+        npu = self.get(top, "", "npu", str, None)
+        if npu is None or not npu.startswith(NPU_DRIVEN):
+            raise self.fail(
+                "npu_base", f"the firmware drives an Ethos-U55 or U65 only, and 'npu' is {npu!r}: leave npu_* out"
+            )
+        base = self.get(top, "", "npu_base", int)
+        if base <= 0 or base % 16 or base >= 1 << 32:
+            raise self.fail("npu_base", f"0x{base:x} is not a 16-byte aligned 32-bit address")
+        irq = self.get(top, "", "npu_irq", int)
+        if not 0 <= irq < 480:
+            raise self.fail("npu_irq", f"{irq} is not an external interrupt number (0..479)")
+        reachable = self.strings(top, "", "npu_reachable")
+        names = {r.name for r in memory}
+        for region in reachable:
+            if region not in names:
+                raise self.fail(
+                    "npu_reachable", f"no memory region named '{region}' (have: {', '.join(sorted(names))})"
+                )
+        sections = self.table("sections")
+        for key, default in (("arenas", []), ("model", [self.get(sections, "sections", "rodata", str)])):
+            listed = self.strings(sections, "sections", key, default)
+            if not set(listed) & set(reachable):
+                raise self.fail(
+                    "npu_reachable", f"none of [sections].{key} ({', '.join(listed) or 'none'}) is reachable by the NPU"
+                )
+        return dict(npu_base=base, npu_irq=irq, npu_reachable=reachable)
 
     def vela_section(self, top, key: str, kind: str) -> Optional[str]:
         """A name of Vela's Arm/vela.ini ([System_Config.X] or [Memory_Mode.X]), checked when the board loads."""

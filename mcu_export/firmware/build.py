@@ -88,9 +88,11 @@ def render_project(
     *,
     defines: Optional[Mapping[str, object]] = None,
     include_dirs: Sequence[str] = (),
+    source_defines: Optional[Mapping[str, Mapping[str, str]]] = None,
 ) -> Path:
     """Write the project for `board` into out_dir. app_sources maps a path inside the project to its
-    text, bytes, or a file to copy; every `.c` among them is compiled. include_dirs are project-relative."""
+    text, bytes, or a file to copy; every `.c` among them is compiled. include_dirs are project-relative.
+    source_defines: extra -D for single app sources (project path → {name: value})."""
     board = load_firmware_board(board)
     out_dir = Path(out_dir)
     for rel in app_sources:
@@ -109,6 +111,9 @@ def render_project(
             else (content.encode() if isinstance(content, str) else content)
         )
     sources = [f"board/{s}" for s in board.sources] + sorted(r for r in app_sources if r.endswith(".c"))
+    for src in source_defines or {}:
+        if src not in app_sources:
+            raise UsageError(f"source_defines names '{src}', which is not an app source")
     all_defines = {**board.c_defines(), **{k: str(v) for k, v in (defines or {}).items()}}
     files["firmware.ld"] = render("firmware/firmware.ld.j2", board=board, s=board.sections).encode()
     files["toolchain.cmake"] = _toolchain_file(board)
@@ -118,6 +123,7 @@ def render_project(
         sources=sources,
         defines=sorted(all_defines.items()),
         include_dirs=["board/include", *include_dirs],
+        source_defines=[(src, sorted(d.items())) for src, d in sorted((source_defines or {}).items())],
     ).encode()
     for rel, data in files.items():
         path = out_dir / rel

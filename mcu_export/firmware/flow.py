@@ -11,7 +11,7 @@ from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.mapfile import parse_map
-from mcu_export.firmware.model_project import build_model_firmware, place_arenas, place_model
+from mcu_export.firmware.model_project import build_model_firmware, place_program
 from mcu_export.firmware.sizes import check_fit, estimate_demands, size_report
 from mcu_export.pte.reader import read_program
 
@@ -50,11 +50,11 @@ def check_scratch_target(out_dir: Path, board: Board) -> None:
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
     """Raises FirmwareTooLarge naming the region and the bytes over, before the compiler or linker runs."""
     pte = (export_dir(out_dir) / "model.pte").read_bytes()
-    sizes = read_program(pte).method("forward").non_const_buffer_sizes
+    pte_region, placements = place_program(board, read_program(pte).method("forward"), len(pte))
     arenas: dict = {}
-    for placed in place_arenas(board, sizes, len(pte)):
+    for placed in placements:
         arenas[placed.region] = arenas.get(placed.region, 0) + placed.size
-    demands = estimate_demands(board, len(pte), arenas, MIN_CODE_BYTES, pte_region=place_model(board, len(pte)))
+    demands = estimate_demands(board, len(pte), arenas, MIN_CODE_BYTES, pte_region=pte_region)
     check_fit(board, demands)
 
 

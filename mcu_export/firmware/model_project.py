@@ -14,6 +14,10 @@ The project (codegen/model/ templates, runtime_c/firmware/main.c + render_projec
     runtime/                   copies of runtime_c's core and of the used kernels with their util helpers
     cmsis_nn/                  for int8 (cortex_m) kernels: the CMSIS-NN headers and only the functions they
                                call, from cmsis_nn_kernels/ or an installed CMSIS-NN (`cmsis_nn=PATH`)
+    npu/, runtime/backends/    for a program with EthosUBackend delegates on a board whose firmware drives its
+                               NPU: the driver, its register accesses and platform, the delegate kernel
+                               (mcu_export/firmware/npu.py); the .pte and those delegates' arenas then sit in
+                               memory the NPU reaches
 Only the used kernels are copied and compiled, and `--gc-sections` drops every unused function, so the
 ELF's `mx_k_*` symbols are exactly the model's kernels.
 """
@@ -26,11 +30,12 @@ import re
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
+from mcu_export.firmware import npu as npu_mod
 from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.conv_dispatch import render_conv_dispatch
@@ -95,9 +100,9 @@ def program_and_bytes(model: ModelSource) -> Tuple[P.Program, bytes]:
     return read_program(pte), pte
 
 
-# Delegates the exporter writes whose device runtime this version does not have yet, and what to do instead.
-_NO_RUNTIME_YET = {
-    "EthosUBackend": "firmware that drives the Ethos-U is not part of this version: "
+# Delegates the exporter writes that some boards' firmware cannot run, and what to do instead.
+_NO_RUNTIME_HERE = {
+    "EthosUBackend": "this board's firmware has no Ethos-U driver (its board file gives no npu_base): "
     "re-export with --backend cortex-m to run the model on the CPU",
 }
 
@@ -110,7 +115,7 @@ def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
     state = {b.id: b.state_bytes for b in backends}
     for k, d in enumerate(plan.delegates):
         if d.id not in state:
-            hint = _NO_RUNTIME_YET.get(d.id, "")
+            hint = _NO_RUNTIME_HERE.get(d.id, "")
             raise UsageError(
                 f"delegate {k} ({d.id}): no backend for it in this build (linked: {', '.join(sorted(state)) or 'none'})"
                 + (f"; {hint}" if hint else "")
@@ -161,31 +166,52 @@ def _first_fit(regions: Sequence[str], free: Dict[str, int], size: int) -> str:
     return next((r for r in regions if free[r] >= size), max(regions, key=lambda r: free[r]))
 
 
-def place_model(board: Board, pte_size: int, free: Optional[Dict[str, int]] = None) -> str:
-    """The region of the embedded .pte: the first of the board's [sections].model where it fits."""
+def place_model(board: Board, pte_size: int, free: Optional[Dict[str, int]] = None, *, npu: bool = False) -> str:
+    """The region of the embedded .pte: the first of the board's [sections].model where it fits (`npu`: of those
+    the board's NPU reaches, for a program whose delegates it runs: their payload and weights are used in place)."""
     free = _free_bytes(board) if free is None else free
-    region = _first_fit(board.sections.model, free, pte_size)
+    regions = npu_mod.reachable(board, board.sections.model, "model") if npu else board.sections.model
+    region = _first_fit(regions, free, pte_size)
     free[region] -= pte_size
     return region
 
 
 def place_arenas(
-    board: Board, sizes: Sequence[int], pte_size: int, free: Optional[Dict[str, int]] = None
+    board: Board,
+    sizes: Sequence[int],
+    pte_size: int,
+    free: Optional[Dict[str, int]] = None,
+    *,
+    npu_arenas: Collection[int] = (),
 ) -> List[ArenaPlacement]:
     """Arena i (memory_id i, sizes[0] being the reserved entry) goes to the first of the board's arena
-    regions where it still fits, after the .pte has taken its place."""
+    regions where it still fits, after the .pte has taken its place; an arena of `npu_arenas` (holding what the
+    board's NPU reads and writes) to the first of those the NPU reaches."""
     regions = board.sections.arenas
     if not regions:
         raise UsageError(f"board '{board.name}' declares no arena regions ([sections].arenas)")
     if free is None:
         free = _free_bytes(board)
-        place_model(board, pte_size, free)
+        place_model(board, pte_size, free, npu=bool(npu_arenas))
     placed = []
     for memory_id, size in enumerate(sizes[1:], start=1):
-        region = _first_fit(regions, free, size)
+        own = npu_mod.reachable(board, regions, "arena") if memory_id in npu_arenas else regions
+        region = _first_fit(own, free, size)
         free[region] -= (size + 15) // 16 * 16
         placed.append(ArenaPlacement(memory_id=memory_id, size=size, region=region))
     return placed
+
+
+def place_program(board: Board, plan: P.ExecutionPlan, pte_size: int) -> Tuple[str, List[ArenaPlacement]]:
+    """(model region, arena placements) of a program on `board`: in memory the board's NPU reaches where the
+    firmware runs EthosUBackend delegates on it, else as for any program."""
+    npu = bool(npu_mod.linked_backends(board, plan))
+    free = _free_bytes(board)
+    model_region = place_model(board, pte_size, free, npu=npu)
+    arenas = place_arenas(
+        board, plan.non_const_buffer_sizes, pte_size, free, npu_arenas=npu_mod.npu_arenas(plan) if npu else ()
+    )
+    return model_region, arenas
 
 
 _UTIL_INCLUDE = re.compile(r'#include\s+"(?:util/)?(mx_[a-z0-9_]+)\.h"')
@@ -276,12 +302,16 @@ def manifest(plan: P.ExecutionPlan, inputs: Sequence[P.Tensor], outputs: Sequenc
     for i, ins in enumerate(plan.chains[0].instructions):
         if isinstance(ins, P.KernelCall):
             instructions.append({"index": i, "op": plan.operators[ins.op_index].qualified})
-    return {
+    out = {
         "method": METHOD,
         "inputs": [tensor_manifest(t) for t in inputs],
         "outputs": [tensor_manifest(t) for t in outputs],
         "kernel_calls": instructions,
     }
+    delegate_calls = npu_mod.delegate_manifest(plan)
+    if delegate_calls is not None:
+        out["delegate_calls"] = delegate_calls
+    return out
 
 
 def model_sources(
@@ -308,8 +338,10 @@ def model_sources(
     if fault_at_instruction is not None and not 0 <= fault_at_instruction < len(instructions):
         raise UsageError(f"fault_at_instruction {fault_at_instruction} is not an instruction of the method")
     ops = model_ops(plan)
-    free = _free_bytes(board)
+    backends = npu_mod.linked_backends(board, plan)
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
+    pool = pool_counts(plan, backends)
+    model_region, arenas = place_program(board, plan, len(pte))
     context = dict(
         board=board,
         model_name=model_name,
@@ -318,9 +350,9 @@ def model_sources(
         outputs=outputs,
         pte_size=len(pte),
         pte_sha256=hashlib.sha256(pte).hexdigest(),
-        pool=asdict(pool_counts(plan)),
-        model_region=place_model(board, len(pte), free),
-        arenas=place_arenas(board, plan.non_const_buffer_sizes, len(pte), free),
+        pool=asdict(pool),
+        model_region=model_region,
+        arenas=arenas,
         fault_at=fault_at_instruction,
     )
     files: Dict[str, Union[str, bytes, Path]] = {
@@ -330,13 +362,16 @@ def model_sources(
     for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c"):
         files[f"{MODEL_DIR}/{name}"] = render(f"model/{name}.j2", **context)
     files[f"{MODEL_DIR}/main.c"] = asset_dir("runtime_c") / "firmware" / "main.c"
-    files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops)
+    files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops, backends)
     files.update(runtime_sources())
     dispatch = render_conv_dispatch(plan, board)
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
     kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else ())
     files.update(kernel_files)
+    if backends:
+        files.update(npu_mod.project_files())
+        include_dirs = [*include_dirs, *npu_mod.include_dirs()]
     return files, include_dirs
 
 
@@ -366,13 +401,21 @@ def render_model_project(
     )
     project = project_dir(out_dir, board)
     _remove_stale(project, files)
-    return render_project(board, project, files, include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs])
+    npu = bool(npu_mod.linked_backends(board, program.method(METHOD)))
+    return render_project(
+        board,
+        project,
+        files,
+        include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs],
+        defines=npu_mod.c_defines(board) if npu else None,
+        source_defines=npu_mod.SOURCE_DEFINES if npu else None,
+    )
 
 
 def _remove_stale(project: Path, files: Mapping[str, object]) -> None:
     """Files a previous render wrote for another model (e.g. a kernel it used): the folder must hold
     exactly what this model needs, since users copy it whole."""
-    for folder in (MODEL_DIR, RUNTIME_DIR, "cmsis_nn"):
+    for folder in (MODEL_DIR, RUNTIME_DIR, "cmsis_nn", npu_mod.DRIVER_DIR):
         for path in sorted((project / folder).rglob("*"), reverse=True) if (project / folder).is_dir() else []:
             rel = path.relative_to(project).as_posix()
             if path.is_file() and rel not in files:

@@ -49,6 +49,8 @@ class RunResult:
     seconds: float
     command: Tuple[str, ...]
     instructions: Optional[Icount] = None
+    npu_errors: Tuple[str, ...] = ()  # what the NPU seam's host side recorded (firmware/qemu.py)
+    npu_jobs: int = 0  # NPU jobs the seam served
 
 
 def fault_registers(uart_text: str) -> Dict[str, int]:

@@ -32,6 +32,9 @@ EXIT_IO_ERROR = 2
 _OK_LINE = re.compile(r"^mx: ok ticks=(\d+) stack=(\d+) pool=(\d+)/(\d+)\s*$", re.M)
 _ERROR_LINE = re.compile(r"^mx: (?:io )?error.*$", re.M)
 _FAULT_OP = re.compile(r"mx: hard fault.* op=(\d+)")
+_INSTRUCTION = re.compile(r"\(instruction (\d+)")
+_NPU_LINE = re.compile(r"^mx: npu.*$", re.M)  # boards/ethosu/: npu_platform.c's and the seam's own lines
+_SEAM_ERROR = re.compile(r"^npu seam: job (\d+): (?:executor failed: \w+: )?")
 # The firmware prints only the code (its texts would cost ~1.7 KB of flash); errors.def has the texts.
 _CODE_ONLY = re.compile(r"^mx: error (0x[0-9a-fA-F]{4})(?= \(|\s*$)")
 _ERRORS_DEF = re.compile(r'^X\(\s*\w+\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)', re.M)
@@ -58,8 +61,16 @@ def decode_error_line(line: str) -> str:
     return f"{line[: m.end()]} {error_text(int(m.group(1), 16))}{line[m.end() :]}".rstrip()
 
 
-def raise_for(result: RunResult, where: str, elf: Path, kernel_calls: Sequence[Dict], timeout: float) -> None:
-    """Timeouts and faults first (results.check), naming the op a fault hit; then the firmware's own errors."""
+def raise_for(
+    result: RunResult,
+    where: str,
+    elf: Path,
+    kernel_calls: Sequence[Dict],
+    timeout: float,
+    delegate_calls: Sequence[Dict] = (),
+) -> None:
+    """Timeouts and faults first (results.check), naming the op a fault hit; then the firmware's own errors,
+    naming the delegate (model.json's delegate_calls) and what the NPU or its seam said when one failed."""
     try:
         check(result, where=where, timeout=timeout, symbolize=symbolizer(elf))
     except FirmwareFault as fault:
@@ -79,7 +90,22 @@ def raise_for(result: RunResult, where: str, elf: Path, kernel_calls: Sequence[D
     )
     kinds: Dict[Optional[int], str] = {EXIT_RUNTIME_ERROR: "runtime error", EXIT_IO_ERROR: "I/O error"}
     kind = kinds.get(result.exit_code, f"exit code {result.exit_code}")
-    raise RuntimeFailure(f"firmware on {where} failed with a {kind}: {said}")
+    named, why = _failed_delegate(result, said, delegate_calls)
+    if why:
+        raise RuntimeFailure(f"firmware on {where} failed with a {kind}{named}: {why} (firmware: {said})")
+    raise RuntimeFailure(f"firmware on {where} failed with a {kind}{named}: {said}")
+
+
+def _failed_delegate(result: RunResult, said: str, delegate_calls: Sequence[Dict]) -> Tuple[str, str]:
+    """(" in delegate K (Backend, instruction N)" when the error line points at a delegate call, else ""; what the
+    NPU seam's host side recorded, e.g. the simulator's refusal, else the firmware's own NPU lines, else "")."""
+    at = _INSTRUCTION.search(said)
+    call = next((c for c in delegate_calls if at and c["index"] == int(at.group(1))), None)
+    named = f" in delegate {call['delegate']} ({call['backend']}, instruction {call['index']})" if call else ""
+    why = [_SEAM_ERROR.sub(r"NPU job \1: ", e) for e in result.npu_errors]
+    if not why:
+        why = [line.strip() for line in _NPU_LINE.findall(result.uart_text)]
+    return named, "; ".join(why)
 
 
 class FirmwareRunner(Runner):
@@ -91,6 +117,7 @@ class FirmwareRunner(Runner):
         self.out_dir: Optional[Path] = None  # the export folder, when the runner builds from one
         self.build: Optional[BuildResult] = None
         self.kernel_calls: List[Dict] = []
+        self.delegate_calls: List[Dict] = []
 
     @classmethod
     def serves(cls, board) -> bool:
@@ -112,6 +139,7 @@ class FirmwareRunner(Runner):
         self.inputs = tuple(TensorSpec.of_manifest(s) for s in manifest["inputs"])
         self.outputs = tuple(TensorSpec.of_manifest(s) for s in manifest["outputs"])
         self.kernel_calls = manifest["kernel_calls"]
+        self.delegate_calls = manifest.get("delegate_calls", [])
         self.build = build
         return self
 
@@ -128,7 +156,7 @@ class FirmwareRunner(Runner):
             for i, data in enumerate(inputs):
                 (work / f"in{i}.bin").write_bytes(data)
             result = self.simulate(elf, work)
-            raise_for(result, self.where, elf, self.kernel_calls, self.timeout)
+            raise_for(result, self.where, elf, self.kernel_calls, self.timeout, self.delegate_calls)
             raw = [
                 (work / f"out{i}.bin").read_bytes() if (work / f"out{i}.bin").is_file() else b""
                 for i in range(len(self.outputs))

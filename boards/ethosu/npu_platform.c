@@ -1,0 +1,115 @@
+/* The firmware's Ethos-U platform (mx_ethosu_platform_*, runtime_c/backends/ethosu/ethosu_backend.h): one ELF for
+ * silicon, the FVP and QEMU.
+ *
+ * The first job initialises the driver, once, and picks the register access then, at run time: the NPU's ID
+ * register at MX_NPU_BASE (the board file's npu_base) reads 0 where there is no NPU (QEMU's mps3-an547 maps an
+ * unimplemented device there), and then every job goes to the host over the semihosting seam
+ * (ethosu_io_semihost.c: the host runs it on its simulator, mcu_export/runners/npu_seam.py); any other ID is a
+ * real NPU, driven through its registers (ethosu_io_mmio.c). Both files are linked: the project's CMakeLists.txt
+ * compiles each under its own names (mx_ethosu_mmio_* / mx_ethosu_semihost_*, struct mx_ethosu_mmio_io /
+ * mx_ethosu_semihost_io), and this file implements the driver's seam (ethosu_io.h) by forwarding to the one
+ * chosen. The seam's register file reports MX_NPU_ID and MX_NPU_CONFIG: the NPU the board has.
+ *
+ * Before each job on the seam, the job's regions are declared: 0 the weights (read-only: the host does not send
+ * them back), 1 the scratch, 2 the fast scratch when the job has one. Completion is polled, within
+ * MX_NPU_BUDGET_TICKS of mx_platform_ticks (the NPU's interrupt, the board's npu_irq, is not wired yet). No cache
+ * maintenance: the startup leaves the Cortex-M55's D-cache off. No platform scratch: programs without a scratch
+ * argument (ExecuTorch's) are refused at load. A failure prints one line "mx: npu: <what>", as the seam's own
+ * errors do ("mx: npu seam: ..."), before the runtime's error line.
+ *
+ * Needs: MX_NPU_BASE, MX_NPU_ID, MX_NPU_CONFIG (mcu_export/firmware/npu.py defines them from the board file). */
+#include "ethosu_backend.h"
+#include "mx_platform.h"
+
+/* The two register accesses under the names the project's CMakeLists.txt compiles them with. ethosu_io.h is
+ * already included (above, with the seam's own names), so each header below gets its renamed typedef here. */
+#define mx_ethosu_io mx_ethosu_mmio_io
+typedef struct mx_ethosu_mmio_io mx_ethosu_mmio_io;
+#include "ethosu_io_mmio.h"
+#undef mx_ethosu_io
+#define mx_ethosu_io mx_ethosu_semihost_io
+typedef struct mx_ethosu_semihost_io mx_ethosu_semihost_io;
+#include "ethosu_io_semihost.h"
+#undef mx_ethosu_io
+
+uint32_t mx_ethosu_mmio_read(mx_ethosu_mmio_io *io, uint32_t offset);
+void mx_ethosu_mmio_write(mx_ethosu_mmio_io *io, uint32_t offset, uint32_t value);
+uint32_t mx_ethosu_semihost_read(mx_ethosu_semihost_io *io, uint32_t offset);
+void mx_ethosu_semihost_write(mx_ethosu_semihost_io *io, uint32_t offset, uint32_t value);
+
+#ifndef MX_NPU_BUDGET_TICKS
+#define MX_NPU_BUDGET_TICKS 0xFFFFFFFFu /* CPU clock ticks: ~27 s at 160 MHz, a hung NPU's limit */
+#endif
+
+/* The seam the driver holds: exactly one of the two is set once the driver is initialised. */
+struct mx_ethosu_io {
+  mx_ethosu_mmio_io *mmio;
+  mx_ethosu_semihost_io *semihost;
+};
+
+uint32_t mx_ethosu_io_read(mx_ethosu_io *io, uint32_t offset) {
+  return io->mmio != 0 ? mx_ethosu_mmio_read(io->mmio, offset) : mx_ethosu_semihost_read(io->semihost, offset);
+}
+
+void mx_ethosu_io_write(mx_ethosu_io *io, uint32_t offset, uint32_t value) {
+  if (io->mmio != 0) {
+    mx_ethosu_mmio_write(io->mmio, offset, value);
+  } else {
+    mx_ethosu_semihost_write(io->semihost, offset, value);
+  }
+}
+
+static mx_ethosu_mmio_io mmio;
+static mx_ethosu_semihost_io semihost;
+static mx_ethosu_io io;
+static mx_ethosu npu;
+static int init_error = 1; /* 1: not tried yet; then mx_ethosu_init's result */
+
+static uint64_t ticks(void) { return mx_platform_ticks(); }
+
+static void say(const char *what, int err) {
+  mx_platform_puts("mx: npu: ");
+  mx_platform_puts(what);
+  mx_platform_puts(mx_ethosu_strerror(err));
+  mx_platform_puts(" (");
+  mx_platform_put_dec(err);
+  mx_platform_puts(")\n");
+}
+
+/* The driver, on the NPU at MX_NPU_BASE or, where nothing answers there, on the host's over the seam. */
+static int init(void) {
+  mx_ethosu_io_mmio_init(&mmio, (uintptr_t)MX_NPU_BASE);
+  if (mx_ethosu_mmio_read(&mmio, MX_ETHOSU_ID) != 0) {
+    io.mmio = &mmio;
+  } else {
+    mx_ethosu_semihost_init(&semihost, MX_NPU_ID, MX_NPU_CONFIG);
+    io.semihost = &semihost;
+  }
+  mx_ethosu_config cfg;
+  mx_ethosu_config_default(&cfg, MX_ETHOSU_CONFIG_PRODUCT(mx_ethosu_io_read(&io, MX_ETHOSU_CONFIG)));
+  cfg.ticks = ticks;
+  int err = mx_ethosu_init(&npu, &io, &cfg);
+  if (err != MX_ETHOSU_OK) say(io.mmio != 0 ? "init: " : "init (seam): ", err);
+  return err;
+}
+
+mx_ethosu *mx_ethosu_platform_begin(mx_ethosu_job *job, uint32_t *budget) {
+  if (init_error == 1) init_error = init();
+  if (init_error != MX_ETHOSU_OK) return 0;
+  if (io.semihost != 0) {
+    (void)mx_ethosu_semihost_region(&semihost, 0, job->size[0], 1);
+    for (int n = 1; n < MX_ETHOSU_JOB_REGIONS; n++) (void)mx_ethosu_semihost_region(&semihost, n, job->size[n], 0);
+  }
+  *budget = MX_NPU_BUDGET_TICKS;
+  return &npu;
+}
+
+void mx_ethosu_platform_end(const mx_ethosu_job *job, int err) {
+  (void)job;
+  if (err != MX_ETHOSU_OK && init_error == MX_ETHOSU_OK) say("job: ", err);
+}
+
+uint8_t *mx_ethosu_platform_scratch(uint32_t bytes) {
+  (void)bytes;
+  return 0;
+}
