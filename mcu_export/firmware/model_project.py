@@ -422,6 +422,8 @@ def _remove_stale(project: Path, files: Mapping[str, object]) -> None:
                 path.unlink()
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
+        if (project / folder).is_dir() and not any((project / folder).iterdir()):
+            (project / folder).rmdir()  # a folder this model needs nothing from (npu/, cmsis_nn/)
 
 
 def build_model_firmware(
