@@ -45,7 +45,9 @@ needs_qemu = pytest.mark.skipif(
     bool(_missing("qemu-system-arm", *FIRMWARE_TOOLS)),
     reason=f"needs {', '.join(_missing('qemu-system-arm', *FIRMWARE_TOOLS)) or 'nothing'}",
 )
-needs_cc = pytest.mark.skipif(bool(_missing("cc", "ar")), reason=f"needs {', '.join(_missing('cc', 'ar')) or 'x'}")
+needs_cc = pytest.mark.skipif(
+    bool(_missing("cc", "ar")), reason=f"needs {', '.join(_missing('cc', 'ar')) or 'nothing'}"
+)
 
 
 # --- what the program says --------------------------------------------------------------------------------------

@@ -124,10 +124,13 @@ def runs_npu_jobs(elf: Union[str, Path]) -> bool:
 
 def _seam(directory: Path, npu: Union[bool, "Executor"]) -> "NpuSeamServer":
     """The seam's host side in `directory`, started: our simulator (npu True) or the given executor."""
-    from mcu_export.ethosu.simulator import seam_executor
+    from mcu_export.ethosu.simulator import seam_executor, simulator
     from mcu_export.runners.npu_seam import NpuSeamServer
 
-    server = NpuSeamServer(directory, seam_executor() if isinstance(npu, bool) else npu, strict=False)
-    if npu is True:
-        server.execute = seam_executor(server)  # each job as the NPU the firmware reports (server.current)
+    if isinstance(npu, bool):
+        sim = simulator()  # built (or found in the cache) before QEMU starts: its time is not the run's
+        server = NpuSeamServer(directory, seam_executor(sim=sim), strict=False)
+        server.execute = seam_executor(server, sim)  # each job as the NPU the firmware reports (server.current)
+    else:
+        server = NpuSeamServer(directory, npu, strict=False)
     return server.start()
