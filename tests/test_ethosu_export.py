@@ -73,8 +73,12 @@ def test_cli_export_to_the_npu_writes_partitions_estimates_and_tosa(tmp_path):
     # program's Python reference whose delegate runs on TOSA's reference model.
     x = np.random.default_rng(0).random((1, 1, 28, 28), dtype=np.float32)
     np.save(tmp_path / "x.npy", x)
-    ran = cli("run", out, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npz")
+    ran = cli("run", out, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npz", "--json", tmp_path / "r.json")
     assert ran.code == 0, ran.err
+    # Without an NPU to measure, the run shows and keeps Vela's estimate for the delegate, layer by layer.
+    assert f"delegate 0 on ethos-u55-128: {npu['total']['cycles_npu']:,} NPU cycles (vela estimate)" in ran.out
+    (kept,) = json.loads((tmp_path / "r.json").read_text())["npu"]["subgraphs"]
+    assert sum(la["cycles"] for la in kept["layers"]) == npu["total"]["cycles_total"]
     program = read_program((out / "model.pte").read_bytes())
     graphs = [(out / "npu" / "subgraph_0.tosa").read_bytes()]
     (want,) = run_reference(program, [x], delegate=tosa_delegate(graphs))

@@ -9,7 +9,15 @@ import numpy as np
 
 from mcu_export.errors import UsageError
 from mcu_export.runners import runner_for
-from mcu_export.runners.report import format_per_op_table, output_lines, summary_line, write_outputs, write_run_json
+from mcu_export.runners.report import (
+    format_per_op_table,
+    npu_estimate,
+    npu_lines,
+    output_lines,
+    summary_line,
+    write_outputs,
+    write_run_json,
+)
 
 
 def load_input(path: str, index: int) -> np.ndarray:
@@ -42,9 +50,12 @@ def run_command(
     print("\n".join(output_lines(run)))
     if run.instructions_per_inference is not None:
         print(format_per_op_table(run))
+    npu = npu_estimate(program)
+    if npu:
+        print("\n".join(npu_lines(npu)))
     print(summary_line(run))
     if output_path:
         print(f"wrote {write_outputs(output_path, run)}")
     if json_path:
-        print(f"wrote {write_run_json(json_path, run)}")
+        print(f"wrote {write_run_json(json_path, run, npu)}")
     return 0

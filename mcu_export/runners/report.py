@@ -7,7 +7,7 @@ import io
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
@@ -50,7 +50,48 @@ def format_per_op_table(run: ModelRun) -> str:
     return "\n".join(lines)
 
 
-def run_json(run: ModelRun) -> Dict:
+def npu_estimate(program: Union[str, Path]) -> Optional[Dict]:
+    """The NPU part of a run, as far as it is known without an NPU to measure: Vela's estimate per subgraph
+    and per layer, from the export's report.json (None for a program without Ethos-U delegates)."""
+    report = Path(program) / "report.json" if Path(program).is_dir() else Path(program).with_name("report.json")
+    try:
+        npu = json.loads(report.read_text()).get("npu")
+    except (OSError, ValueError):
+        return None
+    if not npu:
+        return None
+    return {
+        "source": "vela estimate",  # an FVP's PMU counters will say "measured"
+        "accelerator": npu.get("accelerator"),
+        "subgraphs": [
+            {
+                "delegate": s["index"],
+                "cycles_npu": s["cycles_npu"],
+                "layers": [
+                    {"operator": la["operator"], "cycles": la["cycles"], "macs": la["macs"]}
+                    for la in s.get("layers", [])
+                    if la.get("cycles")
+                ],
+            }
+            for s in npu.get("subgraphs", [])
+        ],
+    }
+
+
+def npu_lines(npu: Dict) -> List[str]:
+    """The NPU's share of a run, next to the CPU's per-op table: each delegate's cycles and its layers."""
+    lines = []
+    for s in npu["subgraphs"]:
+        layers = ", ".join(f"{la['operator']} {la['cycles']:,}" for la in s["layers"][:8])
+        more = f", ... ({len(s['layers'])} layers)" if len(s["layers"]) > 8 else ""
+        lines.append(
+            f"delegate {s['delegate']} on {npu['accelerator']}: {s['cycles_npu']:,} NPU cycles "
+            f"({npu['source']}): {layers}{more}"
+        )
+    return lines
+
+
+def run_json(run: ModelRun, npu: Optional[Dict] = None) -> Dict:
     return {
         "board": run.board,
         "target": run.target,
@@ -62,11 +103,12 @@ def run_json(run: ModelRun) -> Dict:
         "meta_pool_bytes": run.meta_pool_bytes,
         "seconds": round(run.seconds, 3),
         "outputs": [{"shape": list(o.shape), "dtype": o.dtype.name} for o in run.outputs],
+        **({"npu": npu} if npu else {}),
     }
 
 
-def write_run_json(path: Union[str, Path], run: ModelRun) -> Path:
-    atomic.write_bytes(path, (json.dumps(run_json(run), indent=2) + "\n").encode())
+def write_run_json(path: Union[str, Path], run: ModelRun, npu: Optional[Dict] = None) -> Path:
+    atomic.write_bytes(path, (json.dumps(run_json(run, npu), indent=2) + "\n").encode())
     return Path(path)
 
 
