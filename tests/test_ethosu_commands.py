@@ -40,7 +40,7 @@ pytest.importorskip("ethosu.vela")
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM = ROOT / "fvp" / "ethosu_sim"
-SOURCES = ("npu_decode.c", "npu_dump.c", "npu_payload.c")
+SOURCES = ("npu_decode.c", "npu_dump.c", "npu_error.c", "npu_payload.c")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC")
 BLOCK_OPS = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE")
 CMD1 = 0x4000

@@ -23,7 +23,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM = ROOT / "fvp" / "ethosu_sim"
-DECODER_SOURCES = ("npu_decode.c", "npu_dump.c", "npu_payload.c")
+DECODER_SOURCES = ("npu_decode.c", "npu_dump.c", "npu_error.c", "npu_payload.c")
 EXECUTOR_SOURCES = (
     "mlw_decode.c",
     "npu_exec.c",
