@@ -2,9 +2,8 @@
 ctypes: a Vela blob's command stream run against its regions (0 a copy of weight_data, 1 the scratch arena with
 the inputs and outputs at their offsets, 2 the fast scratch), outputs read back as numpy arrays.
 
-The decoder's files (npu_decode.c, npu_dump.c, npu_payload.c) are built as their own tests build them, without
-optimisation (gcc 12 at -O1 and above reports a maybe-uninitialized false positive in npu_decode.c under
--Werror); the executor's files with -O2.
+The library is the product's (mcu_export.ethosu.simulator.build_library, cached), with the decoder's entry points
+kept as well for the tests that call them, and an ASan/UBSan variant for the fuzz tests.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import ctypes
 import functools
 import re
 import struct
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,39 +19,19 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from mcu_export.ethosu import simulator
+
 ROOT = Path(__file__).resolve().parents[2]
 SIM = ROOT / "fvp" / "ethosu_sim"
-DECODER_SOURCES = ("npu_decode.c", "npu_dump.c", "npu_error.c", "npu_payload.c")
-EXECUTOR_SOURCES = (
-    "mlw_decode.c",
-    "npu_exec.c",
-    "npu_dma.c",
-    "npu_fm.c",
-    "npu_round.c",
-    "npu_activation.c",
-    "npu_conv.c",
-    "npu_pool.c",
-    "npu_elementwise.c",
-)
-CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC")
-SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g")
+# The product keeps mx_npu_execute*; the tests also call the decoder, the payload reader and the dump directly.
+ENTRY_POINTS = (*simulator.ENTRY_POINTS, "mx_npu_decode", "mx_npu_op_dump", "mx_npu_payload_find")
+SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g")
 REGIONS = 8
 
 
-def build(out_dir: Path, sanitize: bool = False) -> Path:
-    """The executor as a shared library in out_dir (with ASan/UBSan when `sanitize`)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    extra = SANITIZE if sanitize else ()
-    objects = []
-    for source in (*DECODER_SOURCES, *EXECUTOR_SOURCES):
-        obj = out_dir / (Path(source).stem + ".o")
-        opt = () if source in DECODER_SOURCES else ("-O2",)
-        cmd = ["cc", *CFLAGS, *opt, *extra, "-c", str(SIM / source), "-o", str(obj)]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-        objects.append(str(obj))
-    lib = out_dir / ("libmx_npu_exec_asan.so" if sanitize else "libmx_npu_exec.so")
-    subprocess.run(["cc", "-shared", *extra, *objects, "-o", str(lib)], check=True, capture_output=True, text=True)
-    return lib
+def build(sanitize: bool = False) -> Path:
+    """The simulator as a shared library with every entry point the tests call (with ASan/UBSan when `sanitize`)."""
+    return simulator.build_library(extra_flags=SANITIZE if sanitize else (), entry_points=ENTRY_POINTS)
 
 
 def statuses() -> Dict[int, str]:
