@@ -46,7 +46,7 @@ class SimulatorError(RuntimeFailure):
     built; the message is its one-line reason."""
 
 
-class _Error(ctypes.Structure):  # mx_npu_error (npu_commands.h)
+class ErrorStruct(ctypes.Structure):  # mx_npu_error (npu_commands.h); public for the tests' bindings
     _fields_ = [
         ("status", ctypes.c_int32),
         ("opcode", ctypes.c_uint32),
@@ -56,7 +56,7 @@ class _Error(ctypes.Structure):  # mx_npu_error (npu_commands.h)
     ]
 
 
-class _Region(ctypes.Structure):  # mx_npu_region (npu_exec.h)
+class RegionStruct(ctypes.Structure):  # mx_npu_region (npu_exec.h)
     _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
 
 
@@ -134,12 +134,12 @@ class Simulator:
     def __init__(self, sim_dir: Optional[Path] = None):
         self.library = build_library(sim_dir)
         lib = self._lib = ctypes.CDLL(str(self.library))
-        args: List[Any] = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Region)]
-        lib.mx_npu_execute.argtypes = [*args, ctypes.POINTER(_Error)]
+        args: List[Any] = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(RegionStruct)]
+        lib.mx_npu_execute.argtypes = [*args, ctypes.POINTER(ErrorStruct)]
         lib.mx_npu_execute.restype = ctypes.c_int
         self._with_config = getattr(lib, "mx_npu_execute_config", None)  # an older stub has only mx_npu_execute
         if self._with_config is not None:
-            self._with_config.argtypes = [*args, ctypes.c_uint32, ctypes.POINTER(_Error)]
+            self._with_config.argtypes = [*args, ctypes.c_uint32, ctypes.POINTER(ErrorStruct)]
             self._with_config.restype = ctypes.c_int
         self._lock = threading.Lock()
 
@@ -158,14 +158,14 @@ class Simulator:
         else:
             count = len(words)
             stream = (ctypes.c_uint32 * max(count, 1))(*[w & 0xFFFFFFFF for w in words])
-        table = (_Region * REGIONS)()
+        table = (RegionStruct * REGIONS)()
         keep = []
         for n, region in enumerate(regions):
             if len(region):
                 buffer = (ctypes.c_char * len(region)).from_buffer(region)
                 keep.append(buffer)
                 table[n].data, table[n].size = ctypes.addressof(buffer), len(region)
-        err = _Error()
+        err = ErrorStruct()
         with self._lock:
             if config and self._with_config is not None:
                 rc = self._with_config(stream, count, table, config, ctypes.byref(err))

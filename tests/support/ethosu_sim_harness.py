@@ -12,12 +12,14 @@ import ctypes
 import functools
 import re
 import struct
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+import pytest
 
 from mcu_export.ethosu import simulator
 
@@ -34,23 +36,21 @@ def build(sanitize: bool = False) -> Path:
     return simulator.build_library(extra_flags=SANITIZE if sanitize else (), entry_points=ENTRY_POINTS)
 
 
+def sanitized_build() -> Tuple[Path, str]:
+    """The ASan/UBSan library and the host cc's libasan (for LD_PRELOAD in a child Python); skips without one."""
+    asan = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    if not Path(asan).is_file():
+        pytest.skip("no libasan for the host cc")
+    return build(sanitize=True), asan
+
+
 def statuses() -> Dict[int, str]:
     text = (SIM / "npu_errors.def").read_text()
     return {int(m[2]): m[1] for m in re.finditer(r"^MX_NPU_STATUS\((\w+),\s*(\d+),", text, re.M)}
 
 
-class Error(ctypes.Structure):
-    _fields_ = [
-        ("status", ctypes.c_int32),
-        ("opcode", ctypes.c_uint32),
-        ("word_index", ctypes.c_size_t),
-        ("word", ctypes.c_uint32),
-        ("message", ctypes.c_char * 200),
-    ]
-
-
-class Region(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+Error = simulator.ErrorStruct
+Region = simulator.RegionStruct
 
 
 class Payload(ctypes.Structure):
