@@ -34,23 +34,15 @@ from typing import Dict, List, Tuple
 import numpy as np
 import pytest
 
+import ethosu_sim_harness as harness  # tests/support
 from ethosu_graphs import max_pool_graph, op_graph  # tests/support
 
 pytest.importorskip("ethosu.vela")
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM = ROOT / "fvp" / "ethosu_sim"
-SOURCES = ("npu_decode.c", "npu_dump.c", "npu_payload.c")
-CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC")
 BLOCK_OPS = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE")
 CMD1 = 0x4000
-
-
-def build(out_dir: Path, *extra: str, name: str = "libmx_npu_commands.so") -> Path:
-    lib = out_dir / name
-    cmd = ["cc", *CFLAGS, *extra, *(str(SIM / s) for s in SOURCES), "-o", str(lib)]
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return lib
 
 
 def statuses() -> Dict[str, int]:
@@ -72,30 +64,8 @@ def _def() -> str:
     return (SIM / "npu_opcodes.def").read_text()
 
 
-class Error(ctypes.Structure):
-    _fields_ = [
-        ("status", ctypes.c_int32),
-        ("opcode", ctypes.c_uint32),
-        ("word_index", ctypes.c_size_t),
-        ("word", ctypes.c_uint32),
-        ("message", ctypes.c_char * 200),
-    ]
-
-
-class Payload(ctypes.Structure):
-    _fields_ = [
-        ("stream_word", ctypes.c_size_t),
-        ("stream_words", ctypes.c_size_t),
-        ("config", ctypes.c_uint32 * 2),
-        ("has_config", ctypes.c_int),
-    ]
-
-
-class DecodeError(Exception):
-    def __init__(self, status: str, err: Error):
-        self.status, self.word_index, self.opcode = status, err.word_index, err.opcode
-        self.message = err.message.decode()
-        super().__init__(f"{status}: {self.message}")
+Error, Payload = harness.Error, harness.Payload
+DecodeError = harness.ExecError  # the decoder's refusals carry the same fields as the executor's
 
 
 def _value(text: str):
@@ -160,8 +130,8 @@ class Npu:
 
 
 @pytest.fixture(scope="module")
-def npu(tmp_path_factory) -> Npu:
-    return Npu(build(tmp_path_factory.mktemp("npu_commands")))
+def npu() -> Npu:
+    return Npu(harness.build())
 
 
 # ---- geometry of a decoded operation --------------------------------------------------------------------------
@@ -906,11 +876,7 @@ def _mutations(streams: List[List[int]], n: int, seed: int) -> List[bytes]:
 def test_mutated_streams_never_fault_under_asan_and_ubsan(tmp_path, npu):
     from mcu_export.ethosu.vela import compile_tosa
 
-    asan = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    if not Path(asan).is_file():
-        pytest.skip("no libasan for the host cc")
-    lib = build(tmp_path, "-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
-                "-fno-sanitize-recover=all", name="libmx_npu_commands_asan.so")  # fmt: skip
+    lib, asan = harness.sanitized_build()
     streams = [npu.stream(compile_tosa(g, acc).blob.cmd_data)[0]
                for g in (op_graph("conv"), op_graph("add"), max_pool_graph())
                for acc in ("ethos-u55-128", "ethos-u65-512")]  # fmt: skip

@@ -112,7 +112,7 @@ SIGNATURES = {
 def lib(tmp_path_factory):
     out = tmp_path_factory.mktemp("ethosu_driver")
     (out / "shim.c").write_text(SHIM_C)
-    sources = [DRIVER / "ethosu_driver.c", DRIVER / "ethosu_io_ram.c", out / "shim.c"]
+    sources = [DRIVER / "ethosu_driver.c", DRIVER / "ethosu_io_ram.c", DRIVER / "ethosu_regfile.c", out / "shim.c"]
     flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-shared", "-fPIC", "-O1", "-g"]
     if SANITIZE:
         flags += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]

@@ -52,8 +52,8 @@ SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCh
 
 
 @pytest.fixture(scope="module")
-def sim(tmp_path_factory) -> harness.Executor:
-    return harness.Executor(harness.build(tmp_path_factory.mktemp("ethosu_sim")))
+def sim() -> harness.Executor:
+    return harness.Executor(harness.build())
 
 
 def reference(graph: bytes, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
@@ -479,10 +479,7 @@ def _fuzz_corpus(streams, n: int, seed: int) -> bytes:
 
 @pytest.mark.slow
 def test_mutated_streams_never_fault_under_asan_and_ubsan(tmp_path, sim):
-    asan = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    if not Path(asan).is_file():
-        pytest.skip("no libasan for the host cc")
-    lib = harness.build(tmp_path / "asan", sanitize=True)
+    lib, asan = harness.sanitized_build()
     streams = []
     rng = np.random.default_rng(11)
     graphs = [op_graph(g) for g in ("conv", "depthwise", "add", "max", "avg")]

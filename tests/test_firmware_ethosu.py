@@ -9,7 +9,6 @@ without the NPU fields, and programs without delegates, render the same project 
 from __future__ import annotations
 
 import shutil
-import struct
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +23,7 @@ from mcu_export.ethosu import simulator as S
 from mcu_export.examples import spec
 from mcu_export.pte import program as P
 from mcu_export.pte.reader import read_program
+from npu_test_tools import FIRMWARE_TOOLS, memory_of, missing, needs, stream_words  # tests/support
 
 pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
 
@@ -33,21 +33,9 @@ SIMULATOR_BUILT = (asset_dir("fvp") / "ethosu_sim" / "npu_exec.c").is_file()
 QEMU_TIMEOUT = 60.0
 
 
-def _missing(*tools: str):
-    return [t for t in tools if shutil.which(t) is None]
-
-
-FIRMWARE_TOOLS = ("arm-none-eabi-gcc", "cmake", "ninja")
-needs_firmware = pytest.mark.skipif(
-    bool(_missing(*FIRMWARE_TOOLS)), reason=f"needs {', '.join(_missing(*FIRMWARE_TOOLS)) or 'nothing'}"
-)
-needs_qemu = pytest.mark.skipif(
-    bool(_missing("qemu-system-arm", *FIRMWARE_TOOLS)),
-    reason=f"needs {', '.join(_missing('qemu-system-arm', *FIRMWARE_TOOLS)) or 'nothing'}",
-)
-needs_cc = pytest.mark.skipif(
-    bool(_missing("cc", "ar")), reason=f"needs {', '.join(_missing('cc', 'ar')) or 'nothing'}"
-)
+needs_firmware = needs(*FIRMWARE_TOOLS)
+needs_qemu = needs("qemu-system-arm", *FIRMWARE_TOOLS)
+needs_cc = needs("cc", "ar")
 
 
 # --- what the program says --------------------------------------------------------------------------------------
@@ -60,15 +48,6 @@ def delegate_call(plan: P.ExecutionPlan):
 
 def blob_of(program: P.Program) -> B.VelaBlob:
     return B.unpack(bytes(program.backend_delegate_data[program.method().delegates[0].processed.index]))
-
-
-def stream_words(cmd: bytes) -> bytes:
-    """The COMMAND_STREAM's words of a driver payload (what QBASE/QSIZE point at)."""
-    ws, at = struct.unpack(f"<{len(cmd) // 4}I", cmd), 1
-    while ws[at] & 0xFF != 2:
-        at += 3 if ws[at] & 0xFF == 1 else 1
-    length = (ws[at] >> 16) | ((ws[at] >> 8) & 0xFF) << 16
-    return cmd[4 * (at + 1) : 4 * (at + 1 + length)]
 
 
 def record_bytes(record) -> int:
@@ -101,14 +80,6 @@ def exact_inputs(program: P.Program, seed: int = 1):
         floats.append(((q.astype(np.float64) - zp) * scale).astype(np.float32))
         quantized.append(q)
     return floats, quantized
-
-
-def memory_of(address: int) -> str:
-    for r in load_board(BOARD).memory:
-        for origin in (r.origin, r.origin | 0x10000000):  # either security alias
-            if origin <= address < origin + r.length:
-                return r.name
-    return "?"
 
 
 # --- exports, shared by the module ----------------------------------------------------------------------------
@@ -277,9 +248,9 @@ def test_the_firmware_links_the_npu_pieces_and_places_what_the_npu_reads(mlp, ml
     assert scratch.scalar_type == P.ScalarType.BYTE and scratch.nbytes >= blob_of(artifact.program).scratch_size
     arena = symbols[f"mx_model_arena_{scratch.allocation_info.memory_id}"]
     reachable = load_board(BOARD).npu_reachable
-    assert memory_of(symbols["mx_model_pte"].address) in reachable
-    assert memory_of(arena.address) in reachable and arena.size == plan.non_const_buffer_sizes[1]
-    assert memory_of(symbols["mx_model_pte"].address) == "bram" and memory_of(arena.address) == "isram"
+    assert memory_of(BOARD, symbols["mx_model_pte"].address) in reachable
+    assert memory_of(BOARD, arena.address) in reachable and arena.size == plan.non_const_buffer_sizes[1]
+    assert memory_of(BOARD, symbols["mx_model_pte"].address) == "bram" and memory_of(BOARD, arena.address) == "isram"
     # The metadata pool counts the backend's state: the firmware's own count matches (main.c checks it at load).
     from mcu_export.firmware.model_project import pool_counts
     from mcu_export.host_runtime import ETHOSU
@@ -419,8 +390,8 @@ def kws(tmp_path_factory):
     """`mcu-export export examples/kws_dscnn.py:factory -o OUT --quantize int8 --board corstone-300`: the export
     and its firmware, as a user gets them."""
     pytest.importorskip("tosa_serializer")
-    if _missing(*FIRMWARE_TOOLS):
-        pytest.skip(f"needs {', '.join(_missing(*FIRMWARE_TOOLS))}")
+    if missing(*FIRMWARE_TOOLS):
+        pytest.skip(f"needs {', '.join(missing(*FIRMWARE_TOOLS))}")
     out = tmp_path_factory.mktemp("kws") / "out"
     result = cli("export", spec("kws_dscnn"), "-o", out, "--quantize", "int8", "--board", BOARD, timeout=600)
     assert result.code == 0, result.err

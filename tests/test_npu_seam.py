@@ -8,7 +8,6 @@ also exercised from a Python stand-in for the firmware, without QEMU."""
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from ethosu_graphs import max_pool_graph  # tests/support
 from mcu_export.runners import npu_seam
 from mcu_export.runners.npu_seam import NpuJob, NpuSeamError, NpuSeamServer
+from npu_test_tools import FIRMWARE_TOOLS, memory_of, needs, stream_words  # tests/support
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "boards" / "ethosu"
@@ -28,23 +28,7 @@ PATTERN = bytes((i * 37 + 11) & 0xFF for i in range(256))
 QEMU_TIMEOUT = 30.0
 
 
-def _missing(*tools: str):
-    return [t for t in tools if shutil.which(t) is None]
-
-
-needs_qemu = pytest.mark.skipif(
-    bool(_missing("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja")),
-    reason=f"needs {', '.join(_missing('qemu-system-arm', 'arm-none-eabi-gcc', 'cmake', 'ninja')) or 'nothing'}",
-)
-
-
-def stream_words(cmd: bytes) -> bytes:
-    """The COMMAND_STREAM's words of a driver payload (what QBASE/QSIZE point at)."""
-    ws, at = struct.unpack(f"<{len(cmd) // 4}I", cmd), 1
-    while ws[at] & 0xFF != 2:
-        at += 3 if ws[at] & 0xFF == 1 else 1
-    length = (ws[at] >> 16) | ((ws[at] >> 8) & 0xFF) << 16
-    return cmd[4 * (at + 1) : 4 * (at + 1 + length)]
+needs_qemu = needs("qemu-system-arm", *FIRMWARE_TOOLS)
 
 
 def c_array(name: str, data: bytes) -> str:
@@ -86,6 +70,7 @@ def firmware(blob, tmp_path_factory):
     sources = {f"ethosu/{p.name}": p for p in DRIVER.glob("*.h")}
     sources["ethosu/ethosu_driver.c"] = DRIVER / "ethosu_driver.c"
     sources["ethosu/ethosu_io_semihost.c"] = DRIVER / "ethosu_io_semihost.c"
+    sources["ethosu/ethosu_regfile.c"] = DRIVER / "ethosu_regfile.c"
     sources["app/main.c"] = FIRMWARE_C
     sources["app/npu_seam_payload.h"] = header
     project = render_project(BOARD, tmp_path_factory.mktemp("npu_seam_fw"), sources, include_dirs=["ethosu", "app"])
@@ -106,16 +91,6 @@ def run(elf, workdir: Path, timeout: float = QEMU_TIMEOUT, **kw):
     from mcu_export.firmware.qemu import run_qemu
 
     return run_qemu(BOARD, elf, timeout=timeout, semihosting_dir=workdir, **kw)
-
-
-def memory_of(address: int) -> str:
-    from mcu_export.boards import load_board
-
-    for r in load_board(BOARD).memory:
-        for origin in (r.origin, r.origin | 0x10000000):  # either security alias
-            if origin <= address < origin + r.length:
-                return r.name
-    return "?"
 
 
 class Checker:
@@ -155,7 +130,7 @@ def test_job_reaches_the_host_and_its_output_the_firmware(firmware, blob, tmp_pa
     cmd, weights, scratch = (symbols[n].address for n in ("seam_cmd", "seam_weights", "scratch"))
     assert job.qbase == cmd + blob.cmd_data.index(stream_words(blob.cmd_data))
     assert job.base == (weights, scratch, 0, 0, 0, 0, 0, 0)
-    assert (memory_of(cmd), memory_of(weights), memory_of(scratch)) == ("bram", "bram", "isram")
+    assert (memory_of(BOARD, cmd), memory_of(BOARD, weights), memory_of(BOARD, scratch)) == ("bram", "bram", "isram")
     assert job.sizes == (len(blob.weight_data), blob.scratch_size, 0, 0, 0, 0, 0, 0)
     assert (job.in_mask, job.out_mask) == (0b011, 0b010)  # weights go in only
     assert job.regioncfg == 0x5553 and job.qconfig == 2  # driver defaults: weights limit 3, scratch 0, rest 1
@@ -210,7 +185,7 @@ def test_regions_larger_than_a_pipe_cross_in_pieces(firmware, blob, tmp_path):
     assert (done["scratch"], done["fast"]) == (fnv1a(written[1]), fnv1a(written[2]))
     assert (
         seam.jobs[0].job.base[0] == symbols["big_weights"].address
-        and memory_of(symbols["big_weights"].address) == "ddr"
+        and memory_of(BOARD, symbols["big_weights"].address) == "ddr"
     )
     # 5 writes (header, command words, 3 regions) and more than 3 reads (header, 2 regions): the 64 KB region
     # behind the reply's header cannot come in one read (a pipe holds 16 pages; the header's is still in it).

@@ -1,17 +1,11 @@
 /* The host's register access: a register file in RAM (ethosu_io_ram.h). */
 #include "ethosu_io_ram.h"
 
-static int in_range(uint32_t offset) { return offset < MX_ETHOSU_REGISTER_BYTES && (offset & 3u) == 0; }
+#include "ethosu_regfile.h"
+
+static int in_range(uint32_t offset) { return mx_ethosu_regfile_in_range(MX_ETHOSU_REGISTER_BYTES, offset); }
 
 static uint32_t *reg(mx_ethosu_io *io, uint32_t offset) { return &io->regs[offset / 4u]; }
-
-static void reset_file(mx_ethosu_io *io, uint32_t prot) {
-  for (uint32_t i = 0; i < MX_ETHOSU_RAM_WORDS; i++) io->regs[i] = 0;
-  *reg(io, MX_ETHOSU_ID) = io->id;
-  *reg(io, MX_ETHOSU_CONFIG) = io->config;
-  *reg(io, MX_ETHOSU_CMD) = MX_ETHOSU_CMD_RESET_VALUE;
-  *reg(io, MX_ETHOSU_PROT) = prot & (MX_ETHOSU_PROT_PRIVILEGED | MX_ETHOSU_PROT_NON_SECURE);
-}
 
 void mx_ethosu_ram_init(mx_ethosu_io *io, uint32_t id, uint32_t config) {
   io->id = id;
@@ -20,7 +14,7 @@ void mx_ethosu_ram_init(mx_ethosu_io *io, uint32_t id, uint32_t config) {
   io->on_reset = 0;
   io->ctx = 0;
   io->bad = 0;
-  reset_file(io, 0);
+  mx_ethosu_regfile_reset(io->regs, MX_ETHOSU_REGISTER_BYTES, id, config, 0);
   mx_ethosu_ram_clear_log(io);
 }
 
@@ -61,30 +55,14 @@ void mx_ethosu_io_write(mx_ethosu_io *io, uint32_t offset, uint32_t value) {
   io->log_value[io->writes % MX_ETHOSU_RAM_LOG] = value;
   io->writes++;
   if (resetting(io)) return;
-  uint32_t *status = reg(io, MX_ETHOSU_STATUS);
-  switch (offset) {
-    case MX_ETHOSU_ID:
-    case MX_ETHOSU_STATUS:
-    case MX_ETHOSU_QREAD:
-    case MX_ETHOSU_PROT:
-    case MX_ETHOSU_CONFIG: return;
-    case MX_ETHOSU_RESET:
-      reset_file(io, value);
+  switch (mx_ethosu_regfile_write(io->regs, MX_ETHOSU_REGISTER_BYTES, io->id, io->config, offset, value)) {
+    case MX_ETHOSU_REGFILE_RESET:
       if (io->on_reset) io->on_reset(io, io->ctx);
       return;
-    case MX_ETHOSU_CMD:
-      *reg(io, MX_ETHOSU_CMD) = value & (MX_ETHOSU_CMD_CLOCK_Q | MX_ETHOSU_CMD_POWER_Q);
-      if (value & MX_ETHOSU_CMD_CLEAR_IRQ) *status &= ~MX_ETHOSU_STATUS_IRQ_RAISED;
-      *status &= ~(value & MX_ETHOSU_CMD_CLEAR_IRQ_HISTORY);
-      if ((value & MX_ETHOSU_CMD_START) && io->on_start) io->on_start(io, io->ctx);
+    case MX_ETHOSU_REGFILE_START:
+      if (io->on_start) io->on_start(io, io->ctx);
       return;
-    case MX_ETHOSU_QBASE:
-    case MX_ETHOSU_QBASE_HI:
-    case MX_ETHOSU_QSIZE:
-      if (!(*status & MX_ETHOSU_STATUS_RUNNING)) *status &= ~MX_ETHOSU_STATUS_CMD_END_REACHED;
-      *reg(io, offset) = value;
-      return;
-    default: *reg(io, offset) = value; return;
+    case MX_ETHOSU_REGFILE_WRITTEN: return;
   }
 }
 

@@ -2,9 +2,9 @@
  * semihosting (ethosu_io_semihost.h documents the channel and the wire format). */
 #include "ethosu_io_semihost.h"
 
+#include "ethosu_regfile.h"
 #include "mx_platform.h"
 
-#define REG_WORDS (MX_ETHOSU_SEMIHOST_REGS / 4u)
 #define JOB_HEADER_BYTES (4u * MX_ETHOSU_SEMIHOST_JOB_WORDS)
 #define REPLY_HEADER_BYTES (4u * MX_ETHOSU_SEMIHOST_REPLY_WORDS)
 
@@ -33,17 +33,9 @@ enum { R_MAGIC, R_VERSION, R_HEADER_BYTES, R_TOTAL_BYTES, R_SEQUENCE, R_RESULT, 
 _Static_assert(J_OUT_MASK + 3 == MX_ETHOSU_SEMIHOST_JOB_WORDS, "job header layout");
 _Static_assert(R_OUT_MASK + 1 == MX_ETHOSU_SEMIHOST_REPLY_WORDS, "reply header layout");
 
-static int in_range(uint32_t offset) { return offset < MX_ETHOSU_SEMIHOST_REGS && (offset & 3u) == 0; }
+static int in_range(uint32_t offset) { return mx_ethosu_regfile_in_range(MX_ETHOSU_SEMIHOST_REGS, offset); }
 
 static uint32_t *reg(mx_ethosu_io *io, uint32_t offset) { return &io->regs[offset / 4u]; }
-
-static void reset_file(mx_ethosu_io *io, uint32_t prot) {
-  for (uint32_t i = 0; i < REG_WORDS; i++) io->regs[i] = 0;
-  *reg(io, MX_ETHOSU_ID) = io->id;
-  *reg(io, MX_ETHOSU_CONFIG) = io->config;
-  *reg(io, MX_ETHOSU_CMD) = MX_ETHOSU_CMD_RESET_VALUE;
-  *reg(io, MX_ETHOSU_PROT) = prot & (MX_ETHOSU_PROT_PRIVILEGED | MX_ETHOSU_PROT_NON_SECURE);
-}
 
 void mx_ethosu_semihost_init(mx_ethosu_io *io, uint32_t id, uint32_t config) {
   io->id = id;
@@ -59,7 +51,7 @@ void mx_ethosu_semihost_init(mx_ethosu_io *io, uint32_t id, uint32_t config) {
   io->transfers = 0;
   io->on_done = 0;
   io->ctx = 0;
-  reset_file(io, 0);
+  mx_ethosu_regfile_reset(io->regs, MX_ETHOSU_SEMIHOST_REGS, id, config, 0);
 }
 
 void mx_ethosu_semihost_on_done(mx_ethosu_io *io, void (*on_done)(void *ctx), void *ctx) {
@@ -254,26 +246,7 @@ uint32_t mx_ethosu_io_read(mx_ethosu_io *io, uint32_t offset) { return in_range(
 
 void mx_ethosu_io_write(mx_ethosu_io *io, uint32_t offset, uint32_t value) {
   if (!in_range(offset)) return;
-  uint32_t *status = reg(io, MX_ETHOSU_STATUS);
-  switch (offset) {
-    case MX_ETHOSU_ID:
-    case MX_ETHOSU_STATUS:
-    case MX_ETHOSU_QREAD:
-    case MX_ETHOSU_PROT:
-    case MX_ETHOSU_CONFIG: return;
-    case MX_ETHOSU_RESET: reset_file(io, value); return;
-    case MX_ETHOSU_CMD:
-      *reg(io, MX_ETHOSU_CMD) = value & (MX_ETHOSU_CMD_CLOCK_Q | MX_ETHOSU_CMD_POWER_Q);
-      if (value & MX_ETHOSU_CMD_CLEAR_IRQ) *status &= ~MX_ETHOSU_STATUS_IRQ_RAISED;
-      *status &= ~(value & MX_ETHOSU_CMD_CLEAR_IRQ_HISTORY);
-      if ((value & MX_ETHOSU_CMD_START) && !(*status & MX_ETHOSU_STATUS_RUNNING)) start(io);
-      return;
-    case MX_ETHOSU_QBASE:
-    case MX_ETHOSU_QBASE_HI:
-    case MX_ETHOSU_QSIZE:
-      if (!(*status & MX_ETHOSU_STATUS_RUNNING)) *status &= ~MX_ETHOSU_STATUS_CMD_END_REACHED;
-      *reg(io, offset) = value;
-      return;
-    default: *reg(io, offset) = value; return;
-  }
+  mx_ethosu_regfile_event event =
+      mx_ethosu_regfile_write(io->regs, MX_ETHOSU_SEMIHOST_REGS, io->id, io->config, offset, value);
+  if (event == MX_ETHOSU_REGFILE_START && !(*reg(io, MX_ETHOSU_STATUS) & MX_ETHOSU_STATUS_RUNNING)) start(io);
 }

@@ -49,3 +49,11 @@ int64_t mx_npu_activation_apply(const mx_npu_activation_stage *a, int64_t v) {
   if (a->lut != NULL) v = (int8_t)a->lut[mx_npu_saturate(v, INT8_MIN, INT8_MAX) + 128];
   return mx_npu_saturate(v, a->lo, a->hi);
 }
+
+int mx_npu_activation_bind_ifm_ofm(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu_activation_stage *a) {
+  const mx_npu_state *s = &x->op->state;
+  int rc = mx_npu_fm_bind(x, &s->ifm.fm, "IFM", ifm);
+  if (rc == 0) rc = mx_npu_fm_bind(x, &s->ofm.fm, "OFM", ofm);
+  if (rc == 0) rc = mx_npu_activation_setup(x, ofm, a);
+  return rc;
+}

@@ -42,6 +42,7 @@
  * and OFM one shape, except the dimensions IFM2_BROADCAST marks, where IFM2 has size 1.
  *
  * No allocation, no global mutable state: the caller owns every buffer. C11. */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -301,6 +302,12 @@ int mx_npu_decode(const uint32_t *words, size_t count, mx_npu_op *ops, size_t ca
 /* "NPU_OP_CONV", "NPU_SET_IFM_BASE0" (opcode with MX_NPU_CMD1); NULL for a number no command has. */
 const char *mx_npu_opcode_name(unsigned opcode);
 const char *mx_npu_status_text(int status); /* either sign; never NULL */
+/* Fills *err (when given) and returns -status, for the decoder, the payload reader and the executor alike, so
+ * that every message has the one-line shape mx_npu_error.message promises: `prefix`, then (when `located`)
+ * "word N: " and, for an opcode other than MX_NPU_NO_OPCODE, "NAME (0xOPCODE): ", then `what` formatted with
+ * `ap`, cut to fit. */
+int mx_npu_error_vset(mx_npu_error *err, mx_npu_status status, const char *prefix, int located, size_t word_index,
+                      uint32_t opcode, uint32_t word, const char *what, va_list ap);
 /* 1 when the stream wrote register `opcode` (an MX_NPU_SET_*) before this state, 0 if not, -1 for an opcode
  * that is not a register write. */
 int mx_npu_written(const mx_npu_state *state, unsigned opcode);

@@ -170,9 +170,7 @@ int mx_npu_exec_conv(mx_npu_exec *x) {
 
   mx_npu_fmview ifm, ofm;
   mx_npu_activation_stage act;
-  int rc = mx_npu_fm_bind(x, &s->ifm.fm, "IFM", &ifm);
-  if (rc == 0) rc = mx_npu_fm_bind(x, &s->ofm.fm, "OFM", &ofm);
-  if (rc == 0) rc = mx_npu_activation_setup(x, &ofm, &act);
+  int rc = mx_npu_activation_bind_ifm_ofm(x, &ifm, &ofm, &act);
   if (rc != 0) return rc;
   int64_t ifm_zp = mx_npu_zero_point(&s->ifm.fm), ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   if (ifm_zp < INT16_MIN + 255 || ifm_zp > INT16_MAX - 255) { /* (IFM - zero point) must fit the int16 window */

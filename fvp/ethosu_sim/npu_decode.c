@@ -2,7 +2,6 @@
 #include "npu_commands.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #define OPCODE_BITS 0x3FFu
@@ -70,27 +69,11 @@ int mx_npu_written(const mx_npu_state *state, unsigned opcode) {
 /* Fills *err (when given) and returns -status. `what` continues "word N: NAME (0xOPCODE): ". */
 static int fail(mx_npu_error *err, mx_npu_status status, size_t at, uint32_t opcode, uint32_t word, const char *what,
                 ...) {
-  if (err != NULL) {
-    err->status = (int32_t)status;
-    err->opcode = opcode;
-    err->word_index = at;
-    err->word = word;
-    const char *name = opcode == MX_NPU_NO_OPCODE ? NULL : mx_npu_opcode_name(opcode);
-    int n;
-    if (opcode == MX_NPU_NO_OPCODE) {
-      n = snprintf(err->message, sizeof err->message, "word %zu: ", at);
-    } else {
-      n = snprintf(err->message, sizeof err->message, "word %zu: %s (0x%04X): ", at, name ? name : "unknown opcode",
-                   (unsigned)opcode);
-    }
-    if (n >= 0 && (size_t)n < sizeof err->message) {
-      va_list ap;
-      va_start(ap, what);
-      vsnprintf(err->message + n, sizeof err->message - (size_t)n, what, ap);
-      va_end(ap);
-    }
-  }
-  return -(int)status;
+  va_list ap;
+  va_start(ap, what);
+  int rc = mx_npu_error_vset(err, status, "", 1, at, opcode, word, what, ap);
+  va_end(ap);
+  return rc;
 }
 
 /* ---- enumerations --------------------------------------------------------------------------------------- */

@@ -4,32 +4,19 @@
 #include "npu_exec.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "npu_exec_state.h"
 
 int mx_npu_exec_fail(mx_npu_exec *x, mx_npu_status status, const char *what, ...) {
-  mx_npu_error *err = x->err;
-  err->status = (int32_t)status;
-  err->opcode = x->op != NULL ? x->op->opcode : MX_NPU_NO_OPCODE;
-  err->word_index = x->op != NULL ? x->op->word_index : 0;
-  err->word = x->op != NULL ? x->words[x->op->word_index] : 0;
-  int n;
-  if (x->op != NULL) {
-    const char *name = mx_npu_opcode_name(x->op->opcode);
-    n = snprintf(err->message, sizeof err->message, "word %zu: %s (0x%04X): ", x->op->word_index, name ? name : "?",
-                 (unsigned)x->op->opcode);
-  } else {
-    n = snprintf(err->message, sizeof err->message, "mx_npu_execute: ");
-  }
-  if (n >= 0 && (size_t)n < sizeof err->message) {
-    va_list ap;
-    va_start(ap, what);
-    vsnprintf(err->message + n, sizeof err->message - (size_t)n, what, ap);
-    va_end(ap);
-  }
-  return -(int)status;
+  const mx_npu_op *op = x->op;
+  va_list ap;
+  va_start(ap, what);
+  int rc = op != NULL ? mx_npu_error_vset(x->err, status, "", 1, op->word_index, op->opcode, x->words[op->word_index],
+                                          what, ap)
+                      : mx_npu_error_vset(x->err, status, "mx_npu_execute: ", 0, 0, MX_NPU_NO_OPCODE, 0, what, ap);
+  va_end(ap);
+  return rc;
 }
 
 uint8_t *mx_npu_span(mx_npu_exec *x, unsigned region, int internal, uint64_t address, uint64_t len, const char *what) {

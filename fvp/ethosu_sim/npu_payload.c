@@ -2,7 +2,6 @@
 #include "npu_commands.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 
 #define TAG_COP1 0x31504F43u /* "COP1" read as a little-endian word */
 #define ACTION_OPTIMIZER_CONFIG 1u
@@ -16,20 +15,11 @@ static uint32_t word_at(const uint8_t *data, size_t i) {
 
 /* Fills *err (when given) and returns -status; `what` continues "payload word N: ". */
 static int payload_error(mx_npu_error *err, mx_npu_status status, size_t at, const char *what, ...) {
-  if (err != NULL) {
-    err->status = (int32_t)status;
-    err->opcode = MX_NPU_NO_OPCODE;
-    err->word_index = at;
-    err->word = 0;
-    int n = snprintf(err->message, sizeof err->message, "payload word %zu: ", at);
-    if (n >= 0 && (size_t)n < sizeof err->message) {
-      va_list ap;
-      va_start(ap, what);
-      vsnprintf(err->message + n, sizeof err->message - (size_t)n, what, ap);
-      va_end(ap);
-    }
-  }
-  return -(int)status;
+  va_list ap;
+  va_start(ap, what);
+  int rc = mx_npu_error_vset(err, status, "payload ", 1, at, MX_NPU_NO_OPCODE, 0, what, ap);
+  va_end(ap);
+  return rc;
 }
 
 int mx_npu_payload_find(const uint8_t *data, size_t size, mx_npu_payload *out, mx_npu_error *err) {

@@ -35,9 +35,7 @@ int mx_npu_exec_pool(mx_npu_exec *x) {
   }
   mx_npu_fmview ifm, ofm;
   mx_npu_activation_stage act;
-  int rc = mx_npu_fm_bind(x, &s->ifm.fm, "IFM", &ifm);
-  if (rc == 0) rc = mx_npu_fm_bind(x, &s->ofm.fm, "OFM", &ofm);
-  if (rc == 0) rc = mx_npu_activation_setup(x, &ofm, &act);
+  int rc = mx_npu_activation_bind_ifm_ofm(x, &ifm, &ofm, &act);
   if (rc != 0) return rc;
   int64_t ifm_zp = mx_npu_zero_point(&s->ifm.fm), ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   int kh = s->kernel.height_m1 / s->kernel.dilation_y + 1, kw = s->kernel.width_m1 / s->kernel.dilation_x + 1;

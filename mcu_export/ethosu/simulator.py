@@ -46,7 +46,7 @@ class SimulatorError(RuntimeFailure):
     built; the message is its one-line reason."""
 
 
-class _Error(ctypes.Structure):  # mx_npu_error (npu_commands.h)
+class ErrorStruct(ctypes.Structure):  # mx_npu_error (npu_commands.h); public for the tests' bindings
     _fields_ = [
         ("status", ctypes.c_int32),
         ("opcode", ctypes.c_uint32),
@@ -56,7 +56,7 @@ class _Error(ctypes.Structure):  # mx_npu_error (npu_commands.h)
     ]
 
 
-class _Region(ctypes.Structure):  # mx_npu_region (npu_exec.h)
+class RegionStruct(ctypes.Structure):  # mx_npu_region (npu_exec.h)
     _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
 
 
@@ -75,10 +75,13 @@ def built(sim_dir: Optional[Path] = None) -> bool:
     return (sim / "npu_exec.c").is_file()
 
 
-def build_library(sim_dir: Optional[Path] = None) -> Path:
+def build_library(
+    sim_dir: Optional[Path] = None, extra_flags: Sequence[str] = (), entry_points: Sequence[str] = ENTRY_POINTS
+) -> Path:
     """Path of the shared library of the simulator's sources in `sim_dir` (default fvp/ethosu_sim/), built once per
-    version of those sources in the cache (host_runtime.cache_root()/npu_sim/), in a private folder renamed into
-    place when complete."""
+    version of those sources, flags and entry points in the cache (host_runtime.cache_root()/npu_sim/), in a private
+    folder renamed into place when complete. `extra_flags` go to both the compiler and the linker (a sanitizer
+    build needs them in both); `entry_points` are the functions kept, with whatever they call."""
     from mcu_export.host_runtime import cache_root
 
     sim = Path(sim_dir) if sim_dir is not None else asset_dir("fvp") / "ethosu_sim"
@@ -87,7 +90,7 @@ def build_library(sim_dir: Optional[Path] = None) -> Path:
     digest = hashlib.sha256()
     for path in [*files, *headers]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update(" ".join((*CFLAGS, *ENTRY_POINTS, "archive")).encode())
+    digest.update(" ".join((*CFLAGS, *extra_flags, *entry_points, "archive")).encode())
     root = cache_root() / "npu_sim"
     final = root / digest.hexdigest()[:20]
     library = final / LIBRARY
@@ -102,11 +105,11 @@ def build_library(sim_dir: Optional[Path] = None) -> Path:
         (tmp / "out").mkdir()
         # As runtime_c/CMakeLists.txt builds it for mx_run: every file into an archive, then only what the entry
         # points need (with the stub, the executor's other files, which call into npu_exec.c, stay out).
-        entry = [f"-Wl,--undefined={name}" for name in ENTRY_POINTS]
+        entry = [f"-Wl,--undefined={name}" for name in entry_points]
         steps = [
-            [cc, *CFLAGS, f"-I{sim}", "-c", *map(str, files)],
+            [cc, *CFLAGS, *extra_flags, f"-I{sim}", "-c", *map(str, files)],
             ["ar", "rcs", "libsim.a", *(f"{f.stem}.o" for f in files)],
-            [cc, "-shared", *entry, "libsim.a", "-o", str(tmp / "out" / LIBRARY)],
+            [cc, "-shared", *extra_flags, *entry, "libsim.a", "-o", str(tmp / "out" / LIBRARY)],
         ]
         for cmd in steps:
             proc = subprocess.run(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -131,12 +134,12 @@ class Simulator:
     def __init__(self, sim_dir: Optional[Path] = None):
         self.library = build_library(sim_dir)
         lib = self._lib = ctypes.CDLL(str(self.library))
-        args: List[Any] = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Region)]
-        lib.mx_npu_execute.argtypes = [*args, ctypes.POINTER(_Error)]
+        args: List[Any] = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(RegionStruct)]
+        lib.mx_npu_execute.argtypes = [*args, ctypes.POINTER(ErrorStruct)]
         lib.mx_npu_execute.restype = ctypes.c_int
         self._with_config = getattr(lib, "mx_npu_execute_config", None)  # an older stub has only mx_npu_execute
         if self._with_config is not None:
-            self._with_config.argtypes = [*args, ctypes.c_uint32, ctypes.POINTER(_Error)]
+            self._with_config.argtypes = [*args, ctypes.c_uint32, ctypes.POINTER(ErrorStruct)]
             self._with_config.restype = ctypes.c_int
         self._lock = threading.Lock()
 
@@ -155,14 +158,14 @@ class Simulator:
         else:
             count = len(words)
             stream = (ctypes.c_uint32 * max(count, 1))(*[w & 0xFFFFFFFF for w in words])
-        table = (_Region * REGIONS)()
+        table = (RegionStruct * REGIONS)()
         keep = []
         for n, region in enumerate(regions):
             if len(region):
                 buffer = (ctypes.c_char * len(region)).from_buffer(region)
                 keep.append(buffer)
                 table[n].data, table[n].size = ctypes.addressof(buffer), len(region)
-        err = _Error()
+        err = ErrorStruct()
         with self._lock:
             if config and self._with_config is not None:
                 rc = self._with_config(stream, count, table, config, ctypes.byref(err))

@@ -50,6 +50,8 @@ _DRIVER_FILES = (
     "ethosu_io_mmio.h",
     "ethosu_io_semihost.c",
     "ethosu_io_semihost.h",
+    "ethosu_regfile.c",
+    "ethosu_regfile.h",
     "npu_platform.c",
 )
 # Each register access under its own names (npu_platform.c declares them the same way).

@@ -2,9 +2,8 @@
 ctypes: a Vela blob's command stream run against its regions (0 a copy of weight_data, 1 the scratch arena with
 the inputs and outputs at their offsets, 2 the fast scratch), outputs read back as numpy arrays.
 
-The decoder's files (npu_decode.c, npu_dump.c, npu_payload.c) are built as their own tests build them, without
-optimisation (gcc 12 at -O1 and above reports a maybe-uninitialized false positive in npu_decode.c under
--Werror); the executor's files with -O2.
+The library is the product's (mcu_export.ethosu.simulator.build_library, cached), with the decoder's entry points
+kept as well for the tests that call them, and an ASan/UBSan variant for the fuzz tests.
 """
 
 from __future__ import annotations
@@ -20,40 +19,29 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+import pytest
+
+from mcu_export.ethosu import simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM = ROOT / "fvp" / "ethosu_sim"
-DECODER_SOURCES = ("npu_decode.c", "npu_dump.c", "npu_payload.c")
-EXECUTOR_SOURCES = (
-    "mlw_decode.c",
-    "npu_exec.c",
-    "npu_dma.c",
-    "npu_fm.c",
-    "npu_round.c",
-    "npu_activation.c",
-    "npu_conv.c",
-    "npu_pool.c",
-    "npu_elementwise.c",
-)
-CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC")
-SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g")
+# The product keeps mx_npu_execute*; the tests also call the decoder, the payload reader and the dump directly.
+ENTRY_POINTS = (*simulator.ENTRY_POINTS, "mx_npu_decode", "mx_npu_op_dump", "mx_npu_payload_find")
+SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g")
 REGIONS = 8
 
 
-def build(out_dir: Path, sanitize: bool = False) -> Path:
-    """The executor as a shared library in out_dir (with ASan/UBSan when `sanitize`)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    extra = SANITIZE if sanitize else ()
-    objects = []
-    for source in (*DECODER_SOURCES, *EXECUTOR_SOURCES):
-        obj = out_dir / (Path(source).stem + ".o")
-        opt = () if source in DECODER_SOURCES else ("-O2",)
-        cmd = ["cc", *CFLAGS, *opt, *extra, "-c", str(SIM / source), "-o", str(obj)]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-        objects.append(str(obj))
-    lib = out_dir / ("libmx_npu_exec_asan.so" if sanitize else "libmx_npu_exec.so")
-    subprocess.run(["cc", "-shared", *extra, *objects, "-o", str(lib)], check=True, capture_output=True, text=True)
-    return lib
+def build(sanitize: bool = False) -> Path:
+    """The simulator as a shared library with every entry point the tests call (with ASan/UBSan when `sanitize`)."""
+    return simulator.build_library(extra_flags=SANITIZE if sanitize else (), entry_points=ENTRY_POINTS)
+
+
+def sanitized_build() -> Tuple[Path, str]:
+    """The ASan/UBSan library and the host cc's libasan (for LD_PRELOAD in a child Python); skips without one."""
+    asan = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    if not Path(asan).is_file():
+        pytest.skip("no libasan for the host cc")
+    return build(sanitize=True), asan
 
 
 def statuses() -> Dict[int, str]:
@@ -61,18 +49,8 @@ def statuses() -> Dict[int, str]:
     return {int(m[2]): m[1] for m in re.finditer(r"^MX_NPU_STATUS\((\w+),\s*(\d+),", text, re.M)}
 
 
-class Error(ctypes.Structure):
-    _fields_ = [
-        ("status", ctypes.c_int32),
-        ("opcode", ctypes.c_uint32),
-        ("word_index", ctypes.c_size_t),
-        ("word", ctypes.c_uint32),
-        ("message", ctypes.c_char * 200),
-    ]
-
-
-class Region(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+Error = simulator.ErrorStruct
+Region = simulator.RegionStruct
 
 
 class Payload(ctypes.Structure):
