@@ -27,6 +27,16 @@ QEMU_TIMEOUT = 60.0
 TOOLS = ("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja")
 
 
+def memory_of(address: int) -> str:
+    from mcu_export.boards import load_board
+
+    for r in load_board(BOARD).memory:
+        for origin in (r.origin, r.origin | 0x10000000):  # either security alias
+            if origin <= address < origin + r.length:
+                return r.name
+    return "?"
+
+
 @pytest.fixture(scope="module")
 def et_mlp(tmp_path_factory):
     """mnist_mlp through ExecuTorch's Arm flow: (.pte, the delegate's TOSA graph, the export folder)."""
@@ -68,7 +78,9 @@ def test_the_firmware_gets_a_platform_scratch_of_the_delegates_size(et_mlp, tmp_
 
 @pytest.mark.skipif(bool([t for t in TOOLS if shutil.which(t) is None]), reason=f"needs {', '.join(TOOLS)}")
 def test_executorch_program_on_host_and_qemu_equals_its_tosa_reference(et_mlp):
+    from mcu_export.boards import load_board
     from mcu_export.ethosu.reference import tosa_delegate
+    from mcu_export.firmware.elf import Elf
     from mcu_export.firmware.flow import build_for_board
     from mcu_export.int8.interpreter import run_reference
     from mcu_export.pte.reader import read_program
@@ -79,6 +91,12 @@ def test_executorch_program_on_host_and_qemu_equals_its_tosa_reference(et_mlp):
     (want,) = run_reference(read_program(pte), [x], delegate=tosa_delegate(graphs))
     (host,) = run_program_bytes(pte, [x], board="host")
     build = build_for_board(out, BOARD)
+    scratch = Elf(build.elf).symbols()["mx_npu_scratch"]
+    assert (
+        scratch.address % 16 == 0
+        and scratch.size == B.unpack(bytes(read_program(pte).backend_delegate_data[0])).scratch_size
+    )
+    assert memory_of(scratch.address) in load_board(BOARD).npu_reachable
     run = runner_for(BOARD, "qemu", timeout=QEMU_TIMEOUT, profile=False).use_build(build).run([x])
     np.testing.assert_array_equal(host, want)
     np.testing.assert_array_equal(run.outputs[0], want)
