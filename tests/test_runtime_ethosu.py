@@ -518,20 +518,11 @@ def test_corrupted_blobs_never_fault_under_sanitizers(exported, workdir):
 def executorch_program(workdir):
     """TwoInTwoOut through ExecuTorch's Arm flow as aot_arm_compiler.py runs it for an Ethos-U target (its
     ReplaceQuantNodesPass included: the CPU's q/dq become cortex_m ops, which this runtime has)."""
-    pytest.importorskip("executorch.backends.arm", reason="needs executorch==1.5.1 (pip install -e .[interop])")
-    from executorch.backends.arm.ethosu import EthosUCompileSpec
-    from executorch.backends.cortex_m.passes.replace_quant_nodes_pass import ReplaceQuantNodesPass
-    from executorch.exir import ExecutorchBackendConfig
-
-    from mcu_export.bench_et_ethosu import _lower, _quantize, _quiet
+    from et_ethosu_program import executorch_ethosu_pte  # tests/support
     from mcu_export.pte.reader import read_program
 
     model, inputs = model_and_inputs()
-    with _quiet():
-        spec = EthosUCompileSpec("ethos-u55-128")
-        edge, _, _ = _lower(_quantize(model, inputs, spec), spec, [])
-        edge = edge.transform([ReplaceQuantNodesPass()])
-        pte = edge.to_executorch(config=ExecutorchBackendConfig(extract_delegate_segments=False)).buffer
+    pte, _ = executorch_ethosu_pte(model, inputs)
     path = workdir / "executorch.pte"
     path.write_bytes(pte)
     return Exported(read_program(pte), pte, path)

@@ -9,6 +9,7 @@ from typing import Union
 from mcu_export import atomic
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
+from mcu_export.firmware import npu as npu_mod
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.mapfile import parse_map
 from mcu_export.firmware.model_project import build_model_firmware, place_program
@@ -50,7 +51,10 @@ def check_scratch_target(out_dir: Path, board: Board) -> None:
 def check_model_fits(out_dir: Union[str, Path], board: Board) -> None:
     """Raises FirmwareTooLarge naming the region and the bytes over, before the compiler or linker runs."""
     pte = (export_dir(out_dir) / "model.pte").read_bytes()
-    pte_region, placements = place_program(board, read_program(pte).method("forward"), len(pte))
+    program = read_program(pte)
+    plan = program.method("forward")
+    scratch = npu_mod.platform_scratch(program, plan) if npu_mod.linked_backends(board, plan) else 0
+    pte_region, placements = place_program(board, plan, len(pte), npu_scratch=scratch)
     arenas: dict = {}
     for placed in placements:
         arenas[placed.region] = arenas.get(placed.region, 0) + placed.size

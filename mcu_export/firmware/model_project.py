@@ -17,7 +17,8 @@ The project (codegen/model/ templates, runtime_c/firmware/main.c + render_projec
     npu/, runtime/backends/    for a program with EthosUBackend delegates on a board whose firmware drives its
                                NPU: the driver, its register accesses and platform, the delegate kernel
                                (mcu_export/firmware/npu.py); the .pte and those delegates' arenas then sit in
-                               memory the NPU reaches
+                               memory the NPU reaches, as does the platform scratch mx_model_memory.c adds for
+                               delegates called without a scratch argument (ExecuTorch's)
 Only the used kernels are copied and compiled, and `--gc-sections` drops every unused function, so the
 ELF's `mx_k_*` symbols are exactly the model's kernels.
 """
@@ -202,15 +203,23 @@ def place_arenas(
     return placed
 
 
-def place_program(board: Board, plan: P.ExecutionPlan, pte_size: int) -> Tuple[str, List[ArenaPlacement]]:
+def place_program(
+    board: Board, plan: P.ExecutionPlan, pte_size: int, *, npu_scratch: int = 0
+) -> Tuple[str, List[ArenaPlacement]]:
     """(model region, arena placements) of a program on `board`: in memory the board's NPU reaches where the
-    firmware runs EthosUBackend delegates on it, else as for any program."""
+    firmware runs EthosUBackend delegates on it, else as for any program. `npu_scratch` (npu.platform_scratch's
+    bytes, when the firmware runs them): the platform scratch, placed after the arenas as one more placement
+    (memory_id 0) in an arena region the NPU reaches."""
     npu = bool(npu_mod.linked_backends(board, plan))
     free = _free_bytes(board)
     model_region = place_model(board, pte_size, free, npu=npu)
     arenas = place_arenas(
         board, plan.non_const_buffer_sizes, pte_size, free, npu_arenas=npu_mod.npu_arenas(plan) if npu else ()
     )
+    if npu and npu_scratch:
+        region = _first_fit(npu_mod.reachable(board, board.sections.arenas, "arena"), free, npu_scratch)
+        free[region] -= (npu_scratch + 15) // 16 * 16
+        arenas.append(ArenaPlacement(memory_id=0, size=npu_scratch, region=region))
     return model_region, arenas
 
 
@@ -341,7 +350,9 @@ def model_sources(
     backends = npu_mod.linked_backends(board, plan)
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
     pool = pool_counts(plan, backends)
-    model_region, arenas = place_program(board, plan, len(pte))
+    scratch = npu_mod.platform_scratch(program, plan) if backends else 0
+    model_region, arenas = place_program(board, plan, len(pte), npu_scratch=scratch)
+    npu_scratch = arenas.pop() if scratch else None
     context = dict(
         board=board,
         model_name=model_name,
@@ -353,6 +364,7 @@ def model_sources(
         pool=asdict(pool),
         model_region=model_region,
         arenas=arenas,
+        npu_scratch=npu_scratch,
         fault_at=fault_at_instruction,
     )
     files: Dict[str, Union[str, bytes, Path]] = {
@@ -401,13 +413,14 @@ def render_model_project(
     )
     project = project_dir(out_dir, board)
     _remove_stale(project, files)
-    npu = bool(npu_mod.linked_backends(board, program.method(METHOD)))
+    plan = program.method(METHOD)
+    npu = bool(npu_mod.linked_backends(board, plan))
     return render_project(
         board,
         project,
         files,
         include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs],
-        defines=npu_mod.c_defines(board) if npu else None,
+        defines=npu_mod.c_defines(board, npu_mod.platform_scratch(program, plan)) if npu else None,
         source_defines=npu_mod.SOURCE_DEFINES if npu else None,
     )
 

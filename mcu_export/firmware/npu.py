@@ -13,6 +13,12 @@ The two register-access files define the same seam functions; CMake compiles eac
 Placement: the NPU reaches neither TCM, so the embedded .pte (payload and weights, used in place) goes to the first
 of [sections].model the NPU reaches, and each arena holding a delegate call's tensors (the NPU scratch among them)
 to the first of [sections].arenas it reaches.
+
+Platform scratch: ExecuTorch's own programs call their delegates without the trailing scratch argument (the
+runtime takes it from its temp allocator). For those the project gets one static, 16-byte aligned buffer
+(mx_npu_scratch, model/mx_model_memory.c) as large as the largest such delegate's scratch_size, in the first arena
+region the NPU reaches, and MX_NPU_SCRATCH_BYTES tells npu_platform.c to hand it out. A program whose delegates
+all carry the argument (mcu-export's) gets neither.
 """
 
 from __future__ import annotations
@@ -79,6 +85,31 @@ def ethosu_calls(plan: P.ExecutionPlan) -> Tuple[Tuple[int, int], ...]:
     )
 
 
+def delegate_data(program: P.Program, delegate: P.BackendDelegate) -> bytes:
+    """The processed bytes of `delegate`, inline or in a segment."""
+    ref = delegate.processed
+    if ref.location == P.SEGMENT:
+        seg = program.segments[ref.index]
+        return bytes(program.segment_data[seg.offset : seg.offset + seg.size])
+    return bytes(program.backend_delegate_data[ref.index])
+
+
+def platform_scratch(program: P.Program, plan: P.ExecutionPlan) -> int:
+    """Bytes of the platform scratch `plan` needs: the largest scratch_size of its EthosUBackend calls that pass
+    no scratch argument (one argument per input and output record, as ExecuTorch writes them), else 0."""
+    from mcu_export.ethosu import blob as B
+
+    instructions = plan.chains[0].instructions if plan.chains else []
+    need = 0
+    for i, d in ethosu_calls(plan):
+        ins = instructions[i]
+        assert isinstance(ins, P.DelegateCall)
+        blob = B.unpack(delegate_data(program, plan.delegates[d]))
+        if len(ins.args) == len(blob.inputs) + len(blob.outputs):
+            need = max(need, blob.scratch_size)
+    return need
+
+
 def drives_npu(board: Board) -> bool:
     """Whether firmware for `board` can run EthosUBackend delegates (its file says where its NPU is)."""
     return board.npu_base is not None
@@ -131,17 +162,21 @@ def include_dirs() -> Tuple[str, ...]:
     return (BACKEND_DIR, DRIVER_DIR)
 
 
-def c_defines(board: Board) -> Dict[str, str]:
-    """What npu_platform.c needs: the NPU's address, and the ID/CONFIG the seam's register file reports."""
+def c_defines(board: Board, scratch: int = 0) -> Dict[str, str]:
+    """What npu_platform.c needs: the NPU's address, the ID/CONFIG the seam's register file reports, and the size
+    of the platform scratch when the program needs one (`scratch`: platform_scratch's bytes)."""
     assert board.npu is not None and board.npu_base is not None  # the board loader holds them together
     family = board.npu.rsplit("-", 1)[0]
     if family not in NPU_ID or board.npu not in NPU_CONFIG:
         raise UsageError(f"board '{board.name}': the firmware's NPU driver does not know '{board.npu}'")
-    return {
+    defines = {
         "MX_NPU_BASE": f"0x{board.npu_base:08x}u",
         "MX_NPU_ID": f"0x{NPU_ID[family]:08x}u",
         "MX_NPU_CONFIG": f"0x{NPU_CONFIG[board.npu]:08x}u",
     }
+    if scratch:
+        defines["MX_NPU_SCRATCH_BYTES"] = f"{scratch}u"
+    return defines
 
 
 def delegate_manifest(plan: P.ExecutionPlan) -> Optional[list]:
