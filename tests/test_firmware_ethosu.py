@@ -242,7 +242,7 @@ def test_the_firmware_links_the_npu_pieces_and_places_what_the_npu_reads(mlp, ml
     assert "SOURCE npu/ethosu_io_mmio.c APPEND PROPERTY COMPILE_DEFINITIONS mx_ethosu_io=mx_ethosu_mmio_io" in cmake
     assert "MX_NPU_BASE=0x58102000u" in cmake and "MX_NPU_CONFIG=0x00001807u" in cmake
     # Its delegate carries its scratch argument: no platform scratch (ExecuTorch's programs get one).
-    assert "MX_NPU_SCRATCH_BYTES" not in cmake and "mx_npu_scratch" not in symbols
+    assert "mx_npu_scratch" not in cmake and "mx_npu_scratch" not in symbols
     # The .pte (payload and weights used in place) and the arena of the delegate's scratch where the NPU reaches.
     plan = artifact.program.method()
     _, call = delegate_call(plan)

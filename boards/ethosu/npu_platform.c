@@ -14,13 +14,12 @@
  * them back), 1 the scratch, 2 the fast scratch when the job has one. Completion is polled, within
  * MX_NPU_BUDGET_TICKS of mx_platform_ticks (the NPU's interrupt, the board's npu_irq, is not wired yet). No cache
  * maintenance: the startup leaves the Cortex-M55's D-cache off. The platform scratch, for delegates called
- * without a scratch argument (ExecuTorch's), is mx_npu_scratch when the project defines MX_NPU_SCRATCH_BYTES (its
- * size, the largest such delegate's scratch_size; model/mx_model_memory.c places it where the NPU reaches); a
+ * without a scratch argument (ExecuTorch's), is model/mx_model_memory.c's when the program needs one (the largest
+ * such delegate's scratch_size, where the NPU reaches; it replaces the weak definition here, which gives none); a
  * larger request, or any without it, gets NULL: the program is refused at load. A failure prints one line
  * "mx: npu: <what>", as the seam's own errors do ("mx: npu seam: ..."), before the runtime's error line.
  *
- * Needs: MX_NPU_BASE, MX_NPU_ID, MX_NPU_CONFIG (mcu_export/firmware/npu.py defines them from the board file);
- * MX_NPU_SCRATCH_BYTES for programs that need the platform scratch. */
+ * Needs: MX_NPU_BASE, MX_NPU_ID, MX_NPU_CONFIG (mcu_export/firmware/npu.py defines them from the board file). */
 #include "ethosu_backend.h"
 #include "mx_platform.h"
 
@@ -112,13 +111,8 @@ void mx_ethosu_platform_end(const mx_ethosu_job *job, int err) {
   if (err != MX_ETHOSU_OK && init_error == MX_ETHOSU_OK) say("job: ", err);
 }
 
-#ifdef MX_NPU_SCRATCH_BYTES
-extern uint8_t mx_npu_scratch[MX_NPU_SCRATCH_BYTES]; /* 16-byte aligned (model/mx_model_memory.c) */
-
-uint8_t *mx_ethosu_platform_scratch(uint32_t bytes) { return bytes <= MX_NPU_SCRATCH_BYTES ? mx_npu_scratch : 0; }
-#else
-uint8_t *mx_ethosu_platform_scratch(uint32_t bytes) {
+/* None to give; a project whose program needs one defines its own in model/mx_model_memory.c. */
+__attribute__((weak)) uint8_t *mx_ethosu_platform_scratch(uint32_t bytes) {
   (void)bytes;
   return 0;
 }
-#endif

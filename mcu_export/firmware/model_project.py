@@ -420,7 +420,7 @@ def render_model_project(
         project,
         files,
         include_dirs=[f"{RUNTIME_DIR}/include", MODEL_DIR, *include_dirs],
-        defines=npu_mod.c_defines(board, npu_mod.platform_scratch(program, plan)) if npu else None,
+        defines=npu_mod.c_defines(board) if npu else None,
         source_defines=npu_mod.SOURCE_DEFINES if npu else None,
     )
 

@@ -17,8 +17,8 @@ to the first of [sections].arenas it reaches.
 Platform scratch: ExecuTorch's own programs call their delegates without the trailing scratch argument (the
 runtime takes it from its temp allocator). For those the project gets one static, 16-byte aligned buffer
 (mx_npu_scratch, model/mx_model_memory.c) as large as the largest such delegate's scratch_size, in the first arena
-region the NPU reaches, and MX_NPU_SCRATCH_BYTES tells npu_platform.c to hand it out. A program whose delegates
-all carry the argument (mcu-export's) gets neither.
+region the NPU reaches, with the mx_ethosu_platform_scratch that hands it out (replacing npu_platform.c's weak one,
+which has none). A program whose delegates all carry the argument (mcu-export's) gets neither.
 """
 
 from __future__ import annotations
@@ -162,9 +162,8 @@ def include_dirs() -> Tuple[str, ...]:
     return (BACKEND_DIR, DRIVER_DIR)
 
 
-def c_defines(board: Board, scratch: int = 0) -> Dict[str, str]:
-    """What npu_platform.c needs: the NPU's address, the ID/CONFIG the seam's register file reports, and the size
-    of the platform scratch when the program needs one (`scratch`: platform_scratch's bytes)."""
+def c_defines(board: Board) -> Dict[str, str]:
+    """What npu_platform.c needs: the NPU's address and the ID/CONFIG the seam's register file reports."""
     assert board.npu is not None and board.npu_base is not None  # the board loader holds them together
     family = board.npu.rsplit("-", 1)[0]
     if family not in NPU_ID or board.npu not in NPU_CONFIG:
@@ -174,8 +173,6 @@ def c_defines(board: Board, scratch: int = 0) -> Dict[str, str]:
         "MX_NPU_ID": f"0x{NPU_ID[family]:08x}u",
         "MX_NPU_CONFIG": f"0x{NPU_CONFIG[board.npu]:08x}u",
     }
-    if scratch:
-        defines["MX_NPU_SCRATCH_BYTES"] = f"{scratch}u"
     return defines
 
 
