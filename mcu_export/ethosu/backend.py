@@ -28,7 +28,7 @@ from mcu_export.ethosu.to_tosa import TosaSubgraph, to_tosa
 from mcu_export.ethosu.vela import VelaError, VelaResult, compile_tosa
 from mcu_export.lower.backend import Backend
 from mcu_export.lower.builder import ProgramBuilder
-from mcu_export.planner.lifetimes import instruction_args
+from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
 
 TOSA_SPEC = "TOSA-1.0+INT"
@@ -111,7 +111,7 @@ class EthosUBackend(Backend):
         reads_from: Dict[int, int] = {}  # tensor -> last instruction reading it
         for step, instr in enumerate(builder.instructions):
             for arg in instruction_args(instr):
-                for t in _tensors(builder.table.values, arg):
+                for t in tensors_named(builder.table.values, arg):
                     reads_from[t] = step
         end = len(builder.instructions)
         for t in outputs:
@@ -218,10 +218,3 @@ class EthosUBackend(Backend):
 
 def _read_after(reads_from: Dict[int, int], last: int) -> Callable[[int], bool]:
     return lambda t: reads_from.get(t, -1) > last
-
-
-def _tensors(values: Sequence[pte.EValue], index: int) -> List[int]:
-    value = values[index]
-    if isinstance(value, (pte.TensorList, pte.OptionalTensorList)):
-        return [i for i in value.items if i >= 0]
-    return [index]

@@ -13,15 +13,8 @@ import heapq
 from typing import Dict, List, Sequence, Set
 
 from mcu_export.ethosu.calls import Call
-from mcu_export.planner.lifetimes import instruction_args
+from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
-
-
-def _tensors(values: Sequence[pte.EValue], index: int) -> List[int]:
-    value = values[index]
-    if isinstance(value, (pte.TensorList, pte.OptionalTensorList)):
-        return [i for i in value.items if i >= 0]
-    return [index] if isinstance(value, pte.Tensor) else []
 
 
 def dependencies(
@@ -37,13 +30,13 @@ def dependencies(
         outs = set(call.outs) if isinstance(call, Call) else set()
         mine: Set[int] = set()
         for arg in instruction_args(instr):
-            for t in _tensors(values, arg):
+            for t in tensors_named(values, arg):
                 if t in writer:
                     mine.add(writer[t])
                 if arg in outs or not isinstance(call, Call):  # a delegate or move may write any argument
                     mine.update(readers.get(t, []))
         for arg in instruction_args(instr):
-            for t in _tensors(values, arg):
+            for t in tensors_named(values, arg):
                 if arg in outs or not isinstance(call, Call):
                     writer[t] = step
                     readers[t] = []

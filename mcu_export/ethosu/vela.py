@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import tempfile
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ ESTIMATES = ("cycles_npu", "cycles_total", "sram_memory_used", "on_chip_flash_me
              "off_chip_flash_memory_used", "dram_memory_used", "passes_after_fusing")  # fmt: skip
 
 
+@functools.lru_cache(maxsize=None)  # every board file with an NPU asks, on every load
 def vela_ini_sections(kind: str) -> List[str]:
     """The names of Vela's Arm/vela.ini sections of `kind` ("System_Config", "Memory_Mode"); [] without Vela."""
     import importlib.util

@@ -9,7 +9,7 @@ kernel's inputs and its out tensor are live at the same instruction and must not
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from mcu_export.pte import program as pte
 
@@ -35,8 +35,9 @@ def is_planned(value: pte.EValue) -> bool:
     return isinstance(value, pte.Tensor) and value.data_buffer_idx == 0
 
 
-def _tensors_named(plan: pte.ExecutionPlan, index: int) -> List[int]:
-    value = plan.values[index]
+def tensors_named(values: Sequence[pte.EValue], index: int) -> List[int]:
+    """The tensors an instruction argument names: itself, or a tensor list's members."""
+    value = values[index]
     if isinstance(value, pte.Tensor):
         return [index]
     if isinstance(value, (pte.TensorList, pte.OptionalTensorList)):
@@ -65,7 +66,7 @@ def compute_lifetimes(plan: pte.ExecutionPlan) -> List[Lifetime]:
         first[index] = last[index] = -1
     for step, instr in enumerate(instructions):
         for arg in instruction_args(instr):
-            for t in _tensors_named(plan, arg):
+            for t in tensors_named(plan.values, arg):
                 first.setdefault(t, step)
                 last[t] = step
     for index in plan.outputs:
