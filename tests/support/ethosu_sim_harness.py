@@ -167,3 +167,14 @@ def compiled(graph: bytes, accelerator: str):
 
     result = compile_tosa(graph, accelerator)
     return result.blob, result.fast_scratch_size
+
+
+def reference(graph: bytes, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """What tosa_reference_model computes on `graph` (its warnings silenced)."""
+    import warnings
+
+    from mcu_export.ethosu.tosa import run_reference
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_reference(graph, list(inputs))

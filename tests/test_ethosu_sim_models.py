@@ -1,0 +1,299 @@
+"""Our Ethos-U55/U65 command-stream executor (fvp/ethosu_sim, mx_npu_execute) on whole models, refusals and fuzzing;
+the single operators and Vela's tiled layouts are in test_ethosu_sim.py (whose docstring describes the harness):
+- the example models' NPU graphs as mcu_export.export delegates them (mnist_mlp, kws_dscnn with its integer
+  softmax, resnet8, autoencoder), on random and saturating inputs, bit-exact against TOSA's reference model, each
+  run well under a second, on ethos-u55-32/-64/-128/-256, ethos-u65-256 and ethos-u65-512;
+- refusals: what the executor does not implement is an error naming the operation or mode, an access outside a
+  region is an error (never a fault: mutated streams and weights under ASan/UBSan, slow).
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import List
+
+import numpy as np
+import pytest
+
+import ethosu_sim_cases as cases  # tests/support
+import ethosu_sim_harness as harness  # tests/support
+from ethosu_graphs import op_graph  # tests/support
+
+pytest.importorskip("ethosu.vela")
+pytest.importorskip("tosa_reference_model")
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = ("ethos-u55-128", "ethos-u65-256")
+MAC_DEPENDENT = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-256")
+MODELS = ("mnist_mlp", "kws_dscnn", "resnet8", "autoencoder")
+MODEL_ACCELERATORS = MAIN + MAC_DEPENDENT + ("ethos-u65-512",)
+reference = harness.reference
+
+
+@pytest.fixture(scope="module")
+def sim() -> harness.Executor:
+    return harness.Executor(harness.build())
+
+
+# ---- whole example models -------------------------------------------------------------------------------------------
+# ---- whole example models -------------------------------------------------------------------------------------------
+def exported_delegate(model: str, accelerator: str):
+    import mcu_export
+    from mcu_export.ethosu.blob import unpack
+    from mcu_export.model_spec import load_model
+
+    net, inputs = load_model(str(ROOT / "examples" / f"{model}.py"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        artifact = mcu_export.export(net, inputs, quantize="int8", backend=accelerator)
+    return unpack(artifact.program.backend_delegate_data[0]), artifact.npu_graphs[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("accelerator", MODEL_ACCELERATORS)
+@pytest.mark.parametrize("model", MODELS)
+def test_example_models_bit_exact(sim, model, accelerator):
+    blob, graph = exported_delegate(model, accelerator)
+    rng = np.random.default_rng(sum(map(ord, model + accelerator)))
+    shapes = [r.shape[-4:] for r in blob.inputs]
+    runs = [("random", [rng.integers(-128, 128, size=s, dtype=np.int8) for s in shapes]) for _ in range(3)]
+    runs += [("all minimum", [np.full(s, -128, np.int8) for s in shapes])]
+    runs += [("all maximum", [np.full(s, 127, np.int8) for s in shapes])]
+    fast = 1 << 20  # the U65's Dedicated_Sram: at least what Vela asked for (not carried in the blob)
+    for kind, inputs in runs:
+        run = sim.run_blob(blob, inputs, fast)
+        want = reference(graph, inputs)
+        for g, w in zip(run.outputs, want):
+            np.testing.assert_array_equal(g.reshape(w.shape), w, err_msg=f"{model} on {accelerator}, {kind} inputs")
+        assert run.seconds < 0.5, f"{model} on {accelerator}: {run.seconds:.3f} s"
+
+
+# ---- refusals ---------------------------------------------------------------------------------------------------------
+def _words_with(sim, graph: bytes, accelerator: str, opcode: int, edit) -> tuple:
+    """The blob and its command words with the parameter of the first command `opcode` (cmd0, or cmd1 with 0x4000)
+    replaced by edit(parameter), or with edit's (word, ...) inserted before the first block operation."""
+    blob, fast = harness.compiled(graph, accelerator)
+    words = sim.stream(blob.cmd_data)
+    out, i, done = [], 0, False
+    while i < len(words):
+        w = words[i]
+        code = (w & 0x3FF) | (0x4000 if w & 0x4000 else 0)
+        if not done and code == opcode:
+            w = (w & 0xFFFF) | (edit(w >> 16) << 16)
+            done = True
+        out.append(w)
+        if w & 0x4000:
+            out.append(words[i + 1])
+            i += 1
+        i += 1
+    assert done, hex(opcode)
+    return blob, fast, out
+
+
+def _first_op_index(words: List[int], opcodes) -> int:
+    i = 0
+    while i < len(words):
+        if not words[i] & 0x4000 and words[i] & 0x3FF in opcodes:
+            return i
+        i += 2 if words[i] & 0x4000 else 1
+    raise AssertionError("no operation")
+
+
+def _refused(sim, blob, fast, words, status: str, *says: str, index=None):
+    inputs = [np.zeros(r.shape[-4:], np.int8) for r in blob.inputs]
+    with pytest.raises(harness.ExecError) as info:
+        sim.run_blob(blob, inputs, fast, words=words)
+    assert info.value.status == status, info.value
+    for text in says:
+        assert text in info.value.message, info.value.message
+    if index is not None:
+        assert info.value.word_index == index and info.value.message.startswith(f"word {index}: ")
+    return info.value
+
+
+@pytest.mark.parametrize(
+    "graph, opcode, edit, says",
+    [
+        ("add", 0x006, lambda p: 5, ("NPU_OP_ELEMENTWISE", "LRELU")),  # ADD -> LRELU
+        ("add", 0x125, lambda p: (p & ~0x1F) | 3, ("activation TANH",)),  # ACTIVATION -> TANH
+        ("add", 0x125, lambda p: (p & ~0x1F) | 4, ("activation SIGMOID",)),
+        ("conv", 0x107, lambda p: 1, ("NPU_OP_CONV", "upscale mode NEAREST")),  # IFM_UPSCALE
+        ("max", 0x107, lambda p: 1, ("NPU_OP_POOL", "upscale mode NEAREST")),
+        ("max", 0x104, lambda p: p + 1, ("POOL MAX from IFM depth 9 to OFM depth 8",)),  # IFM_DEPTH_M1
+        ("add", 0x105, lambda p: (p & ~0xC) | 0x4, ("32-bit operand scale", "16-bit operands")),  # IFM int16
+        ("conv", 0x105, lambda p: (p & ~0xC) | 0x4, ("NPU_OP_CONV", "16-bit IFM")),
+    ],
+)
+def test_unimplemented_modes_are_refused_by_name(sim, graph, opcode, edit, says):
+    blob, fast, words = _words_with(sim, op_graph(graph), "ethos-u55-128", opcode, edit)
+    index = _first_op_index(words, (0x002, 0x003, 0x005, 0x006))
+    _refused(sim, blob, fast, words, "MX_NPU_ERR_NOT_IMPLEMENTED", *says, index=index)
+
+
+def test_dma_stride_modes_other_than_1d_are_refused(sim):
+    from ethosu_sim_cases import table
+
+    case = table(np.random.default_rng(0))
+    blob, fast, words = _words_with(sim, case.graph, "ethos-u55-128", 0x130, lambda p: p | (1 << 9))  # 2D source
+    _refused(sim, blob, fast, words, "MX_NPU_ERR_NOT_IMPLEMENTED", "NPU_OP_DMA_START", "stride mode 2D -> 1D")
+
+
+def test_a_table_never_loaded_is_refused(sim):
+    """ACTIVATION LUT_0 on an add whose stream never DMA'd a table into the SHRAM."""
+    blob, fast, words = _words_with(sim, op_graph("add"), "ethos-u55-128", 0x125, lambda p: (p & ~0x1F) | 16)
+    _refused(sim, blob, fast, words, "MX_NPU_ERR_OUT_OF_BOUNDS", "LUT_0", "no table")
+
+
+def test_a_dma_into_shram_outside_the_table_banks_is_refused(sim):
+    from ethosu_sim_cases import table
+
+    case = table(np.random.default_rng(0))
+    blob, fast = harness.compiled(case.graph, "ethos-u55-128")
+    words = sim.stream(blob.cmd_data)
+    at = next(i for i in range(len(words) - 1) if words[i] & 0x43FF == 0x4031)  # DMA0_DST
+    words[at + 1] = 0x100
+    _refused(sim, blob, fast, words, "MX_NPU_ERR_NOT_IMPLEMENTED", "outside the lookup-table banks")
+
+
+@pytest.mark.parametrize("graph", ["conv", "depthwise", "add", "max", "avg"])
+def test_regions_too_small_are_out_of_bounds_errors(sim, graph):
+    blob, fast = harness.compiled(op_graph(graph), "ethos-u55-128")
+    words = sim.stream(blob.cmd_data)
+    shrunk = [(1, blob.scratch_size - 1), (1, 0)]
+    if graph in ("conv", "depthwise"):  # the others read nothing from region 0
+        shrunk.append((0, len(blob.weight_data) - 17))
+    for region, size in shrunk:
+        regions = [bytearray(blob.weight_data), bytearray(blob.scratch_size), bytearray(fast)]
+        regions[region] = regions[region][:size]
+        with pytest.raises(harness.ExecError) as info:
+            sim.execute(words, regions)
+        assert info.value.status == "MX_NPU_ERR_OUT_OF_BOUNDS", info.value
+        assert "outside region" in info.value.message or "do not fit" in info.value.message
+
+
+def test_a_missing_region_is_an_error(sim):
+    blob, fast = harness.compiled(op_graph("conv"), "ethos-u55-128")
+    words = sim.stream(blob.cmd_data)
+    with pytest.raises(harness.ExecError) as info:
+        sim.execute(words, [bytearray(blob.weight_data), None, None])
+    assert info.value.status == "MX_NPU_ERR_OUT_OF_BOUNDS" and "region 1" in info.value.message
+
+
+def test_corrupt_weights_are_refused(sim):
+    blob, fast = harness.compiled(op_graph("conv"), "ethos-u55-128")
+    words = sim.stream(blob.cmd_data)
+    weights = bytearray(blob.weight_data)
+    weights[48:] = bytes(len(weights) - 48)  # the MLW stream (after 48 bytes of bias/scale records) zeroed
+    with pytest.raises(harness.ExecError) as info:
+        sim.execute(words, [weights, bytearray(blob.scratch_size), bytearray(fast)])
+    assert info.value.status == "MX_NPU_ERR_BAD_WEIGHTS" and "weight stream" in info.value.message
+
+
+def test_decoder_errors_pass_through(sim):
+    with pytest.raises(harness.ExecError) as info:
+        sim.execute([0x0002], [bytearray(16)])  # NPU_OP_CONV with nothing set, no STOP
+    assert info.value.status == "MX_NPU_ERR_UNSET_REGISTER"
+    sim.execute([0xFFFF0000], [None])  # STOP alone
+    with pytest.raises(harness.ExecError) as info:
+        sim.execute([], [None])
+    assert info.value.status == "MX_NPU_ERR_NO_STOP"
+
+
+# ---- never a fault: mutated streams, weights and region sizes under ASan/UBSan ---------------------------------------
+FUZZ_CHILD = r"""
+import ctypes, random, struct, sys
+lib = ctypes.CDLL(sys.argv[1])
+class Region(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+class Error(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int32), ("opcode", ctypes.c_uint32), ("word_index", ctypes.c_size_t),
+                ("word", ctypes.c_uint32), ("message", ctypes.c_char * 200)]
+lib.mx_npu_execute.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Region), ctypes.POINTER(Error)]
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+data = open(sys.argv[2], "rb").read()
+seen, at = {}, 0
+while at < len(data):
+    nw, n0, n1, n2 = struct.unpack_from("<4I", data, at); at += 16
+    words = data[at:at + 4 * nw]; at += 4 * nw
+    r0 = data[at:at + n0]; at += n0
+    sizes = (n0, n1, n2)
+    w = libc.malloc(max(len(words), 1)); ctypes.memmove(w, words, len(words))
+    table = (Region * 8)()
+    bufs = []
+    for i, size in enumerate(sizes):
+        b = libc.malloc(max(size, 1))  # exactly `size` bytes: ASan's redzone right after
+        ctypes.memset(b, 0, max(size, 1))
+        if i == 0:
+            ctypes.memmove(b, r0, size)
+        bufs.append(b)
+        table[i] = Region(b, size)
+    err = Error()
+    rc = lib.mx_npu_execute(w, nw, table, ctypes.byref(err))
+    assert rc == 0 or (rc == -err.status and err.message), (rc, err.status, err.message)
+    seen[rc] = seen.get(rc, 0) + 1
+    for b in bufs: libc.free(b)
+    libc.free(w)
+print(sorted(seen.items()))
+"""
+
+
+def _fuzz_corpus(streams, n: int, seed: int) -> bytes:
+    """Vela blobs with command words flipped/replaced/cut, weight bytes flipped, region sizes shrunk."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words, weights, scratch, fast = rng.choice(streams)
+        words, weights = list(words), bytearray(weights)
+        for _ in range(rng.randrange(0, 4)):
+            kind, at = rng.randrange(5), rng.randrange(len(words))
+            if kind == 0:
+                words[at] ^= 1 << rng.randrange(32)
+            elif kind == 1:
+                words[at] = (words[at] & 0xFFFF) | (rng.getrandbits(16) << 16)
+            elif kind == 2:
+                words[at] = rng.getrandbits(32)
+            elif kind == 3 and weights:
+                weights[rng.randrange(len(weights))] ^= 1 << rng.randrange(8)
+            else:
+                words.insert(at, words[rng.randrange(len(words))])
+        if rng.random() < 0.3:
+            scratch = rng.randrange(scratch + 1)
+        if rng.random() < 0.1:
+            weights = weights[: rng.randrange(len(weights) + 1)]
+        raw = struct.pack(f"<{len(words)}I", *words)
+        out.append(struct.pack("<4I", len(words), len(weights), scratch, fast) + raw + bytes(weights))
+    return b"".join(out)
+
+
+@pytest.mark.slow
+def test_mutated_streams_never_fault_under_asan_and_ubsan(tmp_path, sim):
+    lib, asan = harness.sanitized_build()
+    streams = []
+    rng = np.random.default_rng(11)
+    graphs = [op_graph(g) for g in ("conv", "depthwise", "add", "max", "avg")]
+    graphs += [cases.draw(cases.BUILDERS[b], rng).graph for b in ("table", "transpose", "pad", "mul", "conv")]
+    for graph in graphs:
+        for accelerator in ("ethos-u55-128", "ethos-u65-256"):
+            blob, fast = harness.compiled(graph, accelerator)
+            streams.append((sim.stream(blob.cmd_data), blob.weight_data, blob.scratch_size, fast))
+    for model in ("kws_dscnn", "resnet8"):  # NHCWB16 intermediates, tables, the int32 softmax, DMA'd weights
+        blob, _ = exported_delegate(model, "ethos-u55-128")
+        streams.append((sim.stream(blob.cmd_data), blob.weight_data, blob.scratch_size, 0))
+    n = 2000
+    (tmp_path / "corpus.bin").write_bytes(_fuzz_corpus(streams, n, seed=5))
+    (tmp_path / "child.py").write_text(FUZZ_CHILD)
+    env = {"LD_PRELOAD": asan, "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0", "PYTHONMALLOC": "malloc"}
+    run = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(lib), str(tmp_path / "corpus.bin")],
+                         capture_output=True, text=True, timeout=900, env=env)  # fmt: skip
+    clean = run.returncode == 0 and "runtime error" not in run.stderr and "Sanitizer" not in run.stderr
+    assert clean, run.stderr[-3000:]
+    outcomes = dict(eval(run.stdout))  # noqa: S307  [(return code, count)] printed by the child
+    assert sum(outcomes.values()) == n and outcomes.get(0, 0) > 0 and len(outcomes) >= 4, outcomes
