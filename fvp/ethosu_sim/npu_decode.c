@@ -1,7 +1,6 @@
 /* Command words -> register state -> operations (npu_commands.h). */
-#include "npu_commands.h"
+#include "npu_decode_internal.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #define OPCODE_BITS 0x3FFu
@@ -30,16 +29,6 @@ static int command_lookup(unsigned opcode, command_info *info) {
   }
 }
 
-static const uint16_t register_opcode[MX_NPU_R_COUNT] = {
-#define MX_NPU_OP(name, code, bits)
-#define MX_NPU_SET0(name, code, bits) (code),
-#define MX_NPU_SET1(name, code, bits) MX_NPU_CMD1 | (code),
-#include "npu_opcodes.def"
-#undef MX_NPU_OP
-#undef MX_NPU_SET0
-#undef MX_NPU_SET1
-};
-
 const char *mx_npu_opcode_name(unsigned opcode) {
   command_info info;
   return command_lookup(opcode, &info) ? info.name : NULL;
@@ -57,23 +46,10 @@ const char *mx_npu_status_text(int status) {
 
 size_t mx_npu_op_size(void) { return sizeof(mx_npu_op); }
 
-static int is_written(const mx_npu_state *s, int reg) { return (s->written[reg / 32] >> (reg % 32)) & 1u; }
-
 int mx_npu_written(const mx_npu_state *state, unsigned opcode) {
   command_info info;
   if (state == NULL || !command_lookup(opcode, &info) || info.reg < 0) return -1;
   return is_written(state, info.reg);
-}
-
-/* ---- errors ------------------------------------------------------------------------------------------- */
-/* Fills *err (when given) and returns -status. `what` continues "word N: NAME (0xOPCODE): ". */
-static int fail(mx_npu_error *err, mx_npu_status status, size_t at, uint32_t opcode, uint32_t word, const char *what,
-                ...) {
-  va_list ap;
-  va_start(ap, what);
-  int rc = mx_npu_error_vset(err, status, "", 1, at, opcode, word, what, ap);
-  va_end(ap);
-  return rc;
 }
 
 /* ---- enumerations --------------------------------------------------------------------------------------- */
@@ -95,14 +71,6 @@ IS_MEMBER(resampling, MX_NPU_RESAMPLING_LIST)
 IS_MEMBER(rounding, MX_NPU_ROUNDING_LIST)
 IS_MEMBER(scale_mode, MX_NPU_SCALE_MODE_LIST)
 IS_MEMBER(stride_mode, MX_NPU_STRIDE_MODE_LIST)
-
-/* The command being decoded, for error messages. */
-typedef struct {
-  size_t at;
-  uint32_t opcode;
-  uint32_t word;
-  mx_npu_error *err;
-} site;
 
 static int bad_value(const site *c, const char *field, unsigned value) {
   return fail(c->err, MX_NPU_ERR_BAD_VALUE, c->at, c->opcode, c->word, "%s %u is not a value the hardware defines",
@@ -312,86 +280,6 @@ static int set1(mx_npu_state *s, const site *c, unsigned p, uint32_t payload) {
   return fail(c->err, MX_NPU_ERR_UNKNOWN_OPCODE, c->at, c->opcode, c->word, "listed but not decoded");
 }
 
-/* ---- what each operation reads -------------------------------------------------------------------------- */
-#define R(name) MX_NPU_R_##name
-static const uint8_t reads_block[] = {
-    R(IFM_REGION),        R(IFM_BASE0),        R(IFM_BASE1),      R(IFM_BASE2),      R(IFM_BASE3),
-    R(IFM_WIDTH0_M1),     R(IFM_HEIGHT0_M1),   R(IFM_HEIGHT1_M1), R(IFM_DEPTH_M1),   R(IFM_STRIDE_X),
-    R(IFM_STRIDE_Y),      R(IFM_STRIDE_C),     R(IFM_ZERO_POINT), R(IFM_PRECISION),  R(IFM_UPSCALE),
-    R(OFM_REGION),        R(OFM_BASE0),        R(OFM_BASE1),      R(OFM_BASE2),      R(OFM_BASE3),
-    R(OFM_WIDTH0_M1),     R(OFM_HEIGHT0_M1),   R(OFM_HEIGHT1_M1), R(OFM_WIDTH_M1),   R(OFM_HEIGHT_M1),
-    R(OFM_DEPTH_M1),      R(OFM_STRIDE_X),     R(OFM_STRIDE_Y),   R(OFM_STRIDE_C),   R(OFM_ZERO_POINT),
-    R(OFM_PRECISION),     R(ACTIVATION),       R(ACTIVATION_MIN), R(ACTIVATION_MAX), R(OFM_BLK_WIDTH_M1),
-    R(OFM_BLK_HEIGHT_M1), R(OFM_BLK_DEPTH_M1), R(IFM_IB_END),     R(AB_START),       R(ACC_FORMAT),
-    R(BLOCKDEP)};
-static const uint8_t reads_kernel[] = {R(KERNEL_WIDTH_M1), R(KERNEL_HEIGHT_M1), R(KERNEL_STRIDE), R(IFM_PAD_TOP),
-                                       R(IFM_PAD_LEFT),    R(IFM_PAD_RIGHT),    R(IFM_PAD_BOTTOM)};
-static const uint8_t reads_weights[] = {R(WEIGHT_REGION), R(WEIGHT_BASE), R(WEIGHT_LENGTH)};
-static const uint8_t reads_scales[] = {R(SCALE_REGION), R(SCALE_BASE), R(SCALE_LENGTH)};
-static const uint8_t reads_second_core[] = {R(WEIGHT1_BASE), R(WEIGHT1_LENGTH), R(SCALE1_BASE), R(SCALE1_LENGTH)};
-static const uint8_t reads_ofm_scale[] = {R(OFM_SCALE)};
-static const uint8_t reads_operand_scales[] = {R(OPA_SCALE), R(OPB_SCALE)};
-static const uint8_t reads_ifm2[] = {R(IFM2_PRECISION), R(IFM2_BROADCAST), R(IFM2_ZERO_POINT)};
-static const uint8_t reads_ifm2_scalar[] = {R(IFM2_SCALAR)};
-static const uint8_t reads_ifm2_tensor[] = {R(IFM2_REGION),   R(IFM2_BASE0),     R(IFM2_BASE1),      R(IFM2_BASE2),
-                                            R(IFM2_BASE3),    R(IFM2_WIDTH0_M1), R(IFM2_HEIGHT0_M1), R(IFM2_HEIGHT1_M1),
-                                            R(IFM2_STRIDE_X), R(IFM2_STRIDE_Y),  R(IFM2_STRIDE_C),   R(IFM2_IB_START)};
-static const uint8_t reads_dma[] = {R(DMA0_SRC_REGION), R(DMA0_SRC), R(DMA0_DST_REGION), R(DMA0_DST), R(DMA0_LEN)};
-#undef R
-
-static int require(const mx_npu_state *s, const site *c, const uint8_t *regs, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (!is_written(s, regs[i])) {
-      return fail(c->err, MX_NPU_ERR_UNSET_REGISTER, c->at, c->opcode, c->word,
-                  "reads %s, which the stream never wrote", mx_npu_opcode_name(register_opcode[regs[i]]));
-    }
-  }
-  return 0;
-}
-#define REQUIRE(regs)                              \
-  do {                                             \
-    int rc_ = require(s, c, (regs), sizeof(regs)); \
-    if (rc_ != 0) return rc_;                      \
-  } while (0)
-
-static int check_reads(const mx_npu_state *s, const site *c, unsigned param) {
-  switch (c->opcode) {
-    case MX_NPU_OP_CONV:
-    case MX_NPU_OP_DEPTHWISE:
-      REQUIRE(reads_block);
-      REQUIRE(reads_kernel);
-      REQUIRE(reads_weights);
-      if (s->parallel_mode != 0) REQUIRE(reads_second_core);
-      if (s->ofm.global_scale) {
-        REQUIRE(reads_ofm_scale);
-      } else {
-        REQUIRE(reads_scales);
-      }
-      return 0;
-    case MX_NPU_OP_POOL:
-      REQUIRE(reads_block);
-      REQUIRE(reads_kernel);
-      if (s->ofm.global_scale) REQUIRE(reads_ofm_scale);
-      return 0;
-    case MX_NPU_OP_ELEMENTWISE:
-      REQUIRE(reads_block);
-      REQUIRE(reads_ofm_scale);
-      if (param == MX_NPU_ELEMENTWISE_ADD || param == MX_NPU_ELEMENTWISE_SUB) REQUIRE(reads_operand_scales);
-      if (param != MX_NPU_ELEMENTWISE_ABS && param != MX_NPU_ELEMENTWISE_LRELU && param != MX_NPU_ELEMENTWISE_CLZ) {
-        REQUIRE(reads_ifm2);
-        if (s->ifm2.use_scalar) {
-          REQUIRE(reads_ifm2_scalar);
-        } else {
-          REQUIRE(reads_ifm2_tensor);
-        }
-      }
-      return 0;
-    case MX_NPU_OP_DMA_START: REQUIRE(reads_dma); return 0;
-    default: return 0;
-  }
-}
-#undef REQUIRE
-
 /* ---- the decoder ---------------------------------------------------------------------------------------- */
 void mx_npu_decoder_init(mx_npu_decoder *d, const uint32_t *words, size_t count) {
   memset(d, 0, sizeof *d);
@@ -454,7 +342,7 @@ int mx_npu_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err) {
     if (c.opcode == MX_NPU_OP_ELEMENTWISE && !is_elementwise(param)) {
       return bad_value(&c, "elementwise mode", param);
     }
-    int rc = check_reads(&d->state, &c, param);
+    int rc = mx_npu_check_reads(&d->state, &c, param);
     if (rc != 0) return rc;
     op->opcode = (uint16_t)c.opcode;
     op->param = (uint16_t)param;
