@@ -1,4 +1,4 @@
-"""ExecuTorch 1.5.1's own Ethos-U program (its Arm flow's EthosUPartitioner for ethos-u55-128, tests/support/
+"""ExecuTorch 1.5.1's own Ethos-U programs for mnist_mlp and kws_dscnn (its Arm flow's EthosUPartitioner for
 et_ethosu_program.py) on mcu-export's runtimes: its delegate is called without a scratch argument, so the host's
 mx_run and the corstone-300 firmware give it the platform scratch (the firmware's: a static buffer as large as the
 delegate's scratch_size, in memory the NPU reaches, mcu_export/firmware/npu.py). Both runs equal each other and
@@ -37,16 +37,16 @@ def memory_of(address: int) -> str:
     return "?"
 
 
-@pytest.fixture(scope="module")
-def et_mlp(tmp_path_factory):
-    """mnist_mlp through ExecuTorch's Arm flow: (.pte, the delegate's TOSA graph, the export folder)."""
+@pytest.fixture(scope="module", params=["mnist_mlp", "kws_dscnn"])
+def et_mlp(request, tmp_path_factory):
+    """An example model through ExecuTorch's Arm flow: (.pte, the delegate's TOSA graph, the export folder)."""
     pytest.importorskip("executorch.backends.arm", reason="needs executorch==1.5.1 (pip install -e .[interop])")
     pytest.importorskip("tosa_serializer")
     from et_ethosu_program import executorch_ethosu_pte  # tests/support
     from example_models import model_and_inputs
 
-    root = tmp_path_factory.mktemp("et_mlp")
-    model, inputs = model_and_inputs("mnist_mlp")
+    root = tmp_path_factory.mktemp(f"et_{request.param}")
+    model, inputs = model_and_inputs(request.param)
     pte, graphs = executorch_ethosu_pte(model, inputs, tosa_dir=root / "intermediates")
     assert len(graphs) == 1, "one delegate, one TOSA graph"
     out = root / "out"
@@ -87,8 +87,10 @@ def test_executorch_program_on_host_and_qemu_equals_its_tosa_reference(et_mlp):
     from mcu_export.runners import run_program_bytes, runner_for
 
     pte, graphs, out = et_mlp
-    x = np.random.default_rng(3).random((1, 1, 28, 28), dtype=np.float32)
-    (want,) = run_reference(read_program(pte), [x], delegate=tosa_delegate(graphs))
+    program = read_program(pte)
+    (shape,) = [program.method().values[v].sizes for v in program.method().inputs]
+    x = np.random.default_rng(3).standard_normal(tuple(shape)).astype(np.float32)
+    (want,) = run_reference(program, [x], delegate=tosa_delegate(graphs))
     (host,) = run_program_bytes(pte, [x], board="host")
     build = build_for_board(out, BOARD)
     scratch = Elf(build.elf).symbols()["mx_npu_scratch"]
