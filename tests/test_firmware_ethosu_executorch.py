@@ -1,9 +1,10 @@
 """ExecuTorch 1.5.1's own Ethos-U programs for mnist_mlp and kws_dscnn (its Arm flow's EthosUPartitioner for
-ethos-u55-128, tests/support/et_ethosu_program.py) on mcu-export's runtimes: its delegate is called without a scratch argument, so the host's
-mx_run and the corstone-300 firmware give it the platform scratch (the firmware's: a static buffer as large as the
-delegate's scratch_size, in memory the NPU reaches, mcu_export/firmware/npu.py). Both runs equal each other and
-ExecuTorch's own reference for the program, bit for bit: the int8 interpreter with the delegate on TOSA's reference
-model, over the TOSA graph ExecuTorch lowered it to (dumped to its compile spec's intermediates path)."""
+ethos-u55-128, tests/support/et_ethosu_program.py) on mcu-export's runtimes: its delegate is called without a
+scratch argument, so the host's mx_run and the corstone-300 firmware give it the platform scratch (the firmware's: a
+static buffer as large as the delegate's scratch_size, in memory the NPU reaches, mcu_export/firmware/npu.py). Both
+runs equal each other and ExecuTorch's own reference for the program, bit for bit: the int8 interpreter with the
+delegate on TOSA's reference model, over the TOSA graph ExecuTorch lowered it to (dumped to its compile spec's
+intermediates path)."""
 
 from __future__ import annotations
 
