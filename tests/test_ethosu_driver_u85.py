@@ -245,7 +245,7 @@ def test_a_payload_for_another_product_is_refused_and_both_can_be_named(lib, pay
     payload_product = lib.shim_job_config(npu.state) >> 28
     assert lib.mx_ethosu_product_name(payload_product) == b"Ethos-U55"
     assert lib.mx_ethosu_product_name(U85_256[1] >> 28) == b"Ethos-U85"
-    assert lib.mx_ethosu_product_name(3) == b"an unknown Ethos-U product"
+    assert lib.mx_ethosu_product_name(3) == b"unknown Ethos-U product"
     u55 = Npu(lib, U55_128)
     assert u55.init() == 0
     assert u55.run(Buffer(payloads["ethos-u85-256"])) == E["OPT_PRODUCT"] and u55.seen == []

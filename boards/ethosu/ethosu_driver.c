@@ -358,6 +358,6 @@ const char *mx_ethosu_product_name(unsigned product) {
     case MX_ETHOSU_PRODUCT_U55: return "Ethos-U55";
     case MX_ETHOSU_PRODUCT_U65: return "Ethos-U65";
     case MX_ETHOSU_PRODUCT_U85: return "Ethos-U85";
-    default: return "an unknown Ethos-U product";
+    default: return "unknown Ethos-U product";
   }
 }

@@ -139,7 +139,7 @@ int mx_ethosu_reset(mx_ethosu *npu);
 
 const char *mx_ethosu_strerror(int err);
 
-/* "Ethos-U55", "Ethos-U65", "Ethos-U85" for a CONFIG.product value, else "an unknown Ethos-U product": with
+/* "Ethos-U55", "Ethos-U65", "Ethos-U85" for a CONFIG.product value, else "unknown Ethos-U product": with
  * job_config and config it names both sides of an MX_ETHOSU_E_OPT_PRODUCT. */
 const char *mx_ethosu_product_name(unsigned product);
 

@@ -1,0 +1,99 @@
+"""An Ethos-U85 program end to end on the host: a small int8 conv exported with `--backend ethos-u85-256` runs with
+`mcu-export run OUT`, its delegate going through EthosUBackend and our driver's U85 path (the host's register file
+plays a U85: ID arch 2.0.0, the payload's CONFIG) to the simulator (fvp/ethosu_sim/, mx_npu_execute_config with the
+payload's CONFIG word), and its outputs equal the int8 Python reference (mcu_export.int8.interpreter with TOSA's
+reference model for the delegate) bit for bit.
+
+The simulator's U85 execution is being written alongside; until it lands, the run fails inside the simulator
+(an error naming the opcode or the product it does not run) and so does test_a_u85_program_runs_on_the_host_bit_exact.
+A U85 payload given a U55 (the host's NPU pinned with MX_RUN_NPU_CONFIG, as a board's NPU is fixed) is refused at
+its run, naming both products."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cli_runner import cli  # tests/support
+from mcu_export.host_runtime import build_host_runner
+from mcu_export.pte.reader import read_program
+
+pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
+
+MODEL = '''
+import torch
+
+
+class SmallConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+def factory():
+    torch.manual_seed(0)
+    return SmallConv().eval(), (torch.randn(1, 3, 8, 8),)
+'''
+ERR_DATA = "a delegate's processed data is malformed or not what its backend runs"
+U55_128_CONFIG = "0x00001807"
+
+
+@pytest.fixture(scope="module")
+def u85(tmp_path_factory) -> Path:
+    """SmallConv exported in int8 for an Ethos-U85-256 through the CLI: the export folder."""
+    pytest.importorskip("tosa_serializer")
+    work = tmp_path_factory.mktemp("u85")
+    (work / "small_conv.py").write_text(MODEL)
+    out = work / "out"
+    result = cli(
+        "export", f"{work / 'small_conv.py'}:factory", "-o", out, "--quantize", "int8", "--backend", "ethos-u85-256"
+    )
+    assert result.code == 0, result.err
+    assert "ethos-u85-256" in result.out
+    program = read_program((out / "model.pte").read_bytes())
+    assert [d.id for d in program.method().delegates] == ["EthosUBackend"]
+    return out
+
+
+def reference(out: Path, x: np.ndarray) -> np.ndarray:
+    from mcu_export.ethosu.reference import tosa_delegate
+    from mcu_export.int8.interpreter import run_reference
+
+    program = read_program((out / "model.pte").read_bytes())
+    graphs = [(out / "npu" / "subgraph_0.tosa").read_bytes()]
+    (want,) = run_reference(program, [x], delegate=tosa_delegate(graphs))
+    return want
+
+
+@pytest.mark.slow
+def test_a_u85_program_runs_on_the_host_bit_exact(u85, tmp_path):
+    """Waits for the simulator's U85 execution (fvp/ethosu_sim/): until then mx_run fails in the simulator."""
+    x = np.random.default_rng(3).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    ran = cli("run", u85, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npz")
+    assert ran.code == 0, ran.err
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["output_0"], reference(u85, x))
+
+
+@pytest.mark.slow
+def test_a_u85_payload_on_a_u55_is_refused_naming_both(u85):
+    """The host's NPU pinned to a U55-128 (a board's NPU is what it is): the driver refuses the U85 payload before
+    touching a register, and the error line names both products."""
+    env = dict(os.environ, MX_RUN_NPU_CONFIG=U55_128_CONFIG)
+    x = np.zeros((1, 3, 8, 8), np.float32)
+    x_file = u85 / "zeros.bin"
+    x.tofile(x_file)
+    runner = str(build_host_runner())
+    args = [runner, str(u85 / "model.pte"), "--input", f"6:1x3x8x8:{x_file}", "--output", str(u85 / "o.bin")]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode != 0
+    line = proc.stderr.strip()
+    assert line.startswith(f"mx_run: error: {ERR_DATA} (method forward, instruction "), line
+    assert line.endswith("delegate 0 EthosUBackend: NPU: payload compiled for an Ethos-U85, but the NPU is an Ethos-U55)")
