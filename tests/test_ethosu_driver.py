@@ -1,6 +1,7 @@
-"""The Ethos-U55/U65 driver in boards/ethosu/, built for the host against its register file in RAM and driven
-through ctypes: the registers init programs, what a run of a real Vela payload hands the NPU (the start hook
-stands for the NPU: it sees the job and sets STATUS), faults and timeouts turned into errors with a soft reset.
+"""The Ethos-U55/U65 path of the driver in boards/ethosu/ (the U85's: test_ethosu_driver_u85.py), built for the
+host against its register file in RAM and driven through ctypes: the registers init programs, what a run of a
+real Vela payload hands the NPU (the start hook stands for the NPU: it sees the job and sets STATUS), faults and
+timeouts turned into errors with a soft reset.
 Malformed payloads and the builds (ASan/UBSan, Cortex-M55) are in test_ethosu_driver_malformed.py."""
 
 import ctypes

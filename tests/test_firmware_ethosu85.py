@@ -18,29 +18,13 @@ from mcu_export.boards import load_board
 from mcu_export.pte import program as P
 from mcu_export.pte.reader import read_program
 from npu_test_tools import memory_of, missing  # tests/support
+from small_conv_model import INPUT_SHAPE, model_spec  # tests/support
 
 pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
 
 BOARD = "corstone-320"
 FVP = "FVP_Corstone_SSE-320"
 TOOLS = ("clang-16", "ld.lld-16", "arm-none-eabi-gcc", "cmake", "ninja")  # clang links against newlib's multilib
-MODEL = '''
-import torch
-
-
-class SmallConv(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-
-    def forward(self, x):
-        return torch.relu(self.conv(x))
-
-
-def factory():
-    torch.manual_seed(0)
-    return SmallConv().eval(), (torch.randn(1, 3, 8, 8),)
-'''
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +34,8 @@ def exported(tmp_path_factory) -> Path:
     if missing(*TOOLS):
         pytest.skip(f"needs {', '.join(missing(*TOOLS))}")
     work = tmp_path_factory.mktemp("c320")
-    (work / "small_conv.py").write_text(MODEL)
     out = work / "out"
-    result = cli("export", f"{work / 'small_conv.py'}:factory", "-o", out, "--quantize", "int8", "--board", BOARD)
+    result = cli("export", model_spec(work), "-o", out, "--quantize", "int8", "--board", BOARD)
     assert result.code == 0, result.err
     assert "ethos-u85-128" in result.out
     return out
@@ -99,11 +82,8 @@ def test_the_firmware_links_the_u85_driver_and_places_what_the_npu_reads(exporte
 def test_a_u55_program_is_refused_for_the_u85_board_naming_both(tmp_path):
     """A delegate compiled for the U55 could never run on this NPU: the build says so before compiling."""
     pytest.importorskip("tosa_serializer")
-    (tmp_path / "small_conv.py").write_text(MODEL)
     out = tmp_path / "out"
-    exported = cli(
-        "export", f"{tmp_path / 'small_conv.py'}:factory", "-o", out, "--quantize", "int8", "--backend", "ethos-u55-128"
-    )
+    exported = cli("export", model_spec(tmp_path), "-o", out, "--quantize", "int8", "--backend", "ethos-u55-128")
     assert exported.code == 0, exported.err
     built = cli("build", out, "--board", BOARD)
     assert built.code == 2 and "compiled for an Ethos-U55, but board 'corstone-320' has an Ethos-U85" in built.err
@@ -115,7 +95,7 @@ def test_on_the_fvp_the_u85_runs_it_as_the_reference(exported, tmp_path):  # pra
     from mcu_export.ethosu.reference import tosa_delegate
     from mcu_export.int8.interpreter import run_reference
 
-    x = np.random.default_rng(3).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    x = np.random.default_rng(3).standard_normal(INPUT_SHAPE).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     ran = cli("run", exported, "--board", BOARD, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npz")
     assert ran.code == 0, ran.err

@@ -21,26 +21,10 @@ import pytest
 from cli_runner import cli  # tests/support
 from mcu_export.host_runtime import build_host_runner
 from mcu_export.pte.reader import read_program
+from small_conv_model import INPUT_SHAPE, model_spec  # tests/support
 
 pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
 
-MODEL = '''
-import torch
-
-
-class SmallConv(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-
-    def forward(self, x):
-        return torch.relu(self.conv(x))
-
-
-def factory():
-    torch.manual_seed(0)
-    return SmallConv().eval(), (torch.randn(1, 3, 8, 8),)
-'''
 ERR_DATA = "a delegate's processed data is malformed or not what its backend runs"
 U55_128_CONFIG = "0x00001807"
 
@@ -50,11 +34,8 @@ def u85(tmp_path_factory) -> Path:
     """SmallConv exported in int8 for an Ethos-U85-256 through the CLI: the export folder."""
     pytest.importorskip("tosa_serializer")
     work = tmp_path_factory.mktemp("u85")
-    (work / "small_conv.py").write_text(MODEL)
     out = work / "out"
-    result = cli(
-        "export", f"{work / 'small_conv.py'}:factory", "-o", out, "--quantize", "int8", "--backend", "ethos-u85-256"
-    )
+    result = cli("export", model_spec(work), "-o", out, "--quantize", "int8", "--backend", "ethos-u85-256")
     assert result.code == 0, result.err
     assert "ethos-u85-256" in result.out
     program = read_program((out / "model.pte").read_bytes())
@@ -75,7 +56,7 @@ def reference(out: Path, x: np.ndarray) -> np.ndarray:
 @pytest.mark.slow
 def test_a_u85_program_runs_on_the_host_bit_exact(u85, tmp_path):
     """Waits for the simulator's U85 execution (fvp/ethosu_sim/): until then mx_run fails in the simulator."""
-    x = np.random.default_rng(3).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    x = np.random.default_rng(3).standard_normal(INPUT_SHAPE).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     ran = cli("run", u85, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npz")
     assert ran.code == 0, ran.err
@@ -87,13 +68,15 @@ def test_a_u85_payload_on_a_u55_is_refused_naming_both(u85):
     """The host's NPU pinned to a U55-128 (a board's NPU is what it is): the driver refuses the U85 payload before
     touching a register, and the error line names both products."""
     env = dict(os.environ, MX_RUN_NPU_CONFIG=U55_128_CONFIG)
-    x = np.zeros((1, 3, 8, 8), np.float32)
+    x = np.zeros(INPUT_SHAPE, np.float32)
     x_file = u85 / "zeros.bin"
     x.tofile(x_file)
     runner = str(build_host_runner())
-    args = [runner, str(u85 / "model.pte"), "--input", f"6:1x3x8x8:{x_file}", "--output", str(u85 / "o.bin")]
+    shape = "x".join(map(str, INPUT_SHAPE))
+    args = [runner, str(u85 / "model.pte"), "--input", f"6:{shape}:{x_file}", "--output", str(u85 / "o.bin")]
     proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode != 0
     line = proc.stderr.strip()
     assert line.startswith(f"mx_run: error: {ERR_DATA} (method forward, instruction "), line
-    assert line.endswith("delegate 0 EthosUBackend: NPU: payload compiled for an Ethos-U85, but the NPU is an Ethos-U55)")
+    names_both = "NPU: payload compiled for an Ethos-U85, but the NPU is an Ethos-U55"
+    assert line.endswith(f"delegate 0 EthosUBackend: {names_both})"), line

@@ -1,6 +1,6 @@
 """EthosUBackend's load-time refusals in the C runtime (runtime_c/backends/ethosu/): malformed blobs, a payload for
-a product the driver does not run (CONFIG.product 3; a U85's loads) and DelegateCalls that disagree with the blob's I/O records are load errors
-naming the delegate; corrupted blobs never fault under ASan/UBSan. The runs and the programmed job are in
+a product the driver does not run (CONFIG.product 3; a U85's loads) and DelegateCalls that disagree with the blob's
+I/O records are load errors naming the delegate; corrupted blobs never fault under ASan/UBSan. The runs and the programmed job are in
 test_runtime_ethosu.py."""
 
 from __future__ import annotations
