@@ -6,8 +6,9 @@ reference model for the delegate) bit for bit.
 
 The simulator's U85 execution is being written alongside; until it lands, the run fails inside the simulator
 (an error naming the opcode or the product it does not run) and so does test_a_u85_program_runs_on_the_host_bit_exact.
-A U85 payload given a U55 (the host's NPU pinned with MX_RUN_NPU_CONFIG, as a board's NPU is fixed) is refused at
-its run, naming both products."""
+Meanwhile the check build (the start hook reports the job instead of simulating) shows the U85 job programmed as
+the program says, and a U85 payload given a U55 (the host's NPU pinned with MX_RUN_NPU_CONFIG, as a board's NPU is
+fixed) is refused at its run, naming both products."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import pytest
 from cli_runner import cli  # tests/support
 from mcu_export.host_runtime import build_host_runner
 from mcu_export.pte.reader import read_program
+from runtime_ethosu_check import assert_job_as_programmed, planned_scratch, run_checked  # tests/support
+from runtime_ethosu_tools import export_for  # tests/support
 from small_conv_model import INPUT_SHAPE, model_spec  # tests/support
 
 pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
@@ -80,3 +83,14 @@ def test_a_u85_payload_on_a_u55_is_refused_naming_both(u85):
     assert line.startswith(f"mx_run: error: {ERR_DATA} (method forward, instruction "), line
     names_both = "NPU: payload compiled for an Ethos-U85, but the NPU is an Ethos-U55"
     assert line.endswith(f"delegate 0 EthosUBackend: {names_both})"), line
+
+
+@pytest.mark.slow
+def test_a_u85_job_is_programmed_as_the_program_says(tmp_path):
+    """On the check build (the start hook reports the job instead of simulating), the U85 path hands the NPU what
+    the program says: QBASE at the payload's command words, BASEP0 at weight_data in place, BASEP1 at the call's
+    scratch with the inputs at their Vela offsets (high words included: host pointers), and the outputs come out
+    through the program's dequantize. This part does not wait for the simulator."""
+    u85 = export_for("ethos-u85-256", tmp_path)
+    report, q_inputs, outputs = run_checked(build_host_runner(npu_check=True), u85.path, u85.program, tmp_path)
+    assert_job_as_programmed(u85.program, u85.pte, report, q_inputs, outputs, planned_scratch(u85.program))
