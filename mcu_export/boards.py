@@ -20,7 +20,7 @@ UART_KINDS = ("cmsdk", "pl011")
 FLASH_METHODS = ("none", "uf2")
 OUTPUT_FORMATS = ("elf", "bin", "uf2")
 SECTION_KEYS = ("vectors", "text", "rodata", "data", "bss", "stack")
-NPU_DRIVEN = ("ethos-u55-", "ethos-u65-")  # the NPUs boards/ethosu/'s driver runs
+NPU_DRIVEN = ("ethos-u55-", "ethos-u65-", "ethos-u85-")  # the NPUs boards/ethosu/'s driver runs
 
 
 class BoardFileError(UsageError):
@@ -286,7 +286,7 @@ class _Reader:
         )
 
     def npu_device(self, top, memory: Tuple[MemoryRegion, ...]) -> Dict[str, Any]:
-        """npu_base, npu_irq, npu_reachable: all three or none, for an NPU our driver runs (U55/U65), with at
+        """npu_base, npu_irq, npu_reachable: all three or none, for an NPU our driver runs (U55/U65/U85), with at
         least one arena region and one model region the NPU reaches."""
         keys = ("npu_base", "npu_irq", "npu_reachable")
         given = [k for k in keys if k in top]
@@ -298,7 +298,7 @@ class _Reader:
         npu = self.get(top, "", "npu", str, None)
         if npu is None or not npu.startswith(NPU_DRIVEN):
             raise self.fail(
-                "npu_base", f"the firmware drives an Ethos-U55 or U65 only, and 'npu' is {npu!r}: leave npu_* out"
+                "npu_base", f"the firmware drives an Ethos-U55, U65 or U85 only, and 'npu' is {npu!r}: leave npu_* out"
             )
         base = self.get(top, "", "npu_base", int)
         if base <= 0 or base % 16 or base >= 1 << 32:

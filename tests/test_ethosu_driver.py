@@ -1,6 +1,7 @@
-"""The Ethos-U55/U65 driver in boards/ethosu/, built for the host against its register file in RAM and driven
-through ctypes: the registers init programs, what a run of a real Vela payload hands the NPU (the start hook
-stands for the NPU: it sees the job and sets STATUS), faults and timeouts turned into errors with a soft reset.
+"""The Ethos-U55/U65 path of the driver in boards/ethosu/ (the U85's: test_ethosu_driver_u85.py), built for the
+host against its register file in RAM and driven through ctypes: the registers init programs, what a run of a
+real Vela payload hands the NPU (the start hook stands for the NPU: it sees the job and sets STATUS), faults and
+timeouts turned into errors with a soft reset.
 Malformed payloads and the builds (ASan/UBSan, Cortex-M55) are in test_ethosu_driver_malformed.py."""
 
 import ctypes
@@ -85,10 +86,10 @@ def test_init_applies_a_custom_configuration(lib):
 
 @pytest.mark.parametrize(
     "hw",
-    [(0, 0), (0x20000001, 0x20000000), (0x10104201, 0x30001807)],
-    ids=["nothing-there(RAZ)", "u85", "product-3"],
+    [(0, 0), (0x10104201, 0x20000118), (0x20007001, 0x00001807), (0x10104201, 0x30001807)],
+    ids=["nothing-there(RAZ)", "u85-with-arch-1", "u55-with-arch-2", "product-3"],
 )
-def test_init_refuses_what_is_not_a_u55_or_u65_without_writing(lib, hw):
+def test_init_refuses_what_is_not_a_u55_u65_or_u85_without_writing(lib, hw):
     npu = Npu(lib, hw)
     assert lib.mx_ethosu_init(npu.state, npu.io, None) == E["PRODUCT"]
     assert npu.writes() == [] and lib.shim_ready(npu.state) == 0

@@ -55,7 +55,7 @@ def _malformed(cmd: bytes):
         "two-streams": (pack([*ws, nop, nop, nop, 1 << 16 | 2, 0]), "STREAM_COUNT"),
         "arch-too-new": (pack([*ws[:3], 0x10200000, *ws[4:]]), "OPT_ARCH"),  # 1.2.0 on a 1.1.0 NPU
         "arch-major": (pack([*ws[:3], 0x20000000, *ws[4:]]), "OPT_ARCH"),
-        "other-product": (pack([*ws[:2], ws[2] | 1 << 28, *ws[3:]]), "OPT_CONFIG"),
+        "other-product": (pack([*ws[:2], ws[2] | 1 << 28, *ws[3:]]), "OPT_PRODUCT"),
         "cmd-stream-version": (pack([*ws[:2], ws[2] | 1 << 4, *ws[3:]]), "OPT_CONFIG"),
         "custom-dma": (pack([*ws[:2], ws[2] | 1 << 27, *ws[3:]]), "OPT_CONFIG"),
     }
@@ -81,7 +81,7 @@ def test_a_payload_for_another_configuration_is_refused(lib, payloads):
     assert npu.init() == 0
     npu.clear_log()
     assert npu.run(Buffer(payloads["ethos-u55-256"])) == E["OPT_CONFIG"]
-    assert npu.run(Buffer(payloads["ethos-u65-256"])) == E["OPT_CONFIG"]
+    assert npu.run(Buffer(payloads["ethos-u65-256"])) == E["OPT_PRODUCT"]
     assert npu.writes() == [] and npu.seen == []
 
 
@@ -114,7 +114,7 @@ def test_bad_addresses_and_arguments_are_refused_without_touching_a_register(lib
 def test_every_error_has_its_own_message(lib):
     messages = {code: lib.mx_ethosu_strerror(code).decode() for code in E.values()}
     assert len(set(messages.values())) == len(E) and all(messages.values())
-    assert lib.mx_ethosu_strerror(-24).decode() == lib.mx_ethosu_strerror(5).decode() == "unknown error"
+    assert lib.mx_ethosu_strerror(-26).decode() == lib.mx_ethosu_strerror(5).decode() == "unknown error"
     assert "unknown error" not in messages.values()
     header = (DRIVER / "ethosu_driver.h").read_text()
     assert all(f"MX_ETHOSU_E_{name} = {code}," in header for name, code in E.items() if code)
@@ -132,7 +132,7 @@ def test_the_same_cases_under_asan_and_ubsan():
     env = dict(os.environ, MX_ETHOSU_SANITIZE="1", LD_PRELOAD=runtime, ASAN_OPTIONS="detect_leaks=0")
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     # -s: a sanitizer's report goes to stderr and the process ends; pytest must not be holding it.
-    files = [str(Path(__file__).with_name("test_ethosu_driver.py")), __file__]
+    files = [str(Path(__file__).with_name(f"test_ethosu_driver{s}.py")) for s in ("", "_u85")] + [__file__]
     cmd = [sys.executable, "-m", "pytest", *files, "-q", "-s", "-p", "no:logging", "-p", "no:cacheprovider"]
     proc = subprocess.run([*cmd, "-m", "not slow"], cwd=ROOT, env=env, capture_output=True, text=True)
     tail = (proc.stdout + proc.stderr)[-3000:]
@@ -140,7 +140,7 @@ def test_the_same_cases_under_asan_and_ubsan():
     assert " passed" in proc.stdout and "ERROR: AddressSanitizer" not in tail and "runtime error" not in tail
 
 
-DEVICE_FILES = ["ethosu_driver.c", "ethosu_io_mmio.c"]
+DEVICE_FILES = ["ethosu_driver.c", "ethosu_u85.c", "ethosu_io_mmio.c"]
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="needs arm-none-eabi-gcc")
@@ -155,8 +155,9 @@ def test_the_device_files_build_for_the_cortex_m55(tmp_path, source):
     )
     assert proc.returncode == 0, proc.stderr
     undefined = subprocess.run(["arm-none-eabi-nm", "-u", str(obj)], capture_output=True, text=True).stdout.split()
-    # No allocator, no libc beyond what a struct initialiser may call: only the io seam and memset.
-    assert set(undefined[1::2]) <= {"mx_ethosu_io_read", "mx_ethosu_io_write", "memset"}
+    # No allocator, no libc beyond what a struct initialiser may call: only the io seam, memset and the U85 part.
+    u85 = {"mx_ethosu_u85_config_default", "mx_ethosu_u85_check_config", "mx_ethosu_u85_write_axi"}
+    assert set(undefined[1::2]) <= {"mx_ethosu_io_read", "mx_ethosu_io_write", "memset", *u85}
 
 
 @pytest.mark.skipif(shutil.which("clang-format-16") is None, reason="needs clang-format-16")

@@ -91,11 +91,11 @@ def test_a_board_with_an_npu_exports_to_it_and_its_firmware_drives_it(tmp_path):
     assert result.code == 0, result.err
     assert json.loads((tmp_path / "c300" / "report.json").read_text())["partitions"]["backend"] == "ethos-u55-128"
     assert (tmp_path / "c300" / "firmware" / "corstone-300" / "artifacts" / "firmware.elf").is_file()
-    # A board whose file gives no npu_base (corstone-320: an Ethos-U85, which our driver does not run) refuses it.
+    # A board whose NPU is another product (corstone-320: an Ethos-U85) refuses it, naming both.
     assert_one_line_error(
         cli("build", tmp_path / "c300", "--board", "corstone-320"),
-        "delegate 0 (EthosUBackend): no backend for it in this build",
-        "--backend cortex-m",
+        "delegate 0 (EthosUBackend) was compiled for an Ethos-U55, but board 'corstone-320' has an Ethos-U85",
+        "re-export with --board corstone-320",
     )
 
 

@@ -140,7 +140,8 @@ def test_corstone_300_says_where_its_npu_is_and_what_it_reaches():
     board = load_board(BOARD)
     assert (board.npu_base, board.npu_irq) == (0x58102000, 56)
     assert board.npu_reachable == ("bram", "isram", "ddr")
-    assert load_board("corstone-320").npu_base is None  # an Ethos-U85: our driver does not run it
+    c320 = load_board("corstone-320")  # its Ethos-U85 (test_firmware_ethosu85.py builds for it)
+    assert (c320.npu_base, c320.npu_irq, c320.npu_reachable) == (0x50004000, 16, ("sram", "ddr"))
     readme = (asset_dir("boards") / "README.md").read_text()
     assert all(f"`{field}`" in readme for field in ("npu_base", "npu_irq", "npu_reachable"))
 
@@ -153,7 +154,7 @@ def test_corstone_300_says_where_its_npu_is_and_what_it_reaches():
         (lambda t: t.replace('npu_reachable = ["bram", "isram", "ddr"]', 'npu_reachable = ["itcm"]'), r"none of \[sections\].arenas \(dtcm, isram, ddr\)"),
         (lambda t: t.replace("npu_base = 0x58102000", "npu_base = 0x58102004"), r"'npu_base': 0x58102004 is not a 16-byte"),
         (lambda t: t.replace("npu_irq = 56", "npu_irq = 480"), r"'npu_irq': 480 is not an external interrupt"),
-        (lambda t: t.replace('npu = "ethos-u55-128"', 'npu = "ethos-u85-128"'), r"'npu_base': the firmware drives an Ethos-U55 or U65 only"),
+        (lambda t: t.replace('npu = "ethos-u55-128"\n', ""), r"'npu_base': the firmware drives an Ethos-U55, U65 or U85 only, and 'npu' is None"),
         (lambda t: t.replace('npu_reachable = ["bram", "isram", "ddr"]', 'npu_reachable = "bram"'), r"'npu_reachable': expected list"),
     ],
 )  # fmt: skip

@@ -1,6 +1,6 @@
 """EthosUBackend's load-time refusals in the C runtime (runtime_c/backends/ethosu/): malformed blobs, a payload for
-a product the driver does not run (U85) and DelegateCalls that disagree with the blob's I/O records are load errors
-naming the delegate; corrupted blobs never fault under ASan/UBSan. The runs and the programmed job are in
+a product the driver does not run (CONFIG.product 3; a U85's loads) and DelegateCalls that disagree with the blob's
+I/O records are load errors naming the delegate; corrupted blobs never fault under ASan/UBSan. The runs and the programmed job are in
 test_runtime_ethosu.py."""
 
 from __future__ import annotations
@@ -38,10 +38,18 @@ def exported(workdir) -> Exported:
 
 
 @pytest.mark.slow
-def test_an_ethos_u85_payload_is_refused_at_load(workdir):
-    """Our driver runs U55/U65 command streams only: a payload compiled for a U85 cannot run."""
+def test_an_ethos_u85_payload_loads_and_one_for_no_known_product_is_refused(workdir):
+    """Our driver runs U55, U65 and U85 command streams (whether the NPU is that product is checked at the run:
+    test_runtime_ethosu85.py); a payload whose OPTIMIZER_CONFIG names product 3 cannot run anywhere."""
     u85 = export_for("ethos-u85-256", workdir)
-    proc = subprocess.run([str(build_host_runner()), str(u85.path), "--load-only"], capture_output=True, text=True)
+    runner = str(build_host_runner())
+    ok = subprocess.run([runner, str(u85.path), "--load-only"], capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stderr == "", ok.stderr
+    product_3 = edit_block("cmd_data", lambda d: d[:8] + struct.pack("<I", 0x30000118) + d[12:])
+    processed = bytes(u85.program.backend_delegate_data[0])
+    assert struct.unpack_from("<I", B.unpack(processed).cmd_data, 8)[0] >> 28 == 2  # the U85's CONFIG word
+    path = with_blob(u85, product_3(processed), workdir / "product-3.pte")
+    proc = subprocess.run([runner, str(path), "--load-only"], capture_output=True, text=True)
     assert proc.returncode == 3 and proc.stderr == f"mx_run: error: {ERR_DATA} {SITE}\n", proc.stderr
 
 

@@ -1,9 +1,12 @@
-/* Ethos-U55/U65 driver (ethosu_driver.h). Facts and their sources: README.md. */
+/* Ethos-U55/U65/U85 driver (ethosu_driver.h). Facts and their sources: README.md. The U85's own init registers
+ * are in ethosu_u85.c; which path runs is decided by CONFIG.product read at init, not at build time, so one
+ * binary drives whichever NPU the board has. */
 #include "ethosu_driver.h"
 
 #include <stdatomic.h>
 
 #include "ethosu_regs.h"
+#include "ethosu_u85.h"
 
 /* Vela's driver payload: the tag "COP1" as a little-endian word, then actions; an action word has the
  * action in bits 0-7 and its data in bits 8-31. */
@@ -34,28 +37,41 @@ static unsigned max_reads(unsigned product) { return product == MX_ETHOSU_PRODUC
 
 static unsigned max_writes(unsigned product) { return product == MX_ETHOSU_PRODUCT_U65 ? 32u : 16u; }
 
+static bool is_u85(const mx_ethosu *npu) { return MX_ETHOSU_CONFIG_PRODUCT(npu->config) == MX_ETHOSU_PRODUCT_U85; }
+
 void mx_ethosu_config_default(mx_ethosu_config *cfg, unsigned product) {
   mx_ethosu_config c = {0};
-  for (int i = 0; i < 4; i++) {
-    c.axi_limit[i].max_reads = (uint8_t)max_reads(product);
-    c.axi_limit[i].max_writes = (uint8_t)max_writes(product);
+  if (product == MX_ETHOSU_PRODUCT_U85) {
+    mx_ethosu_u85_config_default(&c);
+  } else {
+    for (int i = 0; i < 4; i++) {
+      c.axi_limit[i].max_reads = (uint8_t)max_reads(product);
+      c.axi_limit[i].max_writes = (uint8_t)max_writes(product);
+    }
   }
+  /* The same entry numbers on all three: on the U85 entries 0, 1 are SRAM ports and 2, 3 external ones too. */
   c.region_limit[0] = 3;
   c.region_limit[1] = product == MX_ETHOSU_PRODUCT_U65 ? 2 : 0;
   for (int i = 2; i < MX_ETHOSU_REGIONS; i++) c.region_limit[i] = 1;
   c.cmd_limit = 2;
-  c.address_bits = product == MX_ETHOSU_PRODUCT_U65 ? 40 : 32;
+  c.address_bits = product == MX_ETHOSU_PRODUCT_U55 || product > MX_ETHOSU_PRODUCT_U85 ? 32 : 40;
   c.reset_budget = DEFAULT_RESET_BUDGET;
   *cfg = c;
 }
 
-static int check_config(const mx_ethosu_config *c, unsigned product) {
+static int check_axi_limits(const mx_ethosu_config *c, unsigned product) {
   for (int i = 0; i < 4; i++) {
     const mx_ethosu_axi_limit *l = &c->axi_limit[i];
     if (l->max_beats > MX_ETHOSU_MAX_BEATS_256 || l->memtype > MX_ETHOSU_MEMTYPE_MAX) return MX_ETHOSU_E_CONFIG;
     if (l->max_reads < 1 || l->max_reads > max_reads(product)) return MX_ETHOSU_E_CONFIG;
     if (l->max_writes < 1 || l->max_writes > max_writes(product)) return MX_ETHOSU_E_CONFIG;
   }
+  return MX_ETHOSU_OK;
+}
+
+static int check_config(const mx_ethosu_config *c, unsigned product) {
+  int err = product == MX_ETHOSU_PRODUCT_U85 ? mx_ethosu_u85_check_config(c) : check_axi_limits(c, product);
+  if (err) return err;
   for (int i = 0; i < MX_ETHOSU_REGIONS; i++)
     if (c->region_limit[i] > 3) return MX_ETHOSU_E_CONFIG;
   if (c->cmd_limit > 3 || c->address_bits < 32 || c->address_bits > 64) return MX_ETHOSU_E_CONFIG;
@@ -87,16 +103,26 @@ static int soft_reset(mx_ethosu *npu) {
   if (err) return err;
   if ((rd(npu, MX_ETHOSU_PROT) & (MX_ETHOSU_PROT_PRIVILEGED | MX_ETHOSU_PROT_NON_SECURE)) != level)
     return MX_ETHOSU_E_PROT;
-  for (int i = 0; i < 4; i++) { /* U55 and U65 place the fields alike; their widths were checked at init */
-    const mx_ethosu_axi_limit *l = &c->axi_limit[i];
-    wr(npu, MX_ETHOSU_AXI_LIMIT(i),
-       MX_ETHOSU_AXI_LIMIT_WORD(l->max_beats, l->memtype, l->max_reads - 1u, l->max_writes - 1u));
+  if (is_u85(npu)) {
+    mx_ethosu_u85_write_axi(npu->io, c);
+  } else {
+    for (int i = 0; i < 4; i++) { /* U55 and U65 place the fields alike; their widths were checked at init */
+      const mx_ethosu_axi_limit *l = &c->axi_limit[i];
+      wr(npu, MX_ETHOSU_AXI_LIMIT(i),
+         MX_ETHOSU_AXI_LIMIT_WORD(l->max_beats, l->memtype, l->max_reads - 1u, l->max_writes - 1u));
+    }
   }
   wr(npu, MX_ETHOSU_QCONFIG, c->cmd_limit);
   wr(npu, MX_ETHOSU_REGIONCFG, regioncfg(c));
   npu->cmd_q = npu->idle_cmd;
   wr(npu, MX_ETHOSU_CMD, npu->idle_cmd);
   return MX_ETHOSU_OK;
+}
+
+/* U55 and U65 are architecture 1.x, the U85 2.x: a product with the other's architecture is neither. */
+static bool supported(uint32_t id, unsigned product) {
+  if (product == MX_ETHOSU_PRODUCT_U85) return MX_ETHOSU_ID_ARCH_MAJOR(id) == 2;
+  return MX_ETHOSU_ID_ARCH_MAJOR(id) == 1 && (product == MX_ETHOSU_PRODUCT_U55 || product == MX_ETHOSU_PRODUCT_U65);
 }
 
 int mx_ethosu_init(mx_ethosu *npu, mx_ethosu_io *io, const mx_ethosu_config *cfg) {
@@ -109,8 +135,7 @@ int mx_ethosu_init(mx_ethosu *npu, mx_ethosu_io *io, const mx_ethosu_config *cfg
   npu->id = rd(npu, MX_ETHOSU_ID);
   npu->config = rd(npu, MX_ETHOSU_CONFIG);
   unsigned product = MX_ETHOSU_CONFIG_PRODUCT(npu->config);
-  if (MX_ETHOSU_ID_ARCH_MAJOR(npu->id) != 1 || (product != MX_ETHOSU_PRODUCT_U55 && product != MX_ETHOSU_PRODUCT_U65))
-    return MX_ETHOSU_E_PRODUCT;
+  if (!supported(npu->id, product)) return MX_ETHOSU_E_PRODUCT;
   if (cfg)
     npu->cfg = *cfg;
   else
@@ -164,13 +189,16 @@ static int parse(const uint8_t *data, size_t bytes, job *j) {
   return streams == 1 ? MX_ETHOSU_OK : MX_ETHOSU_E_STREAM_COUNT;
 }
 
-/* What the payload was compiled for against this NPU, by the rules of Arm's driver: product, MACs per cycle
- * and command stream version equal, custom DMA only if present (SHRAM size is not compared); the same
- * architecture major version and at least the minor one. */
+/* What the payload was compiled for against this NPU, by the rules of Arm's driver: the same product (its own
+ * error, so the caller can name both: the command streams of a U55/U65 and a U85 differ), MACs per cycle and
+ * command stream version equal, custom DMA only if present (U55/U65: SHRAM size is not compared; U85: the AXI
+ * port counts are); the same architecture major version and at least the minor one. */
 static int check_optimizer(const mx_ethosu *npu, uint32_t cfg, uint32_t id) {
   uint32_t hw = npu->config;
-  if (MX_ETHOSU_CONFIG_PRODUCT(cfg) != MX_ETHOSU_CONFIG_PRODUCT(hw) ||
-      MX_ETHOSU_CONFIG_MACS_LOG2(cfg) != MX_ETHOSU_CONFIG_MACS_LOG2(hw) ||
+  if (MX_ETHOSU_CONFIG_PRODUCT(cfg) != MX_ETHOSU_CONFIG_PRODUCT(hw)) return MX_ETHOSU_E_OPT_PRODUCT;
+  if (is_u85(npu) && MX_ETHOSU_U85_CONFIG_AXI_PORTS(cfg) != MX_ETHOSU_U85_CONFIG_AXI_PORTS(hw))
+    return MX_ETHOSU_E_OPT_CONFIG;
+  if (MX_ETHOSU_CONFIG_MACS_LOG2(cfg) != MX_ETHOSU_CONFIG_MACS_LOG2(hw) ||
       MX_ETHOSU_CONFIG_CMD_STREAM_VERSION(cfg) != MX_ETHOSU_CONFIG_CMD_STREAM_VERSION(hw) ||
       (MX_ETHOSU_CONFIG_CUSTOM_DMA(cfg) && !MX_ETHOSU_CONFIG_CUSTOM_DMA(hw)))
     return MX_ETHOSU_E_OPT_CONFIG;
@@ -191,16 +219,25 @@ static void write_address(mx_ethosu *npu, uint32_t lo, uint32_t hi, uint64_t add
   if (npu->cfg.address_bits > 32) wr(npu, hi, (uint32_t)(address >> 32));
 }
 
+/* The STATUS bits that are faults on this NPU: bit 7 is the U55/U65's weight decoder fault but reserved on
+ * the U85, bit 9 the U85's branch fault but reserved on the others. */
+static uint32_t faults(const mx_ethosu *npu) {
+  return is_u85(npu) ? MX_ETHOSU_U85_STATUS_FAULTS : MX_ETHOSU_STATUS_FAULTS;
+}
+
 /* Finished (polling): stopped with an interrupt or at the end of the stream, or a fault. */
-static bool finished(uint32_t s) {
-  if (s & (MX_ETHOSU_STATUS_IRQ_RAISED | MX_ETHOSU_STATUS_FAULTS)) return true;
+static bool finished(const mx_ethosu *npu, uint32_t s) {
+  if (s & (MX_ETHOSU_STATUS_IRQ_RAISED | faults(npu))) return true;
   return (s & MX_ETHOSU_STATUS_CMD_END_REACHED) && !(s & MX_ETHOSU_STATUS_RUNNING);
 }
 
-static int outcome(uint32_t s) {
+/* In the order of Arm's interrupt handlers (U85: bus, parse, branch, ECC). */
+static int outcome(const mx_ethosu *npu, uint32_t s) {
+  s &= faults(npu) | MX_ETHOSU_STATUS_CMD_END_REACHED;
   if (s & MX_ETHOSU_STATUS_BUS_ERROR) return MX_ETHOSU_E_BUS;
   if (s & MX_ETHOSU_STATUS_CMD_PARSE_ERROR) return MX_ETHOSU_E_CMD_PARSE;
   if (s & MX_ETHOSU_STATUS_WD_FAULT) return MX_ETHOSU_E_WEIGHT_DECODER;
+  if (s & MX_ETHOSU_STATUS_BRANCH_FAULT) return MX_ETHOSU_E_BRANCH;
   if (s & MX_ETHOSU_STATUS_ECC_FAULT) return MX_ETHOSU_E_ECC;
   if (!(s & MX_ETHOSU_STATUS_CMD_END_REACHED)) return MX_ETHOSU_E_NOT_ENDED;
   return MX_ETHOSU_OK;
@@ -218,7 +255,7 @@ static int wait_job(mx_ethosu *npu, uint32_t budget, uint32_t *status) {
       }
     } else {
       *status = rd(npu, MX_ETHOSU_STATUS);
-      if (finished(*status)) return MX_ETHOSU_OK;
+      if (finished(npu, *status)) return MX_ETHOSU_OK;
     }
     uint64_t spent = c->ticks ? c->ticks() - start : polls;
     if (spent >= budget) {
@@ -236,6 +273,8 @@ int mx_ethosu_run(mx_ethosu *npu, const uint8_t *cmd_data, size_t cmd_bytes, con
   if (!npu->ready) return MX_ETHOSU_E_STATE;
   job j = {0};
   int err = parse(cmd_data, cmd_bytes, &j);
+  npu->job_config = j.config;
+  npu->job_id = j.id;
   if (!err && j.has_config) err = check_optimizer(npu, j.config, j.id);
   unsigned bits = npu->cfg.address_bits;
   uint64_t qbase = (uint64_t)(uintptr_t)j.stream;
@@ -263,7 +302,7 @@ int mx_ethosu_run(mx_ethosu *npu, const uint8_t *cmd_data, size_t cmd_bytes, con
   wr(npu, MX_ETHOSU_CMD, MX_ETHOSU_CMD_CLEAR_IRQ | npu->idle_cmd);
   atomic_thread_fence(memory_order_seq_cst); /* the outputs are read after the NPU's end was seen */
   npu->status = status;
-  if (!err) err = outcome(status);
+  if (!err) err = outcome(npu, status);
   if (err) {
     int reset = soft_reset(npu);
     if (reset) {
@@ -287,7 +326,7 @@ const char *mx_ethosu_strerror(int err) {
     case MX_ETHOSU_OK: return "ok";
     case MX_ETHOSU_E_ARG: return "invalid argument (NULL pointer or regions outside 0..8)";
     case MX_ETHOSU_E_STATE: return "driver not initialised, or the NPU could not be reset after a failed job";
-    case MX_ETHOSU_E_PRODUCT: return "not an Ethos-U55 or Ethos-U65 (ID/CONFIG)";
+    case MX_ETHOSU_E_PRODUCT: return "not an Ethos-U55, Ethos-U65 or Ethos-U85 (ID/CONFIG)";
     case MX_ETHOSU_E_CONFIG: return "driver configuration out of range for this NPU";
     case MX_ETHOSU_E_RESET_TIMEOUT: return "NPU soft reset did not finish";
     case MX_ETHOSU_E_PROT: return "NPU did not take the requested security/privilege level (PROT)";
@@ -308,6 +347,17 @@ const char *mx_ethosu_strerror(int err) {
     case MX_ETHOSU_E_ECC: return "NPU ECC fault";
     case MX_ETHOSU_E_NOT_ENDED: return "NPU stopped before the end of the command stream";
     case MX_ETHOSU_E_TIMEOUT: return "NPU did not finish within the budget";
+    case MX_ETHOSU_E_BRANCH: return "NPU branch fault";
+    case MX_ETHOSU_E_OPT_PRODUCT: return "payload compiled for another Ethos-U product (CONFIG.product)";
     default: return "unknown error";
+  }
+}
+
+const char *mx_ethosu_product_name(unsigned product) {
+  switch (product) {
+    case MX_ETHOSU_PRODUCT_U55: return "Ethos-U55";
+    case MX_ETHOSU_PRODUCT_U65: return "Ethos-U65";
+    case MX_ETHOSU_PRODUCT_U85: return "Ethos-U85";
+    default: return "unknown Ethos-U product";
   }
 }

@@ -1,9 +1,8 @@
-/* Ethos-U55/U65 register map: the offsets and fields this driver uses.
+/* Ethos-U55/U65/U85 register map: the offsets and fields this driver uses.
  *
- * Written from Arm's register descriptions (ethos-u-core-driver src/ethosu55_interface.h and
- * ethosu65_interface.h; README.md gives file and line for each fact). Offsets are bytes from the NPU's base;
- * every register is 32 bits. U85 differences are noted where they touch these registers: this driver
- * refuses a U85 at init (its CONFIG.product is 2).
+ * Written from Arm's register descriptions (ethos-u-core-driver src/ethosu55_interface.h, ethosu65_interface.h
+ * and ethosu85_interface.h; README.md gives file and line for each fact). Offsets are bytes from the NPU's
+ * base; every register is 32 bits. Where the U85 gives an offset or a bit another meaning, both are noted.
  */
 #ifndef MX_ETHOSU_REGS_H
 #define MX_ETHOSU_REGS_H
@@ -24,12 +23,18 @@
 #define MX_ETHOSU_CONFIG 0x028u   /* read-only: product, MACs, command stream version, SHRAM */
 #define MX_ETHOSU_LOCK 0x02Cu
 #define MX_ETHOSU_REGIONCFG 0x03Cu                       /* the AXI_LIMIT entry of each region, 2 bits each */
-#define MX_ETHOSU_AXI_LIMIT(n) (0x040u + 4u * (unsigned)(n)) /* n = 0..3; U85: MEM_ATTR[0..3] here instead */
+#define MX_ETHOSU_AXI_LIMIT(n) (0x040u + 4u * (unsigned)(n)) /* n = 0..3 (U55/U65) */
 #define MX_ETHOSU_BASEP(n) (0x080u + 8u * (unsigned)(n))     /* region n = 0..7 base address, low word */
 #define MX_ETHOSU_BASEP_HI(n) (0x084u + 8u * (unsigned)(n))  /* high word (U65/U85) */
-#define MX_ETHOSU_REGISTER_BYTES 0x1000u /* U55/U65: the last register is CID3 at 0xFFC (U85: past 0x1380) */
-/* U85 only (not used): POWER_CTRL 0x038, AXI_SRAM 0x050, AXI_EXT 0x054 (outstanding counts and burst split
- * per port, in place of AXI_LIMITn's), COND_STATUS 0x030. */
+/* The register file the host models: U55/U65 end with CID3 at 0xFFC; the U85's PMU goes on past 0x1380, but
+ * every register this driver touches is below 0x100 on all three. */
+#define MX_ETHOSU_REGISTER_BYTES 0x1000u
+/* U85 only: where the U55/U65 have AXI_LIMIT0..3, the U85 has MEM_ATTR0..3 (what REGIONCFG/QCONFIG pick), and
+ * the outstanding counts and burst split move to one register per AXI port kind. */
+#define MX_ETHOSU_U85_POWER_CTRL 0x038u /* MAC power ramp: mac_step_cycles in bits 0-5 */
+#define MX_ETHOSU_U85_MEM_ATTR(n) (0x040u + 4u * (unsigned)(n)) /* n = 0..3 */
+#define MX_ETHOSU_U85_AXI_SRAM 0x050u
+#define MX_ETHOSU_U85_AXI_EXT 0x054u
 
 /* ---- ID ---- */
 #define MX_ETHOSU_ID_VERSION_STATUS(id) ((id)&0xFu)
@@ -38,7 +43,7 @@
 #define MX_ETHOSU_ID_PRODUCT_MAJOR(id) (((id) >> 12) & 0xFu)
 #define MX_ETHOSU_ID_ARCH_PATCH(id) (((id) >> 16) & 0xFu)
 #define MX_ETHOSU_ID_ARCH_MINOR(id) (((id) >> 20) & 0xFFu)
-#define MX_ETHOSU_ID_ARCH_MAJOR(id) ((id) >> 28) /* 1: U55 (1.1.0) and U65 (1.0.6); U85: 2 */
+#define MX_ETHOSU_ID_ARCH_MAJOR(id) ((id) >> 28) /* 1: U55 (1.1.0) and U65 (1.0.6); U85: 2 (2.0.0) */
 
 /* ---- STATUS ---- */
 #define MX_ETHOSU_STATUS_RUNNING (1u << 0)         /* 0 stopped, 1 running */
@@ -50,11 +55,15 @@
 #define MX_ETHOSU_STATUS_PMU_IRQ (1u << 6)
 #define MX_ETHOSU_STATUS_WD_FAULT (1u << 7)  /* weight decoder decompression fault (U85: reserved) */
 #define MX_ETHOSU_STATUS_ECC_FAULT (1u << 8) /* ECC fault in internal RAMs */
-/* U85: bit 9 is branch_fault. */
+#define MX_ETHOSU_STATUS_BRANCH_FAULT (1u << 9) /* U85 only (reserved on U55/U65) */
 #define MX_ETHOSU_STATUS_FAULTING_INTERFACE(s) (((s) >> 11) & 1u) /* on a bus abort */
 #define MX_ETHOSU_STATUS_FAULTING_CHANNEL(s) (((s) >> 12) & 0xFu) /* read 0 cmd 1 IFM 2 weights 3 scale; write 8 OFM */
 #define MX_ETHOSU_STATUS_FAULTS                                                                \
   (MX_ETHOSU_STATUS_BUS_ERROR | MX_ETHOSU_STATUS_CMD_PARSE_ERROR | MX_ETHOSU_STATUS_WD_FAULT | \
+   MX_ETHOSU_STATUS_ECC_FAULT)
+/* The U85's: bit 7 is reserved there, so it is not read as a fault. */
+#define MX_ETHOSU_U85_STATUS_FAULTS                                                                \
+  (MX_ETHOSU_STATUS_BUS_ERROR | MX_ETHOSU_STATUS_CMD_PARSE_ERROR | MX_ETHOSU_STATUS_BRANCH_FAULT | \
    MX_ETHOSU_STATUS_ECC_FAULT)
 
 /* ---- CMD (write 1 to act; writing 0 has no effect) ---- */
@@ -73,7 +82,10 @@
 /* ---- CONFIG ---- */
 #define MX_ETHOSU_CONFIG_MACS_LOG2(c) ((c)&0xFu) /* log2(MACs per clock cycle) */
 #define MX_ETHOSU_CONFIG_CMD_STREAM_VERSION(c) (((c) >> 4) & 0xFu)
-#define MX_ETHOSU_CONFIG_SHRAM_KB(c) (((c) >> 8) & 0xFFu) /* U85: AXI port and weight decoder counts here */
+#define MX_ETHOSU_CONFIG_SHRAM_KB(c) (((c) >> 8) & 0xFFu) /* U55/U65 */
+/* U85, in place of SHRAM: log2 of the number of AXI SRAM ports (bits 8-9) and of AXI external ports (bit 10),
+ * which Arm's driver compares with the payload's; bits 12-13, log2 of the weight decoders, it does not. */
+#define MX_ETHOSU_U85_CONFIG_AXI_PORTS(c) (((c) >> 8) & 0x7u)
 #define MX_ETHOSU_CONFIG_FUNCTIONAL_SAFETY(c) (((c) >> 26) & 1u)
 #define MX_ETHOSU_CONFIG_CUSTOM_DMA(c) (((c) >> 27) & 1u)
 #define MX_ETHOSU_CONFIG_PRODUCT(c) ((c) >> 28)
@@ -93,5 +105,20 @@
 /* ---- REGIONCFG (2 bits per region) and QCONFIG (2 bits) ----
  * The value picks an AXI_LIMIT entry and with it the AXI port: 0, 1 = AXI0 (SRAM), 2, 3 = AXI1 (external). */
 #define MX_ETHOSU_REGIONCFG_FIELD(region, limit) ((uint32_t)(limit) << (2u * (unsigned)(region)))
+/* U85: the value picks a MEM_ATTR entry (0..3) instead, and that entry names the AXI port. */
+
+/* ---- U85 MEM_ATTR0..3: memory domain (0 non-shareable .. 3 system), AXI port (0 SRAM, 1 external), AxCACHE
+ * memtype (0..11, as AXI_LIMIT's) ---- */
+#define MX_ETHOSU_U85_MEM_ATTR_WORD(domain, port, memtype) \
+  ((uint32_t)(domain) | ((uint32_t)(port) << 2) | ((uint32_t)(memtype) << 4))
+#define MX_ETHOSU_U85_MEM_DOMAIN_MAX 3u
+
+/* ---- U85 AXI_SRAM and AXI_EXT: outstanding reads - 1 (bits 0-5, up to 64), writes - 1 (bits 8-12, up to 32),
+ * burst split (bits 16-17, as AXI_LIMIT's max_beats), for every port of that kind ---- */
+#define MX_ETHOSU_U85_AXI_WORD(max_beats, reads_m1, writes_m1) \
+  ((uint32_t)(reads_m1) | ((uint32_t)(writes_m1) << 8) | ((uint32_t)(max_beats) << 16))
+#define MX_ETHOSU_U85_MAX_READS 64u
+#define MX_ETHOSU_U85_MAX_WRITES 32u
+#define MX_ETHOSU_U85_MAC_STEP_MAX 63u
 
 #endif /* MX_ETHOSU_REGS_H */

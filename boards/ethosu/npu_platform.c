@@ -106,8 +106,19 @@ mx_ethosu *mx_ethosu_platform_begin(mx_ethosu_job *job, uint32_t *budget) {
   return &npu;
 }
 
+/* "mx: npu: job: payload compiled for an Ethos-U85, but the NPU is an Ethos-U55": the two products, which the
+ * driver's error alone does not name. */
+static void say_products(void) {
+  mx_platform_puts("mx: npu: job: payload compiled for an ");
+  mx_platform_puts(mx_ethosu_product_name(MX_ETHOSU_CONFIG_PRODUCT(npu.job_config)));
+  mx_platform_puts(", but the NPU is an ");
+  mx_platform_puts(mx_ethosu_product_name(MX_ETHOSU_CONFIG_PRODUCT(npu.config)));
+  mx_platform_puts("\n");
+}
+
 void mx_ethosu_platform_end(const mx_ethosu_job *job, int err) {
   (void)job;
+  if (err == MX_ETHOSU_E_OPT_PRODUCT) say_products();
   if (err != MX_ETHOSU_OK && init_error == MX_ETHOSU_OK) say("job: ", err);
 }
 

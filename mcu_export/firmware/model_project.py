@@ -348,6 +348,8 @@ def model_sources(
         raise UsageError(f"fault_at_instruction {fault_at_instruction} is not an instruction of the method")
     ops = model_ops(plan)
     backends = npu_mod.linked_backends(board, plan)
+    if backends:
+        npu_mod.check_products(board, program, plan)
     inputs, outputs = _tensor_io(plan, plan.inputs, "input"), _tensor_io(plan, plan.outputs, "output")
     pool = pool_counts(plan, backends)
     scratch = npu_mod.platform_scratch(program, plan) if backends else 0

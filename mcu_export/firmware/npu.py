@@ -3,7 +3,7 @@ file describes its NPU (npu_base, npu_irq, npu_reachable; boards/README.md), and
 
 Added to the project (model_project.py):
     runtime/backends/ethosu/   the delegate kernel (runtime_c/backends/ethosu/), in the kernel table's backends
-    npu/                       the driver (boards/ethosu/): ethosu_driver.c, both register accesses
+    npu/                       the driver (boards/ethosu/): ethosu_driver.c (+ ethosu_u85.c), both register accesses
                                (ethosu_io_mmio.c for an NPU, ethosu_io_semihost.c for the host's over the seam) and
                                npu_platform.c, which picks one at run time by the NPU's ID register (one ELF for
                                QEMU, the FVP and silicon)
@@ -35,9 +35,10 @@ BACKEND_ID = "EthosUBackend"
 DRIVER_DIR = "npu"
 BACKEND_DIR = "runtime/backends/ethosu"
 
-# What the seam's register file reports: ID as Arm's headers reset it (U55 arch 1.1.0, U65 arch 1.0.6) and CONFIG
-# as Vela writes it in the payload's OPTIMIZER_CONFIG for the configuration (product, SHRAM KiB, log2 MACs).
-NPU_ID = {"ethos-u55": 0x10104201, "ethos-u65": 0x10066001}
+# What the seam's register file reports: ID as Arm's headers reset it (U55 arch 1.1.0, U65 arch 1.0.6, U85 arch
+# 2.0.0) and CONFIG as Vela writes it in the payload's OPTIMIZER_CONFIG for the configuration (product, log2 MACs;
+# U55/U65: SHRAM KiB; U85: AXI port and weight decoder counts).
+NPU_ID = {"ethos-u55": 0x10104201, "ethos-u65": 0x10066001, "ethos-u85": 0x20007001}
 NPU_CONFIG = {
     "ethos-u55-32": 0x00001005,
     "ethos-u55-64": 0x00001006,
@@ -45,11 +46,18 @@ NPU_CONFIG = {
     "ethos-u55-256": 0x00003008,
     "ethos-u65-256": 0x10003008,
     "ethos-u65-512": 0x10006009,
+    "ethos-u85-128": 0x20000117,
+    "ethos-u85-256": 0x20000118,
+    "ethos-u85-512": 0x20001119,
+    "ethos-u85-1024": 0x2000251A,
+    "ethos-u85-2048": 0x2000261B,
 }
 
 _DRIVER_FILES = (
     "ethosu_driver.c",
     "ethosu_driver.h",
+    "ethosu_u85.c",
+    "ethosu_u85.h",
     "ethosu_regs.h",
     "ethosu_io.h",
     "ethosu_io_mmio.c",
@@ -121,6 +129,31 @@ def linked_backends(board: Board, plan: P.ExecutionPlan) -> tuple:
     from mcu_export.host_runtime import ETHOSU
 
     return (ETHOSU,) if ethosu_calls(plan) and drives_npu(board) else ()
+
+
+PRODUCT_NAMES = ("Ethos-U55", "Ethos-U65", "Ethos-U85")  # CONFIG.product 0, 1, 2 (mx_ethosu_product_name's)
+
+
+def _product_name(product: int) -> str:
+    return PRODUCT_NAMES[product] if product < len(PRODUCT_NAMES) else "unknown Ethos-U product"
+
+
+def check_products(board: Board, program: P.Program, plan: P.ExecutionPlan) -> None:
+    """Refuses, naming both, a delegate compiled for another Ethos-U product than the board's NPU: its driver would
+    refuse every run (MX_ETHOSU_E_OPT_PRODUCT; a U55/U65 and a U85 run different command streams), so the build
+    says so first. Other configuration differences (MACs) are left to the driver's check at the run."""
+    from mcu_export.ethosu import blob as B
+    from mcu_export.ethosu.payload import parse
+
+    assert board.npu is not None
+    npu = NPU_CONFIG[board.npu] >> 28 if board.npu in NPU_CONFIG else None
+    for _, d in ethosu_calls(plan):
+        config = parse(B.unpack(delegate_data(program, plan.delegates[d])).cmd_data).config[0]
+        if config and npu is not None and config >> 28 != npu:
+            raise UsageError(
+                f"delegate {d} (EthosUBackend) was compiled for an {_product_name(config >> 28)}, but board "
+                f"'{board.name}' has an {_product_name(npu)} ({board.npu}): re-export with --board {board.name}"
+            )
 
 
 def npu_arenas(plan: P.ExecutionPlan) -> Set[int]:

@@ -9,10 +9,11 @@
 
 #include "ethosu_regs.h"
 
-/* The NPUs the register file plays: ID as Arm's headers reset it (U55 arch 1.1.0, U65 arch 1.0.6); CONFIG is
- * the one the payload was compiled for (its OPTIMIZER_CONFIG), else a U55 with 128 MACs. */
+/* The NPUs the register file plays: ID as Arm's headers reset it (U55 arch 1.1.0, U65 arch 1.0.6, U85 arch
+ * 2.0.0); CONFIG is the one the payload was compiled for (its OPTIMIZER_CONFIG), else a U55 with 128 MACs. */
 #define ID_U55 0x10104201u
 #define ID_U65 0x10066001u
+#define ID_U85 0x20007001u
 #define CONFIG_U55_128 0x00001807u
 #define HOST_BUDGET 16u /* polls: the start hook finishes the job before the driver's first poll */
 /* Scratch for programs without a scratch argument: at most what mx_run allows an arena (MAX_ALLOC there). */
@@ -96,20 +97,34 @@ mx_npu_region mx_run_npu_region(int n, uint64_t base) {
   return r;
 }
 
-/* The CONFIG word the payload was compiled for (its OPTIMIZER_CONFIG), or a U55-128's. */
-uint32_t mx_run_npu_payload_config(void) { return npu_config; }
+/* The CONFIG word the payload being run was compiled for, as the driver read it from its OPTIMIZER_CONFIG;
+ * without one, the NPU's (a U55-128's unless pinned). */
+uint32_t mx_run_npu_payload_config(void) { return npu.job_config != 0 ? npu.job_config : npu_config; }
 
+/* The NPU's CONFIG: MX_RUN_NPU_CONFIG when set (a test's way to give a payload the wrong NPU, as a board
+ * would), else the payload's own. */
 static uint32_t payload_config(const uint8_t *cmd_data, uint32_t cmd_bytes) {
+  const char *pinned = getenv("MX_RUN_NPU_CONFIG");
+  if (pinned != NULL && pinned[0] != '\0') return (uint32_t)strtoul(pinned, NULL, 0);
   mx_npu_payload p;
   if (mx_npu_payload_find(cmd_data, cmd_bytes, &p, NULL) == 0 && p.has_config) return p.config[0];
   return CONFIG_U55_128;
 }
 
-/* The register file plays the NPU the payload was compiled for; the driver is initialised for it once. */
+static uint32_t product_id(unsigned product) {
+  switch (product) {
+    case MX_ETHOSU_PRODUCT_U65: return ID_U65;
+    case MX_ETHOSU_PRODUCT_U85: return ID_U85;
+    default: return ID_U55; /* a product the driver does not know: init refuses it, naming it */
+  }
+}
+
+/* The register file plays the NPU the payload was compiled for; the driver is initialised for it once. The
+ * simulator (mx_run_npu_sim.c) gets the same CONFIG word, so it runs the payload as that product would. */
 static mx_ethosu *host_npu(uint32_t config) {
   if (npu_ready && config == npu_config) return &npu;
   unsigned product = MX_ETHOSU_CONFIG_PRODUCT(config);
-  mx_ethosu_ram_init(&io, product == MX_ETHOSU_PRODUCT_U65 ? ID_U65 : ID_U55, config);
+  mx_ethosu_ram_init(&io, product_id(product), config);
   mx_ethosu_ram_set_hooks(&io, mx_run_npu_start, NULL, NULL);
   mx_ethosu_config cfg;
   mx_ethosu_config_default(&cfg, product);
@@ -136,6 +151,10 @@ mx_ethosu *mx_ethosu_platform_begin(mx_ethosu_job *j, uint32_t *budget) {
 }
 
 void mx_ethosu_platform_end(const mx_ethosu_job *j, int err) {
+  if (err == MX_ETHOSU_E_OPT_PRODUCT) /* the two products, not just that they differ */
+    mx_run_npu_say("NPU: payload compiled for an %s, but the NPU is an %s",
+                   mx_ethosu_product_name(MX_ETHOSU_CONFIG_PRODUCT(npu.job_config)),
+                   mx_ethosu_product_name(MX_ETHOSU_CONFIG_PRODUCT(npu.config)));
   if (err != MX_ETHOSU_OK && note[0] == '\0') mx_run_npu_say("NPU: %s", mx_ethosu_strerror(err));
   (void)j;
   memset(&job, 0, sizeof job);

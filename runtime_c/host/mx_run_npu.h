@@ -1,8 +1,8 @@
 /* mx_run's Ethos-U: the platform side of EthosUBackend (runtime_c/backends/ethosu/) on the host.
  *
  * The backend drives our driver (boards/ethosu/) against a register file in RAM (ethosu_io_ram.c) whose start
- * hook stands for the NPU. mx_run_npu.c owns the NPU (set up for each payload as Vela compiled it: U55 or
- * U65, its CONFIG word), the regions of the current job and the scratch for ExecuTorch's programs; the start
+ * hook stands for the NPU. mx_run_npu.c owns the NPU (set up for each payload as Vela compiled it: U55, U65 or
+ * U85, its CONFIG word; the environment's MX_RUN_NPU_CONFIG, a CONFIG word, pins it instead), the regions of the current job and the scratch for ExecuTorch's programs; the start
  * hook is one of two files, chosen by CMake:
  *   mx_run_npu_sim.c    reads QBASE/QSIZE/BASEPn from the registers and runs the command stream on our
  *                       simulator (fvp/ethosu_sim/npu_exec.h: mx_npu_execute), each region bounded by the size

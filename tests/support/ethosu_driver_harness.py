@@ -28,11 +28,13 @@ START, CLEAR_IRQ, Q_BITS = 1, 2, 0xC
 # The NPUs the register file plays: ID as Arm's header resets it, CONFIG as Vela compiles for that configuration.
 U55_128 = (0x10104201, 0x00001807)  # arch 1.1.0; U55, 128 MACs (log2 7), 24 KB SHRAM
 U65_256 = (0x10066001, 0x10003008)  # arch 1.0.6; U65, 256 MACs
+U85_256 = (0x20007001, 0x20000118)  # arch 2.0.0 (ethosu85_interface.h's reset ID); U85, 256 MACs, 2 SRAM ports
 
 E = dict(
     OK=0, ARG=-1, STATE=-2, PRODUCT=-3, CONFIG=-4, RESET_TIMEOUT=-5, PROT=-6, PAYLOAD_SIZE=-7, TAG=-8,
     TRUNCATED=-9, STREAM_LENGTH=-10, ACTION=-11, STREAM_COUNT=-12, OPT_CONFIG=-13, OPT_ARCH=-14, ALIGN=-15,
     ADDRESS=-16, BUSY=-17, BUS=-18, CMD_PARSE=-19, WEIGHT_DECODER=-20, ECC=-21, NOT_ENDED=-22, TIMEOUT=-23,
+    BRANCH=-24, OPT_PRODUCT=-25,
 )  # fmt: skip
 
 # Test-side C: sizes and config setters, so Python does not mirror the structs' layout; a fake tick source.
@@ -63,6 +65,16 @@ void shim_misc(mx_ethosu_config *c, int non_secure, int user, int cmd_limit, int
   c->keep_powered = keep_powered;
   c->reset_budget = reset_budget;
 }
+void shim_mem_attr(mx_ethosu_config *c, int i, int domain, int port, int memtype) {
+  c->mem_attr[i] = (mx_ethosu_mem_attr){(uint8_t)domain, (uint8_t)port, (uint8_t)memtype};
+}
+void shim_axi_port(mx_ethosu_config *c, int ext, int beats, int reads, int writes) {
+  mx_ethosu_axi_port p = {(uint8_t)beats, (uint8_t)reads, (uint8_t)writes};
+  if (ext) c->axi_ext = p; else c->axi_sram = p;
+}
+void shim_mac_step(mx_ethosu_config *c, int cycles) { c->mac_step_cycles = (uint8_t)cycles; }
+int shim_address_bits(const mx_ethosu_config *c) { return c->address_bits; }
+uint32_t shim_job_config(const mx_ethosu *npu) { return npu->job_config; }
 void shim_wait(mx_ethosu_config *c, int irq, int ticks, int use_idle) {
   c->irq = irq;
   c->ticks = ticks ? tick10 : 0;
@@ -80,6 +92,7 @@ SIGNATURES = {
     "mx_ethosu_irq_handler": (None, [P]),
     "mx_ethosu_strerror": (ctypes.c_char_p, [I32]),
     "mx_ethosu_config_default": (None, [P, ctypes.c_uint]),
+    "mx_ethosu_product_name": (ctypes.c_char_p, [ctypes.c_uint]),
     "mx_ethosu_ram_init": (None, [P, U32, U32]),
     "mx_ethosu_ram_set_hooks": (None, [P, HOOK, HOOK, P]),
     "mx_ethosu_ram_size": (SZ, []),
@@ -99,6 +112,11 @@ SIGNATURES = {
     "shim_region": (None, [P, I32, I32]),
     "shim_misc": (None, [P, I32, I32, I32, I32, I32, U32]),
     "shim_wait": (None, [P, I32, I32, I32]),
+    "shim_mem_attr": (None, [P, I32, I32, I32, I32]),
+    "shim_axi_port": (None, [P, I32, I32, I32, I32]),
+    "shim_mac_step": (None, [P, I32]),
+    "shim_address_bits": (I32, [P]),
+    "shim_job_config": (U32, [P]),
 }
 
 
@@ -106,7 +124,8 @@ def build_lib(tmp_path_factory):
     """The driver, its RAM register file and the shim, built as one shared library for ctypes."""
     out = tmp_path_factory.mktemp("ethosu_driver")
     (out / "shim.c").write_text(SHIM_C)
-    sources = [DRIVER / "ethosu_driver.c", DRIVER / "ethosu_io_ram.c", DRIVER / "ethosu_regfile.c", out / "shim.c"]
+    sources = [DRIVER / f for f in ("ethosu_driver.c", "ethosu_u85.c", "ethosu_io_ram.c", "ethosu_regfile.c")]
+    sources.append(out / "shim.c")
     flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-shared", "-fPIC", "-O1", "-g"]
     if SANITIZE:
         flags += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
@@ -122,14 +141,12 @@ def build_lib(tmp_path_factory):
     return dll
 
 
-def compile_payloads():
+def compile_payloads(accelerators=("ethos-u55-128", "ethos-u65-256", "ethos-u55-256")):
     """Vela's command data for a max pool, per accelerator."""
     pytest.importorskip("tosa_serializer")
     from mcu_export.ethosu.vela import compile_tosa
 
-    return {
-        a: compile_tosa(max_pool_graph(), a).blob.cmd_data for a in ("ethos-u55-128", "ethos-u65-256", "ethos-u55-256")
-    }
+    return {a: compile_tosa(max_pool_graph(), a).blob.cmd_data for a in accelerators}
 
 
 def words(data: bytes):

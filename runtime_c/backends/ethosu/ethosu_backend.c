@@ -91,9 +91,10 @@ static mx_error check_payload(const uint8_t *p, uint32_t bytes) {
     if ((w & 0xFFu) == ACTION_NOP) continue;
     if ((w & 0xFFu) == ACTION_OPTIMIZER_CONFIG) {
       if (n - at < 2) return MX_ERR_BAD_DELEGATE_DATA;
-      /* compiled for a product the driver runs: U55 or U65 (a U85's command streams differ) */
+      /* compiled for a product the driver runs. Whether it is the NPU's own product is the driver's check at
+       * the first run: the NPU is not looked at before then (the platform initialises it lazily). */
       uint32_t product = MX_ETHOSU_CONFIG_PRODUCT(u32_at(p + 4 * at));
-      if (product != MX_ETHOSU_PRODUCT_U55 && product != MX_ETHOSU_PRODUCT_U65) return MX_ERR_BAD_DELEGATE_DATA;
+      if (product > MX_ETHOSU_PRODUCT_U85) return MX_ERR_BAD_DELEGATE_DATA;
       at += 2;
     } else if ((w & 0xFFu) == ACTION_COMMAND_STREAM) {
       uint32_t len = (w >> 16) | ((w >> 8) & 0xFFu) << 16;
@@ -179,8 +180,9 @@ static mx_arg_error check(const void *state, mx_value *const *args, uint32_t nar
   return MX_OK;
 }
 
-/* The driver's refusals of the payload (init checked it as the driver does, so these are not expected) are
- * bad delegate data; alignment is the runtime's own error; the rest is the NPU failing the job. */
+/* The driver's refusals of the payload are bad delegate data (init checked its form as the driver does; what
+ * only the NPU can tell, a payload compiled for another product or configuration, comes here); alignment is the
+ * runtime's own error; the rest is the NPU failing the job. */
 static mx_error driver_error(int err) {
   switch (err) {
     case MX_ETHOSU_E_PAYLOAD_SIZE:
@@ -190,6 +192,7 @@ static mx_error driver_error(int err) {
     case MX_ETHOSU_E_ACTION:
     case MX_ETHOSU_E_STREAM_COUNT:
     case MX_ETHOSU_E_OPT_CONFIG:
+    case MX_ETHOSU_E_OPT_PRODUCT:
     case MX_ETHOSU_E_OPT_ARCH: return MX_ERR_BAD_DELEGATE_DATA;
     case MX_ETHOSU_E_ALIGN: return MX_ERR_MISALIGNED;
     default: return MX_ERR_DELEGATE_FAILED;

@@ -1,6 +1,7 @@
 /* EthosUBackend: runs a DelegateCall whose processed data is an Ethos-U blob in ExecuTorch's Arm layout
  * (mcu_export/ethosu/blob.py describes it: 16-byte named blocks vela_bin_stream, cmd_data, weight_data,
- * scratch_size, inputs, outputs, vela_end_stream) on an Ethos-U55/U65 through our driver (boards/ethosu/).
+ * scratch_size, inputs, outputs, vela_end_stream) on an Ethos-U55, U65 or U85 through our driver
+ * (boards/ethosu/).
  *
  * Arguments of the call: the delegate's inputs, then its outputs (ExecuTorch's convention), then, in programs
  * mcu-export writes, one planned uint8 tensor of at least scratch_size bytes: the NPU scratch, which the memory
@@ -8,7 +9,9 @@
  * from the platform (mx_ethosu_platform_scratch), as ExecuTorch's runtime takes it from its temp allocator.
  *
  * Load (init, then check per call) refuses what cannot run: a block missing, short, out of order or stored
- * outside the blob; a payload that is not one Vela command stream; an I/O record outside the scratch or in
+ * outside the blob; a payload that is not one Vela command stream, or compiled for a product that is none of the
+ * three (whether it is the NPU's own product the driver checks at the first run: MX_ETHOSU_E_OPT_PRODUCT, a bad
+ * delegate data error, whose two products the platform names); an I/O record outside the scratch or in
  * another region; a call whose tensors disagree with the records (count, element size, bytes); a scratch
  * argument that is not uint8, smaller than scratch_size or not 16-byte aligned.
  * Execute: copies each input to scratch + its offset, hands the job to the platform, runs the driver with the
