@@ -69,6 +69,7 @@ def firmware(blob, tmp_path_factory):
     )
     sources = {f"ethosu/{p.name}": p for p in DRIVER.glob("*.h")}
     sources["ethosu/ethosu_driver.c"] = DRIVER / "ethosu_driver.c"
+    sources["ethosu/ethosu_pmu.c"] = DRIVER / "ethosu_pmu.c"
     sources["ethosu/ethosu_io_semihost.c"] = DRIVER / "ethosu_io_semihost.c"
     sources["ethosu/ethosu_regfile.c"] = DRIVER / "ethosu_regfile.c"
     sources["app/main.c"] = FIRMWARE_C
