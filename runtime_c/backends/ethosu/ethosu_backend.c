@@ -210,8 +210,8 @@ static mx_error execute(void *state, mx_kernel_ctx *ctx, mx_value *const *args, 
   mx_ethosu_job job = {blob + s->cmd_at,
                        s->cmd_bytes,
                        {(uint8_t *)(uintptr_t)(blob + s->weight_at), scratch, NULL},
-                       {s->weight_bytes, s->scratch_size, 0}};
-  job.instruction = ctx->instruction; /* the platform reports the job's NPU cycles by it */
+                       {s->weight_bytes, s->scratch_size, 0},
+                       ctx->instruction}; /* the platform reports the job's NPU cycles by it */
   uint32_t budget = 0;
   mx_ethosu *npu = mx_ethosu_platform_begin(&job, &budget);
   uint64_t base[MX_ETHOSU_JOB_REGIONS];
