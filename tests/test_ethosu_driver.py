@@ -255,7 +255,8 @@ def test_completion_by_interrupt(lib, payloads):
     npu.clear_log()
     assert npu.run(buf) == 0 and lib.shim_idles() == 0
     log = npu.writes()
-    assert log[log.index((CMD, START)) + 1 :] == [(CMD, CLEAR_IRQ), *PMU_STOP, (CMD, CLEAR_IRQ | Q_BITS)]  # handler, run
+    handler_then_run = [(CMD, CLEAR_IRQ), *PMU_STOP, (CMD, CLEAR_IRQ | Q_BITS)]
+    assert log[log.index((CMD, START)) + 1 :] == handler_then_run
     assert lib.mx_ethosu_ram_reads(npu.io, STATUS) == 3  # busy check, the handler's, the run's
     npu.job = lambda n: (fault(BUS_ERROR)(n), lib.mx_ethosu_irq_handler(n.state))
     assert npu.run(buf) == E["BUS"]

@@ -27,7 +27,12 @@ START, CLEAR_IRQ, Q_BITS = 1, 2, 0xC
 # The PMU (U55/U65 offsets) and what the driver writes to count a job's cycles (ethosu_pmu.h).
 PMCR, PMCNTENSET, PMCNTENCLR, PMCCNTR, PMCCNTR_HI, PMCCNTR_CFG = 0x180, 0x184, 0x188, 0x1A0, 0x1A4, 0x1A8
 PMCR_CNT_EN, PMCR_CYCLE_CNT_RST, PMCNT_CYCLE = 1, 4, 1 << 31
-PMU_START = [(PMCNTENCLR, PMCNT_CYCLE), (PMCCNTR_CFG, 0), (PMCR, PMCR_CNT_EN | PMCR_CYCLE_CNT_RST), (PMCNTENSET, PMCNT_CYCLE)]
+PMU_START = [
+    (PMCNTENCLR, PMCNT_CYCLE),
+    (PMCCNTR_CFG, 0),
+    (PMCR, PMCR_CNT_EN | PMCR_CYCLE_CNT_RST),
+    (PMCNTENSET, PMCNT_CYCLE),
+]
 PMU_STOP = [(PMCNTENCLR, PMCNT_CYCLE)]
 
 # The NPUs the register file plays: ID as Arm's header resets it, CONFIG as Vela compiles for that configuration.
