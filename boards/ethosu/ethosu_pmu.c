@@ -10,7 +10,8 @@ uint32_t mx_ethosu_pmu_offset(unsigned product) {
 void mx_ethosu_pmu_start(mx_ethosu_io *io, unsigned product) {
   uint32_t at = mx_ethosu_pmu_offset(product);
   mx_ethosu_io_write(io, at + MX_ETHOSU_PMCNTENCLR, MX_ETHOSU_PMCNT_CYCLE);
-  /* An earlier user (a profiler, a debugger) may have left start/stop events: count every cycle instead. */
+  /* An earlier user (a profiler, a debugger) may have left start/stop events: back to the reset value, NO_EVENT
+   * for both, as the register is when nobody set it (ethosu_regs.h). */
   mx_ethosu_io_write(io, at + MX_ETHOSU_PMCCNTR_CFG, 0u);
   /* Counting on and the cycle counter zeroed in one write (the reset bit acts once, it is not kept); the event
    * counters are left as they are. */

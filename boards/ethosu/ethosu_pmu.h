@@ -17,8 +17,8 @@
 /* The PMU block's offset from the NPU's base for CONFIG.product `product` (0 on the U55/U65, 0x1000 on the U85). */
 uint32_t mx_ethosu_pmu_offset(unsigned product);
 
-/* Zeroes the 48-bit cycle counter and starts it, counting every cycle: PMCNTENCLR = cycle (stopped while it is
- * set up), PMCCNTR_CFG = 0 (no start/stop event), PMCR = cnt_en | cycle_cnt_rst, PMCNTENSET = cycle. */
+/* Zeroes the 48-bit cycle counter and starts it: PMCNTENCLR = cycle (stopped while it is set up), PMCCNTR_CFG = 0
+ * (no start/stop event, its reset value), PMCR = cnt_en | cycle_cnt_rst, PMCNTENSET = cycle. */
 void mx_ethosu_pmu_start(mx_ethosu_io *io, unsigned product);
 
 /* Stops the cycle counter (PMCNTENCLR = cycle), so that its two words cannot move between the reads, and returns
