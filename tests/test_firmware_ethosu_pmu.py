@@ -25,6 +25,8 @@ from mcu_export.runners.firmware import npu_cycles
 from mcu_export.runners.report import npu_lines, npu_report, run_json, write_run_json
 from npu_test_tools import FIRMWARE_TOOLS, needs  # tests/support
 
+pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
+
 BOARD = "corstone-300"
 FVP = load_board(BOARD).fvp.binary
 TIMEOUT = 120.0
