@@ -18,6 +18,12 @@ from ethosu_driver_harness import (  # tests/support
     END,
     IRQ,
     PARSE_ERROR,
+    PMCCNTR,
+    PMCCNTR_HI,
+    PMCNTENSET,
+    PMCR,
+    PMU_START,
+    PMU_STOP,
     PROT,
     Q_BITS,
     QBASE,
@@ -39,6 +45,7 @@ from ethosu_driver_harness import (  # tests/support
     build_lib,
     compile_payloads,
     complete,
+    counting,
     default_init_writes,
     fault,
     pack,
@@ -159,7 +166,7 @@ def test_run_hands_the_npu_the_command_stream_and_regions_then_completes(lib, pa
         basep = [w for b, a in zip(BASEP, [*bases, 0, 0, 0, 0, 0]) for w in ((b, a & 0xFFFFFFFF), (b + 4, a >> 32))]
         expected = [
             (QBASE, first & 0xFFFFFFFF), (QBASE_HI, first >> 32), (QSIZE, nbytes), (QCONFIG, 2), *basep,
-            (REGIONCFG, regs[REGIONCFG]), (CMD, START), (CMD, CLEAR_IRQ | Q_BITS),
+            (REGIONCFG, regs[REGIONCFG]), *PMU_START, (CMD, START), *PMU_STOP, (CMD, CLEAR_IRQ | Q_BITS),
         ]  # fmt: skip
         assert npu.writes() == expected  # no reset after a good job
         assert npu.peek(STATUS) & IRQ == 0 and npu.peek(CMD) == Q_BITS
@@ -194,7 +201,7 @@ def test_a_fault_becomes_its_error_and_a_soft_reset_readies_the_next_run(lib, pa
     assert lib.shim_status(npu.state) & bits == bits and (lib.shim_status(npu.state) >> 12) & 0xF == 8
     log = npu.writes()
     after_start = log[log.index((CMD, START)) + 1 :]
-    assert after_start == [(CMD, CLEAR_IRQ | Q_BITS), *default_init_writes(0)]  # clear, reset, reconfigure
+    assert after_start == [*PMU_STOP, (CMD, CLEAR_IRQ | Q_BITS), *default_init_writes(0)]  # clear, reset, reconfigure
     assert npu.resets == 2 and npu.peek(STATUS) == 0 and npu.peek(PROT) == 1
     npu.job = complete
     assert npu.run(buf) == 0 and npu.resets == 2
@@ -249,7 +256,8 @@ def test_completion_by_interrupt(lib, payloads):
     npu.clear_log()
     assert npu.run(buf) == 0 and lib.shim_idles() == 0
     log = npu.writes()
-    assert log[log.index((CMD, START)) + 1 :] == [(CMD, CLEAR_IRQ), (CMD, CLEAR_IRQ | Q_BITS)]  # handler, then run
+    handler_then_run = [(CMD, CLEAR_IRQ), *PMU_STOP, (CMD, CLEAR_IRQ | Q_BITS)]
+    assert log[log.index((CMD, START)) + 1 :] == handler_then_run
     assert lib.mx_ethosu_ram_reads(npu.io, STATUS) == 3  # busy check, the handler's, the run's
     npu.job = lambda n: (fault(BUS_ERROR)(n), lib.mx_ethosu_irq_handler(n.state))
     assert npu.run(buf) == E["BUS"]
@@ -291,3 +299,59 @@ def test_the_24_bit_stream_length(lib):
     npu = Npu(lib)
     assert npu.init() == 0
     assert npu.run(Buffer(cmd)) == 0 and npu.seen[-1][QSIZE] == 4 * n
+
+
+# ---- the PMU's cycle counter ----
+
+
+def test_each_job_counts_its_own_cycles_in_48_bits(lib, payloads):
+    """start zeroes and enables the cycle counter just before CMD.start, stop disables it once the end was seen and
+    reads both words: the count is the job's alone, the high word's bits 32-47 included."""
+    npu = Npu(lib)
+    assert npu.init() == 0
+    buf = Buffer(payloads["ethos-u55-128"])
+    npu.poke(PMCCNTR, 999)  # a stale count: the start's cycle_cnt_rst drops it
+    for cycles in (0x1234_89AB_CDEF, 5):
+        npu.job = counting(cycles)
+        npu.clear_log()
+        assert npu.run(buf) == 0 and lib.shim_cycles(npu.state) == cycles
+        log = npu.writes()
+        at = log.index((CMD, START))
+        assert log[at - len(PMU_START) : at] == PMU_START and log[at + 1 : at + 2] == PMU_STOP
+        assert lib.mx_ethosu_ram_reads(npu.io, PMCCNTR) == lib.mx_ethosu_ram_reads(npu.io, PMCCNTR_HI) == 1
+        assert npu.peek(PMCNTENSET) == 0 and npu.peek(PMCR) == 1  # stopped; PMCR keeps cnt_en, not the reset bit
+    npu.job = complete  # nothing counts (no PMU answers): 0, which the firmware does not report
+    assert npu.run(buf) == 0 and lib.shim_cycles(npu.state) == 0
+
+
+def test_the_count_takes_bits_32_to_47_of_the_high_word_and_wraps_at_48_bits(lib, payloads):
+    npu = Npu(lib)
+    assert npu.init() == 0
+    buf = Buffer(payloads["ethos-u55-128"])
+
+    def reserved_bits_set(n):
+        n.poke(PMCCNTR, 7)
+        n.poke(PMCCNTR_HI, 0xABCD_0012)  # bits 16-31 are reserved: not part of the count
+        complete(n)
+
+    npu.job = reserved_bits_set
+    assert npu.run(buf) == 0 and lib.shim_cycles(npu.state) == 0x12 << 32 | 7
+    npu.job = lambda n: (counting((1 << 48) - 1)(n), counting(3)(n))
+    assert npu.run(buf) == 0 and lib.shim_cycles(npu.state) == 2
+
+
+def test_a_counter_the_driver_did_not_start_does_not_count(lib):
+    """The register file's PMU moves only when PMCR.cnt_en and PMCNTENSET's cycle bit are set, as the NPU's;
+    the U85's PMU sits 0x1000 higher (past this register file: those accesses count as bad)."""
+    npu = Npu(lib)
+    assert npu.init() == 0
+    lib.mx_ethosu_ram_count_cycles(npu.io, 100)
+    assert lib.mx_ethosu_pmu_stop(npu.io, 0) == 0
+    lib.mx_ethosu_pmu_start(npu.io, 0)
+    lib.mx_ethosu_ram_count_cycles(npu.io, 100)
+    assert lib.mx_ethosu_pmu_stop(npu.io, 0) == 100
+    lib.mx_ethosu_ram_count_cycles(npu.io, 100)  # stopped
+    assert lib.mx_ethosu_pmu_stop(npu.io, 1) == 100  # the U65's PMU is where the U55's is
+    assert [lib.mx_ethosu_pmu_offset(p) for p in (0, 1, 2)] == [0, 0, 0x1000]
+    lib.mx_ethosu_pmu_start(npu.io, 2)
+    assert lib.mx_ethosu_pmu_stop(npu.io, 2) == 0 and lib.mx_ethosu_ram_bad_accesses(npu.io) == 4 + 3

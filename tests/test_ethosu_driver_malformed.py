@@ -140,7 +140,7 @@ def test_the_same_cases_under_asan_and_ubsan():
     assert " passed" in proc.stdout and "ERROR: AddressSanitizer" not in tail and "runtime error" not in tail
 
 
-DEVICE_FILES = ["ethosu_driver.c", "ethosu_u85.c", "ethosu_io_mmio.c"]
+DEVICE_FILES = ["ethosu_driver.c", "ethosu_u85.c", "ethosu_pmu.c", "ethosu_io_mmio.c"]
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="needs arm-none-eabi-gcc")
@@ -155,9 +155,11 @@ def test_the_device_files_build_for_the_cortex_m55(tmp_path, source):
     )
     assert proc.returncode == 0, proc.stderr
     undefined = subprocess.run(["arm-none-eabi-nm", "-u", str(obj)], capture_output=True, text=True).stdout.split()
-    # No allocator, no libc beyond what a struct initialiser may call: only the io seam, memset and the U85 part.
+    # No allocator, no libc beyond what a struct initialiser may call: only the io seam, memset, the U85 part and
+    # the PMU's.
     u85 = {"mx_ethosu_u85_config_default", "mx_ethosu_u85_check_config", "mx_ethosu_u85_write_axi"}
-    assert set(undefined[1::2]) <= {"mx_ethosu_io_read", "mx_ethosu_io_write", "memset", *u85}
+    pmu = {"mx_ethosu_pmu_start", "mx_ethosu_pmu_stop"}
+    assert set(undefined[1::2]) <= {"mx_ethosu_io_read", "mx_ethosu_io_write", "memset", *u85, *pmu}
 
 
 @pytest.mark.skipif(shutil.which("clang-format-16") is None, reason="needs clang-format-16")

@@ -70,6 +70,7 @@ def firmware(blob, tmp_path_factory):
     sources = {f"ethosu/{p.name}": p for p in DRIVER.glob("*.h")}
     sources["ethosu/ethosu_driver.c"] = DRIVER / "ethosu_driver.c"
     sources["ethosu/ethosu_u85.c"] = DRIVER / "ethosu_u85.c"
+    sources["ethosu/ethosu_pmu.c"] = DRIVER / "ethosu_pmu.c"
     sources["ethosu/ethosu_io_semihost.c"] = DRIVER / "ethosu_io_semihost.c"
     sources["ethosu/ethosu_regfile.c"] = DRIVER / "ethosu_regfile.c"
     sources["app/main.c"] = FIRMWARE_C
@@ -425,14 +426,16 @@ def test_protocol_round_trip_from_a_python_client(tmp_path):
         assert words == struct.pack("<4I", 0x4001, 7, 0x100, 0)
         regions[1][:4] = b"\xaa\xbb\xcc\xdd"
         regions[0][:1] = b"\xff"  # read-only: not sent back
-        return npu_seam.bus_error(3)
+        return npu_seam.bus_error(3), 0x1_2345_6789  # and the NPU cycles it took (48 bits)
 
     with NpuSeamServer(tmp_path, execute) as seam:
         fw = FakeFirmware(tmp_path)
         for seq in (1, 2):
             fw.send(npu_seam.encode_job(make_job(seq)))
-            sequence, result, status, mask, back = npu_seam.parse_reply(fw.receive(), (16, 64, 32, 0, 0, 0, 0, 0))
-            assert (sequence, result, status, mask) == (seq, 0, 0x3006, 0b110)
+            sequence, result, status, mask, back, cycles = npu_seam.parse_reply(
+                fw.receive(), (16, 64, 32, 0, 0, 0, 0, 0)
+            )
+            assert (sequence, result, status, mask, cycles) == (seq, 0, 0x3006, 0b110, 0x1_2345_6789)
             assert back == [b"\xaa\xbb\xcc\xdd" + b"\x02" * 60, b"\x03" * 32]
         fw.close()
         deadline = time.monotonic() + 5
@@ -440,6 +443,7 @@ def test_protocol_round_trip_from_a_python_client(tmp_path):
             assert time.monotonic() < deadline
             time.sleep(0.01)
     assert [r.job.regions[0] for r in seam.jobs] == [bytearray(b"\x01" * 16)] * 2  # as the firmware sent them
+    assert [r.cycles for r in seam.jobs] == [0x1_2345_6789] * 2
     assert not (tmp_path / npu_seam.JOB_PIPE).exists() and not (tmp_path / npu_seam.REPLY_PIPE).exists()
 
 
@@ -476,8 +480,8 @@ def test_executor_that_resizes_a_region_is_refused(tmp_path):
     try:
         fw = FakeFirmware(tmp_path)
         fw.send(npu_seam.encode_job(make_job()))
-        sequence, result, status, mask, back = npu_seam.parse_reply(fw.receive(), (16, 64, 32, 0, 0, 0, 0, 0))
-        assert (result, mask, back) == (npu_seam.EXECUTOR_FAILED, 0, [])
+        sequence, result, status, mask, back, cycles = npu_seam.parse_reply(fw.receive(), (16, 64, 32, 0, 0, 0, 0, 0))
+        assert (result, mask, back, cycles) == (npu_seam.EXECUTOR_FAILED, 0, [], 0)
         fw.close()
     finally:
         seam.stop()
@@ -488,8 +492,8 @@ def test_header_checks():
     good = npu_seam.encode_job(make_job())
     assert npu_seam.parse_job_header(good[: npu_seam.JOB_HEADER_BYTES]).sizes[:3] == (16, 64, 32)
     bad_version = bytearray(good[: npu_seam.JOB_HEADER_BYTES])
-    bad_version[4] = 2
-    with pytest.raises(NpuSeamError, match="job version 2"):
+    bad_version[4] = 1  # a firmware of version 1: its reply had no cycles
+    with pytest.raises(NpuSeamError, match="job version 1"):
         npu_seam.parse_job_header(bytes(bad_version))
     bad_total = bytearray(good[: npu_seam.JOB_HEADER_BYTES])
     bad_total[12] ^= 1

@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 
+#include "ethosu_pmu.h"
 #include "ethosu_regs.h"
 #include "ethosu_u85.h"
 
@@ -294,10 +295,12 @@ int mx_ethosu_run(mx_ethosu *npu, const uint8_t *cmd_data, size_t cmd_bytes, con
   npu->cmd_q = 0; /* Q-interfaces off: no clock or power gating while running */
   /* The payload and the inputs are in memory before the NPU starts reading them. */
   atomic_thread_fence(memory_order_seq_cst);
+  mx_ethosu_pmu_start(npu->io, MX_ETHOSU_CONFIG_PRODUCT(npu->config)); /* PMU: this job's cycles (ethosu_pmu.h) */
   wr(npu, MX_ETHOSU_CMD, MX_ETHOSU_CMD_START);
 
   uint32_t status = 0;
   err = wait_job(npu, budget, &status);
+  npu->cycles = mx_ethosu_pmu_stop(npu->io, MX_ETHOSU_CONFIG_PRODUCT(npu->config)); /* PMU: 0 = none answered */
   npu->cmd_q = npu->idle_cmd;
   wr(npu, MX_ETHOSU_CMD, MX_ETHOSU_CMD_CLEAR_IRQ | npu->idle_cmd);
   atomic_thread_fence(memory_order_seq_cst); /* the outputs are read after the NPU's end was seen */

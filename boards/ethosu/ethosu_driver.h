@@ -99,6 +99,7 @@ typedef struct {
   uint32_t id, config;          /* ID and CONFIG read at init */
   uint32_t status;              /* STATUS when the last job ended (faulting channel etc.) */
   uint32_t job_config, job_id;  /* the last payload's OPTIMIZER_CONFIG (0, 0: none), to name a mismatch */
+  uint64_t cycles;              /* the last job's NPU cycles, from the PMU's cycle counter (0: no PMU answered) */
   uint32_t idle_cmd;            /* CMD's Q-interface bits while no job runs */
   volatile uint32_t cmd_q;      /* CMD's Q-interface bits now (0 while a job runs) */
   volatile uint32_t irq_status; /* STATUS as the interrupt handler saw it */

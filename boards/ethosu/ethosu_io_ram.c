@@ -66,6 +66,10 @@ void mx_ethosu_io_write(mx_ethosu_io *io, uint32_t offset, uint32_t value) {
   }
 }
 
+void mx_ethosu_ram_count_cycles(mx_ethosu_io *io, uint64_t cycles) {
+  mx_ethosu_regfile_count_cycles(io->regs, MX_ETHOSU_REGISTER_BYTES, cycles);
+}
+
 uint32_t mx_ethosu_ram_reads(const mx_ethosu_io *io, uint32_t offset) {
   return in_range(offset) ? io->reads[offset / 4u] : 0;
 }

@@ -9,6 +9,8 @@
  *   - CMD: keeps the Q-interface bits; clear_irq clears STATUS.irq_raised; start calls the start hook, which
  *     stands for the NPU: it reads the job from the registers and sets STATUS (a simulator, or a test).
  *   - QBASE, QBASE_HI and QSIZE: clear STATUS.cmd_end_reached while the NPU is stopped.
+ *   - PMU: PMCR's reset bits zero the counters, PMCNTENSET/CLR keep one enable mask; the cycle counter moves by
+ *     what the NPU's side says a job took (mx_ethosu_ram_count_cycles).
  * Every write by the driver is logged (the last MX_ETHOSU_RAM_LOG) and every read counted per register.
  * The simulator and tests use peek/poke, which neither log nor count nor trigger side effects.
  */
@@ -45,6 +47,9 @@ size_t mx_ethosu_ram_size(void);
 /* The NPU's side (simulator, test): no log, no count, no side effect. */
 uint32_t mx_ethosu_ram_peek(const mx_ethosu_io *io, uint32_t offset);
 void mx_ethosu_ram_poke(mx_ethosu_io *io, uint32_t offset, uint32_t value);
+/* The job took `cycles` NPU cycles: the PMU's cycle counter advances if the driver let it count
+ * (mx_ethosu_regfile_count_cycles). */
+void mx_ethosu_ram_count_cycles(mx_ethosu_io *io, uint64_t cycles);
 
 /* What the driver did. */
 uint32_t mx_ethosu_ram_reads(const mx_ethosu_io *io, uint32_t offset);

@@ -28,10 +28,21 @@ enum {
   J_OUT_MASK,
 };
 /* Reply header words. */
-enum { R_MAGIC, R_VERSION, R_HEADER_BYTES, R_TOTAL_BYTES, R_SEQUENCE, R_RESULT, R_STATUS, R_OUT_MASK };
+enum {
+  R_MAGIC,
+  R_VERSION,
+  R_HEADER_BYTES,
+  R_TOTAL_BYTES,
+  R_SEQUENCE,
+  R_RESULT,
+  R_STATUS,
+  R_OUT_MASK,
+  R_CYCLES,
+  R_CYCLES_HI
+};
 
 _Static_assert(J_OUT_MASK + 3 == MX_ETHOSU_SEMIHOST_JOB_WORDS, "job header layout");
-_Static_assert(R_OUT_MASK + 1 == MX_ETHOSU_SEMIHOST_REPLY_WORDS, "reply header layout");
+_Static_assert(R_CYCLES_HI + 1 == MX_ETHOSU_SEMIHOST_REPLY_WORDS, "reply header layout");
 
 static int in_range(uint32_t offset) { return mx_ethosu_regfile_in_range(MX_ETHOSU_SEMIHOST_REGS, offset); }
 
@@ -176,8 +187,9 @@ static int send_job(mx_ethosu_io *io, const uint32_t *h) {
   return 0;
 }
 
-/* Reads the reply into the writable regions; on success *status is the NPU's final STATUS. */
-static int receive_reply(mx_ethosu_io *io, const uint32_t *h, uint32_t *status) {
+/* Reads the reply into the writable regions; on success *status is the NPU's final STATUS and *cycles the job's
+ * NPU cycles as the executor counted them (0: it did not count). */
+static int receive_reply(mx_ethosu_io *io, const uint32_t *h, uint32_t *status, uint64_t *cycles) {
   uint32_t r[MX_ETHOSU_SEMIHOST_REPLY_WORDS];
   if (read_all(io, io->reply, r, REPLY_HEADER_BYTES) != 0) return MX_ETHOSU_SEMIHOST_E_READ;
   if (r[R_MAGIC] != MX_ETHOSU_SEMIHOST_REPLY_MAGIC || r[R_VERSION] != MX_ETHOSU_SEMIHOST_VERSION ||
@@ -197,10 +209,11 @@ static int receive_reply(mx_ethosu_io *io, const uint32_t *h, uint32_t *status) 
     if (read_all(io, io->reply, region_data(h, n), h[J_SIZE + n]) != 0) return MX_ETHOSU_SEMIHOST_E_READ;
   }
   *status = r[R_STATUS];
+  *cycles = (uint64_t)r[R_CYCLES_HI] << 32 | r[R_CYCLES];
   return 0;
 }
 
-static int exchange(mx_ethosu_io *io, uint32_t *status) {
+static int exchange(mx_ethosu_io *io, uint32_t *status, uint64_t *cycles) {
   uint32_t h[MX_ETHOSU_SEMIHOST_JOB_WORDS];
   io->sequence++;
   if (io->closed) return MX_ETHOSU_SEMIHOST_E_CLOSED;
@@ -214,7 +227,7 @@ static int exchange(mx_ethosu_io *io, uint32_t *status) {
     }
   }
   err = send_job(io, h);
-  if (!err) err = receive_reply(io, h, status);
+  if (!err) err = receive_reply(io, h, status, cycles);
   if (err && err != MX_ETHOSU_SEMIHOST_E_REFUSED) close_channel(io);
   return err;
 }
@@ -223,8 +236,9 @@ static int exchange(mx_ethosu_io *io, uint32_t *status) {
 static void start(mx_ethosu_io *io) {
   uint32_t *status = reg(io, MX_ETHOSU_STATUS);
   uint32_t final = 0;
+  uint64_t cycles = 0;
   *status |= MX_ETHOSU_STATUS_RUNNING;
-  io->error = exchange(io, &final);
+  io->error = exchange(io, &final, &cycles);
   if (io->error) {
     mx_platform_puts("mx: npu seam: job ");
     mx_platform_put_dec((int32_t)io->sequence);
@@ -237,7 +251,10 @@ static void start(mx_ethosu_io *io) {
     }
     mx_platform_puts("\n");
     final = 0; /* stopped before the end of the stream, no fault */
+    cycles = 0;
   }
+  /* The driver reads the PMU's cycle counter as from silicon: it counts only if the driver started it. */
+  mx_ethosu_regfile_count_cycles(io->regs, MX_ETHOSU_SEMIHOST_REGS, cycles);
   *status = (final & ~(MX_ETHOSU_STATUS_RUNNING | MX_ETHOSU_STATUS_RESET_BUSY)) | MX_ETHOSU_STATUS_IRQ_RAISED;
   if (io->on_done) io->on_done(io->ctx);
 }

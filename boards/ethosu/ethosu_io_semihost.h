@@ -11,8 +11,11 @@
  *
  * The register file models what ethosu_io_ram.c models: read-only ID/CONFIG/STATUS/PROT/QREAD, RESET (every
  * register back to its reset value, CMD 0xC, PROT the written level; the reset completes at once), CMD
- * (Q bits kept, clear_irq, start), QBASE/QSIZE clearing cmd_end_reached. Registers past 0x100 read 0 and
- * ignore writes (the driver uses none of them).
+ * (Q bits kept, clear_irq, start), QBASE/QSIZE clearing cmd_end_reached, the PMU's PMCR/PMCNTENSET/PMCNTENCLR;
+ * after each job the PMU's cycle counter (PMCCNTR) advances by the cycles the reply reports, if the driver
+ * started it, so that the driver reads it as from silicon (our simulator reports 0: no count, no report).
+ * Registers past 0x200 read 0 and ignore writes (the driver uses none of them; the U85's PMU, at 0x1180, is
+ * past them and so counts nothing here).
  *
  * The NPU's registers do not say how big a region is, so the firmware declares each region's size once
  * (mx_ethosu_semihost_region); a region of size 0 is not sent. Base pointers are CPU addresses here.
@@ -21,11 +24,11 @@
  *   MX_ETHOSU_SEMIHOST_REPLY_PIPE  host -> firmware, opened "rb" first: no such file = no host (an error at
  *                                  once); the open completes when the host opens its end
  *   MX_ETHOSU_SEMIHOST_JOB_PIPE    firmware -> host, opened "wb" next
- * Both stay open from the first job on. Wire format, version 1, every field a little-endian 32-bit word
+ * Both stay open from the first job on. Wire format, version 2, every field a little-endian 32-bit word
  * (mcu_export/runners/npu_seam.py implements the host side and documents the same layout):
  *
  *   job   word 0   magic 0x4A4E584D ("MXNJ")
- *              1   version (1)
+ *              1   version (2)
  *              2   header bytes (160)
  *              3   total bytes: header + command words + region bytes
  *              4   sequence: the job's number, 1, 2, ... since init (counting jobs that failed before sending)
@@ -39,13 +42,16 @@
  *             37   out mask: bit n set = the host sends region n back (every used region not read-only)
  *          38,39   0
  *   reply word 0   magic 0x524E584D ("MXNR")
- *              1   version (1)
- *              2   header bytes (32)
+ *              1   version (2)
+ *              2   header bytes (40)
  *              3   total bytes: header + region bytes
  *              4   sequence, echoed
  *              5   result: 0 executed; 1 the host could not take the job; 2 its executor failed
  *              6   STATUS as the NPU leaves it (0x22 = cmd_end_reached | irq_raised; a fault: its bits)
- *              7   out mask: the job's out mask when executed, else 0; then those regions' bytes
+ *              7   out mask: the job's out mask when executed, else 0
+ *            8,9   NPU cycles the job took, low and high word, as the executor counted them (0: not counted);
+ *                  then the out mask's regions' bytes
+ * (Version 2 added the cycles: version 1's reply had 8 words.)
  *
  * Errors of the channel itself (no host, a broken pipe, a reply that does not match its job) end the job as a
  * stop before the end of the stream (STATUS = irq_raised only: the driver returns MX_ETHOSU_E_NOT_ENDED and
@@ -63,12 +69,12 @@
 
 #define MX_ETHOSU_SEMIHOST_JOB_PIPE "npu_job.fifo"
 #define MX_ETHOSU_SEMIHOST_REPLY_PIPE "npu_reply.fifo"
-#define MX_ETHOSU_SEMIHOST_VERSION 1u
+#define MX_ETHOSU_SEMIHOST_VERSION 2u
 #define MX_ETHOSU_SEMIHOST_JOB_MAGIC 0x4A4E584Du   /* "MXNJ" */
 #define MX_ETHOSU_SEMIHOST_REPLY_MAGIC 0x524E584Du /* "MXNR" */
 #define MX_ETHOSU_SEMIHOST_JOB_WORDS 40u
-#define MX_ETHOSU_SEMIHOST_REPLY_WORDS 8u
-#define MX_ETHOSU_SEMIHOST_REGS 0x100u /* bytes of register file kept: ID .. BASEP7_HI */
+#define MX_ETHOSU_SEMIHOST_REPLY_WORDS 10u
+#define MX_ETHOSU_SEMIHOST_REGS 0x200u /* bytes of register file kept: ID .. BASEP7_HI, the PMU's cycle counter */
 #define MX_ETHOSU_SEMIHOST_REGIONS 8
 
 /* Errors of the channel: 0 or one of these (mx_ethosu_semihost_strerror). */

@@ -121,4 +121,28 @@
 #define MX_ETHOSU_U85_MAX_WRITES 32u
 #define MX_ETHOSU_U85_MAC_STEP_MAX 63u
 
+/* ---- PMU (performance monitor): offsets on the U55/U65; the U85 has the same block 0x1000 higher ----
+ * PMCR: cnt_en 0 (counting on), event_cnt_rst 1 and cycle_cnt_rst 2 (write 1: zero the counters), mask_en 3,
+ * num_event_cnt 11-15 (reads 4 on the U55/U65, 8 on the U85). PMCNTENSET/PMCNTENCLR: write 1 to start/stop a
+ * counter (bit n: event counter n, bit 31: the cycle counter); both read which run. PMCCNTR: the 48-bit cycle
+ * counter, low word then bits 32-47 in the high word's bits 0-15. PMCCNTR_CFG: the events that start (bits
+ * 0-9) and stop (16-25) the cycle counter; its reset value is 0, NO_EVENT for both (Arm's header does not say
+ * more: that the counter then counts every enabled cycle is our reading, for the FVP test to confirm). */
+#define MX_ETHOSU_PMCR 0x180u
+#define MX_ETHOSU_PMCNTENSET 0x184u
+#define MX_ETHOSU_PMCNTENCLR 0x188u
+#define MX_ETHOSU_PMCCNTR 0x1A0u
+#define MX_ETHOSU_PMCCNTR_HI 0x1A4u
+#define MX_ETHOSU_PMCCNTR_CFG 0x1A8u
+#define MX_ETHOSU_PMEVCNTR(n) (0x300u + 4u * (unsigned)(n))
+#define MX_ETHOSU_PMEVTYPER(n) (0x380u + 4u * (unsigned)(n))
+#define MX_ETHOSU_PMU_U85_OFFSET 0x1000u /* the U85's PMCR is at 0x1180 */
+#define MX_ETHOSU_PMCR_CNT_EN (1u << 0)
+#define MX_ETHOSU_PMCR_EVENT_CNT_RST (1u << 1)
+#define MX_ETHOSU_PMCR_CYCLE_CNT_RST (1u << 2)
+#define MX_ETHOSU_PMCNT_CYCLE (1u << 31)
+#define MX_ETHOSU_PMCCNTR_HI_MASK 0xFFFFu /* bits 32-47 of the count; the rest of the word is reserved */
+#define MX_ETHOSU_PMU_EVENT_CYCLE 17u /* PMEVTYPER event numbers (pmu_event) */
+#define MX_ETHOSU_PMU_EVENT_NPU_ACTIVE 35u
+
 #endif /* MX_ETHOSU_REGS_H */

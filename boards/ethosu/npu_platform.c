@@ -17,7 +17,10 @@
  * without a scratch argument (ExecuTorch's), is model/mx_model_memory.c's when the program needs one (the largest
  * such delegate's scratch_size, where the NPU reaches; it replaces the weak definition here, which gives none); a
  * larger request, or any without it, gets NULL: the program is refused at load. A failure prints one line
- * "mx: npu: <what>", as the seam's own errors do ("mx: npu seam: ..."), before the runtime's error line.
+ * "mx: npu: <what>", as the seam's own errors do ("mx: npu seam: ..."), before the runtime's error line. After each
+ * good job whose PMU cycle counter (the driver's mx_ethosu.cycles) is not 0, one line "mx: pmu instruction=<the
+ * DelegateCall's index> cycles=<decimal>" (mcu_export/runners/firmware.py puts it in run.json's npu.measured);
+ * 0 means no PMU (the seam, unless its executor counts), and then nothing is said.
  *
  * Needs: MX_NPU_BASE, MX_NPU_ID, MX_NPU_CONFIG (mcu_export/firmware/npu.py defines them from the board file). */
 #include "ethosu_backend.h"
@@ -116,10 +119,30 @@ static void say_products(void) {
   mx_platform_puts("\n");
 }
 
+/* A 48-bit count in decimal (mx_platform_put_dec stops at 31 bits); the runner parses the line. */
+static void put_u64(uint64_t v) {
+  char out[21];
+  int at = 20;
+  out[at] = '\0';
+  do {
+    out[--at] = (char)('0' + v % 10u);
+    v /= 10u;
+  } while (v != 0);
+  mx_platform_puts(&out[at]);
+}
+
 void mx_ethosu_platform_end(const mx_ethosu_job *job, int err) {
-  (void)job;
   if (err == MX_ETHOSU_E_OPT_PRODUCT) say_products();
   if (err != MX_ETHOSU_OK && init_error == MX_ETHOSU_OK) say("job: ", err);
+  /* The PMU's count of a good job; 0 means no PMU answered (the seam with an executor that does not count),
+   * and then nothing is said rather than 0 cycles. */
+  if (err == MX_ETHOSU_OK && npu.cycles != 0) {
+    mx_platform_puts("mx: pmu instruction=");
+    mx_platform_put_dec((int32_t)job->instruction);
+    mx_platform_puts(" cycles=");
+    put_u64(npu.cycles);
+    mx_platform_puts("\n");
+  }
 }
 
 /* None to give; a project whose program needs one defines its own in model/mx_model_memory.c. */

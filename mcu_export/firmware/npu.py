@@ -3,7 +3,8 @@ file describes its NPU (npu_base, npu_irq, npu_reachable; boards/README.md), and
 
 Added to the project (model_project.py):
     runtime/backends/ethosu/   the delegate kernel (runtime_c/backends/ethosu/), in the kernel table's backends
-    npu/                       the driver (boards/ethosu/): ethosu_driver.c (+ ethosu_u85.c), both register accesses
+    npu/                       the driver (boards/ethosu/): ethosu_driver.c (+ ethosu_u85.c) with its PMU cycle
+                               counter (ethosu_pmu.c), both register accesses
                                (ethosu_io_mmio.c for an NPU, ethosu_io_semihost.c for the host's over the seam) and
                                npu_platform.c, which picks one at run time by the NPU's ID register (one ELF for
                                QEMU, the FVP and silicon)
@@ -58,6 +59,8 @@ _DRIVER_FILES = (
     "ethosu_driver.h",
     "ethosu_u85.c",
     "ethosu_u85.h",
+    "ethosu_pmu.c",
+    "ethosu_pmu.h",
     "ethosu_regs.h",
     "ethosu_io.h",
     "ethosu_io_mmio.c",

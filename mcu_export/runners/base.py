@@ -26,6 +26,16 @@ class OpCount:
 
 
 @dataclass
+class NpuCycles:
+    """One delegate call's NPU job as counted on the NPU: its PMU cycle counter (boards/ethosu/ethosu_pmu.c)."""
+
+    delegate: int  # the delegate's index in the program (model.json's delegate_calls)
+    instruction: int  # the DelegateCall's instruction index
+    cycles: int
+    source: str = "PMU"
+
+
+@dataclass
 class ModelRun:
     """One inference on one target: the outputs (logical layout) and what the target could measure."""
 
@@ -39,6 +49,7 @@ class ModelRun:
     ticks: Optional[int] = None  # SysTick ticks of the inference (deterministic under -icount)
     stack_used: Optional[int] = None  # bytes, high-water mark of the painted stack
     meta_pool_bytes: Optional[int] = None  # metadata pool the runtime needed (== the one generated)
+    npu_measured: List[NpuCycles] = field(default_factory=list)  # per NPU job, where a PMU counted (FVP, silicon)
     uart_text: str = ""
 
 

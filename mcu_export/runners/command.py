@@ -11,8 +11,8 @@ from mcu_export.errors import UsageError
 from mcu_export.runners import runner_for
 from mcu_export.runners.report import (
     format_per_op_table,
-    npu_estimate,
     npu_lines,
+    npu_report,
     output_lines,
     summary_line,
     write_outputs,
@@ -50,7 +50,7 @@ def run_command(
     print("\n".join(output_lines(run)))
     if run.instructions_per_inference is not None:
         print(format_per_op_table(run))
-    npu = npu_estimate(program)
+    npu = npu_report(program, run)
     if npu:
         print("\n".join(npu_lines(npu)))
     print(summary_line(run))

@@ -24,7 +24,7 @@ from mcu_export.firmware.model_cli import current_build
 from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
 from mcu_export.pte.reader import read_program_file
-from mcu_export.runners.base import OpCount, Runner
+from mcu_export.runners.base import NpuCycles, OpCount, Runner
 from mcu_export.runners.tensors import TensorSpec, program_io
 
 EXIT_RUNTIME_ERROR = 1
@@ -34,6 +34,7 @@ _ERROR_LINE = re.compile(r"^mx: (?:io )?error.*$", re.M)
 _FAULT_OP = re.compile(r"mx: hard fault.* op=(\d+)")
 _INSTRUCTION = re.compile(r"\(instruction (\d+)")
 _NPU_LINE = re.compile(r"^mx: npu.*$", re.M)  # boards/ethosu/: npu_platform.c's and the seam's own lines
+_PMU_LINE = re.compile(r"^mx: pmu instruction=(\d+) cycles=(\d+)\s*$", re.M)  # npu_platform.c, per counted job
 _SEAM_ERROR = re.compile(r"^npu seam: job (\d+): (?:executor failed: \w+: )?")
 # The firmware prints only the code (its texts would cost ~1.7 KB of flash); errors.def has the texts.
 _CODE_ONLY = re.compile(r"^mx: error (0x[0-9a-fA-F]{4})(?= \(|\s*$)")
@@ -106,6 +107,17 @@ def _failed_delegate(result: RunResult, said: str, delegate_calls: Sequence[Dict
     if not why:
         why = [line.strip() for line in _NPU_LINE.findall(result.uart_text)]
     return named, "; ".join(why)
+
+
+def npu_cycles(uart_text: str, delegate_calls: Sequence[Dict]) -> List[NpuCycles]:
+    """The NPU jobs the firmware counted with the NPU's PMU (one "mx: pmu ..." line each, in run order), each named
+    by its delegate (model.json's delegate_calls). None on QEMU unless the seam's executor counts: the firmware
+    says nothing for a counter that stayed 0."""
+    delegate_of = {c["index"]: c["delegate"] for c in delegate_calls}
+    return [
+        NpuCycles(delegate=delegate_of.get(int(i), -1), instruction=int(i), cycles=int(c))
+        for i, c in _PMU_LINE.findall(uart_text)
+    ]
 
 
 class FirmwareRunner(Runner):
@@ -185,6 +197,7 @@ class FirmwareRunner(Runner):
             ticks=int(ok.group(1)),
             stack_used=int(ok.group(2)),
             meta_pool_bytes=int(ok.group(3)),
+            npu_measured=npu_cycles(result.uart_text, self.delegate_calls),
         )
 
     def record(self, run) -> None:

@@ -1,4 +1,6 @@
-"""Target `fvp`: model firmware on the board's Arm FVP (needs the binary on PATH; no per-op counts)."""
+"""Target `fvp`: model firmware on the board's Arm FVP (needs the binary on PATH; no per-op counts). The FVP models
+the board's NPU, so the firmware drives it through its registers and reads its PMU cycle counter: the run's
+`npu_measured` has each delegate call's cycles (FirmwareRunner parses the firmware's "mx: pmu" lines)."""
 
 from __future__ import annotations
 

@@ -10,32 +10,7 @@ Both stay open for the run. QEMU serves SYS_OPEN/READ/WRITE with open(2)/read(2)
 SYS_READ blocks until the reply arrives: the guest, and with -icount its virtual clock, stand still while the
 host works. A SYS_READ returns whatever the pipe holds (the firmware loops until it has the whole message).
 
-Wire format, version 1; every header field a little-endian 32-bit word (the same table is in
-`boards/ethosu/ethosu_io_semihost.h`):
-
-    job   word 0    magic 0x4A4E584D ("MXNJ")
-               1    version (1)
-               2    header bytes (160)
-               3    total bytes: header + command words + region bytes
-               4    sequence: the job's number, 1, 2, ... since the firmware's init (a job that failed in
-                    the firmware before it was sent still took its number)
-               5,6  ID and CONFIG the firmware's register file reports (the NPU the board has)
-               7,8  QBASE low, high (a firmware address; for checking only)
-               9    QSIZE: bytes of command words that follow the header
-              10    QCONFIG        11  REGIONCFG
-           12..27   BASEP0..7, low and high word each (firmware addresses; for checking only)
-           28..35   size of region 0..7 (0: not used)
-              36    in mask: bit n = region n's bytes follow (ascending n), after the command words
-              37    out mask: bit n = the reply carries region n back (every used region but read-only ones)
-           38,39    0
-    reply word 0    magic 0x524E584D ("MXNR")
-               1    version (1)
-               2    header bytes (32)
-               3    total bytes: header + region bytes
-               4    sequence, echoed
-               5    result: 0 executed; 1 the host could not take the job; 2 the executor failed
-               6    STATUS as the NPU leaves it (0x22 = cmd_end_reached | irq_raised; a fault: its bits)
-               7    out mask: the job's out mask when executed, else 0; then those regions' bytes
+The wire format (version 2) is npu_wire.py's, documented there and in `boards/ethosu/ethosu_io_semihost.h`.
 
 Addresses in the command stream are offsets into the region of their base pointer, so the executor needs only
 the regions' contents; the base pointers travel for checking. Every used region goes to the host on every job,
@@ -43,9 +18,11 @@ the read-only weights included. Measured on QEMU 7.2 with a trivial executor: a 
 with a 32 KB scratch, 0.7 ms with 256 KB of weights as well, 1.3 ms with 512 KB of weights, a 64 KB scratch and
 16 KB of fast scratch; weights cost about 1 ms per MB, so there is no cache of them to keep coherent.
 
-The executor is `execute(words: bytes, regions: list[bytearray]) -> int`: the command words (QSIZE bytes) and
-eight regions (empty when unused); it edits the regions in place and returns the STATUS the NPU ends in
-(`OK`, `BUS_ERROR`, ... below, or any STATUS word). A region must keep its size. An exception is recorded in
+The executor is `execute(words: bytes, regions: list[bytearray]) -> int | (int, int)`: the command words (QSIZE
+bytes) and eight regions (empty when unused); it edits the regions in place and returns the STATUS the NPU ends in
+(`OK`, `BUS_ERROR`, ... of npu_wire, or any STATUS word), or (STATUS, the NPU cycles the job took), which the reply
+carries to the firmware's PMU cycle counter (a plain STATUS, as our simulator returns, counts 0: the firmware then
+reports no cycles). A region must keep its size. An exception is recorded in
 `NpuSeamServer.errors` and the job is refused (result 2); the firmware's driver then reports the job as stopped
 early (MX_ETHOSU_E_NOT_ENDED) and the firmware prints "mx: npu seam: ...".
 """
@@ -56,80 +33,48 @@ import errno
 import os
 import select
 import stat
-import struct
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple, Union
 
-from mcu_export.errors import RuntimeFailure
+from mcu_export.runners.npu_wire import (  # noqa: F401 - re-exported: the seam's names, as before the split
+    BUS_ERROR,
+    CMD_PARSE_ERROR,
+    ECC_FAULT,
+    EXECUTED,
+    EXECUTOR_FAILED,
+    JOB_HEADER_BYTES,
+    JOB_PIPE,
+    NOT_ENDED,
+    OK,
+    REFUSED_JOB,
+    REGIONS,
+    REPLY_HEADER_BYTES,
+    REPLY_PIPE,
+    VERSION,
+    WEIGHT_DECODER_FAULT,
+    NpuJob,
+    NpuSeamError,
+    bus_error,
+    encode_job,
+    encode_reply,
+    executor_answer,
+    parse_job_header,
+    parse_reply,
+)
 
-JOB_PIPE = "npu_job.fifo"
-REPLY_PIPE = "npu_reply.fifo"
-VERSION = 1
-JOB_MAGIC = 0x4A4E584D  # "MXNJ"
-REPLY_MAGIC = 0x524E584D  # "MXNR"
-REGIONS = 8
-JOB_WORDS = 40
-REPLY_WORDS = 8
-JOB_HEADER_BYTES = 4 * JOB_WORDS
-REPLY_HEADER_BYTES = 4 * REPLY_WORDS
-
-# Reply results.
-EXECUTED, REFUSED_JOB, EXECUTOR_FAILED = 0, 1, 2
-
-# STATUS bits (boards/ethosu/ethosu_regs.h) and the final STATUS of the common outcomes.
-IRQ_RAISED = 1 << 1
-BUS_STATUS = 1 << 2
-CMD_PARSE_ERROR_BIT = 1 << 4
-CMD_END_REACHED = 1 << 5
-WD_FAULT_BIT = 1 << 7
-ECC_FAULT_BIT = 1 << 8
-OK = CMD_END_REACHED | IRQ_RAISED
-BUS_ERROR = BUS_STATUS | IRQ_RAISED
-CMD_PARSE_ERROR = CMD_PARSE_ERROR_BIT | IRQ_RAISED
-WEIGHT_DECODER_FAULT = WD_FAULT_BIT | IRQ_RAISED
-ECC_FAULT = ECC_FAULT_BIT | IRQ_RAISED
-NOT_ENDED = IRQ_RAISED  # stopped before the end of the stream, no fault
-
-
-def bus_error(channel: int, interface: int = 0) -> int:
-    """STATUS after a bus abort on `channel` (read: 0 cmd, 1 IFM, 2 weights, 3 scale; write: 8 OFM)."""
-    return BUS_ERROR | (interface & 1) << 11 | (channel & 0xF) << 12
-
-
-Executor = Callable[[bytes, List[bytearray]], int]
+# The command words and the eight regions -> STATUS, or (STATUS, NPU cycles).
+Executor = Callable[[bytes, List[bytearray]], Union[int, Tuple[int, int]]]
 
 _POLL_S = 0.05  # how often a waiting server looks at its stop flag
 
 
-class NpuSeamError(RuntimeFailure):
-    """The seam's host side failed: a malformed job, an executor that raised, a broken channel."""
-
-
-@dataclass
-class NpuJob:
-    """One job as the firmware sent it."""
-
-    sequence: int
-    npu_id: int
-    npu_config: int
-    qbase: int
-    qconfig: int
-    regioncfg: int
-    base: Tuple[int, ...]  # the eight base pointers (firmware addresses)
-    sizes: Tuple[int, ...]  # the eight region sizes (0: unused)
-    in_mask: int
-    out_mask: int
-    words: bytes = b""  # the command words (QSIZE bytes)
-    regions: List[bytearray] = field(default_factory=list)
-    qsize: int = 0  # QSIZE from the header (parse_job_header), before the words are read
-
-
 @dataclass(frozen=True)
 class JobRecord:
-    """What the server did with one job: the job (its regions as received), STATUS, result, wall times."""
+    """What the server did with one job: the job (its regions as received), STATUS, result, wall times, and the NPU
+    cycles the executor reported (0: none)."""
 
     job: NpuJob
     status: int
@@ -138,81 +83,7 @@ class JobRecord:
     replied: float  # when the reply was written
     job_bytes: int
     reply_bytes: int
-
-
-def _words(data: bytes) -> Tuple[int, ...]:
-    return struct.unpack(f"<{len(data) // 4}I", data)
-
-
-def parse_job_header(header: bytes) -> NpuJob:
-    """The job header (JOB_HEADER_BYTES); NpuSeamError when it is not a version-1 job."""
-    if len(header) != JOB_HEADER_BYTES:
-        raise NpuSeamError(f"npu seam: job header of {len(header)} bytes, expected {JOB_HEADER_BYTES}")
-    w = _words(header)
-    if w[0] != JOB_MAGIC:
-        raise NpuSeamError(f"npu seam: job magic 0x{w[0]:08x}, expected 0x{JOB_MAGIC:08x}")
-    if w[1] != VERSION or w[2] != JOB_HEADER_BYTES:
-        raise NpuSeamError(f"npu seam: job version {w[1]} with a {w[2]}-byte header; this host speaks {VERSION}")
-    base = tuple(w[12 + 2 * n] | w[13 + 2 * n] << 32 for n in range(REGIONS))
-    job = NpuJob(
-        sequence=w[4],
-        npu_id=w[5],
-        npu_config=w[6],
-        qbase=w[7] | w[8] << 32,
-        qconfig=w[10],
-        regioncfg=w[11],
-        base=base,
-        sizes=tuple(w[28 : 28 + REGIONS]),
-        in_mask=w[36],
-        out_mask=w[37],
-    )
-    qsize = w[9]
-    used = sum(1 << n for n in range(REGIONS) if job.sizes[n])
-    if qsize % 4 or qsize == 0:
-        raise NpuSeamError(f"npu seam: job {job.sequence}: QSIZE {qsize} is not a positive number of words")
-    if job.in_mask != used or job.out_mask & ~used:
-        raise NpuSeamError(
-            f"npu seam: job {job.sequence}: in mask 0x{job.in_mask:02x} / out mask 0x{job.out_mask:02x} "
-            f"do not match the used regions 0x{used:02x}"
-        )
-    total = JOB_HEADER_BYTES + qsize + sum(job.sizes)
-    if w[3] != total:
-        raise NpuSeamError(f"npu seam: job {job.sequence}: total {w[3]} bytes, the header adds up to {total}")
-    job.qsize = qsize
-    return job
-
-
-def encode_job(job: NpuJob) -> bytes:
-    """A version-1 job as the firmware writes it (for tests and tools)."""
-    sizes = [len(r) for r in job.regions]
-    in_mask = sum(1 << n for n in range(REGIONS) if sizes[n])
-    header = [JOB_MAGIC, VERSION, JOB_HEADER_BYTES, JOB_HEADER_BYTES + len(job.words) + sum(sizes), job.sequence]
-    header += [job.npu_id, job.npu_config, job.qbase & 0xFFFFFFFF, job.qbase >> 32, len(job.words)]
-    header += [job.qconfig, job.regioncfg]
-    for b in job.base:
-        header += [b & 0xFFFFFFFF, b >> 32]
-    header += sizes + [in_mask, job.out_mask & in_mask, 0, 0]
-    return struct.pack(f"<{JOB_WORDS}I", *header) + job.words + b"".join(bytes(r) for r in job.regions)
-
-
-def encode_reply(sequence: int, result: int, status: int, out_mask: int, regions: List[bytearray]) -> bytes:
-    body = b"".join(bytes(regions[n]) for n in range(REGIONS) if out_mask >> n & 1)
-    header = [REPLY_MAGIC, VERSION, REPLY_HEADER_BYTES, REPLY_HEADER_BYTES + len(body), sequence, result]
-    header += [status & 0xFFFFFFFF, out_mask]
-    return struct.pack(f"<{REPLY_WORDS}I", *header) + body
-
-
-def parse_reply(data: bytes, sizes: Tuple[int, ...]) -> Tuple[int, int, int, int, List[bytes]]:
-    """(sequence, result, status, out mask, the regions sent back) of a version-1 reply (for tests and tools)."""
-    w = _words(data[:REPLY_HEADER_BYTES])
-    if w[0] != REPLY_MAGIC or w[1] != VERSION or w[2] != REPLY_HEADER_BYTES or w[3] != len(data):
-        raise NpuSeamError(f"npu seam: malformed reply header {[hex(x) for x in w]} ({len(data)} bytes)")
-    at, back = REPLY_HEADER_BYTES, []
-    for n in range(REGIONS):
-        if w[7] >> n & 1:
-            back.append(data[at : at + sizes[n]])
-            at += sizes[n]
-    return w[4], w[5], w[6], w[7], back
+    cycles: int = 0
 
 
 class _Closed(Exception):
@@ -355,19 +226,19 @@ class NpuSeamServer:
             job.words = bytes(self._read(job_fd, job.qsize))
             job.regions = [self._read(job_fd, size) if size else bytearray() for size in job.sizes]
             sent = [bytes(r) for r in job.regions]
-            result, status = EXECUTED, 0
+            result, status, cycles = EXECUTED, 0, 0
             self.current = job
             try:
-                status = int(self.execute(job.words, job.regions))
+                status, cycles = executor_answer(self.execute(job.words, job.regions))
                 resized = [n for n in range(REGIONS) if len(job.regions[n]) != job.sizes[n]]
                 if resized:
                     raise NpuSeamError(f"the executor resized region(s) {resized}")
             except Exception as err:  # noqa: BLE001 - the executor is foreign code; report, refuse, go on
                 self.errors.append(f"npu seam: job {job.sequence}: executor failed: {type(err).__name__}: {err}")
-                result, status = EXECUTOR_FAILED, 0
+                result, status, cycles = EXECUTOR_FAILED, 0, 0
             self.current = None
             out_mask = job.out_mask if result == EXECUTED else 0
-            reply = encode_reply(job.sequence, result, status, out_mask, job.regions)
+            reply = encode_reply(job.sequence, result, status, out_mask, job.regions, cycles)
             _write_all(reply_fd, reply)
             job.regions = [bytearray(r) for r in sent]  # the record keeps what the firmware sent
             self.jobs.append(
@@ -379,6 +250,7 @@ class NpuSeamServer:
                     replied=time.monotonic(),
                     job_bytes=JOB_HEADER_BYTES + job.qsize + sum(job.sizes),
                     reply_bytes=len(reply),
+                    cycles=cycles,
                 )
             )
 

@@ -61,7 +61,7 @@ def npu_estimate(program: Union[str, Path]) -> Optional[Dict]:
     if not npu:
         return None
     return {
-        "source": "vela estimate",  # an FVP's PMU counters will say "measured"
+        "source": "vela estimate",  # the subgraphs' cycles; what a PMU counted is in "measured" (npu_report)
         "accelerator": npu.get("accelerator"),
         "subgraphs": [
             {
@@ -78,17 +78,35 @@ def npu_estimate(program: Union[str, Path]) -> Optional[Dict]:
     }
 
 
+def npu_report(program: Union[str, Path], run: ModelRun) -> Optional[Dict]:
+    """run.json's "npu": Vela's estimate (npu_estimate) and, where the NPU's PMU counted the jobs (an FVP,
+    silicon), "measured": each delegate call's cycles, source "PMU". None when there is neither."""
+    npu = npu_estimate(program) or {}
+    if run.npu_measured:
+        npu["measured"] = [asdict(m) for m in run.npu_measured]
+    return npu or None
+
+
 def npu_lines(npu: Dict) -> List[str]:
-    """The NPU's share of a run, next to the CPU's per-op table: each delegate's cycles and its layers."""
+    """The NPU's share of a run, next to the CPU's per-op table: each delegate's estimated cycles and its layers,
+    then what the PMU counted for its calls."""
     lines = []
-    for s in npu["subgraphs"]:
+    measured = npu.get("measured", [])
+    for s in npu.get("subgraphs", []):
         layers = ", ".join(f"{la['operator']} {la['cycles']:,}" for la in s["layers"][:8])
         more = f", ... ({len(s['layers'])} layers)" if len(s["layers"]) > 8 else ""
         lines.append(
             f"delegate {s['delegate']} on {npu['accelerator']}: {s['cycles_npu']:,} NPU cycles "
             f"({npu['source']}): {layers}{more}"
         )
+        lines += [_measured_line(m) for m in measured if m["delegate"] == s["delegate"]]
+    known = {s["delegate"] for s in npu.get("subgraphs", [])}
+    lines += [_measured_line(m) for m in measured if m["delegate"] not in known]
     return lines
+
+
+def _measured_line(m: Dict) -> str:
+    return f"delegate {m['delegate']} (instruction {m['instruction']}): {m['cycles']:,} NPU cycles ({m['source']})"
 
 
 def run_json(run: ModelRun, npu: Optional[Dict] = None) -> Dict:

@@ -24,6 +24,16 @@ AXI_LIMIT = [0x40 + 4 * n for n in range(4)]
 BASEP = [0x80 + 8 * n for n in range(8)]
 RUNNING, IRQ, BUS_ERROR, RESET_BUSY, PARSE_ERROR, END, WD_FAULT, ECC_FAULT = (1 << b for b in (0, 1, 2, 3, 4, 5, 7, 8))
 START, CLEAR_IRQ, Q_BITS = 1, 2, 0xC
+# The PMU (U55/U65 offsets) and what the driver writes to count a job's cycles (ethosu_pmu.h).
+PMCR, PMCNTENSET, PMCNTENCLR, PMCCNTR, PMCCNTR_HI, PMCCNTR_CFG = 0x180, 0x184, 0x188, 0x1A0, 0x1A4, 0x1A8
+PMCR_CNT_EN, PMCR_CYCLE_CNT_RST, PMCNT_CYCLE = 1, 4, 1 << 31
+PMU_START = [
+    (PMCNTENCLR, PMCNT_CYCLE),
+    (PMCCNTR_CFG, 0),
+    (PMCR, PMCR_CNT_EN | PMCR_CYCLE_CNT_RST),
+    (PMCNTENSET, PMCNT_CYCLE),
+]
+PMU_STOP = [(PMCNTENCLR, PMCNT_CYCLE)]
 
 # The NPUs the register file plays: ID as Arm's header resets it, CONFIG as Vela compiles for that configuration.
 U55_128 = (0x10104201, 0x00001807)  # arch 1.1.0; U55, 128 MACs (log2 7), 24 KB SHRAM
@@ -50,6 +60,7 @@ static void idle(void) { idles++; }
 size_t shim_npu_size(void) { return sizeof(mx_ethosu); }
 size_t shim_config_size(void) { return sizeof(mx_ethosu_config); }
 uint32_t shim_status(const mx_ethosu *npu) { return npu->status; }
+uint64_t shim_cycles(const mx_ethosu *npu) { return npu->cycles; }
 int shim_ready(const mx_ethosu *npu) { return npu->ready; }
 uint32_t shim_idles(void) { return idles; }
 void shim_axi(mx_ethosu_config *c, int i, int beats, int memtype, int reads, int writes) {
@@ -93,11 +104,15 @@ SIGNATURES = {
     "mx_ethosu_strerror": (ctypes.c_char_p, [I32]),
     "mx_ethosu_config_default": (None, [P, ctypes.c_uint]),
     "mx_ethosu_product_name": (ctypes.c_char_p, [ctypes.c_uint]),
+    "mx_ethosu_pmu_offset": (U32, [ctypes.c_uint]),
+    "mx_ethosu_pmu_start": (None, [P, ctypes.c_uint]),
+    "mx_ethosu_pmu_stop": (U64, [P, ctypes.c_uint]),
     "mx_ethosu_ram_init": (None, [P, U32, U32]),
     "mx_ethosu_ram_set_hooks": (None, [P, HOOK, HOOK, P]),
     "mx_ethosu_ram_size": (SZ, []),
     "mx_ethosu_ram_peek": (U32, [P, U32]),
     "mx_ethosu_ram_poke": (None, [P, U32, U32]),
+    "mx_ethosu_ram_count_cycles": (None, [P, U64]),
     "mx_ethosu_ram_reads": (U32, [P, U32]),
     "mx_ethosu_ram_writes": (U32, [P]),
     "mx_ethosu_ram_write_at": (I32, [P, U32, ctypes.POINTER(U32), ctypes.POINTER(U32)]),
@@ -106,6 +121,7 @@ SIGNATURES = {
     "shim_npu_size": (SZ, []),
     "shim_config_size": (SZ, []),
     "shim_status": (U32, [P]),
+    "shim_cycles": (U64, [P]),
     "shim_ready": (I32, [P]),
     "shim_idles": (U32, []),
     "shim_axi": (None, [P, I32, I32, I32, I32, I32]),
@@ -124,7 +140,8 @@ def build_lib(tmp_path_factory):
     """The driver, its RAM register file and the shim, built as one shared library for ctypes."""
     out = tmp_path_factory.mktemp("ethosu_driver")
     (out / "shim.c").write_text(SHIM_C)
-    sources = [DRIVER / f for f in ("ethosu_driver.c", "ethosu_u85.c", "ethosu_io_ram.c", "ethosu_regfile.c")]
+    drivers = ("ethosu_driver.c", "ethosu_u85.c", "ethosu_pmu.c", "ethosu_io_ram.c", "ethosu_regfile.c")
+    sources = [DRIVER / f for f in drivers]
     sources.append(out / "shim.c")
     flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-shared", "-fPIC", "-O1", "-g"]
     if SANITIZE:
@@ -238,6 +255,16 @@ class Npu:
 
 def complete(npu):
     npu.poke(STATUS, END | IRQ)  # stopped at the end of the stream, interrupt raised
+
+
+def counting(cycles):
+    """A job that ends well after `cycles` NPU cycles, counted by the register file's PMU."""
+
+    def job(npu):
+        npu.lib.mx_ethosu_ram_count_cycles(npu.io, cycles)
+        complete(npu)
+
+    return job
 
 
 def fault(bits):

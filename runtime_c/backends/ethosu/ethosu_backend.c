@@ -201,7 +201,6 @@ static mx_error driver_error(int err) {
 
 static mx_error execute(void *state, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
   ethosu_state *s = state;
-  (void)ctx;
   const uint32_t n = s->input_count + s->output_count;
   if (nargs != n && nargs != n + 1) return MX_ERR_BAD_ARG_COUNT; /* checked at load */
   uint8_t *scratch = nargs > n ? args[n]->u.t->data : mx_ethosu_platform_scratch(s->scratch_size);
@@ -214,7 +213,8 @@ static mx_error execute(void *state, mx_kernel_ctx *ctx, mx_value *const *args, 
   mx_ethosu_job job = {blob + s->cmd_at,
                        s->cmd_bytes,
                        {(uint8_t *)(uintptr_t)(blob + s->weight_at), scratch, NULL},
-                       {s->weight_bytes, s->scratch_size, 0}};
+                       {s->weight_bytes, s->scratch_size, 0},
+                       ctx->instruction}; /* the platform reports the job's NPU cycles by it */
   uint32_t budget = 0;
   mx_ethosu *npu = mx_ethosu_platform_begin(&job, &budget);
   uint64_t base[MX_ETHOSU_JOB_REGIONS];

@@ -43,6 +43,7 @@ typedef struct mx_ethosu_job {
    * provide its fast scratch there (Vela's Dedicated_Sram memory modes need one). */
   uint8_t *base[MX_ETHOSU_JOB_REGIONS];
   uint32_t size[MX_ETHOSU_JOB_REGIONS];
+  uint32_t instruction; /* the DelegateCall's instruction index: what the platform reports the job's cycles by */
 } mx_ethosu_job;
 
 /* ---- the platform's side: one implementation per build (mx_run: runtime_c/host/mx_run_npu.c) ---------- */
@@ -54,7 +55,8 @@ typedef struct mx_ethosu_job {
 mx_ethosu *mx_ethosu_platform_begin(mx_ethosu_job *job, uint32_t *budget);
 
 /* After the run, whatever its result (`err`: mx_ethosu_run's, or MX_ETHOSU_E_STATE without an NPU); a device
- * invalidates the scratch's cache lines here before the outputs are copied out. */
+ * invalidates the scratch's cache lines here before the outputs are copied out, and may report the job's
+ * cycles (the driver's mx_ethosu.cycles, by job->instruction). */
 void mx_ethosu_platform_end(const mx_ethosu_job *job, int err);
 
 /* Scratch for a call that carries none (ExecuTorch's programs): at least `bytes` bytes, 16-byte aligned,
