@@ -128,7 +128,7 @@ class Board:
     npu_memory_mode: Optional[str] = None  # Vela's [Memory_Mode.*]: which memories hold weights and scratch
     # The NPU as the firmware drives it (boards/ethosu/npu_platform.c); npu_base None: firmware has no NPU driver.
     npu_base: Optional[int] = None  # its registers' address as the CPU sees it
-    npu_irq: Optional[int] = None  # its interrupt line (external IRQ number); the firmware polls today
+    npu_irq: Optional[int] = None  # its interrupt line (external IRQ number): the firmware waits for it
     npu_reachable: Tuple[str, ...] = ()  # memory regions its AXI ports reach: where its payload, weights, scratch go
     firmware: ClassVar[bool] = True
 

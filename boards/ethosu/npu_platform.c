@@ -11,8 +11,9 @@
  * chosen. The seam's register file reports MX_NPU_ID and MX_NPU_CONFIG: the NPU the board has.
  *
  * Before each job on the seam, the job's regions are declared: 0 the weights (read-only: the host does not send
- * them back), 1 the scratch, 2 the fast scratch when the job has one. Completion is polled, within
- * MX_NPU_BUDGET_TICKS of mx_platform_ticks (the NPU's interrupt, the board's npu_irq, is not wired yet). No cache
+ * them back), 1 the scratch, 2 the fast scratch when the job has one. Completion comes by the NPU's interrupt
+ * (the board's npu_irq, npu_irq.c), waited for with WFE within MX_NPU_BUDGET_TICKS of mx_platform_ticks; on the
+ * seam, whose start returns with the job done, the line is pended here as the NPU would raise it. No cache
  * maintenance: the startup leaves the Cortex-M55's D-cache off. The platform scratch, for delegates called
  * without a scratch argument (ExecuTorch's), is model/mx_model_memory.c's when the program needs one (the largest
  * such delegate's scratch_size, where the NPU reaches; it replaces the weak definition here, which gives none); a
@@ -22,9 +23,11 @@
  * DelegateCall's index> cycles=<decimal>" (mcu_export/runners/firmware.py puts it in run.json's npu.measured);
  * 0 means no PMU (the seam, unless its executor counts), and then nothing is said.
  *
- * Needs: MX_NPU_BASE, MX_NPU_ID, MX_NPU_CONFIG (mcu_export/firmware/npu.py defines them from the board file). */
+ * Needs: MX_NPU_BASE, MX_NPU_ID, MX_NPU_CONFIG, MX_NPU_IRQ (mcu_export/firmware/npu.py defines them from the
+ * board file). */
 #include "ethosu_backend.h"
 #include "mx_platform.h"
+#include "npu_irq.h"
 
 /* The two register accesses under the names the project's CMakeLists.txt compiles them with. ethosu_io.h is
  * already included (above, with the seam's own names), so each header below gets its renamed typedef here. */
@@ -61,6 +64,8 @@ void mx_ethosu_io_write(mx_ethosu_io *io, uint32_t offset, uint32_t value) {
     mx_ethosu_mmio_write(io->mmio, offset, value);
   } else {
     mx_ethosu_semihost_write(io->semihost, offset, value);
+    /* The seam's start returns once the host has run the job: raise the NPU's line now, as the NPU would. */
+    if (offset == MX_ETHOSU_CMD && (value & MX_ETHOSU_CMD_START)) mx_npu_irq_raise();
   }
 }
 
@@ -71,6 +76,12 @@ static mx_ethosu npu;
 static int init_error = 1; /* 1: not tried yet; then mx_ethosu_init's result */
 
 static uint64_t ticks(void) { return mx_platform_ticks(); }
+
+/* Sleeps until an event: the NPU's interrupt (or SysTick's) ends it; an interrupt taken between the driver's
+ * check and this WFE has set the event register, so the wake-up is not lost. */
+static void wait_for_event(void) { __asm volatile("wfe" ::: "memory"); }
+
+void mx_npu_irq(void) { mx_ethosu_irq_handler(&npu); }
 
 static void say(const char *what, int err) {
   mx_platform_puts("mx: npu: ");
@@ -93,7 +104,10 @@ static int init(void) {
   mx_ethosu_config cfg;
   mx_ethosu_config_default(&cfg, MX_ETHOSU_CONFIG_PRODUCT(mx_ethosu_io_read(&io, MX_ETHOSU_CONFIG)));
   cfg.ticks = ticks;
+  cfg.irq = true;
+  cfg.idle = wait_for_event;
   int err = mx_ethosu_init(&npu, &io, &cfg);
+  if (err == MX_ETHOSU_OK) mx_npu_irq_enable();
   if (err != MX_ETHOSU_OK) say(io.mmio != 0 ? "init: " : "init (seam): ", err);
   return err;
 }

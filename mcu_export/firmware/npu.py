@@ -70,6 +70,8 @@ _DRIVER_FILES = (
     "ethosu_regfile.c",
     "ethosu_regfile.h",
     "npu_platform.c",
+    "npu_irq.c",
+    "npu_irq.h",
 )
 # Each register access under its own names (npu_platform.c declares them the same way).
 SOURCE_DEFINES = {
@@ -208,6 +210,7 @@ def c_defines(board: Board) -> Dict[str, str]:
         "MX_NPU_BASE": f"0x{board.npu_base:08x}u",
         "MX_NPU_ID": f"0x{NPU_ID[family]:08x}u",
         "MX_NPU_CONFIG": f"0x{NPU_CONFIG[board.npu]:08x}u",
+        "MX_NPU_IRQ": f"{board.npu_irq}u",
     }
     return defines
 
