@@ -1,0 +1,166 @@
+/* Frames: header (command u8, flags u8, sequence u16) + body + CRC-32 of both, little-endian, SLIP-framed.
+ * Stop-and-wait: the response to a request is its acknowledgement. A request that repeats the last one
+ * (same sequence and same CRC: the host resent it because our response was lost) is answered again without
+ * executing it twice: from the replay buffer when the response was short, else by recomputing it, which
+ * only read-only commands need (their responses are the long ones: INFO, MODEL, GET_OUTPUT, PROFILE). */
+#include <string.h>
+
+#include "serial_internal.h"
+
+uint16_t mx_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+uint32_t mx_rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+void mx_wr32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void tx_raw(mx_serial *s, const uint8_t *data, uint32_t len) {
+  for (uint32_t i = 0; i < len; i++) mx_slip_put(s->cfg.io, data[i]);
+  s->tx_crc = mx_crc32(s->tx_crc, data, len);
+}
+
+void mx_tx_begin(mx_serial *s, uint8_t cmd, uint8_t flags, uint16_t seq) {
+  const uint8_t header[4] = {cmd, flags, (uint8_t)seq, (uint8_t)(seq >> 8)};
+  s->tx_crc = 0;
+  s->tx_body_len = 0;
+  s->cfg.io->putc(s->cfg.io->ctx, MX_SLIP_END);
+  tx_raw(s, header, 4);
+}
+
+void mx_tx_put(mx_serial *s, const void *data, uint32_t len) {
+  const uint8_t *p = data;
+  for (uint32_t i = 0; i < len; i++, s->tx_body_len++) {
+    if (s->tx_body_len < MX_SERIAL_REPLAY_BYTES) s->replay[s->tx_body_len] = p[i];
+  }
+  tx_raw(s, p, len);
+}
+
+void mx_tx_u8(mx_serial *s, uint8_t v) { mx_tx_put(s, &v, 1); }
+void mx_tx_u16(mx_serial *s, uint16_t v) {
+  const uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+  mx_tx_put(s, b, 2);
+}
+void mx_tx_u32(mx_serial *s, uint32_t v) {
+  uint8_t b[4];
+  mx_wr32(b, v);
+  mx_tx_put(s, b, 4);
+}
+
+void mx_tx_str(mx_serial *s, const char *a, const char *b) {
+  const size_t na = a != NULL ? strlen(a) : 0, nb = b != NULL && b[0] != '\0' ? strlen(b) : 0;
+  const size_t n = na + (nb ? nb + 1 : 0);
+  mx_tx_u8(s, (uint8_t)(n < 255 ? n : 255));
+  /* names longer than 255 bytes do not occur; cut them rather than desynchronise the body */
+  size_t left = n < 255 ? n : 255;
+  size_t take = na < left ? na : left;
+  mx_tx_put(s, a, (uint32_t)take);
+  left -= take;
+  if (left) {
+    mx_tx_u8(s, '.');
+    mx_tx_put(s, b, (uint32_t)(left - 1));
+  }
+}
+
+void mx_tx_error(mx_serial *s, uint32_t status, int32_t instruction, const char *op, const char *overload) {
+  mx_tx_u16(s, (uint16_t)status);
+  mx_tx_u32(s, (uint32_t)instruction);
+  mx_tx_str(s, op, overload);
+}
+
+void mx_tx_end(mx_serial *s) {
+  uint8_t crc[4];
+  mx_wr32(crc, s->tx_crc);
+  for (int i = 0; i < 4; i++) mx_slip_put(s->cfg.io, crc[i]);
+  s->cfg.io->putc(s->cfg.io->ctx, MX_SLIP_END);
+  if (s->cfg.io->flush != NULL) s->cfg.io->flush(s->cfg.io->ctx);
+}
+
+static void nak(mx_serial *s, uint16_t seq, uint16_t reason) {
+  mx_tx_begin(s, s->rx_len > 0 ? s->rx[0] : 0, MX_SERIAL_FLAG_RESPONSE | MX_SERIAL_FLAG_NAK, seq);
+  /* tx_put would overwrite the replay buffer: a NAK must not disturb the last response's replay */
+  const uint8_t body[2] = {(uint8_t)reason, (uint8_t)(reason >> 8)};
+  tx_raw(s, body, 2);
+  mx_tx_end(s);
+}
+
+static void dispatch(mx_serial *s, uint8_t cmd, const uint8_t *body, uint32_t len) {
+  switch (cmd) {
+    case MX_CMD_INFO: mx_cmd_info(s, body, len); break;
+    case MX_CMD_MODEL: mx_cmd_model(s, body, len); break;
+    case MX_CMD_LOAD_BEGIN: mx_cmd_load_begin(s, body, len); break;
+    case MX_CMD_LOAD_CHUNK: mx_cmd_load_chunk(s, body, len); break;
+    case MX_CMD_LOAD_END: mx_cmd_load_end(s, body, len); break;
+    case MX_CMD_SET_INPUT: mx_cmd_set_input(s, body, len); break;
+    case MX_CMD_INVOKE: mx_cmd_invoke(s, body, len); break;
+    case MX_CMD_GET_OUTPUT: mx_cmd_get_output(s, body, len); break;
+    case MX_CMD_PROFILE: mx_cmd_profile(s, body, len); break;
+    case MX_CMD_RESET: mx_tx_u16(s, MX_OK); break;   /* acts after the response is out (frame_done) */
+    default: mx_tx_error(s, MX_SERIAL_BAD_COMMAND, -1, NULL, NULL); break;
+  }
+}
+
+static void frame_done(mx_serial *s) {
+  const uint32_t n = s->rx_len;
+  const uint16_t seq = n >= 4 ? mx_rd16(&s->rx[2]) : 0;
+  if (s->rx_overflow) {
+    nak(s, seq, MX_SERIAL_TOO_LARGE);
+    return;
+  }
+  if (n < 8) {
+    nak(s, seq, MX_SERIAL_TOO_SHORT);
+    return;
+  }
+  const uint32_t crc = mx_rd32(&s->rx[n - 4]);
+  if (mx_crc32(0, s->rx, n - 4) != crc) {
+    nak(s, seq, MX_SERIAL_BAD_CRC);
+    return;
+  }
+  const uint8_t cmd = s->rx[0];
+  if (s->rx[1] & MX_SERIAL_FLAG_RESPONSE) return;   /* our own echo on a loopback: not a request */
+  const int repeat = s->replay_valid && seq == s->replay_seq && crc == s->replay_request_crc;
+  if (repeat && s->replay_len <= MX_SERIAL_REPLAY_BYTES) {
+    mx_tx_begin(s, s->replay_cmd, s->replay_flags, seq);
+    mx_tx_put(s, s->replay, s->replay_len);
+    mx_tx_end(s);
+    return;
+  }
+  /* not a repeat, or a repeat of a read-only command (its response is recomputed) */
+  mx_tx_begin(s, cmd, MX_SERIAL_FLAG_RESPONSE, seq);
+  dispatch(s, cmd, &s->rx[4], n - 8);
+  s->replay_valid = 1;
+  s->replay_seq = seq;
+  s->replay_request_crc = crc;
+  s->replay_cmd = cmd;
+  s->replay_flags = MX_SERIAL_FLAG_RESPONSE;
+  s->replay_len = (uint8_t)(s->tx_body_len <= MX_SERIAL_REPLAY_BYTES ? s->tx_body_len : 0xFFu);
+  mx_tx_end(s);
+  if (cmd == MX_CMD_RESET) {
+    /* as after a power-up; the replay record survives so a resent RESET is not executed twice */
+    const mx_serial_config cfg = s->cfg;
+    const uint32_t rcrc = s->replay_request_crc;
+    mx_serial_init(s, &cfg);
+    s->replay_valid = 1;
+    s->replay_seq = seq;
+    s->replay_request_crc = rcrc;
+    s->replay_cmd = cmd;
+    s->replay_flags = MX_SERIAL_FLAG_RESPONSE;
+    s->replay_len = 2;
+    s->replay[0] = 0;
+    s->replay[1] = 0;
+  }
+}
+
+void mx_serial_byte(mx_serial *s, uint8_t byte) {
+  if (mx_slip_take(s, byte)) {
+    frame_done(s);
+    s->rx_len = 0;
+    s->rx_overflow = 0;
+  }
+}
+
+void mx_serial_run(mx_serial *s) {
+  for (;;) {
+    const int c = s->cfg.io->getc(s->cfg.io->ctx);
+    if (c < 0) return;
+    mx_serial_byte(s, (uint8_t)c);
+  }
+}
