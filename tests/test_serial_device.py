@@ -220,7 +220,7 @@ def test_load_throughput(client, models, capsys):
     chunk = 512 - p.FRAME_OVERHEAD - 4 - (512 - p.FRAME_OVERHEAD - 4) % 16
     frames = -(-len(image) // chunk)
     # per chunk on the wire: 2 ENDs + header + offset + CRC (+ escapes), and a 2-byte-status response
-    wire = len(p.encode_frame(0x11, 0, struct.pack("<I", 0) + image[:chunk])) * frames + frames * 10
+    wire = len(p.encode_frame(p.COMMANDS["LOAD_CHUNK"], 0, struct.pack("<I", 0) + image[:chunk])) * frames + frames * 10
     with capsys.disabled():
         print(
             f"\nserial load: {len(image)} bytes in {seconds:.3f} s = {len(image) / seconds:,.0f} B/s over the pty; "

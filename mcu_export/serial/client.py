@@ -154,7 +154,7 @@ class SerialClient:
             if status == 0:
                 return r
             instruction = r.take("i")
-            op = r.string()
+            op = r.op_name()
         except struct.error:
             raise DeviceError(f"{command}: malformed response from the device ({body.hex()[:40]})") from None
         where = []
@@ -170,9 +170,9 @@ class SerialClient:
     def info(self) -> DeviceInfo:
         r = self.request("INFO")
         version, max_frame, work, slot = r.take("HHII")
-        active, generation, size, crc = r.take("BIII")
+        active, size, crc, generation = r.take("BIII")
         board, firmware = r.string(), r.string()
-        ops = tuple(r.string() for _ in range(r.take("H")))
+        ops = tuple(r.op_name() for _ in range(r.take("H")))
         self._max_frame = max_frame
         return DeviceInfo(
             version, max_frame, work, slot, None if active == 0xFF else active, generation, size, crc, board,
@@ -245,7 +245,7 @@ class SerialClient:
             prof = prof or Profile(lo | hi << 32)
             while r.pos < len(r.data):
                 ticks, kind = r.take("IB")
-                prof.ops.append(OpTicks(first, _KINDS.get(kind, str(kind)), r.string(), ticks))
+                prof.ops.append(OpTicks(first, _KINDS.get(kind, str(kind)), r.op_name(), ticks))
                 first += 1
             if count == 0:
                 break

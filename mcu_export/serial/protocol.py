@@ -20,14 +20,14 @@ END, ESC, ESC_END, ESC_ESC = 0xC0, 0xDB, 0xDC, 0xDD
 COMMANDS = {
     "INFO": 0x01,
     "MODEL": 0x02,
-    "LOAD_BEGIN": 0x10,
-    "LOAD_CHUNK": 0x11,
-    "LOAD_END": 0x12,
-    "SET_INPUT": 0x20,
-    "INVOKE": 0x21,
-    "GET_OUTPUT": 0x22,
-    "PROFILE": 0x23,
-    "RESET": 0x30,
+    "LOAD_BEGIN": 0x03,
+    "LOAD_CHUNK": 0x04,
+    "LOAD_END": 0x05,
+    "SET_INPUT": 0x06,
+    "INVOKE": 0x07,
+    "GET_OUTPUT": 0x08,
+    "PROFILE": 0x09,
+    "RESET": 0x0A,
 }
 COMMAND_NAMES = {code: name for name, code in COMMANDS.items()}
 
@@ -137,6 +137,11 @@ class Reader:
 
     def string(self) -> str:
         return self.raw(self.take("B")).decode("utf-8", "replace")
+
+    def op_name(self) -> str:
+        """Two strings, name and overload, as "name.overload" (or the name alone)."""
+        name, overload = self.string(), self.string()
+        return f"{name}.{overload}" if overload else name
 
     def rest(self) -> bytes:
         return self.raw(len(self.data) - self.pos)

@@ -4,13 +4,8 @@
 
 #include "serial_internal.h"
 
-static void status_only(mx_serial *s, uint32_t status) {
-  if (status == MX_OK) {
-    mx_tx_u16(s, MX_OK);
-  } else {
-    mx_tx_error(s, status, -1, NULL, NULL);
-  }
-}
+/* The 64-bit tick counts go out as they lie in memory: every device this runs on is little-endian. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire format is little-endian");
 
 void mx_cmd_info(mx_serial *s, const uint8_t *body, uint32_t len) {
   (void)body;
@@ -22,22 +17,22 @@ void mx_cmd_info(mx_serial *s, const uint8_t *body, uint32_t len) {
   mx_tx_u32(s, s->cfg.work_bytes);
   mx_tx_u32(s, s->cfg.store->slot_bytes - MX_SERIAL_SLOT_HEADER);
   mx_tx_u8(s, (uint8_t)(active < 0 ? 0xFF : active));
-  mx_tx_u32(s, active < 0 ? 0 : s->active_generation);
-  mx_tx_u32(s, active < 0 ? 0 : s->program.size);
-  mx_tx_u32(s, active < 0 ? 0 : mx_rd32(s->cfg.store->map(s->cfg.store->ctx, (uint32_t)active) + 8));
-  mx_tx_str(s, s->cfg.board, NULL);
-  mx_tx_str(s, s->cfg.firmware, NULL);
+  /* image size, image CRC and generation, straight from the active slot's header (zeros without one) */
+  static const uint8_t none[12];
+  mx_tx_put(s, active < 0 ? none : s->cfg.store->map(s->cfg.store->ctx, (uint32_t)active) + 4, 12);
+  mx_tx_str(s, s->cfg.board);
+  mx_tx_str(s, s->cfg.firmware);
   mx_tx_u16(s, (uint16_t)mx_kernel_table_len);
   for (uint32_t i = 0; i < mx_kernel_table_len; i++) {
-    mx_tx_str(s, mx_kernel_table[i].name, mx_kernel_table[i].overload);
+    mx_tx_str(s, mx_kernel_table[i].name);
+    mx_tx_str(s, mx_kernel_table[i].overload);
   }
 }
 
 static void tensor_spec(mx_serial *s, const mx_tensor *t) {
-  if (t == NULL) {   /* a non-tensor input or output: the host refuses such a model */
-    mx_tx_u8(s, 0xFF);
-    mx_tx_u8(s, 0);
-    mx_tx_u32(s, 0);
+  if (t == NULL) {   /* a non-tensor input or output (dtype 0xFF, no dims, 0 bytes): the host refuses it */
+    static const uint8_t not_a_tensor[6] = {0xFF};
+    mx_tx_put(s, not_a_tensor, sizeof not_a_tensor);
     return;
   }
   mx_tx_u8(s, t->dtype);
@@ -51,7 +46,7 @@ void mx_cmd_model(mx_serial *s, const uint8_t *body, uint32_t len) {
   (void)body;
   (void)len;
   if (s->active < 0) {
-    status_only(s, MX_SERIAL_NO_MODEL);
+    mx_tx_status(s, MX_SERIAL_NO_MODEL);
     return;
   }
   const mx_method *m = &s->method;
@@ -63,85 +58,70 @@ void mx_cmd_model(mx_serial *s, const uint8_t *body, uint32_t len) {
   for (uint32_t i = 0; i < m->output_count; i++) tensor_spec(s, mx_method_output(m, i));
 }
 
-/* The tensor an (index, offset, length) request addresses, or a status. */
-static uint32_t locate(mx_serial *s, mx_tensor *t, uint32_t offset, uint32_t n) {
-  if (s->active < 0) return MX_SERIAL_NO_MODEL;
-  if (t == NULL || offset > t->nbytes || n > t->nbytes - offset) return MX_SERIAL_OUT_OF_RANGE;
-  return MX_OK;
+/* SET_INPUT (index u16, offset u32, bytes) and GET_OUTPUT (index u16, offset u32, length u16): a range of
+ * one tensor's bytes, checked against the tensor. */
+static void tensor_bytes(mx_serial *s, const uint8_t *body, uint32_t len, int output) {
+  /* frame.c checked the body's length */
+  const uint32_t index = mx_rd16(body), offset = mx_rd32(body + 2), n = output ? mx_rd16(body + 6) : len - 6;
+  mx_tensor *t = s->active < 0 ? NULL : output ? mx_method_output(&s->method, index) : mx_method_input(&s->method, index);
+  const uint32_t status = s->active < 0 ? MX_SERIAL_NO_MODEL
+                          : t == NULL || offset > t->nbytes || n > t->nbytes - offset ? MX_SERIAL_OUT_OF_RANGE
+                                                                                      : MX_OK;
+  if (status == MX_OK && !output) memcpy((uint8_t *)t->data + offset, body + 6, n);
+  mx_tx_status(s, status);
+  if (status == MX_OK && output) mx_tx_put(s, (const uint8_t *)t->data + offset, n);
 }
 
-void mx_cmd_set_input(mx_serial *s, const uint8_t *body, uint32_t len) {
-  if (len < 6) {
-    status_only(s, MX_SERIAL_BAD_REQUEST);
-    return;
-  }
-  const uint32_t offset = mx_rd32(body + 2), n = len - 6;
-  mx_tensor *t = s->active < 0 ? NULL : mx_method_input(&s->method, mx_rd16(body));
-  const uint32_t status = locate(s, t, offset, n);
-  if (status == MX_OK && n > 0) memcpy((uint8_t *)t->data + offset, body + 6, n);
-  status_only(s, status);
-}
+void mx_cmd_set_input(mx_serial *s, const uint8_t *body, uint32_t len) { tensor_bytes(s, body, len, 0); }
+void mx_cmd_get_output(mx_serial *s, const uint8_t *body, uint32_t len) { tensor_bytes(s, body, len, 1); }
 
 void mx_cmd_invoke(mx_serial *s, const uint8_t *body, uint32_t len) {
   (void)body;
-  if (len != 0 || s->active < 0) {
-    status_only(s, len != 0 ? MX_SERIAL_BAD_REQUEST : MX_SERIAL_NO_MODEL);
+  (void)len;
+  if (s->active < 0) {
+    mx_tx_status(s, MX_SERIAL_NO_MODEL);
     return;
   }
-  if (s->profile != NULL) memset(s->profile, 0, s->method.instr_count * 4u);
   const uint64_t start = s->cfg.io->ticks(s->cfg.io->ctx);
   const mx_error e = mx_method_execute(&s->method);
   s->invoke_ticks = s->cfg.io->ticks(s->cfg.io->ctx) - start;
-  s->invoked = 1;
   if (e != MX_OK) {
     const mx_error_site *site = mx_method_error_site(&s->method);
     mx_tx_error(s, e, site->instruction, site->op_name, site->op_overload);
     return;
   }
   mx_tx_u16(s, MX_OK);
-  mx_tx_u32(s, (uint32_t)s->invoke_ticks);
-  mx_tx_u32(s, (uint32_t)(s->invoke_ticks >> 32));
+  mx_tx_put(s, &s->invoke_ticks, 8);
 }
 
-void mx_cmd_get_output(mx_serial *s, const uint8_t *body, uint32_t len) {
-  if (len != 8) {
-    status_only(s, MX_SERIAL_BAD_REQUEST);
-    return;
-  }
-  const uint32_t offset = mx_rd32(body + 2), n = mx_rd16(body + 6);
-  const mx_tensor *t = s->active < 0 ? NULL : mx_method_output(&s->method, mx_rd16(body));
-  const uint32_t status = locate(s, (mx_tensor *)t, offset, n);
-  status_only(s, status);
-  if (status == MX_OK) mx_tx_put(s, (const uint8_t *)t->data + offset, n);
-}
-
-/* Per instruction: ticks u32, kind u8 (mx_instr kind), the name of what ran. */
+/* Per instruction: ticks u32, kind u8 (mx_instr kind), name and overload of what ran. */
 void mx_cmd_profile(mx_serial *s, const uint8_t *body, uint32_t len) {
   const mx_method *m = &s->method;
-  uint32_t status = len != 4 ? MX_SERIAL_BAD_REQUEST : s->active < 0 ? MX_SERIAL_NO_MODEL : MX_OK;
-  if (status == MX_OK && !s->invoked) status = MX_SERIAL_NOT_INVOKED;
-  if (status == MX_OK && s->profile == NULL) status = MX_SERIAL_WORK_TOO_SMALL;
-  if (status != MX_OK) {
-    status_only(s, status);
+  (void)len;
+  if (s->profile == NULL) {   /* no model (model.c clears it), or no room left for it in the work area */
+    mx_tx_status(s, s->active < 0 ? MX_SERIAL_NO_MODEL : MX_SERIAL_WORK_TOO_SMALL);
     return;
   }
   const uint32_t first = mx_rd16(body), count = mx_rd16(body + 2);
   mx_tx_u16(s, MX_OK);
   mx_tx_u32(s, m->instr_count);
-  mx_tx_u32(s, (uint32_t)s->invoke_ticks);
-  mx_tx_u32(s, (uint32_t)(s->invoke_ticks >> 32));
+  mx_tx_put(s, &s->invoke_ticks, 8);
   for (uint32_t i = first; i < m->instr_count && i - first < count; i++) {
     const mx_instr *ins = &m->instrs[i];
     mx_tx_u32(s, s->profile[i]);
     mx_tx_u8(s, ins->kind);
+    /* the name and overload of what ran: a kernel of the program, a fused kernel, a delegate */
+    const char *name = NULL, *overload = NULL;
     if (ins->kind == MX_INSTR_KERNEL) {
-      mx_tx_str(s, m->op_names[ins->op], m->op_overloads[ins->op]);
+      name = m->op_names[ins->op];
+      overload = m->op_overloads[ins->op];
     } else if (ins->kind == MX_INSTR_FUSED) {
-      mx_tx_str(s, mx_kernel_table[ins->op].name, mx_kernel_table[ins->op].overload);
+      name = mx_kernel_table[ins->op].name;
+      overload = mx_kernel_table[ins->op].overload;
     } else if (ins->kind == MX_INSTR_DELEGATE) {
-      mx_tx_str(s, m->delegates[ins->op].id, NULL);
-    } else {
-      mx_tx_str(s, NULL, NULL);
+      name = m->delegates[ins->op].id;
     }
+    mx_tx_str(s, name);
+    mx_tx_str(s, overload);
   }
 }

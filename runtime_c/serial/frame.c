@@ -45,108 +45,101 @@ void mx_tx_u32(mx_serial *s, uint32_t v) {
   mx_tx_put(s, b, 4);
 }
 
-void mx_tx_str(mx_serial *s, const char *a, const char *b) {
-  const size_t na = a != NULL ? strlen(a) : 0, nb = b != NULL && b[0] != '\0' ? strlen(b) : 0;
-  const size_t n = na + (nb ? nb + 1 : 0);
-  mx_tx_u8(s, (uint8_t)(n < 255 ? n : 255));
-  /* names longer than 255 bytes do not occur; cut them rather than desynchronise the body */
-  size_t left = n < 255 ? n : 255;
-  size_t take = na < left ? na : left;
-  mx_tx_put(s, a, (uint32_t)take);
-  left -= take;
-  if (left) {
-    mx_tx_u8(s, '.');
-    mx_tx_put(s, b, (uint32_t)(left - 1));
-  }
+/* Names come from the program: cut at 255 bytes, so a hostile one cannot break the length byte. */
+void mx_tx_str(mx_serial *s, const char *a) {
+  const size_t n = a != NULL ? strlen(a) : 0;
+  const uint8_t len = (uint8_t)(n < 255u ? n : 255u);
+  mx_tx_u8(s, len);
+  mx_tx_put(s, a, len);
 }
 
 void mx_tx_error(mx_serial *s, uint32_t status, int32_t instruction, const char *op, const char *overload) {
   mx_tx_u16(s, (uint16_t)status);
   mx_tx_u32(s, (uint32_t)instruction);
-  mx_tx_str(s, op, overload);
+  mx_tx_str(s, op);
+  mx_tx_str(s, overload);
+}
+
+void mx_tx_status(mx_serial *s, uint32_t status) {
+  if (status == MX_OK) {
+    mx_tx_u16(s, MX_OK);
+  } else {
+    mx_tx_error(s, status, -1, NULL, NULL);
+  }
 }
 
 void mx_tx_end(mx_serial *s) {
-  uint8_t crc[4];
-  mx_wr32(crc, s->tx_crc);
-  for (int i = 0; i < 4; i++) mx_slip_put(s->cfg.io, crc[i]);
+  for (int i = 0; i < 32; i += 8) mx_slip_put(s->cfg.io, (uint8_t)(s->tx_crc >> i));
   s->cfg.io->putc(s->cfg.io->ctx, MX_SLIP_END);
   if (s->cfg.io->flush != NULL) s->cfg.io->flush(s->cfg.io->ctx);
 }
 
 static void nak(mx_serial *s, uint16_t seq, uint16_t reason) {
-  mx_tx_begin(s, s->rx_len > 0 ? s->rx[0] : 0, MX_SERIAL_FLAG_RESPONSE | MX_SERIAL_FLAG_NAK, seq);
+  mx_tx_begin(s, 0, MX_SERIAL_FLAG_RESPONSE | MX_SERIAL_FLAG_NAK, seq);   /* command unknown: 0 */
   /* tx_put would overwrite the replay buffer: a NAK must not disturb the last response's replay */
   const uint8_t body[2] = {(uint8_t)reason, (uint8_t)(reason >> 8)};
   tx_raw(s, body, 2);
   mx_tx_end(s);
 }
 
+static void cmd_reset(mx_serial *s, const uint8_t *body, uint32_t len) {
+  (void)body;
+  (void)len;
+  mx_tx_u16(s, MX_OK);   /* acts after the response is out (frame_done) */
+}
+
+static const mx_cmd_fn handlers[MX_CMD_COUNT] = {
+    mx_cmd_info,     mx_cmd_model,  mx_cmd_load_begin, mx_cmd_load_chunk, mx_cmd_load_end,
+    mx_cmd_set_input, mx_cmd_invoke, mx_cmd_get_output, mx_cmd_profile,   cmd_reset,
+};
+
+/* Body length per command, checked here once: exact, or with AT_LEAST a minimum (then data follows). */
+#define AT_LEAST 0x80u
+static const uint8_t body_len[MX_CMD_COUNT] = {
+    AT_LEAST, AT_LEAST, 8, AT_LEAST | 4, 0, AT_LEAST | 6, 0, 8, 4, AT_LEAST,
+};
+
 static void dispatch(mx_serial *s, uint8_t cmd, const uint8_t *body, uint32_t len) {
-  switch (cmd) {
-    case MX_CMD_INFO: mx_cmd_info(s, body, len); break;
-    case MX_CMD_MODEL: mx_cmd_model(s, body, len); break;
-    case MX_CMD_LOAD_BEGIN: mx_cmd_load_begin(s, body, len); break;
-    case MX_CMD_LOAD_CHUNK: mx_cmd_load_chunk(s, body, len); break;
-    case MX_CMD_LOAD_END: mx_cmd_load_end(s, body, len); break;
-    case MX_CMD_SET_INPUT: mx_cmd_set_input(s, body, len); break;
-    case MX_CMD_INVOKE: mx_cmd_invoke(s, body, len); break;
-    case MX_CMD_GET_OUTPUT: mx_cmd_get_output(s, body, len); break;
-    case MX_CMD_PROFILE: mx_cmd_profile(s, body, len); break;
-    case MX_CMD_RESET: mx_tx_u16(s, MX_OK); break;   /* acts after the response is out (frame_done) */
-    default: mx_tx_error(s, MX_SERIAL_BAD_COMMAND, -1, NULL, NULL); break;
+  const uint32_t i = cmd - 1u;
+  if (i >= MX_CMD_COUNT) {
+    mx_tx_status(s, MX_SERIAL_BAD_COMMAND);
+  } else if (body_len[i] & AT_LEAST ? len < (body_len[i] & 0x7Fu) : len != body_len[i]) {
+    mx_tx_status(s, MX_SERIAL_BAD_REQUEST);
+  } else {
+    handlers[i](s, body, len);
   }
 }
 
 static void frame_done(mx_serial *s) {
   const uint32_t n = s->rx_len;
   const uint16_t seq = n >= 4 ? mx_rd16(&s->rx[2]) : 0;
-  if (s->rx_overflow) {
-    nak(s, seq, MX_SERIAL_TOO_LARGE);
-    return;
-  }
-  if (n < 8) {
-    nak(s, seq, MX_SERIAL_TOO_SHORT);
-    return;
-  }
-  const uint32_t crc = mx_rd32(&s->rx[n - 4]);
-  if (mx_crc32(0, s->rx, n - 4) != crc) {
-    nak(s, seq, MX_SERIAL_BAD_CRC);
+  const uint16_t bad = s->rx_overflow ? MX_SERIAL_TOO_LARGE
+                       : n < 8        ? MX_SERIAL_TOO_SHORT
+                       : mx_crc32(0, s->rx, n - 4) != mx_rd32(&s->rx[n - 4]) ? MX_SERIAL_BAD_CRC
+                                                                              : 0;
+  if (bad) {
+    nak(s, seq, bad);
     return;
   }
   const uint8_t cmd = s->rx[0];
+  const uint32_t crc = mx_rd32(&s->rx[n - 4]);
   if (s->rx[1] & MX_SERIAL_FLAG_RESPONSE) return;   /* our own echo on a loopback: not a request */
-  const int repeat = s->replay_valid && seq == s->replay_seq && crc == s->replay_request_crc;
-  if (repeat && s->replay_len <= MX_SERIAL_REPLAY_BYTES) {
-    mx_tx_begin(s, s->replay_cmd, s->replay_flags, seq);
-    mx_tx_put(s, s->replay, s->replay_len);
-    mx_tx_end(s);
-    return;
-  }
-  /* not a repeat, or a repeat of a read-only command (its response is recomputed) */
+  /* The same CRC with the same sequence is the same request: command and body included. */
+  const int replay = s->replay_valid && seq == s->replay_seq && crc == s->replay_request_crc &&
+                     s->replay_len <= MX_SERIAL_REPLAY_BYTES;
   mx_tx_begin(s, cmd, MX_SERIAL_FLAG_RESPONSE, seq);
-  dispatch(s, cmd, &s->rx[4], n - 8);
-  s->replay_valid = 1;
-  s->replay_seq = seq;
-  s->replay_request_crc = crc;
-  s->replay_cmd = cmd;
-  s->replay_flags = MX_SERIAL_FLAG_RESPONSE;
-  s->replay_len = (uint8_t)(s->tx_body_len <= MX_SERIAL_REPLAY_BYTES ? s->tx_body_len : 0xFFu);
-  mx_tx_end(s);
-  if (cmd == MX_CMD_RESET) {
-    /* as after a power-up; the replay record survives so a resent RESET is not executed twice */
-    const mx_serial_config cfg = s->cfg;
-    const uint32_t rcrc = s->replay_request_crc;
-    mx_serial_init(s, &cfg);
+  if (replay) {
+    mx_tx_put(s, s->replay, s->replay_len);
+  } else {
+    /* a new request, or a repeated read-only one whose long response is recomputed */
+    dispatch(s, cmd, &s->rx[4], n - 8);
     s->replay_valid = 1;
     s->replay_seq = seq;
-    s->replay_request_crc = rcrc;
-    s->replay_cmd = cmd;
-    s->replay_flags = MX_SERIAL_FLAG_RESPONSE;
-    s->replay_len = 2;
-    s->replay[0] = 0;
-    s->replay[1] = 0;
+    s->replay_request_crc = crc;
+    s->replay_len = (uint8_t)(s->tx_body_len <= MX_SERIAL_REPLAY_BYTES ? s->tx_body_len : 0xFFu);
   }
+  mx_tx_end(s);
+  if (cmd == MX_CMD_RESET && !replay) mx_serial_boot(s);   /* as after a power-up; the replay record stays */
 }
 
 void mx_serial_byte(mx_serial *s, uint8_t byte) {

@@ -65,7 +65,7 @@ typedef struct mx_serial {
   uint16_t rx_len;
   uint8_t rx_escaped, rx_overflow;
   /* replay of the last request (see frame.c) */
-  uint8_t replay_valid, replay_len, replay_cmd, replay_flags;
+  uint8_t replay_valid, replay_len;
   uint16_t replay_seq;
   uint32_t replay_request_crc;
   /* transfer in progress */
@@ -73,12 +73,12 @@ typedef struct mx_serial {
   uint32_t load_size, load_crc;
   /* the active model */
   int8_t active;                          /* slot, or -1 */
-  uint8_t invoked;
   uint32_t active_generation;
   mx_program program;
   mx_method method;
   uint32_t *profile;                      /* ticks per instruction, in the work area (NULL: no room) */
-  uint64_t invoke_ticks, op_start;
+  uint64_t invoke_ticks;
+  uint32_t op_start;
   /* a response being sent */
   uint32_t tx_crc;
   uint16_t tx_body_len;

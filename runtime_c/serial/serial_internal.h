@@ -12,15 +12,18 @@
 enum {
   MX_CMD_INFO = 0x01,
   MX_CMD_MODEL = 0x02,
-  MX_CMD_LOAD_BEGIN = 0x10,
-  MX_CMD_LOAD_CHUNK = 0x11,
-  MX_CMD_LOAD_END = 0x12,
-  MX_CMD_SET_INPUT = 0x20,
-  MX_CMD_INVOKE = 0x21,
-  MX_CMD_GET_OUTPUT = 0x22,
-  MX_CMD_PROFILE = 0x23,
-  MX_CMD_RESET = 0x30
+  MX_CMD_LOAD_BEGIN = 0x03,
+  MX_CMD_LOAD_CHUNK = 0x04,
+  MX_CMD_LOAD_END = 0x05,
+  MX_CMD_SET_INPUT = 0x06,
+  MX_CMD_INVOKE = 0x07,
+  MX_CMD_GET_OUTPUT = 0x08,
+  MX_CMD_PROFILE = 0x09,
+  MX_CMD_RESET = 0x0A,
+  MX_CMD_COUNT = 0x0A   /* dense codes: frame.c dispatches through a table */
 };
+
+#define MX_SERIAL_SLOT_MAGIC 0x3153584Du   /* "MXS1": model.c describes the slot header */
 
 #define MX_SLIP_END 0xC0u
 #define MX_SLIP_ESC 0xDBu
@@ -43,9 +46,11 @@ void mx_tx_end(mx_serial *s);
 void mx_tx_u8(mx_serial *s, uint8_t v);
 void mx_tx_u16(mx_serial *s, uint16_t v);
 void mx_tx_u32(mx_serial *s, uint32_t v);
-void mx_tx_str(mx_serial *s, const char *a, const char *b);   /* u8 length, a, '.', b (b may be NULL) */
+void mx_tx_str(mx_serial *s, const char *a);   /* u8 length, then the bytes (NULL: empty) */
 /* The body of a failed request: status, the instruction at fault (-1: none), the operator's name. */
 void mx_tx_error(mx_serial *s, uint32_t status, int32_t instruction, const char *op, const char *overload);
+/* MX_OK alone, or an error body naming nothing in particular. */
+void mx_tx_status(mx_serial *s, uint32_t status);
 
 uint16_t mx_rd16(const uint8_t *p);
 uint32_t mx_rd32(const uint8_t *p);
@@ -55,9 +60,10 @@ void mx_wr32(uint8_t *p, uint32_t v);
 /* Opens the program at image and loads its method into the work area; MX_OK, a runtime mx_error (the
  * method's error site says where) or MX_SERIAL_WORK_TOO_SMALL. */
 uint32_t mx_model_open(mx_serial *s, const uint8_t *image, uint32_t size);
-/* Validates slot's header and image CRC and opens it; returns its generation via *generation. */
-uint32_t mx_model_open_slot(mx_serial *s, uint32_t slot, uint32_t *generation);
 const uint8_t *mx_slot_image(const mx_serial *s, uint32_t slot);
+/* As after a power-up: activates the newest slot that checks and loads (none: s->active = -1) and ends any
+ * transfer. Also what a failed LOAD_END falls back on: the new slot has no valid header yet. */
+void mx_serial_boot(mx_serial *s);
 uint32_t mx_slot_image_size(const mx_serial *s, uint32_t slot);
 
 /* Handlers: each writes the whole response body (after frame.c's mx_tx_begin). */
@@ -70,5 +76,6 @@ void mx_cmd_set_input(mx_serial *s, const uint8_t *body, uint32_t len);
 void mx_cmd_invoke(mx_serial *s, const uint8_t *body, uint32_t len);
 void mx_cmd_get_output(mx_serial *s, const uint8_t *body, uint32_t len);
 void mx_cmd_profile(mx_serial *s, const uint8_t *body, uint32_t len);
+typedef void (*mx_cmd_fn)(mx_serial *s, const uint8_t *body, uint32_t len);
 
 #endif
