@@ -152,5 +152,7 @@ def test_command_codes_and_status_texts_match_the_c_side():
     assert all(0x0500 <= int(code, 16) < 0x0600 for _, code, _ in defs)  # apart from the runtime's errors
     assert p.status_text(0x0301) == "an operator in the program has no kernel in this build"
     assert (p.BAD_CRC, p.TOO_SHORT, p.TOO_LARGE) == tuple(
-        int(code, 16) for name, code, _ in defs if name in ("MX_SERIAL_BAD_CRC", "MX_SERIAL_TOO_SHORT", "MX_SERIAL_TOO_LARGE")
+        int(code, 16)
+        for name, code, _ in defs
+        if name in ("MX_SERIAL_BAD_CRC", "MX_SERIAL_TOO_SHORT", "MX_SERIAL_TOO_LARGE")
     )

@@ -11,12 +11,12 @@ import zlib
 
 import numpy as np
 import pytest
-from serial_link import PtyLink, drop_byte, every_nth, flip_bit, wait_until
 
 from mcu_export.errors import DeviceError
 from mcu_export.host_runtime import build_serial_device, default_ops
 from mcu_export.serial import SerialClient
 from mcu_export.serial import protocol as p
+from serial_link import PtyLink, drop_byte, every_nth, flip_bit, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -159,13 +159,14 @@ def test_repeated_request_is_answered_without_running_again(link, client, models
     client.load(models["mnist_mlp"][1])
     client.run(reference["mnist_mlp"][0])
     frame = p.encode_frame(p.COMMANDS["INVOKE"], 0x1234)
-    answers = []
-    for _ in range(2):  # as when the first response is lost and the host resends the same frame
+
+    def exchange() -> bytes:
         client._port.write(frame)
-        decoder = p.SlipDecoder()
-        got = []
+        decoder, got = p.SlipDecoder(), []
         assert wait_until(lambda: bool(got.extend(decoder.feed(client._port.read(64))) or got))
-        answers.append(got[0])
+        return got[0]
+
+    answers = [exchange(), exchange()]  # as when the first response is lost and the host resends the frame
     assert answers[0] == answers[1]  # same ticks: the device replayed, it did not invoke again
     (status,) = struct.unpack_from("<H", p.decode_frame(answers[0]).body)
     assert status == 0
@@ -183,7 +184,9 @@ def test_unlinked_operator_is_refused_by_name(tmp_path, models, reference):
     link = PtyLink(build_serial_device(ops=ops), tmp_path / "slots.bin")
     try:
         with SerialClient(link.port, timeout=0.3) as client:
-            with pytest.raises(DeviceError, match=r"no kernel in this build \(.*operator cortex_m::quantized_linear\.out\)"):
+            with pytest.raises(
+                DeviceError, match=r"no kernel in this build \(.*operator cortex_m::quantized_linear\.out\)"
+            ):
                 client.load(models["mnist_mlp"][1])
             assert client.info().active_slot is None
     finally:
@@ -201,7 +204,9 @@ def test_cli_serial_commands(link, models, reference, tmp_path, capsys):
     arrays, expected = reference["mnist_mlp"]
     np.save(tmp_path / "x.npy", arrays[0])
     out = tmp_path / "y.npz"
-    assert main(["serial", "invoke", "--port", link.port, "--input", str(tmp_path / "x.npy"), "--output", str(out)]) == 0
+    assert (
+        main(["serial", "invoke", "--port", link.port, "--input", str(tmp_path / "x.npy"), "--output", str(out)]) == 0
+    )
     assert np.array_equal(np.load(out)["output_0"], expected[0])
     assert main(["serial", "profile", "--port", link.port]) == 0
     table = capsys.readouterr().out

@@ -238,17 +238,18 @@ class SerialClient:
 
     def profile(self, page: int = 64) -> Profile:
         """Per-instruction ticks of the last invoke, `page` instructions per request."""
-        prof, first = None, 0
-        while prof is None or first < count:
+        prof: Optional[Profile] = None
+        count = 0
+        while prof is None or len(prof.ops) < count:
+            first = len(prof.ops) if prof else 0
             r = self.request("PROFILE", struct.pack("<HH", first, page))
             count, lo, hi = r.take("III")
             prof = prof or Profile(lo | hi << 32)
             while r.pos < len(r.data):
                 ticks, kind = r.take("IB")
-                prof.ops.append(OpTicks(first, _KINDS.get(kind, str(kind)), r.op_name(), ticks))
-                first += 1
-            if count == 0:
-                break
+                prof.ops.append(OpTicks(len(prof.ops), _KINDS.get(kind, str(kind)), r.op_name(), ticks))
+            if len(prof.ops) == first and count > first:
+                raise DeviceError(f"PROFILE: the device sent no records from instruction {first} of {count}")
         return prof
 
     def reset(self) -> None:

@@ -59,9 +59,7 @@ def load_command(port: str, baud: int, timeout: float, program: str) -> int:
     return 0
 
 
-def invoke_command(
-    port: str, baud: int, timeout: float, input_paths: Sequence[str], output_path: Optional[str]
-) -> int:
+def invoke_command(port: str, baud: int, timeout: float, input_paths: Sequence[str], output_path: Optional[str]) -> int:
     from mcu_export.runners.command import load_input
 
     arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
