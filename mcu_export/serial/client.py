@@ -199,9 +199,8 @@ class SerialClient:
         return DeviceModel(inputs, outputs, instructions)
 
     def _chunk_bytes(self, fixed: int) -> int:
-        if self._max_frame is None:
-            self.info()
-        room = self._max_frame - p.FRAME_OVERHEAD - fixed
+        max_frame = self._max_frame if self._max_frame is not None else self.info().max_frame
+        room = max_frame - p.FRAME_OVERHEAD - fixed
         return room - room % 16 if room >= 32 else room  # 16-byte multiples suit flash pages
 
     def load(self, image: bytes, progress: Optional[Callable[[int, int], None]] = None, stop_at: int = -1) -> int:

@@ -63,8 +63,10 @@ void mx_cmd_model(mx_serial *s, const uint8_t *body, uint32_t len) {
 static void tensor_bytes(mx_serial *s, const uint8_t *body, uint32_t len, int output) {
   /* frame.c checked the body's length */
   const uint32_t index = mx_rd16(body), offset = mx_rd32(body + 2), n = output ? mx_rd16(body + 6) : len - 6;
-  mx_tensor *t = s->active < 0 ? NULL : output ? mx_method_output(&s->method, index) : mx_method_input(&s->method, index);
-  const uint32_t status = s->active < 0 ? MX_SERIAL_NO_MODEL
+  mx_tensor *t = s->active < 0 ? NULL
+                 : output      ? mx_method_output(&s->method, index)
+                               : mx_method_input(&s->method, index);
+  const uint32_t status = s->active < 0                                               ? MX_SERIAL_NO_MODEL
                           : t == NULL || offset > t->nbytes || n > t->nbytes - offset ? MX_SERIAL_OUT_OF_RANGE
                                                                                       : MX_OK;
   if (status == MX_OK && !output) memcpy((uint8_t *)t->data + offset, body + 6, n);

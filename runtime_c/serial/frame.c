@@ -8,7 +8,9 @@
 #include "serial_internal.h"
 
 uint16_t mx_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-uint32_t mx_rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+uint32_t mx_rd32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 void mx_wr32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -89,8 +91,8 @@ static void cmd_reset(mx_serial *s, const uint8_t *body, uint32_t len) {
 }
 
 static const mx_cmd_fn handlers[MX_CMD_COUNT] = {
-    mx_cmd_info,     mx_cmd_model,  mx_cmd_load_begin, mx_cmd_load_chunk, mx_cmd_load_end,
-    mx_cmd_set_input, mx_cmd_invoke, mx_cmd_get_output, mx_cmd_profile,   cmd_reset,
+    mx_cmd_info,      mx_cmd_model,  mx_cmd_load_begin, mx_cmd_load_chunk, mx_cmd_load_end,
+    mx_cmd_set_input, mx_cmd_invoke, mx_cmd_get_output, mx_cmd_profile,    cmd_reset,
 };
 
 /* Body length per command, checked here once: exact, or with AT_LEAST a minimum (then data follows). */
@@ -113,10 +115,10 @@ static void dispatch(mx_serial *s, uint8_t cmd, const uint8_t *body, uint32_t le
 static void frame_done(mx_serial *s) {
   const uint32_t n = s->rx_len;
   const uint16_t seq = n >= 4 ? mx_rd16(&s->rx[2]) : 0;
-  const uint16_t bad = s->rx_overflow ? MX_SERIAL_TOO_LARGE
-                       : n < 8        ? MX_SERIAL_TOO_SHORT
+  const uint16_t bad = s->rx_overflow                                        ? MX_SERIAL_TOO_LARGE
+                       : n < 8                                               ? MX_SERIAL_TOO_SHORT
                        : mx_crc32(0, s->rx, n - 4) != mx_rd32(&s->rx[n - 4]) ? MX_SERIAL_BAD_CRC
-                                                                              : 0;
+                                                                             : 0;
   if (bad) {
     nak(s, seq, bad);
     return;
