@@ -172,6 +172,43 @@ def test_repeated_request_is_answered_without_running_again(link, client, models
     assert status == 0
 
 
+def test_stalled_host_then_reset(client, models, reference):
+    image = models["resnet8"][1]
+
+    def stall(done, total):
+        if done >= total // 2 and not stalled:
+            stalled.append(done)
+            time.sleep(1.5)  # the device has no timeout of its own: it waits
+
+    stalled: list = []
+    client.load(image, progress=stall)
+    assert stalled and answers_as(client, reference, "resnet8")
+    client.request("LOAD_BEGIN", struct.pack("<II", len(image), zlib.crc32(image)))
+    client.reset()  # drops the transfer; the model stays
+    with pytest.raises(DeviceError, match="0x0506 no model transfer in progress"):
+        client.request("LOAD_CHUNK", struct.pack("<I", 0) + image[:16])
+    assert client.info().active_slot == 0
+    assert answers_as(client, reference, "resnet8")
+
+
+def test_malformed_requests_are_refused(client, models):
+    with pytest.raises(DeviceError, match="0x0504 unknown command"):
+        p.COMMANDS["BOGUS"] = 0x42
+        try:
+            client.request("BOGUS")
+        finally:
+            del p.COMMANDS["BOGUS"]
+    with pytest.raises(DeviceError, match="0x0505 request body malformed"):
+        client.request("INVOKE", b"\0")
+    with pytest.raises(DeviceError, match="0x050b no model is active"):
+        client.invoke()
+    client.load(models["mnist_mlp"][1])
+    with pytest.raises(DeviceError, match="0x0508 offset or length outside"):
+        client.request("GET_OUTPUT", struct.pack("<HIH", 0, 30, 16))  # 40 bytes: [30, 46) is past the end
+    with pytest.raises(DeviceError, match="0x0508"):
+        client.set_input(1, b"1234")  # one input only
+
+
 def test_frame_above_the_maximum_is_rejected(client):
     max_frame = client.info().max_frame
     with pytest.raises(DeviceError, match=r"refused a 600-byte SET_INPUT frame: frame larger than"):

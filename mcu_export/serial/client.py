@@ -119,12 +119,14 @@ class SerialClient:
             if isinstance(outcome, p.Frame):
                 return self._status(command, outcome.body)
             last = outcome
-            if outcome.startswith("NAK") and f"0x{p.TOO_LARGE:04x}" in outcome:
-                if self._max_frame is None or size > self._max_frame:
-                    raise DeviceError(
-                        f"the device refused a {size}-byte {command} frame: {p.status_text(p.TOO_LARGE)}"
-                        + (f" ({self._max_frame} bytes)" if self._max_frame else "")
-                    )
+            # A frame above the announced maximum is refused for good; one within it was merged with line
+            # noise on the way (a lost END) and is worth resending.
+            too_large = outcome.startswith(f"NAK 0x{p.TOO_LARGE:04x}")
+            if too_large and self._max_frame is not None and size > self._max_frame:
+                raise DeviceError(
+                    f"the device refused a {size}-byte {command} frame: {p.status_text(p.TOO_LARGE)} "
+                    f"({self._max_frame} bytes)"
+                )
         raise SerialLinkError(
             f"no valid response from {self.name} to {command} after {self.retries + 1} tries ({last}; "
             f"{wait:g} s each): is the device running and the baud rate right?"
