@@ -268,3 +268,27 @@ def test_load_throughput(client, models, capsys):
             f"\nserial load: {len(image)} bytes in {seconds:.3f} s = {len(image) / seconds:,.0f} B/s over the pty; "
             f"{frames} chunks, {wire} bytes on the wire; at 115200 baud ≈ {len(image) / (wire * 10 / 115200):,.0f} B/s"
         )
+
+
+def test_socket_url(device, tmp_path, models, reference):
+    """A pyserial URL, as QEMU's UART on a TCP socket will be: the device serves the accepted connection."""
+    import socket
+    import subprocess
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        with SerialClient(f"socket://127.0.0.1:{port}", timeout=0.3) as client:
+            conn, _ = server.accept()
+            proc = subprocess.Popen(
+                [str(device), "--fd", str(conn.fileno()), "--slots", str(tmp_path / "slots.bin")],
+                pass_fds=[conn.fileno()],
+            )
+            conn.close()
+            try:
+                client.load(models["mnist_mlp"][1])
+                assert answers_as(client, reference, "mnist_mlp")
+            finally:
+                proc.kill()
+                proc.wait()
