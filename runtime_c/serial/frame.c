@@ -11,9 +11,6 @@ uint16_t mx_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 uint32_t mx_rd32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-void mx_wr32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void tx_raw(mx_serial *s, const uint8_t *data, uint32_t len) {
   for (uint32_t i = 0; i < len; i++) mx_slip_put(s->cfg.io, data[i]);
@@ -42,8 +39,7 @@ void mx_tx_u16(mx_serial *s, uint16_t v) {
   mx_tx_put(s, b, 2);
 }
 void mx_tx_u32(mx_serial *s, uint32_t v) {
-  uint8_t b[4];
-  mx_wr32(b, v);
+  const uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
   mx_tx_put(s, b, 4);
 }
 

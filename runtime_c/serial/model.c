@@ -17,13 +17,12 @@ const uint8_t *mx_slot_image(const mx_serial *s, uint32_t slot) {
 
 /* 0 when the header is not valid. */
 static uint32_t header_field(const mx_serial *s, uint32_t slot, uint32_t field) {
-  const uint8_t *h = s->cfg.store->map(s->cfg.store->ctx, slot);
-  if (mx_rd32(h) != MX_SERIAL_SLOT_MAGIC || mx_crc32(0, h, 16) != mx_rd32(h + 16)) return 0;
-  if (mx_rd32(h + 4) > s->cfg.store->slot_bytes - MX_SERIAL_SLOT_HEADER) return 0;
-  return mx_rd32(h + 4 * field);
+  /* the slot starts 16-byte aligned and the words are little-endian, as load.c wrote them */
+  const uint32_t *h = (const uint32_t *)(const void *)s->cfg.store->map(s->cfg.store->ctx, slot);
+  if (h[0] != MX_SERIAL_SLOT_MAGIC || mx_crc32(0, (const uint8_t *)h, 16) != h[4]) return 0;
+  if (h[1] > s->cfg.store->slot_bytes - MX_SERIAL_SLOT_HEADER) return 0;
+  return h[field];
 }
-
-uint32_t mx_slot_image_size(const mx_serial *s, uint32_t slot) { return header_field(s, slot, 1); }
 
 uint32_t mx_model_open(mx_serial *s, const uint8_t *image, uint32_t size) {
   mx_method_meta meta;
@@ -74,7 +73,7 @@ uint32_t mx_model_open(mx_serial *s, const uint8_t *image, uint32_t size) {
 
 /* Validates slot's header and image CRC and opens it. */
 static uint32_t open_slot(mx_serial *s, uint32_t slot) {
-  const uint32_t size = mx_slot_image_size(s, slot);
+  const uint32_t size = header_field(s, slot, 1);
   if (size == 0) return MX_SERIAL_NO_MODEL;
   const uint8_t *image = mx_slot_image(s, slot);
   if (mx_crc32(0, image, size) != header_field(s, slot, 2)) return MX_SERIAL_IMAGE_CRC;

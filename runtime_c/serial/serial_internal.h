@@ -54,7 +54,6 @@ void mx_tx_status(mx_serial *s, uint32_t status);
 
 uint16_t mx_rd16(const uint8_t *p);
 uint32_t mx_rd32(const uint8_t *p);
-void mx_wr32(uint8_t *p, uint32_t v);
 
 /* model.c: the active model */
 /* Opens the program at image and loads its method into the work area; MX_OK, a runtime mx_error (the
@@ -64,7 +63,6 @@ const uint8_t *mx_slot_image(const mx_serial *s, uint32_t slot);
 /* As after a power-up: activates the newest slot that checks and loads (none: s->active = -1) and ends any
  * transfer. Also what a failed LOAD_END falls back on: the new slot has no valid header yet. */
 void mx_serial_boot(mx_serial *s);
-uint32_t mx_slot_image_size(const mx_serial *s, uint32_t slot);
 
 /* Handlers: each writes the whole response body (after frame.c's mx_tx_begin). */
 void mx_cmd_info(mx_serial *s, const uint8_t *body, uint32_t len);
