@@ -71,8 +71,11 @@ def _build_parser() -> argparse.ArgumentParser:
         dest="sim",
         default=None,
         metavar="TARGET",
-        help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it)",
+        help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it), or serial "
+        "for a board on a serial link (with --port)",
     )
+    p.add_argument("--port", help="with --sim serial: a device path or a pyserial URL (socket://host:port)")
+    p.add_argument("--baud", type=int, default=115200, help="with --sim serial: baud rate (default 115200)")
     p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
     p.add_argument(
@@ -195,6 +198,8 @@ def _cmd_run(args) -> int:
         output_path=args.output,
         json_path=args.json,
         timeout=args.timeout,
+        port=args.port,
+        baud=args.baud,
     )
 
 

@@ -292,3 +292,29 @@ def test_socket_url(device, tmp_path, models, reference):
             finally:
                 proc.kill()
                 proc.wait()
+
+
+def test_serial_is_a_runner_target(link, models, reference, tmp_path, capsys):
+    from mcu_export.cli import main
+    from mcu_export.runners import runner_for
+
+    folder, _ = models["mnist_mlp"]
+    arrays, expected = reference["mnist_mlp"]
+    runner = runner_for("corstone-300", "serial", port=link.port)
+    runner.open(folder)
+    for _ in range(2):
+        run = runner.run(arrays)
+        assert all(np.array_equal(a, b) for a, b in zip(run.outputs, expected))
+        assert (run.board, run.target) == ("corstone-300", "serial") and run.ticks > 0
+    runner.close()
+    with SerialClient(link.port, timeout=0.3) as client:
+        assert client.info().generation == 1  # loaded once: the second run found it active
+
+    np.save(tmp_path / "x.npy", arrays[0])
+    args = ["run", str(folder), "--board", "corstone-300", "--input", str(tmp_path / "x.npy")]
+    assert main([*args, "--sim", "serial", "--port", link.port]) == 0
+    assert "corstone-300 (serial):" in capsys.readouterr().out
+    assert main([*args, "--port", link.port]) == 2
+    assert "--port goes with --sim serial" in capsys.readouterr().err
+    assert main([*args, "--sim", "serial"]) == 2
+    assert "target 'serial' needs a port" in capsys.readouterr().err
