@@ -318,3 +318,20 @@ def test_serial_is_a_runner_target(link, models, reference, tmp_path, capsys):
     assert "--port goes with --sim serial" in capsys.readouterr().err
     assert main([*args, "--sim", "serial"]) == 2
     assert "target 'serial' needs a port" in capsys.readouterr().err
+
+
+def test_a_slot_the_firmware_cannot_load_falls_back_at_boot(link, client, models, reference):
+    """After a firmware update that drops an operator, the newest slot no longer loads: the other one answers,
+    and the next model goes into the slot that failed (erased first) as the newest."""
+    client.load(models["resnet8"][1])  # slot 0, generation 1
+    client.load(models["mnist_mlp"][1])  # slot 1, generation 2: needs aten::view_copy
+    link.kill_device()
+    link.device = build_serial_device(ops=[op for op in default_ops() if op.name != "aten::view_copy"])
+    link.start_device()
+    info = client.info()
+    assert (info.active_slot, info.generation) == (0, 1)
+    assert answers_as(client, reference, "resnet8")
+    assert client.load(models["resnet8"][1]) == 2
+    link.kill_device()
+    link.start_device()
+    assert client.info().active_slot == 1

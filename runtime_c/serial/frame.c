@@ -43,19 +43,24 @@ void mx_tx_u32(mx_serial *s, uint32_t v) {
   mx_tx_put(s, b, 4);
 }
 
-/* Names come from the program: cut at 255 bytes, so a hostile one cannot break the length byte. */
-void mx_tx_str(mx_serial *s, const char *a) {
+/* Names come from the program: cut at max bytes, so a hostile one cannot break the length byte. */
+static void put_name(mx_serial *s, const char *a, uint32_t max) {
   const size_t n = a != NULL ? strlen(a) : 0;
-  const uint8_t len = (uint8_t)(n < 255u ? n : 255u);
+  const uint8_t len = (uint8_t)(n < max ? n : max);
   mx_tx_u8(s, len);
   mx_tx_put(s, a, len);
 }
 
+void mx_tx_str(mx_serial *s, const char *a) { put_name(s, a, 255u); }
+
+/* Cut so that every error body fits the replay buffer (2 + 4 + 1 + 46 + 1 + 10 = 64 bytes): a resent request
+ * that failed gets its failure again, never a second execution. */
+_Static_assert(2 + 4 + 1 + 46 + 1 + 10 <= MX_SERIAL_REPLAY_BYTES, "error bodies must fit the replay buffer");
 void mx_tx_error(mx_serial *s, uint32_t status, int32_t instruction, const char *op, const char *overload) {
   mx_tx_u16(s, (uint16_t)status);
   mx_tx_u32(s, (uint32_t)instruction);
-  mx_tx_str(s, op);
-  mx_tx_str(s, overload);
+  put_name(s, op, 46u);
+  put_name(s, overload, 10u);
 }
 
 void mx_tx_status(mx_serial *s, uint32_t status) {

@@ -61,8 +61,12 @@ void mx_cmd_load_end(mx_serial *s, const uint8_t *body, uint32_t len) {
     mx_tx_error(s, e, site.instruction, site.op_name, site.op_overload);
     return;
   }
-  /* little-endian words as they lie in memory (commands.c asserts the byte order) */
-  uint32_t header[5] = {MX_SERIAL_SLOT_MAGIC, s->load_size, s->load_crc, s->active_generation + 1u, 0};
+  /* Newer than both slots, not just the active one: the other may hold a valid header that failed to load
+   * (a firmware without its operators), and must not win over this one at the next boot. Little-endian
+   * words as they lie in memory (commands.c asserts the byte order). */
+  const uint32_t other = mx_slot_generation(s, slot ^ 1u), mine = mx_slot_generation(s, slot);
+  const uint32_t generation = (other > mine ? other : mine) + 1u;
+  uint32_t header[5] = {MX_SERIAL_SLOT_MAGIC, s->load_size, s->load_crc, generation, 0};
   header[4] = mx_crc32(0, (const uint8_t *)header, 16);
   if (s->cfg.store->write(s->cfg.store->ctx, slot, 0, header, sizeof header) != 0) {
     mx_serial_boot(s);
@@ -70,8 +74,7 @@ void mx_cmd_load_end(mx_serial *s, const uint8_t *body, uint32_t len) {
     return;
   }
   s->active = (int8_t)slot;
-  s->active_generation++;
   mx_tx_u16(s, MX_OK);
   mx_tx_u8(s, (uint8_t)slot);
-  mx_tx_u32(s, s->active_generation);
+  mx_tx_u32(s, generation);
 }

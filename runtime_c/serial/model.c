@@ -24,6 +24,8 @@ static uint32_t header_field(const mx_serial *s, uint32_t slot, uint32_t field) 
   return h[field];
 }
 
+uint32_t mx_slot_generation(const mx_serial *s, uint32_t slot) { return header_field(s, slot, 3); }
+
 uint32_t mx_model_open(mx_serial *s, const uint8_t *image, uint32_t size) {
   mx_method_meta meta;
   mx_span arenas[MX_SERIAL_MAX_ARENAS];
@@ -89,16 +91,14 @@ void mx_serial_init(mx_serial *s, const mx_serial_config *cfg) {
 void mx_serial_boot(mx_serial *s) {
   s->loading = 0;
   /* newest first; a slot that no longer checks or loads (a firmware without its operators) falls back */
-  const uint32_t first = header_field(s, 1, 3) > header_field(s, 0, 3) ? 1u : 0u;
+  const uint32_t first = mx_slot_generation(s, 1) > mx_slot_generation(s, 0) ? 1u : 0u;
   for (uint32_t k = 0; k < 2; k++) {
     if (open_slot(s, first ^ k) == MX_OK) {
       s->active = (int8_t)(first ^ k);
-      s->active_generation = header_field(s, first ^ k, 3);
       return;
     }
   }
   s->active = -1;
-  s->active_generation = 0;
 }
 
 /* Per-op ticks in 32 bits: modular subtraction is exact for any op shorter than 2^32 ticks. */

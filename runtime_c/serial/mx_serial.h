@@ -73,7 +73,6 @@ typedef struct mx_serial {
   uint32_t load_size, load_crc;
   /* the active model */
   int8_t active;                          /* slot, or -1 */
-  uint32_t active_generation;
   mx_program program;
   mx_method method;
   uint32_t *profile;                      /* ticks per instruction, in the work area (NULL: no room) */
@@ -81,7 +80,7 @@ typedef struct mx_serial {
   uint32_t op_start;
   /* a response being sent */
   uint32_t tx_crc;
-  uint16_t tx_body_len;
+  uint32_t tx_body_len;   /* GET_OUTPUT alone can send 65,537 body bytes */
   uint8_t replay[MX_SERIAL_REPLAY_BYTES];
   uint8_t rx[MX_SERIAL_MAX_FRAME];
 } mx_serial;

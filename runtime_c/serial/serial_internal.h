@@ -60,6 +60,7 @@ uint32_t mx_rd32(const uint8_t *p);
  * method's error site says where) or MX_SERIAL_WORK_TOO_SMALL. */
 uint32_t mx_model_open(mx_serial *s, const uint8_t *image, uint32_t size);
 const uint8_t *mx_slot_image(const mx_serial *s, uint32_t slot);
+uint32_t mx_slot_generation(const mx_serial *s, uint32_t slot);   /* 0: no valid header */
 /* As after a power-up: activates the newest slot that checks and loads (none: s->active = -1) and ends any
  * transfer. Also what a failed LOAD_END falls back on: the new slot has no valid header yet. */
 void mx_serial_boot(mx_serial *s);
