@@ -335,3 +335,25 @@ def test_a_slot_the_firmware_cannot_load_falls_back_at_boot(link, client, models
     link.kill_device()
     link.start_device()
     assert client.info().active_slot == 1
+
+
+def test_random_requests_and_line_noise_leave_the_device_answering(link, client, models, reference):
+    import random
+
+    client.load(models["mnist_mlp"][1])
+    rng = random.Random(10)
+    codes = [*p.COMMANDS.values(), 0, 0x0B, 0x7F, 0xFF]
+    for _ in range(400):
+        code = rng.choice([c for c in codes if c not in (p.COMMANDS["RESET"], p.COMMANDS["LOAD_END"])])
+        body = bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 2, 4, 6, 8, 9, 40, 300])))
+        p.COMMANDS["RANDOM"] = code
+        try:
+            client.request("RANDOM", body)
+        except DeviceError:
+            pass
+        finally:
+            del p.COMMANDS["RANDOM"]
+    client._port.write(bytes(rng.randrange(256) for _ in range(5000)))  # noise, frames torn apart in it
+    assert link.proc.poll() is None
+    assert client.info().active_slot == 0  # LOAD_BEGIN and chunks went to the other slot, never finished
+    assert answers_as(client, reference, "mnist_mlp")
