@@ -71,10 +71,8 @@ class SerialClient:
         *,
         timeout: float = 0.5,
         retries: int = 10,
-        wire: Optional[Callable[[bytes], bytes]] = None,
     ):
-        """timeout: seconds to wait for a response before resending; retries: resends before giving up.
-        wire (tests): transforms each frame before it is written (to drop or flip bytes)."""
+        """timeout: seconds to wait for a response before resending; retries: resends before giving up."""
         import serial
 
         try:
@@ -84,7 +82,6 @@ class SerialClient:
         self.name = port
         self.timeout = timeout
         self.retries = retries
-        self.wire = wire
         self.resends = 0  # frames sent again (timeouts, NAKs, corrupt responses): a link-quality figure
         self._seq = random.randrange(0x10000)  # a fresh host must not reuse the device's last sequence
         self._decoder = p.SlipDecoder()
@@ -113,7 +110,7 @@ class SerialClient:
         for attempt in range(self.retries + 1):
             if attempt:
                 self.resends += 1
-            self._port.write(self.wire(frame) if self.wire else frame)
+            self._port.write(frame)
             self._port.flush()
             outcome = self._await(self._seq, wait)
             if isinstance(outcome, p.Frame):
@@ -136,17 +133,18 @@ class SerialClient:
         """The response to `seq`, or why there is none (a string): a timeout, a NAK, a corrupt response."""
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            data = self._port.read(max(1, self._port.in_waiting))
-            for raw in self._decoder.feed(data):
+            corrupt = False
+            for raw in self._decoder.feed(self._port.read(max(1, self._port.in_waiting))):
                 frame = p.decode_frame(raw)
                 if frame is None:
-                    return "corrupt response"  # the device did answer: resend now, it replays
-                if not frame.is_response or frame.seq != seq:
-                    continue  # our echo, or a stale answer to an earlier try
-                if frame.is_nak:
+                    corrupt = True
+                elif frame.is_response and frame.seq == seq:  # else our echo, or an answer to an earlier try
+                    if not frame.is_nak:
+                        return frame
                     reason = struct.unpack_from("<H", frame.body)[0] if len(frame.body) >= 2 else 0
                     return f"NAK 0x{reason:04x} {p.status_text(reason)}"
-                return frame
+            if corrupt:
+                return "corrupt response"  # the device did answer: resend now, it replays
         return f"timeout after {wait:g} s"
 
     def _status(self, command: str, body: bytes) -> p.Reader:
