@@ -37,10 +37,11 @@ typedef struct mx_serial_io {
   uint64_t (*ticks)(void *ctx);           /* a free-running clock for INVOKE and PROFILE */
 } mx_serial_io;
 
-/* The slot seam: two slots of slot_bytes each (header + image). Flash on a board (erase sets 0xFF; writes
- * only clear bits there, and write is called at most once per byte between erases), a file on a host or a
- * simulator. map gives the slot's bytes readable in place (memory-mapped flash, or a RAM copy), so the
- * runtime runs the program where it lies; each slot starts 16-byte aligned. erase/write return 0 on success. */
+/* The slot seam: two slots of slot_bytes each (header + image). Flash on a board (erase sets 0xFF; a write
+ * only clears bits there: LOAD_CHUNKs that overlap, which our host never sends, leave an image whose CRC
+ * fails), a file on a host or a simulator. map gives the slot's bytes readable in place (memory-mapped
+ * flash, or a RAM copy), so the runtime runs the program where it lies; each slot starts 16-byte aligned.
+ * erase/write return 0 on success. */
 typedef struct mx_slot_store {
   void *ctx;
   uint32_t slot_bytes;
