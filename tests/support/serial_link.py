@@ -14,7 +14,7 @@ import threading
 import time
 import tty
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, Optional
 
 Fault = Callable[[bytes], bytes]  # bytes in → bytes passed on
 
@@ -110,5 +110,3 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         time.sleep(0.01)
     return False
 
-
-__all__: List[str] = ["PtyLink", "drop_byte", "every_nth", "flip_bit", "wait_until"]
