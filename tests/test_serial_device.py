@@ -202,6 +202,10 @@ def test_malformed_requests_are_refused(client, models):
         client.request("INVOKE", b"\0")
     with pytest.raises(DeviceError, match="0x050b no model is active"):
         client.invoke()
+    with pytest.raises(DeviceError, match=r"the model is 300,000 bytes; the model slots of host hold 262,112"):
+        client.load(bytes(300_000))
+    with pytest.raises(DeviceError, match="0x0507 model image larger than a model slot"):
+        client.request("LOAD_BEGIN", struct.pack("<II", 300_000, 0))
     client.load(models["mnist_mlp"][1])
     with pytest.raises(DeviceError, match="0x0508 offset or length outside"):
         client.request("GET_OUTPUT", struct.pack("<HIH", 0, 30, 16))  # 40 bytes: [30, 46) is past the end

@@ -206,6 +206,11 @@ class SerialClient:
     def load(self, image: bytes, progress: Optional[Callable[[int, int], None]] = None, stop_at: int = -1) -> int:
         """Writes `image` (a .pte) into the inactive slot and activates it; returns the slot's generation.
         stop_at (tests): stop sending after that many bytes, as a cut cable would."""
+        info = self.info()
+        if len(image) > info.slot_bytes:  # the device would refuse it too, without the sizes
+            raise DeviceError(
+                f"the model is {len(image):,} bytes; the model slots of {info.board} hold {info.slot_bytes:,}"
+            )
         chunk = self._chunk_bytes(4)
         r = self.request("LOAD_BEGIN", struct.pack("<II", len(image), zlib.crc32(image)))
         for offset in range(0, len(image), chunk):
