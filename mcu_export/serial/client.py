@@ -22,6 +22,7 @@ from mcu_export.runners.tensors import TensorSpec, from_memory_order, to_memory_
 from mcu_export.serial import protocol as p
 
 INVOKE_TIMEOUT_S = 60.0  # an inference can take seconds on a small core; its request is resent only after this
+SLOW_TIMEOUT_S = 10.0  # LOAD_BEGIN (erases a slot) and LOAD_END (checks and loads the image)
 
 
 @dataclass(frozen=True)
@@ -138,11 +139,13 @@ class SerialClient:
                 frame = p.decode_frame(raw)
                 if frame is None:
                     corrupt = True
-                elif frame.is_response and frame.seq == seq:  # else our echo, or an answer to an earlier try
-                    if not frame.is_nak:
-                        return frame
+                elif frame.is_response and frame.is_nak:
+                    # Whatever sequence it carries (the damage may be in that field): with one request pending,
+                    # resending is right, and at worst the device replays an answer once more.
                     reason = struct.unpack_from("<H", frame.body)[0] if len(frame.body) >= 2 else 0
                     return f"NAK 0x{reason:04x} {p.status_text(reason)}"
+                elif frame.is_response and frame.seq == seq:  # else our echo, or an answer to an earlier try
+                    return frame
             if corrupt:
                 return "corrupt response"  # the device did answer: resend now, it replays
         return f"timeout after {wait:g} s"
@@ -212,14 +215,15 @@ class SerialClient:
                 f"the model is {len(image):,} bytes; the model slots of {info.board} hold {info.slot_bytes:,}"
             )
         chunk = self._chunk_bytes(4)
-        r = self.request("LOAD_BEGIN", struct.pack("<II", len(image), zlib.crc32(image)))
+        # erasing a slot of flash takes seconds; a resend meanwhile would only be lost in a busy UART's FIFO
+        r = self.request("LOAD_BEGIN", struct.pack("<II", len(image), zlib.crc32(image)), timeout=SLOW_TIMEOUT_S)
         for offset in range(0, len(image), chunk):
             if 0 <= stop_at <= offset:
                 return -1
             self.request("LOAD_CHUNK", struct.pack("<I", offset) + image[offset : offset + chunk])
             if progress:
                 progress(min(offset + chunk, len(image)), len(image))
-        r = self.request("LOAD_END", timeout=max(self.timeout, 10.0))  # CRC of the image, then the load
+        r = self.request("LOAD_END", timeout=SLOW_TIMEOUT_S)  # CRC of the whole image, then the load
         _slot, generation = r.take("BI")
         return generation
 
