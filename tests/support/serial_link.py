@@ -25,7 +25,6 @@ class PtyLink:
         self.slot_bytes, self.work_bytes = slot_bytes, work_bytes
         self.to_device: Optional[Fault] = None
         self.to_host: Optional[Fault] = None
-        self.bytes_to_device = 0
         self._host_master, host_slave = os.openpty()
         self._dev_master, dev_slave = os.openpty()
         for fd in (host_slave, dev_slave):
@@ -65,8 +64,6 @@ class PtyLink:
                 fault = self.to_device if towards_device else self.to_host
                 if fault is not None:
                     data = fault(data)
-                if towards_device:
-                    self.bytes_to_device += len(data)
                 if data:
                     os.write(pairs[src], data)
 
