@@ -13,7 +13,7 @@ import struct
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -99,10 +99,12 @@ class SerialClient:
 
     # ---- the link ------------------------------------------------------------------------------------
 
-    def request(self, command: str, body: bytes = b"", timeout: Optional[float] = None) -> p.Reader:
-        """Sends one request until its response arrives; returns a reader past the response's status.
-        Raises DeviceError when the device refuses it and SerialLinkError when it never answers."""
-        code = p.COMMANDS[command]
+    def request(self, command: Union[str, int], body: bytes = b"", timeout: Optional[float] = None) -> p.Reader:
+        """Sends one request (a command's name, or any code) until its response arrives; returns a reader past
+        the response's status. Raises DeviceError when the device refuses it and SerialLinkError when it never
+        answers."""
+        code = p.COMMANDS[command] if isinstance(command, str) else command
+        command = p.COMMAND_NAMES.get(code, f"command 0x{code:02x}")
         self._seq = (self._seq + 1) & 0xFFFF
         frame = p.encode_frame(code, self._seq, body)
         size = p.FRAME_OVERHEAD + len(body)
