@@ -4,7 +4,8 @@
 
 #include "serial_internal.h"
 
-/* The 64-bit tick counts go out as they lie in memory: every device this runs on is little-endian. */
+/* Tick counts and slot header words go out as they lie in memory: every device this runs on (Cortex-M, the
+ * hosts) is little-endian, like the wire. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire format is little-endian");
 
 void mx_cmd_info(mx_serial *s, const uint8_t *body, uint32_t len) {
