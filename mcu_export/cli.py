@@ -71,8 +71,11 @@ def _build_parser() -> argparse.ArgumentParser:
         dest="sim",
         default=None,
         metavar="TARGET",
-        help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it)",
+        help="what runs it: qemu or fvp for a firmware board (default: qemu when the board has it), or serial "
+        "for a board on a serial link (with --port)",
     )
+    p.add_argument("--port", help="with --sim serial: a device path or a pyserial URL (socket://host:port)")
+    p.add_argument("--baud", type=int, default=115200, help="with --sim serial: baud rate (default 115200)")
     p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
     p.add_argument(
@@ -93,6 +96,26 @@ def _build_parser() -> argparse.ArgumentParser:
         help="list each operator's kernel-call arguments instead: position, name and schema type",
     )
     p.set_defaults(func=_cmd_ops)
+
+    p = sub.add_parser("serial", help="talk to a board over its serial link: info, load a model, invoke, profile")
+    ssub = p.add_subparsers(dest="serial_command", required=True, parser_class=_Parser)
+    for name, text in (
+        ("info", "what the device says about itself: board, firmware, operators, memory, active model"),
+        ("load", "load a model into the inactive slot; it becomes active once it checks and loads"),
+        ("invoke", "set the inputs, run the active model once, read the outputs"),
+        ("profile", "per-op ticks of the last invoke (with --input: invoke on them first)"),
+    ):
+        q = ssub.add_parser(name, help=text)
+        q.add_argument("--port", required=True, help="a device path or a pyserial URL (socket://host:port, rfc2217://)")
+        q.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
+        q.add_argument("--timeout", type=float, default=1.0, metavar="S", help="seconds before a request is resent")
+        if name == "load":
+            q.add_argument("program", metavar="OUT|FILE.pte", help="an export folder or a .pte file")
+        if name in ("invoke", "profile"):
+            q.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input")
+        if name == "invoke":
+            q.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
+    p.set_defaults(func=_cmd_serial)
 
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
     p.add_argument("program", metavar="FILE.pte")
@@ -175,6 +198,8 @@ def _cmd_run(args) -> int:
         output_path=args.output,
         json_path=args.json,
         timeout=args.timeout,
+        port=args.port,
+        baud=args.baud,
     )
 
 
@@ -190,6 +215,19 @@ def _cmd_ops(args) -> int:
 
     print(format_op_args() if args.args else format_ops(), end="")
     return 0
+
+
+def _cmd_serial(args) -> int:
+    from mcu_export.serial import command
+
+    link = (args.port, args.baud, args.timeout)
+    if args.serial_command == "info":
+        return command.info_command(*link)
+    if args.serial_command == "load":
+        return command.load_command(*link, args.program)
+    if args.serial_command == "invoke":
+        return command.invoke_command(*link, args.input, args.output)
+    return command.profile_command(*link, args.input)
 
 
 def _cmd_inspect(args) -> int:

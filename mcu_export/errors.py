@@ -35,3 +35,11 @@ class RuntimeFailure(McuExportError):
 
 class ToolchainError(McuExportError):
     """A compiler, CMake or simulator is missing or failed; the message says what to install."""
+
+
+class SerialLinkError(McuExportError):
+    """A serial port that cannot be opened, or a device that does not answer (after the retries)."""
+
+
+class DeviceError(McuExportError):
+    """A device on the serial link refused a request; the message has its status text (and operator)."""

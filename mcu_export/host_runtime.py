@@ -146,6 +146,18 @@ def build_host_runner(
     """Path of an `mx_run` built for `target` with a kernel table for `ops` and `backends` (of those mx_run
     links: HOST_BACKENDS or none); built once per configuration. `npu_check` (tests only): the NPU reports the
     job the driver programmed and writes a known pattern instead of simulating (runtime_c/host/mx_run_npu.h)."""
+    return _build_tool("mx_run", target, ops, sanitize, backends, npu_check)
+
+
+def build_serial_device(ops=None, sanitize: bool = False) -> Path:
+    """Path of `mx_serial_device` (runtime_c/host/mx_serial_device.c): the serial protocol's device side on
+    this host with the kernels of `ops` (default: all) and no delegate backends, as a CPU-only board has."""
+    return _build_tool("mx_serial_device", "x86_64", ops, sanitize, (), False)
+
+
+def _build_tool(
+    tool: str, target: str, ops, sanitize: bool, backends: Sequence[LinkedBackend], npu_check: bool
+) -> Path:
     check_target(target)
     compiler, toolchain, _ = TARGETS[target]
     if sanitize and target != "x86_64":
@@ -158,12 +170,13 @@ def build_host_runner(
     simulator = asset_dir("fvp") / "ethosu_sim"
 
     digest = _sources_digest(runtime, cmsis_nn, driver, simulator)
-    for part in (table, target, f"sanitize={sanitize}", "layout=1", f"npu_check={npu_check}"):
+    for part in (table, target, f"sanitize={sanitize}", "layout=1", f"npu_check={npu_check}", tool):
         digest.update(part.encode() + b"\0")
     host_root = cache_root() / "host"
     flavour = ("-san" if sanitize else "") + ("-npucheck" if npu_check else "")
-    final = host_root / f"{target}{flavour}-{digest.hexdigest()[:20]}"
-    runner = final / "mx_run"
+    prefix = "" if tool == "mx_run" else f"{tool}-"  # mx_run keeps the folder names it always had
+    final = host_root / f"{prefix}{target}{flavour}-{digest.hexdigest()[:20]}"
+    runner = final / tool
     if runner.is_file():
         return runner
 
@@ -172,7 +185,7 @@ def build_host_runner(
     require_tool(compiler)
     host_root.mkdir(parents=True, exist_ok=True)
     print(
-        f"mcu-export: building the host runtime for {target} ({len(ops)} kernels{', sanitizers' if sanitize else ''})",
+        f"mcu-export: building {tool} for {target} ({len(ops)} kernels{', sanitizers' if sanitize else ''})",
         file=sys.stderr,
     )
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=host_root))
@@ -200,9 +213,9 @@ def build_host_runner(
         else:
             configure.append(f"-DCMAKE_C_COMPILER={shutil.which(compiler)}")
         _run_build_step(configure, "configure")
-        _run_build_step([cmake, "--build", str(tmp / "build"), "--target", "mx_run"], "build")
+        _run_build_step([cmake, "--build", str(tmp / "build"), "--target", tool], "build")
         (tmp / "out").mkdir()
-        shutil.copy2(tmp / "build" / "mx_run", tmp / "out" / "mx_run")
+        shutil.copy2(tmp / "build" / tool, tmp / "out" / tool)
         try:
             os.rename(tmp / "out", final)
         except OSError:

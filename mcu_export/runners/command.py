@@ -39,10 +39,16 @@ def run_command(
     output_path: Optional[str] = None,
     json_path: Optional[str] = None,
     timeout: float = 60.0,
+    port: Optional[str] = None,
+    baud: int = 115200,
 ) -> int:
     """Run once with the .npy inputs (building first when the target needs it and the build is stale),
-    print the outputs and what the target measured; save outputs (.npz) and RUN.json when asked."""
-    runner = runner_for(board, target, timeout=timeout)
+    print the outputs and what the target measured; save outputs (.npz) and RUN.json when asked.
+    port, baud: the link of target `serial`."""
+    if port and target != "serial":
+        raise UsageError("--port goes with --sim serial (a board on a serial link)")
+    options = dict(port=port, baud=baud) if target == "serial" else {}
+    runner = runner_for(board, target, timeout=timeout, **options)
     runner.open(Path(program))
     arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
     run = runner.run(arrays, names=list(input_paths))
