@@ -30,7 +30,7 @@ def test_default_target_is_the_boards_first_simulator():
     assert runner_for("corstone-300").name == "qemu" and runner_for("corstone-320").name == "fvp"
     with pytest.raises(UsageError, match="'corstone-320' does not run on qemu .it runs on: fvp."):
         runner_for("corstone-320", "qemu")
-    with pytest.raises(UsageError, match="'pico2' has no target to run on here"):
+    with pytest.raises(UsageError, match="'pico2' has no target to run on here .* or a serial link: --sim serial"):
         runner_for("pico2")
 
 

@@ -33,9 +33,13 @@ def runner_for(board, target: Optional[str] = None, **options) -> Runner:
     known = targets()
     serving = [name for name, cls in known.items() if cls.serves(board)]
     if target is None:
-        if not serving:
-            raise UsageError(f"board '{board.name}' has no target to run on here (no simulator in its board file)")
-        target = serving[0]
+        defaults = [name for name in serving if known[name].by_default]
+        if not defaults:
+            also = " or a serial link: --sim serial --port PORT" if "serial" in serving else ""
+            raise UsageError(
+                f"board '{board.name}' has no target to run on here (no simulator in its board file){also}"
+            )
+        target = defaults[0]
     elif target not in known:
         raise UsageError(f"unknown target '{target}' (valid: {', '.join(known)})")
     elif target not in serving:

@@ -56,6 +56,7 @@ class ModelRun:
 class Runner(ABC):
     name: ClassVar[str] = ""  # empty for abstract families (e.g. firmware on a simulator)
     rank: ClassVar[int] = 100  # a board's default target is the lowest-ranked one serving it
+    by_default: ClassVar[bool] = True  # False: only when asked for by name (e.g. it needs a port)
     targets: ClassVar[Dict[str, Type["Runner"]]] = {}
 
     def __init_subclass__(cls, **kwargs):

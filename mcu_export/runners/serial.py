@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 class SerialRunner(Runner):
     name = "serial"
-    rank = 90  # never a board's default: it needs a port
+    rank = 90
+    by_default = False  # never a board's default: it needs a port
 
     def __init__(self, board, *, port: Optional[str] = None, baud: int = 115200, **options):
         super().__init__(board, **options)
