@@ -95,24 +95,24 @@ def test_resets_released_and_pins_on_uart0(trace):
     assert final[PADS_BANK0 + 8] & (1 << 3), "RX pulled up"
 
 
-def first(accesses, predicate, after=0):
-    return next(i for i in range(after, len(accesses)) if predicate(*accesses[i]))
+def first(accesses, kind, addr, test=lambda value: True, after=0):
+    """Index of the first access of `kind` ("R"/"W") to `addr` whose value passes `test`, at or after `after`."""
+    return next(i for i, (k, a, v) in enumerate(accesses) if i >= after and k == kind and a == addr and test(v))
 
 
 def test_order_of_the_critical_writes(trace):
     accesses, _, _, _ = trace
-    w = lambda addr, test=lambda v: True: lambda k, a, v: k == "W" and a == addr and test(v)  # noqa: E731
-    resus_off = first(accesses, w(CLK_SYS_RESUS_CTRL, lambda v: v == 0))
-    xosc_on = first(accesses, w(XOSC, lambda v: v >> 12 == 0xFAB))
-    xosc_stable = first(accesses, lambda k, a, v: k == "R" and a == XOSC + 4 and v >> 31, xosc_on)
-    ref_on_xosc = first(accesses, w(CLK_REF_CTRL, lambda v: v & 3 == 2))
-    sys_on_ref = first(accesses, w(CLK_SYS_CTRL, lambda v: v & 1 == 0))
-    sys_on_ref_seen = first(accesses, lambda k, a, v: k == "R" and a == CLK_SYS_SELECTED and v == 1, sys_on_ref)
-    pll_reset = first(accesses, w(RESET, lambda v: v & RESET_PLL_SYS))
-    pll_first_write = first(accesses, lambda k, a, v: k == "W" and PLL_SYS <= a < PLL_SYS + 0x20)
-    locked = first(accesses, lambda k, a, v: k == "R" and a == PLL_CS and v >> 31)
-    postdiv = first(accesses, w(PLL_PRIM))
-    sys_on_pll = first(accesses, w(CLK_SYS_CTRL, lambda v: v == 1))
+    resus_off = first(accesses, "W", CLK_SYS_RESUS_CTRL, lambda v: v == 0)
+    xosc_on = first(accesses, "W", XOSC, lambda v: v >> 12 == 0xFAB)
+    xosc_stable = first(accesses, "R", XOSC + 4, lambda v: v >> 31, after=xosc_on)
+    ref_on_xosc = first(accesses, "W", CLK_REF_CTRL, lambda v: v & 3 == 2)
+    sys_on_ref = first(accesses, "W", CLK_SYS_CTRL, lambda v: v & 1 == 0)
+    sys_on_ref_seen = first(accesses, "R", CLK_SYS_SELECTED, lambda v: v == 1, after=sys_on_ref)
+    pll_reset = first(accesses, "W", RESET, lambda v: v & RESET_PLL_SYS)
+    pll_first_write = min(first(accesses, "W", a) for a in (PLL_CS, PLL_PWR, PLL_FBDIV, PLL_PRIM))
+    locked = first(accesses, "R", PLL_CS, lambda v: v >> 31)
+    postdiv = first(accesses, "W", PLL_PRIM)
+    sys_on_pll = first(accesses, "W", CLK_SYS_CTRL, lambda v: v == 1)
     assert resus_off < xosc_on < xosc_stable < ref_on_xosc, "clk_ref moves to the crystal only once it is stable"
     assert sys_on_ref < sys_on_ref_seen < pll_reset < pll_first_write, "clk_sys leaves PLL_SYS before it is reset"
     assert pll_first_write < locked < postdiv < sys_on_pll, "LOCK awaited before the PLL drives clk_sys"
@@ -130,12 +130,11 @@ def test_order_of_the_critical_writes(trace):
 
 def test_pads_leave_isolation_after_funcsel(trace):
     accesses, _, _, _ = trace
+    released = first(accesses, "R", RESETS + 8, lambda v: v & RESET_USED == RESET_USED)
     for gpio in (0, 1):
-        pad, ctrl = PADS_BANK0 + 4 + 4 * gpio, IO_BANK0 + 4 + 8 * gpio
-        funcsel = first(accesses, lambda k, a, v: k == "W" and a == ctrl and v & 0x1F == 2)
-        iso_off = first(accesses, lambda k, a, v: k == "W" and a == pad and not v & PAD_ISO)
-        released = first(accesses, lambda k, a, v: k == "R" and a == RESETS + 8 and v & RESET_USED == RESET_USED)
-        assert released < funcsel < iso_off
+        funcsel = first(accesses, "W", IO_BANK0 + 4 + 8 * gpio, lambda v: v & 0x1F == 2)
+        iso_off = first(accesses, "W", PADS_BANK0 + 4 + 4 * gpio, lambda v: not v & PAD_ISO)
+        assert released < funcsel < iso_off, f"GP{gpio}"
 
 
 def test_uart_divisors_give_115200_within_one_percent(trace):

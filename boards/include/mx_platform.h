@@ -12,7 +12,7 @@
 void mx_platform_init(void);
 void mx_platform_putc(int c);
 int mx_platform_getc(void);            /* blocks until a byte arrives on the UART */
-uint64_t mx_platform_ticks(void);      /* CPU clock ticks since mx_platform_init (the board's [ticks]: SysTick, DWT) */
+uint64_t mx_platform_ticks(void);      /* CPU clock ticks since mx_platform_init ([ticks]) */
 void mx_platform_exit(int code) __attribute__((noreturn));
 void mx_platform_puts(const char *s);  /* no newline added */
 void mx_platform_put_hex(uint32_t value);
