@@ -1,8 +1,8 @@
 """Model firmware for the Pico 2, checked the way the RP2350 will see it (nothing here can run it): the UF2 as the
 boot ROM's USB drive parses it (RP2350-E10 block first, then the image's blocks, contiguous 256-byte pages equal to
 the ELF's loadable bytes), the IMAGE_DEF block found as the boot ROM scans for it, the vector table at the start of
-flash, every section in the memory it must live in, the bring-up and DWT tick drivers linked, and a `.ramfunc`
-function stored in flash but run from SRAM."""
+flash, every section in the memory it must live in, the bring-up and DWT tick drivers linked, a `.ramfunc`
+function stored in flash but run from SRAM; and both tick drivers running on QEMU's Cortex-M33."""
 
 import shutil
 import struct
@@ -15,6 +15,7 @@ from mcu_export.firmware import uf2
 from mcu_export.firmware.build import build_project, render_project
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.flow import build_for_board
+from mcu_export.firmware.qemu import run_qemu
 
 pytestmark = [
     pytest.mark.skipif(
@@ -166,3 +167,35 @@ def test_ramfunc_stored_in_flash_runs_from_sram(tmp_path):
     )
     veneers = [n for n, s in syms.items() if "mx_ram_add" in n and "veneer" in n and s.address in FLASH]
     assert veneers, "calls from flash reach SRAM through a long-branch veneer"
+
+
+TICKS_APP = r"""
+#include "mx_platform.h"
+int main(void) {
+  uint64_t first = mx_platform_ticks(); /* right after mx_platform_init: the counter may not have loaded yet */
+  for (volatile int i = 0; i < 100000; i++) {
+  }
+  uint64_t later = mx_platform_ticks();
+  mx_platform_puts("ticks ");
+  mx_platform_put_dec((int32_t)(later - first));
+  mx_platform_puts("\n");
+  return later > first && later - first < (1u << 24) ? 0 : 3;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs qemu-system-arm")
+@pytest.mark.parametrize("ticks", ["systick", "dwt"])
+def test_tick_drivers_on_qemus_m33(tmp_path, ticks):
+    """The Pico 2's CPU under QEMU (mps2-an505) with either tick driver. QEMU models no CYCCNT: the DWT driver sees
+    it stand still, says so, and counts with SysTick. Ticks read right after init must not be 2^24 off."""
+    src = load_board("mps2-an505").path
+    for folder in ("cortex_m", "include"):
+        shutil.copytree(src.parent / folder, tmp_path / folder)
+    text = src.read_text().replace('"cortex_m/systick.c", ', "") + f'\n[ticks]\nkind = "{ticks}"\n'
+    (tmp_path / "mps2-an505.toml").write_text(text)
+    board = load_board("mps2-an505", directory=tmp_path)
+    result = build_project(render_project(board, tmp_path / "p", {"app/main.c": TICKS_APP}))
+    run = run_qemu(board, result.elf, timeout=30, check_errors=False)
+    assert run.exit_code == 0, run.uart_text
+    assert ("DWT CYCCNT does not count here" in run.uart_text) == (ticks == "dwt")
