@@ -199,3 +199,15 @@ def test_tick_drivers_on_qemus_m33(tmp_path, ticks):
     run = run_qemu(board, result.elf, timeout=30, check_errors=False)
     assert run.exit_code == 0, run.uart_text
     assert ("DWT CYCCNT does not count here" in run.uart_text) == (ticks == "dwt")
+
+
+def test_uf2_writer_pages_and_e10_block():
+    data = uf2.to_uf2(bytes(range(256)) * 2 + b"\x01", 0x10000000, RP2350_ARM_S, abs_block=0x10FFFF00)
+    e10, *blocks = uf2.read_uf2(data)
+    assert (e10.number, e10.count, e10.family_id) == (0, 2, ABSOLUTE)
+    assert [(b.number, b.count, b.address) for b in blocks] == [(i, 3, 0x10000000 + 256 * i) for i in range(3)]
+    assert blocks[2].payload == b"\x01" + bytes(255), "the last page is padded with zeros"
+    (only,) = uf2.read_uf2(uf2.to_uf2(b"\x01", 0x10000000, RP2350_ARM_S))  # no E10 block unless asked
+    assert (only.family_id, only.flags) == (RP2350_ARM_S, uf2.FLAG_FAMILY_ID_PRESENT)
+    with pytest.raises(ValueError, match="not 256-byte aligned"):
+        uf2.to_uf2(b"\x01", 0x10000080, RP2350_ARM_S)
