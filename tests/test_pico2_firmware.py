@@ -2,7 +2,8 @@
 boot ROM's USB drive parses it (RP2350-E10 block first, then the image's blocks, contiguous 256-byte pages equal to
 the ELF's loadable bytes), the IMAGE_DEF block found as the boot ROM scans for it, the vector table at the start of
 flash, every section in the memory it must live in, the bring-up and DWT tick drivers linked, a `.ramfunc`
-function stored in flash but run from SRAM; and both tick drivers running on QEMU's Cortex-M33."""
+function stored in flash but run from SRAM; and, on QEMU's Cortex-M33, both tick drivers and the model firmware's
+ending without a debugger."""
 
 import shutil
 import struct
@@ -15,6 +16,7 @@ from mcu_export.firmware import uf2
 from mcu_export.firmware.build import build_project, render_project
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.flow import build_for_board
+from mcu_export.firmware.model_project import build_model_firmware, project_of
 from mcu_export.firmware.qemu import run_qemu
 
 pytestmark = [
@@ -211,3 +213,23 @@ def test_uf2_writer_pages_and_e10_block():
     assert (only.family_id, only.flags) == (RP2350_ARM_S, uf2.FLAG_FAMILY_ID_PRESENT)
     with pytest.raises(ValueError, match="not 256-byte aligned"):
         uf2.to_uf2(b"\x01", 0x10000080, RP2350_ARM_S)
+
+
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs qemu-system-arm")
+def test_model_firmware_without_a_debugger_reports_and_sleeps(model_fw, tmp_path):
+    """The Pico 2's host-less ending, on QEMU's M33 (whose DHCSR reads no debugger, as the Pico 2 on USB power does):
+    mps2-an505 with the Pico 2's semihost_attached.c and exit_loop.c runs the same model firmware; the input file is
+    there, but no debugger is to serve it, so main reports an I/O error, prints the exit code and sleeps."""
+    src = load_board("mps2-an505").path
+    for folder in ("cortex_m", "include"):
+        shutil.copytree(src.parent / folder, tmp_path / folder)
+    text = src.read_text().replace('"cortex_m/exit_semihosting.c"', '"cortex_m/exit_loop.c"')
+    text = text.replace('"cortex_m/semihosting.c",', '"cortex_m/semihosting.c", "cortex_m/semihost_attached.c",')
+    (tmp_path / "mps2-an505.toml").write_text(text)
+    board = load_board("mps2-an505", directory=tmp_path)
+    out = project_of(model_fw).parent.parent  # the export folder: OUT/firmware/pico2/
+    build = build_model_firmware(out, board)
+    (tmp_path / "in0.bin").write_bytes(bytes(4 * 784))
+    run = run_qemu(board, build.elf, semihosting_dir=tmp_path, timeout=5, check_errors=False)
+    assert run.timed_out, "exit_loop sleeps: nothing waits for an exit status"
+    assert "mx: io error: cannot open in0.bin" in run.uart_text and "mx: exit 2" in run.uart_text, run.uart_text

@@ -34,6 +34,9 @@ int mx_semihost_close(int handle);
 int mx_semihost_read(int handle, void *buf, size_t len);
 int mx_semihost_write(int handle, const void *buf, size_t len);
 long mx_semihost_flen(int handle);
+/* 1 when a host serves semihosting; 0 on a board without a debugger attached, where every call above fails (-1)
+ * instead of faulting (cortex_m/semihost_attached.c; simulators: always 1). */
+int mx_semihost_attached(void);
 
 /* Instruction-count markers seen by fvp/qemu_icount_plugin.c: the plugin counts guest instructions
  * between mx_icount_begin(tag) and mx_icount_end(tag). tag < MX_ICOUNT_MAX_TAGS; regions with
