@@ -113,6 +113,11 @@ def test_order_of_the_critical_writes(trace):
     locked = first(accesses, "R", PLL_CS, lambda v: v >> 31)
     postdiv = first(accesses, "W", PLL_PRIM)
     sys_on_pll = first(accesses, "W", CLK_SYS_CTRL, lambda v: v == 1)
+    startup_delay = first(accesses, "W", XOSC + 0xC)
+    powered = first(accesses, "W", PLL_PWR, lambda v: not v & 0x21)  # PD and VCOPD clear
+    dividers = max(first(accesses, "W", PLL_CS), first(accesses, "W", PLL_FBDIV))
+    assert startup_delay < xosc_on, "8.2.4: STARTUP set before the crystal is enabled"
+    assert dividers < powered < locked, "REFDIV and FBDIV set before the VCO powers up, then LOCK awaited"
     assert resus_off < xosc_on < xosc_stable < ref_on_xosc, "clk_ref moves to the crystal only once it is stable"
     assert sys_on_ref < sys_on_ref_seen < pll_reset < pll_first_write, "clk_sys leaves PLL_SYS before it is reset"
     assert pll_first_write < locked < postdiv < sys_on_pll, "LOCK awaited before the PLL drives clk_sys"
