@@ -1,6 +1,7 @@
 /* RP2350 clock tree for the Pico 2 (datasheet 8.1 clocks, 8.2 XOSC, 8.6 PLL): the 12 MHz crystal drives clk_ref,
  * PLL_SYS makes 150 MHz for clk_sys, and clk_peri (the UART's clock) follows clk_sys. The boot ROM leaves clk_sys on
- * the ring oscillator (or on PLL_SYS after a debugger reset), so every step works from either state. */
+ * the ring oscillator (or on PLL_SYS after a debugger reset), so every step works from either state. The XIP flash
+ * interface (QMI) keeps the boot ROM's setup, which the pico-sdk too runs at 150 MHz unchanged (no boot2 on RP2350). */
 #include "rp2350_regs.h"
 
 #define MX_XOSC_HZ 12000000u /* the Pico 2's crystal */
