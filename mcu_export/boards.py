@@ -20,6 +20,8 @@ UART_KINDS = ("cmsdk", "pl011")
 FLASH_METHODS = ("none", "uf2")
 OUTPUT_FORMATS = ("elf", "bin", "uf2")
 SECTION_KEYS = ("vectors", "text", "rodata", "data", "bss", "stack")
+# [ticks].kind → the driver of mx_platform_ticks, added to the board's sources (relative to boards/).
+TICK_DRIVERS = {"systick": "cortex_m/systick.c", "dwt": "cortex_m/ticks_dwt.c"}
 NPU_DRIVEN = ("ethos-u55-", "ethos-u65-", "ethos-u85-")  # the NPUs boards/ethosu/'s driver runs
 
 
@@ -95,6 +97,7 @@ class FvpSim:
 class Flash:
     method: str
     uf2_family_id: Optional[int] = None
+    uf2_abs_block: Optional[int] = None  # RP2350-E10: where the UF2's leading "absolute" block points (uf2.py)
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ class Board:
     sections: Sections
     stack_size: int
     uart: Uart
-    sources: Tuple[str, ...]  # relative to boards/
+    sources: Tuple[str, ...]  # relative to boards/, the [ticks] driver included
     defines: Tuple[Tuple[str, str], ...]  # extra -D for the board's C (UART ones are added from [uart])
     flash: Flash
     outputs: Tuple[str, ...]
@@ -130,6 +133,7 @@ class Board:
     npu_base: Optional[int] = None  # its registers' address as the CPU sees it
     npu_irq: Optional[int] = None  # its interrupt line (external IRQ number): the firmware waits for it
     npu_reachable: Tuple[str, ...] = ()  # memory regions its AXI ports reach: where its payload, weights, scratch go
+    ticks: str = "systick"  # what mx_platform_ticks counts: SysTick (deterministic under QEMU -icount) or DWT CYCCNT
     firmware: ClassVar[bool] = True
 
     def region(self, name: str) -> MemoryRegion:
@@ -263,6 +267,7 @@ class _Reader:
         stack_size = self.get(top, "", "stack_size", int)
         if stack_size <= 0 or stack_size % 8:
             raise self.fail("stack_size", "must be a positive multiple of 8")
+        ticks = self.choice(self.optional_table("ticks") or {}, "ticks", "kind", tuple(TICK_DRIVERS), "systick")
         return Board(
             name=name,
             description=self.get(top, "", "description", str),
@@ -273,7 +278,7 @@ class _Reader:
             sections=self.sections(names),
             stack_size=stack_size,
             uart=self.uart(),
-            sources=self.sources(),
+            sources=self.sources(ticks),
             defines=self.defines(),
             flash=self.flash(),
             outputs=self.outputs(),
@@ -282,6 +287,7 @@ class _Reader:
             npu=self.npu(top),
             npu_system_config=self.vela_section(top, "npu_system_config", "System_Config"),
             npu_memory_mode=self.vela_section(top, "npu_memory_mode", "Memory_Mode"),
+            ticks=ticks,
             **self.npu_device(top, memory),
         )
 
@@ -414,13 +420,16 @@ class _Reader:
             raise self.fail("uart", "a pl011 UART needs clock_hz and baud")
         return Uart(kind=kind, base=self.get(t, "uart", "base", int), clock_hz=clock, baud=baud)
 
-    def sources(self) -> Tuple[str, ...]:
+    def sources(self, ticks: str) -> Tuple[str, ...]:
         t = self.table("c")
         sources = self.strings(t, "c", "sources")
         for s in sources:
             if not (self.path.parent / s).is_file():
                 raise self.fail("c.sources", f"'{s}' does not exist under {self.path.parent}")
-        return sources
+        other = [s for s in sources if s in TICK_DRIVERS.values() and s != TICK_DRIVERS[ticks]]
+        if other:
+            raise self.fail("c.sources", f"'{other[0]}' is another tick driver than [ticks] kind '{ticks}' adds")
+        return sources if TICK_DRIVERS[ticks] in sources else sources + (TICK_DRIVERS[ticks],)
 
     def defines(self) -> Tuple[Tuple[str, str], ...]:
         t = self.table("c").get("defines", {})
@@ -434,7 +443,10 @@ class _Reader:
         family = self.get(t, "flash", "uf2_family_id", int, None)
         if method == "uf2" and family is None:
             raise self.fail("flash.uf2_family_id", "missing (needed by method 'uf2')")
-        return Flash(method=method, uf2_family_id=family)
+        abs_block = self.get(t, "flash", "uf2_abs_block", int, None)
+        if abs_block is not None and abs_block % 256:
+            raise self.fail("flash.uf2_abs_block", f"0x{abs_block:x} is not a 256-byte aligned address")
+        return Flash(method=method, uf2_family_id=family, uf2_abs_block=abs_block)
 
     def outputs(self) -> Tuple[str, ...]:
         formats = self.strings(self.table("outputs"), "outputs", "formats")

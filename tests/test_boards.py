@@ -78,6 +78,10 @@ def test_board_facts():
         0xE48BFF59,
     )
     assert "rp2350/image_def.c" in pico.sources and pico.qemu is None
+    # [ticks] adds its driver: DWT CYCCNT on the Pico 2; SysTick (deterministic under QEMU -icount) by default.
+    assert pico.ticks == "dwt" and "cortex_m/ticks_dwt.c" in pico.sources and "cortex_m/systick.c" not in pico.sources
+    assert an505.ticks == "systick" and an505.sources.count("cortex_m/systick.c") == 1
+    assert pico.flash.uf2_abs_block == 0x10FFFF00 and an505.flash.uf2_abs_block is None
     assert (an505.cpu.mcpu, an505.qemu.machine, an505.region("code").origin, an505.uart.base) == (
         "cortex-m33",
         "mps2-an505",
@@ -112,6 +116,8 @@ def _copy(tmp_path, name="mps2-an386"):
         (lambda t: t.replace('stack = "ram"', 'stack = "sram9"'), "sections.stack"),
         (lambda t: t.replace('"cortex_m/fault.c", ', '"cortex_m/nope.c", '), "c.sources"),
         (lambda t: t.replace("stack_size = 0x4000", "stack_size = 0x4001"), "stack_size"),
+        (lambda t: t + '\n[ticks]\nkind = "rtc"\n', "ticks.kind"),
+        (lambda t: t + '\n[ticks]\nkind = "dwt"\n', "c.sources"),  # lists systick.c, the other driver
     ],
 )
 def test_malformed_board_file_names_file_and_field(tmp_path, edit, field):

@@ -127,7 +127,8 @@ def test_nothing_pulls_malloc(board, built):
 def test_pico2_uf2_and_image_def(tmp_path):
     board = load_board("pico2")
     result = build_project(render_project(board, tmp_path / "p", {"app/main.c": APP}))
-    blocks = list(uf2.read_uf2(result.uf2.read_bytes()))
+    e10, *blocks = uf2.read_uf2(result.uf2.read_bytes())  # RP2350-E10's absolute-family block first
+    assert (e10.family_id, e10.address) == (0xE48BFF57, 0x10FFFF00)
     image = result.bin.read_bytes()
     assert len(blocks) == (len(image) + 255) // 256
     for i, b in enumerate(blocks):

@@ -16,7 +16,11 @@ void mx_systick_handler(void) { mx_systick_wraps++; }
 void mx_ticks_init(void) {
   MX_SYST_RVR = MX_SYST_RELOAD;
   MX_SYST_CVR = 0;
-  MX_SYST_CSR = 0x7u;   /* processor clock, interrupt on wrap, enable */
+  MX_SYST_CSR = 0x7u; /* processor clock, interrupt on wrap, enable */
+  /* The counter reads 0 until its first clock loads RELOAD: read then, it would look like a wrap about to
+   * happen, and the first interval measured from it would be 2^24 short. */
+  while (MX_SYST_CVR == 0) {
+  }
 }
 
 uint64_t mx_platform_ticks(void) {

@@ -12,12 +12,17 @@
 void mx_platform_init(void);
 void mx_platform_putc(int c);
 int mx_platform_getc(void);            /* blocks until a byte arrives on the UART */
-uint64_t mx_platform_ticks(void);      /* CPU clock ticks since mx_platform_init (SysTick) */
+uint64_t mx_platform_ticks(void);      /* CPU clock ticks since mx_platform_init ([ticks]) */
 void mx_platform_exit(int code) __attribute__((noreturn));
 void mx_platform_puts(const char *s);  /* no newline added */
 void mx_platform_put_hex(uint32_t value);
 void mx_platform_put_dec(int32_t value);
 size_t mx_platform_stack_used(void);   /* high-water mark of the painted stack, in bytes */
+
+/* Code that must run from RAM (on the RP2350: anything that runs while the XIP flash is erased or programmed).
+ * The linker stores it with .data's initial values and the reset handler copies it to RAM; calls from flash reach it
+ * through the linker's long-branch veneers. noinline: an inlined copy would run from flash after all. */
+#define MX_RAMFUNC __attribute__((section(".ramfunc"), noinline))
 
 /* Host files through semihosting (simulators, or a debugger that serves semihosting).
  * mode: an fopen mode as the semihosting spec numbers them (MX_SEMIHOST_MODE_RB = "rb", _WB = "wb").
@@ -29,6 +34,9 @@ int mx_semihost_close(int handle);
 int mx_semihost_read(int handle, void *buf, size_t len);
 int mx_semihost_write(int handle, const void *buf, size_t len);
 long mx_semihost_flen(int handle);
+/* 1 when a host serves semihosting; 0 on a board without a debugger attached, where every call above fails (-1)
+ * instead of faulting (cortex_m/semihost_attached.c; simulators: always 1). */
+int mx_semihost_attached(void);
 
 /* Instruction-count markers seen by fvp/qemu_icount_plugin.c: the plugin counts guest instructions
  * between mx_icount_begin(tag) and mx_icount_end(tag). tag < MX_ICOUNT_MAX_TAGS; regions with

@@ -2,7 +2,7 @@
 
 Project layout (everything a user needs to build it elsewhere):
     CMakeLists.txt  toolchain.cmake  firmware.ld
-    board/<name>.toml  board/include/mx_platform.h  board/<family>/*.c   (from boards/)
+    board/<name>.toml  board/include/mx_platform.h  board/<family>/*.c *.h   (from boards/)
     <app sources as given>
 Build outputs go to <project>/build/ (CMake's tree) and are published to <project>/artifacts/
 (firmware.elf, firmware.bin, firmware.uf2 when the board wants one, firmware.map) all at once.
@@ -104,6 +104,9 @@ def render_project(
     }
     for src in board.sources:
         files[f"board/{src}"] = (board.path.parent / src).read_bytes()
+    for folder in sorted({Path(src).parent for src in board.sources}):  # headers the board's C includes as "x.h"
+        for header in sorted((board.path.parent / folder).glob("*.h")):
+            files[f"board/{folder / header.name}"] = header.read_bytes()
     for rel, content in app_sources.items():
         files[rel] = (
             Path(content).read_bytes()
@@ -190,7 +193,8 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
         if "uf2" in board.outputs:
             base, family = board.region(board.sections.vectors).origin, board.flash.uf2_family_id
             assert family is not None  # the board loader refuses a "uf2" output without it
-            (stage / "firmware.uf2").write_bytes(uf2.to_uf2((stage / "firmware.bin").read_bytes(), base, family))
+            image = (stage / "firmware.bin").read_bytes()
+            (stage / "firmware.uf2").write_bytes(uf2.to_uf2(image, base, family, abs_block=board.flash.uf2_abs_block))
         _publish(stage, out_dir / "artifacts")
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -1,11 +1,11 @@
-"""The little of ELF32 (little-endian) the firmware tools need: section headers and symbols."""
+"""The little of ELF32 (little-endian) the firmware tools need: section headers, loadable segments and symbols."""
 
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 from mcu_export.errors import ToolchainError
 
@@ -22,6 +22,16 @@ class Section:
     @property
     def allocated(self) -> bool:
         return bool(self.flags & 0x2)  # SHF_ALLOC
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A PT_LOAD program header: `data` is stored at `paddr` (the load address: flash for .data) and runs at `vaddr`."""
+
+    vaddr: int
+    paddr: int
+    data: bytes
+    memsz: int
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,16 @@ class Elf:
                 if name_i:
                     name = self._string(strtab, name_i)
                     out.setdefault(name, Symbol(name, value, size, info & 0xF))
+        return out
+
+    def segments(self) -> List[Segment]:
+        (phoff,) = struct.unpack_from("<I", self.data, 0x1C)
+        phentsize, phnum = struct.unpack_from("<HH", self.data, 0x2A)
+        out = []
+        for i in range(phnum):
+            kind, offset, vaddr, paddr, filesz, memsz = struct.unpack_from("<6I", self.data, phoff + i * phentsize)
+            if kind == 1:  # PT_LOAD
+                out.append(Segment(vaddr, paddr, self.data[offset : offset + filesz], memsz))
         return out
 
     def section_bytes(self, name: str) -> bytes:
