@@ -27,6 +27,9 @@ typedef struct mx_npu_exec {
   const uint32_t *words;    /* the stream, for error messages */
   int32_t lut_base;         /* SHRAM address of LUT slot 0 (from the first DMA into it), -1 before */
   int ofm_ublock;           /* OFM micro-block depth of the weight order: 4 on a 32-MAC Ethos-U55, else 8 */
+  int u85;                  /* an Ethos-U85 stream (OPTIMIZER_CONFIG's product field 2): npu85_exec.c runs it */
+  int macs, cores;          /* U85: MACs per cycle and weight decoders (config bits 0-3, 12-13 as log2) */
+  mx_npu_op current;        /* U85: the operation x->op points to (mx_npu85_run's, which has x only by pointer) */
   uint8_t shram[MX_NPU_SHRAM_BYTES];
   union {
     int16_t stream[MX_NPU_MAX_WEIGHTS]; /* one core's decoded weight stream */
@@ -50,5 +53,12 @@ int mx_npu_exec_dma(mx_npu_exec *x);
 int mx_npu_exec_conv(mx_npu_exec *x); /* CONV and DEPTHWISE */
 int mx_npu_exec_pool(mx_npu_exec *x);
 int mx_npu_exec_elementwise(mx_npu_exec *x);
+
+/* The Ethos-U85 (npu85_*.c): the stream's loop, and its operations. */
+int mx_npu85_run(mx_npu_exec *x, const uint32_t *words, size_t count);
+int mx_npu85_exec_conv(mx_npu_exec *x); /* CONV and DEPTHWISE */
+int mx_npu85_exec_pool(mx_npu_exec *x);
+int mx_npu85_exec_elementwise(mx_npu_exec *x);
+int mx_npu85_exec_dma(mx_npu_exec *x);
 
 #endif
