@@ -47,11 +47,14 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "IFM upscale mode %s is not implemented",
                             u->ifm_upscale == 1 ? "NEAREST" : "ZEROS");
   }
-  if (u->acc_input != 0 || u->acc_output != 0) {
+  /* regor rescales 32-bit data with a 1x1 POOL NONE whose accumulator is loaded from IFM2 (npu85_pool.c) */
+  int acc_from_ifm2 = x->op->opcode == MX_NPU_OP_POOL && x->op->param == 4 && u->acc_input == 2;
+  if ((u->acc_input != 0 && !acc_from_ifm2) || u->acc_output != 0) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "accumulator %s is not implemented (chaining)",
                             u->acc_input == 1 ? "input KEEP" : u->acc_input == 2 ? "input IFM2" : "output DISABLE");
   }
-  if (u->ofm_scale.round > 1 && u->ofm_scale.round != 4) {
+  int shr = x->op->opcode == MX_NPU_OP_ELEMENTWISE && x->op->param == 8; /* SHR floors with TRUNCATE_TO_LOWER */
+  if (u->ofm_scale.round > 1 && u->ofm_scale.round != 4 && !(shr && u->ofm_scale.round == 5)) {
     static const char *const modes[6] = {"", "", "DOUBLE_ASYMMETRIC", "SYMMETRIC", "", "TRUNCATE_TO_LOWER"};
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "OFM rounding %s is not implemented",
                             modes[u->ofm_scale.round]);

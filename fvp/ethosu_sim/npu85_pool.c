@@ -6,7 +6,8 @@
  * by the number of its elements inside the IFM itself (TOSA's AVG_POOL2D; we compute TOSA's reciprocal as for the
  * U55's padded average), then the OFM scale; SUM (larger average kernels, regor folds the 1/N into OFM_SCALE) and
  * REDUCE_SUM: the plain sum, then the OFM scale; NONE (regor's NullPool, copies of 32-bit data): the 1x1 value as it
- * is. ARGMAX_X/Y are refused. */
+ * is; with ACC_FORMAT's accumulator input IFM2 (regor's RESCALE of 32-bit data) the value is IFM2's, minus its zero
+ * point, then the OFM scale. ARGMAX_X/Y are refused. */
 #include "npu85_exec.h"
 #include "npu_round.h"
 #include "npu_zero_point.h"
@@ -32,8 +33,10 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
   mx_npu_fmview ifm, ofm;
   mx_npu_activation_stage act;
   int rc = mx_npu85_bind(x, &ifm, &ofm, &act);
+  int from_ifm2 = s->u85.acc_input == 2; /* mx_npu85_bind allows it for NONE only */
+  if (rc == 0 && from_ifm2) rc = mx_npu_fm_bind(x, &s->ifm2.fm, "IFM2", &ifm);
   if (rc != 0) return rc;
-  int64_t ifm_zp = mx_npu_zero_point(&s->ifm.fm), ofm_zp = mx_npu_zero_point(&s->ofm.fm);
+  int64_t ifm_zp = mx_npu_zero_point(from_ifm2 ? &s->ifm2.fm : &s->ifm.fm), ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   int kh = s->kernel.height_m1 / s->kernel.dilation_y + 1, kw = s->kernel.width_m1 / s->kernel.dilation_x + 1;
   int sy = s->kernel.stride_y, sx = s->kernel.stride_x;
   int64_t ifm_h = (int64_t)(oh - 1) * sy + s->kernel.height_m1 + 1 - s->ifm.pad_top - s->ifm.pad_bottom;
@@ -58,7 +61,7 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
               int64_t v;
               rc = mx_npu_fm_read(x, &ifm, (int)iy, (int)ix, depth > 1 ? d : c, &v);
               if (rc != 0) return rc;
-              if (mode != NONE) v -= ifm_zp;
+              if (mode != NONE || from_ifm2) v -= ifm_zp;
               if (mode == MAX) {
                 acc = count == 0 || v > acc ? v : acc;
               } else if (mode == MIN) {
@@ -74,7 +77,7 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
         if (count == 0 && mode == MIN) acc = ifm.hi - ifm_zp;
         if (mode == AVERAGE) acc = count == 0 ? 0 : mx_npu_average(acc, count);
         int64_t out = acc;
-        if (mode != NONE) {
+        if (mode != NONE || from_ifm2) {
           if (s->ofm.global_scale) out = mx_npu_rescale(acc, s->ofm_scale.scale, s->ofm_scale.shift, s->ofm.rounding);
           out = mx_npu_add_saturate(out, ofm_zp);
         }
