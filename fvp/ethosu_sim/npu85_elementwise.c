@@ -78,6 +78,10 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a double-round shift is not implemented",
                             mode_name(mode));
   }
+  if (u->ifm2_storage != 0) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with IFM2 storage %s is not implemented",
+                            mode_name(mode), u->ifm2_storage == 1 ? "TILE3X1" : u->ifm2_storage == 2 ? "CHAINED" : "NONE");
+  }
   if (u->ifm_broadcast == 8) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a scalar IFM is not implemented",
                             mode_name(mode));

@@ -5,6 +5,8 @@
 
 #include "npu85_exec.h"
 
+#define CHAINED 2 /* activation_storage */
+
 static const char *const function_names[12] = {"LUT_NONE", "LUT_U8_U8", "?", "?", "LUT_S8_S8", "LUT_S8_S16",
                                                "?", "LUT_S8_S32", "LUT_S16_S16", "LUT_S16_S32", "LUT_TANH",
                                                "LUT_SIGMOID"};
@@ -35,8 +37,8 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
   const mx_npu_state *s = &x->op->state;
   const mx_npu85_regs *u = &s->u85;
   static const char *const storage[4] = {"TILE2X2", "TILE3X1", "CHAINED", "NONE"};
-  if (u->ifm_storage != 0 || u->ofm_storage != 0) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "feature-map storage %s is not implemented (TILE2X2 only)",
+  if ((u->ifm_storage != 0 && u->ifm_storage != CHAINED) || (u->ofm_storage != 0 && u->ofm_storage != CHAINED)) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "feature-map storage %s is not implemented",
                             storage[u->ifm_storage != 0 ? u->ifm_storage : u->ofm_storage]);
   }
   if (u->ofm_reverse != 0) {
@@ -62,7 +64,33 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
   int rc = ifm != NULL ? mx_npu_fm_bind(x, &s->ifm.fm, "IFM", ifm) : 0;
   if (rc == 0) rc = mx_npu_fm_bind(x, &s->ofm.fm, "OFM", ofm);
   if (rc == 0) rc = mx_npu85_activation_setup(x, ofm, act);
-  return rc;
+  if (rc != 0) return rc;
+  return mx_npu85_chain(x, ifm, ofm);
+}
+
+/* CHAINED storage: regor fuses an operation with the next by keeping the first one's OFM inside the NPU (OFM
+ * storage CHAINED) and reading it as the next one's IFM (IFM storage CHAINED), region and addresses unused. We keep
+ * it in x->chain as 8/16-bit values, the producer's OFM shape, and the consumer reads it as a feature map. */
+int mx_npu85_chain(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm) {
+  const mx_npu_state *s = &x->op->state;
+  if (s->u85.ifm_storage == CHAINED) {
+    if (ifm == NULL || x->chain_h == 0 || ifm->esize > 2) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED IFM %s", x->chain_h == 0 ? "with no chained OFM before it" : "of 32-bit elements or read as IFM2");
+    }
+    ifm->chained = 1;
+  } else if (s->u85.ofm_storage != CHAINED) {
+    x->chain_h = 0; /* the chain ends with an operation that does not read it */
+  }
+  if (s->u85.ofm_storage == CHAINED) {
+    int h = s->ofm.height_m1 + 1, w = s->ofm.width_m1 + 1, c = s->ofm.depth_m1 + 1;
+    if (ofm->esize > 2 || (uint64_t)h * w * c > MX_NPU_MAX_WEIGHTS || s->u85.ofm_transpose != 0) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED OFM of %dx%dx%d %u-byte elements%s", h, w, c,
+                              ofm->esize, s->u85.ofm_transpose != 0 ? " with a transpose" : "");
+    }
+    x->chain_h = h, x->chain_w = w, x->chain_c = c;
+    ofm->chained = 1;
+  }
+  return 0;
 }
 
 /* OFM_PRECISION's transpose: the OFM element an (y, x, c) result goes to. HWC is none; regor uses the others

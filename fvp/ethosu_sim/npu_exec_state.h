@@ -30,6 +30,8 @@ typedef struct mx_npu_exec {
   int u85;                  /* an Ethos-U85 stream (OPTIMIZER_CONFIG's product field 2): npu85_exec.c runs it */
   int macs, cores;          /* U85: MACs per cycle and weight decoders (config bits 0-3, 12-13 as log2) */
   mx_npu_op current;        /* U85: the operation x->op points to (mx_npu85_run's, which has x only by pointer) */
+  int chain_h, chain_w, chain_c; /* U85: the shape of the last CHAINED OFM (0: none), held in `chain` */
+  int16_t chain[MX_NPU_MAX_WEIGHTS]; /* U85: a CHAINED OFM, (y x W + x) x C + c, for the next operation's IFM */
   uint8_t shram[MX_NPU_SHRAM_BYTES];
   union {
     int16_t stream[MX_NPU_MAX_WEIGHTS]; /* one core's decoded weight stream */

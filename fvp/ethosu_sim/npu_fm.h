@@ -15,6 +15,7 @@ typedef struct mx_npu_fmview {
   int is_signed;
   int64_t lo, hi;    /* the element type's range */
   int64_t stride_x, stride_y, stride_c; /* bytes, sign-extended from the 48-bit registers */
+  int chained; /* U85 storage CHAINED: the elements live in x->chain (shape x->chain_h/w/c), not in the region */
 } mx_npu_fmview;
 
 /* Binds `fm` to its region; refuses an unset region. */
