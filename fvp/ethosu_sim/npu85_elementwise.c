@@ -1,5 +1,5 @@
 /* Ethos-U85 NPU_OP_ELEMENTWISE: per OFM element, A = IFM - zero point and B = IFM2 - zero point (IFM2 may be broadcast
- * in H, W, C, or be OP_SCALAR: IFM2_BROADCAST mode SCALAR; the IFM may be broadcast too), each scaled by its own
+ * in H, W, C, or be OP_SCALAR: IFM2_BROADCAST mode SCALAR; the IFM may be broadcast, or be OP_SCALAR, too), each scaled by its own
  * register (IFM_SCALE, IFM2_SCALE: 31-bit scale and shift, round_mode_ifm), the mode's arithmetic, the OFM scale
  * when OFM_PRECISION's global-scale bit is set (OFM_SCALE's rounding), the OFM zero point, the activation.
  *
@@ -78,15 +78,15 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a double-round shift is not implemented",
                             mode_name(mode));
   }
-  if (u->ifm2_storage != 0) {
+  int unary = mode == ABS || mode == CLZ || mode == NOT;
+  if (u->ifm2_storage != 0 && u->ifm2_storage != 2 && !unary && !s->ifm2.use_scalar) { /* NONE: scalar or unused */
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with IFM2 storage %s is not implemented",
                             mode_name(mode), u->ifm2_storage == 1 ? "TILE3X1" : u->ifm2_storage == 2 ? "CHAINED" : "NONE");
   }
-  if (u->ifm_broadcast == 8) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a scalar IFM is not implemented",
+  if (u->ifm_broadcast == 8 && (s->ifm2.use_scalar || unary)) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a scalar IFM and no IFM2 tensor",
                             mode_name(mode));
   }
-  int unary = mode == ABS || mode == CLZ || mode == NOT;
   int shifts = mode == SHL || mode == SHR || mode == LSR || mode == CLZ || mode >= AND;
   unsigned round = u->ofm_scale.round;
   if (round > 1 && round != 4 && !(mode == SHR && round == 5)) {
@@ -99,6 +99,13 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
   int rc = mx_npu85_bind(x, &ifm, &ofm, &act);
   if (rc == 0 && !unary && !s->ifm2.use_scalar) rc = mx_npu_fm_bind(x, &s->ifm2.fm, "IFM2", &ifm2);
   if (rc != 0) return rc;
+  if (!unary && !s->ifm2.use_scalar && u->ifm2_storage == 2) { /* CHAINED: the previous operation's OFM */
+    if (x->chain_h == 0 || u->ifm_storage == 2) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s: a CHAINED IFM2 %s", mode_name(mode),
+                              x->chain_h == 0 ? "with no chained OFM before it" : "and a CHAINED IFM");
+    }
+    ifm2.chained = 1;
+  }
   int64_t ifm_zp = mx_npu_zero_point(&s->ifm.fm), ifm2_zp = mx_npu_zero_point(&s->ifm2.fm);
   int64_t ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   int bh = u->ifm_broadcast & 1u, bw = (u->ifm_broadcast >> 1) & 1u, bc = (u->ifm_broadcast >> 2) & 1u;
@@ -107,8 +114,12 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
     for (int xx = 0; xx < ow; xx++) {
       for (int c = 0; c < oc; c++) {
         int64_t a, b = 0, r = 0;
-        rc = mx_npu_fm_read(x, &ifm, bh ? 0 : y, bw ? 0 : xx, bc ? 0 : c, &a);
-        if (rc != 0) return rc;
+        if (u->ifm_broadcast == 8) {
+          a = u->op_scalar; /* IFM broadcast SCALAR: the scalar is the first operand */
+        } else {
+          rc = mx_npu_fm_read(x, &ifm, bh ? 0 : y, bw ? 0 : xx, bc ? 0 : c, &a);
+          if (rc != 0) return rc;
+        }
         a -= ifm_zp;
         if (!unary) {
           if (s->ifm2.use_scalar) {

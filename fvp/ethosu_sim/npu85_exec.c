@@ -37,7 +37,9 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
   const mx_npu_state *s = &x->op->state;
   const mx_npu85_regs *u = &s->u85;
   static const char *const storage[4] = {"TILE2X2", "TILE3X1", "CHAINED", "NONE"};
-  if ((u->ifm_storage != 0 && u->ifm_storage != CHAINED) || (u->ofm_storage != 0 && u->ofm_storage != CHAINED)) {
+  int scalar_ifm = u->ifm_storage == 3 && u->ifm_broadcast == 8; /* storage NONE: the IFM is OP_SCALAR */
+  if ((u->ifm_storage != 0 && u->ifm_storage != CHAINED && !scalar_ifm) ||
+      (u->ofm_storage != 0 && u->ofm_storage != CHAINED)) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "feature-map storage %s is not implemented",
                             storage[u->ifm_storage != 0 ? u->ifm_storage : u->ofm_storage]);
   }
@@ -70,22 +72,23 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
 
 /* CHAINED storage: regor fuses an operation with the next by keeping the first one's OFM inside the NPU (OFM
  * storage CHAINED) and reading it as the next one's IFM (IFM storage CHAINED), region and addresses unused. We keep
- * it in x->chain as 8/16-bit values, the producer's OFM shape, and the consumer reads it as a feature map. */
+ * it in x->chain (values of up to 32 bits) in the producer's OFM shape, and the consumer reads it as a feature map. */
 int mx_npu85_chain(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm) {
   const mx_npu_state *s = &x->op->state;
   if (s->u85.ifm_storage == CHAINED) {
-    if (ifm == NULL || x->chain_h == 0 || ifm->esize > 2) {
-      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED IFM %s", x->chain_h == 0 ? "with no chained OFM before it" : "of 32-bit elements or read as IFM2");
+    if (ifm == NULL || x->chain_h == 0) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED IFM %s",
+                              x->chain_h == 0 ? "with no chained OFM before it" : "read as IFM2");
     }
     ifm->chained = 1;
-  } else if (s->u85.ofm_storage != CHAINED) {
+  } else if (s->u85.ofm_storage != CHAINED && s->u85.ifm2_storage != CHAINED) {
     x->chain_h = 0; /* the chain ends with an operation that does not read it */
   }
   if (s->u85.ofm_storage == CHAINED) {
     int h = s->ofm.height_m1 + 1, w = s->ofm.width_m1 + 1, c = s->ofm.depth_m1 + 1;
-    if (ofm->esize > 2 || (uint64_t)h * w * c > MX_NPU_MAX_WEIGHTS || s->u85.ofm_transpose != 0) {
-      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED OFM of %dx%dx%d %u-byte elements%s", h, w, c,
-                              ofm->esize, s->u85.ofm_transpose != 0 ? " with a transpose" : "");
+    if ((uint64_t)h * w * c > MX_NPU_CHAIN_ELEMENTS || s->u85.ofm_transpose != 0) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED OFM of %dx%dx%d elements%s", h, w, c,
+                              s->u85.ofm_transpose != 0 ? " with a transpose" : " (more than the executor holds)");
     }
     x->chain_h = h, x->chain_w = w, x->chain_c = c;
     ofm->chained = 1;

@@ -18,6 +18,7 @@
  * operation (OFM channels x kernel x IFM channels): 256 K values, 512 KB of int16 each (the example models' largest
  * operation has 80 K). Larger operations are refused with MX_NPU_ERR_TOO_LARGE. */
 #define MX_NPU_MAX_WEIGHTS (1 << 18)
+#define MX_NPU_CHAIN_ELEMENTS (1 << 17) /* U85: largest CHAINED OFM (elements of up to 32 bits; 512 KB) */
 #define MX_NPU_MAX_CHANNELS 4096 /* OFM channels of one CONV/DEPTHWISE (bias/scale records held at once) */
 
 typedef struct mx_npu_exec {
@@ -31,7 +32,7 @@ typedef struct mx_npu_exec {
   int macs, cores;          /* U85: MACs per cycle and weight decoders (config bits 0-3, 12-13 as log2) */
   mx_npu_op current;        /* U85: the operation x->op points to (mx_npu85_run's, which has x only by pointer) */
   int chain_h, chain_w, chain_c; /* U85: the shape of the last CHAINED OFM (0: none), held in `chain` */
-  int16_t chain[MX_NPU_MAX_WEIGHTS]; /* U85: a CHAINED OFM, (y x W + x) x C + c, for the next operation's IFM */
+  int32_t chain[MX_NPU_CHAIN_ELEMENTS]; /* U85: a CHAINED OFM, (y x W + x) x C + c, for the next operation's IFM */
   uint8_t shram[MX_NPU_SHRAM_BYTES];
   union {
     int16_t stream[MX_NPU_MAX_WEIGHTS]; /* one core's decoded weight stream */

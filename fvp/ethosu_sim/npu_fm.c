@@ -36,7 +36,7 @@ int mx_npu_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, const char *name, mx_npu
 }
 
 /* A CHAINED feature map's element: the producer's OFM shape decides the index; outside it is an error. */
-static int16_t *chained(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c) {
+static int32_t *chained(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c) {
   if (y < 0 || xx < 0 || c < 0 || y >= x->chain_h || xx >= x->chain_w || c >= x->chain_c) {
     mx_npu_exec_fail(x, MX_NPU_ERR_OUT_OF_BOUNDS, "%s element (y %d, x %d, c %d) is outside the chained %dx%dx%d",
                      v->name, y, xx, c, x->chain_h, x->chain_w, x->chain_c);
@@ -81,7 +81,7 @@ static int locate(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, 
 
 int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t *value) {
   if (v->chained) {
-    const int16_t *e = chained(x, v, y, xx, c);
+    const int32_t *e = chained(x, v, y, xx, c);
     if (e == NULL) return -(int)x->err->status;
     *value = *e;
     return 0;
@@ -106,9 +106,9 @@ int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c,
 
 int mx_npu_fm_write(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t value) {
   if (v->chained) {
-    int16_t *e = chained(x, v, y, xx, c);
+    int32_t *e = chained(x, v, y, xx, c);
     if (e == NULL) return -(int)x->err->status;
-    *e = (int16_t)value;
+    *e = (int32_t)value;
     return 0;
   }
   size_t at = 0;
