@@ -6,6 +6,7 @@
 #include "npu85_exec.h"
 
 #define CHAINED 2 /* activation_storage */
+#define MAX_DMA_ROWS (1 << 20)
 
 static const char *const function_names[12] = {"LUT_NONE", "LUT_U8_U8", "?", "?", "LUT_S8_S8", "LUT_S8_S16",
                                                "?", "LUT_S8_S32", "LUT_S16_S16", "LUT_S16_S32", "LUT_TANH",
@@ -129,6 +130,10 @@ int mx_npu85_exec_dma(mx_npu_exec *x) {
   }
   unsigned mode = s->dma.src_stride_mode;
   uint64_t rows = mode == 0 ? 1 : (s->dma.size0 ? s->dma.size0 : 1), planes = mode == 2 ? s->dma.size1 : 1;
+  if (rows * planes > MAX_DMA_ROWS) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_TOO_LARGE, "DMA of %llu rows (more than the executor's %d)",
+                            (unsigned long long)(rows * planes), MAX_DMA_ROWS);
+  }
   for (uint64_t p = 0; p < planes; p++) {
     for (uint64_t r = 0; r < rows; r++) {
       uint64_t src = s->dma.src + p * u->dma_src_stride[1] + r * u->dma_src_stride[0];

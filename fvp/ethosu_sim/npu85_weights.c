@@ -37,18 +37,19 @@ typedef struct {
 } order;
 
 /* A walk over core `core`'s order: calls put(x, j, target) for value j of that core's sequence, target the index in
- * x->weights or -1 for a zero the order pads with. Returns the sequence's length. */
+ * x->weights or -1 for a zero the order pads with. Returns the sequence's length, or stops once it passes `limit`
+ * (register values that make the order absurdly long end there rather than after minutes). */
 typedef void (*put_fn)(mx_npu_exec *x, void *ctx, size_t j, long target);
 
-static size_t walk(const order *o, int core, mx_npu_exec *x, put_fn put, void *ctx) {
+static size_t walk(const order *o, int core, mx_npu_exec *x, put_fn put, void *ctx, size_t limit) {
   const mx_npu_conv_shape *g = o->g;
   int dw = o->traversal == 2, inner_step = dw ? 1 : o->sparse ? 16 : 8, dec_x = 8 / g->dil_x, dec_y = 8 / g->dil_y;
   int ifm_depth = dw ? 1 : g->ic, inc = -o->ifm_block, saved = 0;
   size_t j = 0;
-#define EMIT(t)                          \
-  do {                                   \
-    if (put != NULL) put(x, ctx, j, (t)); \
-    j++;                                 \
+#define EMIT(t)                            \
+  do {                                     \
+    if (put != NULL) put(x, ctx, j, (t));  \
+    if (++j > limit) return j;             \
   } while (0)
   for (int ob = 0; ob < g->oc; ob += g->block_depth) {
     inc = -inc;
@@ -199,7 +200,7 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
   if (o.traversal != 0) o.stride_x = s->kernel.stride_x, o.stride_y = s->kernel.stride_y;
   int fast = s->u85.weight_fast, ncores = x->cores;
   o.streams = ncores;
-  size_t length = walk(&o, 0, x, NULL, NULL);
+  size_t length = walk(&o, 0, x, NULL, NULL, MX_NPU_MAX_WEIGHTS);
   if (length * (size_t)(fast ? ncores : 1) > MX_NPU_MAX_WEIGHTS) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_TOO_LARGE, "a weight stream of %zu values exceeds the executor's %d", length,
                             MX_NPU_MAX_WEIGHTS);
@@ -229,7 +230,7 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
     for (int k = fast ? 0 : core; k < (fast ? ncores : core + 1); k++) {
       placing p = {x->u.stream, n, interleaved ? (size_t)(o.ofm_ublock * o.ifm_ublock * o.round / ncores) : 0, length,
                    k, ncores, 0};
-      walk(&o, k, x, place, &p);
+      walk(&o, k, x, place, &p, length);
       if (p.short_stream) return mx_npu_exec_fail(x, MX_NPU_ERR_BAD_WEIGHTS, "core %d's weights: stream too short", k);
     }
   }
