@@ -26,7 +26,8 @@ int mx_npu85_exec_conv(mx_npu_exec *x) {
                             s->ifm.fm.dtype == MX_NPU_DTYPE_S32 ? "a 32-bit" : "a 16-bit");
   }
   if (s->ofm.global_scale) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a convolution with the global OFM scale is not implemented");
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
+                            "a convolution with the global OFM scale is not implemented");
   }
   if (s->u85.ofm_transpose != 0) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a convolution with an OFM transpose is not implemented");

@@ -5,24 +5,12 @@
  * an enumeration, a cut-off cmd1, words after STOP and a missing STOP are errors naming the word and command. */
 #include <string.h>
 
-#include "npu_decode_internal.h"
+#include "npu85_decode_internal.h"
 
 #define OPCODE_BITS 0x3FFu
 #define RESERVED_WORD_BITS 0x3C00u
 #define PAYLOAD_SHIFT 14
 
-/* Dense index of each U85 register (and NPU_OP_BRANCH's slot, unused), for state.u85.written. */
-enum {
-#define MX_NPU85_OP(name, code, bits)
-#define MX_NPU85_SET0(name, code, bits) R85_##name,
-#define MX_NPU85_SET1(name, code, bits) R85_##name,
-#include "npu85_opcodes.def"
-#undef MX_NPU85_OP
-#undef MX_NPU85_SET0
-#undef MX_NPU85_SET1
-  R85_COUNT
-};
-_Static_assert(R85_COUNT <= 32 * MX_NPU85_REG_WORDS, "the written bitmap must hold every U85 register");
 
 typedef struct {
   const char *name;
@@ -102,7 +90,9 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
     case 0x102: s->ifm.pad_right = (uint8_t)p; return 0;
     case 0x103: s->ifm.pad_bottom = (uint8_t)p; return 0;
     case 0x104: s->ifm.depth_m1 = (uint16_t)p; return 0;
-    case 0x105: u->ifm_storage = (uint8_t)(p >> 14); return precision(c, p & 1u, (p >> 2) & 3u, (p >> 6) & 3u, &s->ifm.fm, &u->ifm_precision_bits);
+    case 0x105:
+      u->ifm_storage = (uint8_t)(p >> 14);
+      return precision(c, p & 1u, (p >> 2) & 3u, (p >> 6) & 3u, &s->ifm.fm, &u->ifm_precision_bits);
     case 0x107:
       if (p > 2) return bad(c, "IFM upscale mode", p);
       u->ifm_upscale = (uint8_t)p;
@@ -201,7 +191,9 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
       s->ifm2.broadcast_w = p < 8 && (p & 2u);
       s->ifm2.broadcast_c = p < 8 && (p & 4u);
       return 0;
-    case 0x185: u->ifm2_storage = (uint8_t)(p >> 14); return precision(c, p & 1u, (p >> 2) & 3u, (p >> 6) & 3u, &s->ifm2.fm, &u->ifm2_precision_bits);
+    case 0x185:
+      u->ifm2_storage = (uint8_t)(p >> 14);
+      return precision(c, p & 1u, (p >> 2) & 3u, (p >> 6) & 3u, &s->ifm2.fm, &u->ifm2_precision_bits);
     case 0x189: s->ifm2.fm.zero_point = (int16_t)p; return 0;
     case 0x18A: s->ifm2.fm.width0_m1 = (uint16_t)p; return 0;
     case 0x18B: s->ifm2.fm.height0_m1 = (uint16_t)p; return 0;
@@ -209,7 +201,8 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
     case 0x18F: s->ifm2.fm.region = (uint8_t)p; return 0;
     default: break;
   }
-  return fail(c->err, MX_NPU_ERR_UNKNOWN_OPCODE, c->at, c->opcode | MX_NPU_U85_OPCODE, c->word, "listed but not decoded");
+  return fail(c->err, MX_NPU_ERR_UNKNOWN_OPCODE, c->at, c->opcode | MX_NPU_U85_OPCODE, c->word,
+              "listed but not decoded");
 }
 
 static int set1(mx_npu_state *s, const site *c, unsigned p, uint32_t payload) {
@@ -258,73 +251,10 @@ static int set1(mx_npu_state *s, const site *c, unsigned p, uint32_t payload) {
     case 0x096: case 0x097: return 0; /* NPU_OP_RESIZE's */
     default: break;
   }
-  return fail(c->err, MX_NPU_ERR_UNKNOWN_OPCODE, c->at, c->opcode | MX_NPU_U85_OPCODE, c->word, "listed but not decoded");
+  return fail(c->err, MX_NPU_ERR_UNKNOWN_OPCODE, c->at, c->opcode | MX_NPU_U85_OPCODE, c->word,
+              "listed but not decoded");
 }
 
-/* ---- what each operation reads ---------------------------------------------------------------------------- */
-static const uint8_t reads_block[] = {
-    R85_IFM_REGION,     R85_IFM_BASE0,      R85_IFM_WIDTH0_M1,  R85_IFM_HEIGHT0_M1, R85_IFM_HEIGHT1_M1,
-    R85_IFM_DEPTH_M1,   R85_IFM_STRIDE_X,   R85_IFM_STRIDE_Y,   R85_IFM_ZERO_POINT, R85_IFM_PRECISION,
-    R85_OFM_REGION,     R85_OFM_BASE0,      R85_OFM_WIDTH0_M1,  R85_OFM_HEIGHT0_M1, R85_OFM_HEIGHT1_M1,
-    R85_OFM_WIDTH_M1,   R85_OFM_HEIGHT_M1,  R85_OFM_DEPTH_M1,   R85_OFM_STRIDE_X,   R85_OFM_STRIDE_Y,
-    R85_OFM_ZERO_POINT, R85_OFM_PRECISION,  R85_ACTIVATION,     R85_ACTIVATION_MIN, R85_ACTIVATION_MAX,
-    R85_ACC_FORMAT,     R85_OFM_SCALE};
-static const uint8_t reads_kernel[] = {R85_KERNEL_WIDTH_M1, R85_KERNEL_HEIGHT_M1, R85_KERNEL_STRIDE, R85_IFM_PAD_TOP,
-                                       R85_IFM_PAD_LEFT, R85_IFM_PAD_RIGHT, R85_IFM_PAD_BOTTOM};
-static const uint8_t reads_weights[] = {R85_WEIGHT_REGION, R85_WEIGHT_BASE, R85_WEIGHT_LENGTH, R85_WEIGHT_FORMAT,
-                                        R85_SCALE_REGION, R85_SCALE_BASE, R85_SCALE_LENGTH, R85_OFM_BLK_DEPTH_M1};
-static const uint8_t reads_ifm2[] = {R85_IFM2_BROADCAST, R85_IFM2_PRECISION, R85_IFM2_ZERO_POINT};
-static const uint8_t reads_ifm2_tensor[] = {R85_IFM2_REGION,     R85_IFM2_BASE0,   R85_IFM2_WIDTH0_M1,
-                                            R85_IFM2_HEIGHT0_M1, R85_IFM2_HEIGHT1_M1, R85_IFM2_STRIDE_X,
-                                            R85_IFM2_STRIDE_Y};
-static const uint8_t reads_dma[] = {R85_DMA0_SRC_REGION, R85_DMA0_SRC, R85_DMA0_DST_REGION, R85_DMA0_DST, R85_DMA0_LEN};
-
-static const char *const register_names[R85_COUNT] = {
-#define MX_NPU85_OP(name, code, bits)
-#define MX_NPU85_SET0(name, code, bits) "NPU_SET_" #name,
-#define MX_NPU85_SET1(name, code, bits) "NPU_SET_" #name,
-#include "npu85_opcodes.def"
-#undef MX_NPU85_OP
-#undef MX_NPU85_SET0
-#undef MX_NPU85_SET1
-};
-
-static int require(const mx_npu_state *s, const site *c, const uint8_t *regs, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (!((s->u85.written[regs[i] / 32] >> (regs[i] % 32)) & 1u)) {
-      return fail(c->err, MX_NPU_ERR_UNSET_REGISTER, c->at, c->opcode | MX_NPU_U85_OPCODE, c->word,
-                  "reads %s, which the stream never wrote", register_names[regs[i]]);
-    }
-  }
-  return 0;
-}
-#define REQUIRE(regs)                              \
-  do {                                             \
-    int rc_ = require(s, c, (regs), sizeof(regs)); \
-    if (rc_ != 0) return rc_;                      \
-  } while (0)
-
-static int check_reads(const mx_npu_state *s, const site *c, unsigned param) {
-  switch (c->opcode) {
-    case MX_NPU_OP_CONV:
-    case MX_NPU_OP_DEPTHWISE:
-      REQUIRE(reads_block);
-      REQUIRE(reads_kernel);
-      REQUIRE(reads_weights);
-      return 0;
-    case MX_NPU_OP_POOL: REQUIRE(reads_block); REQUIRE(reads_kernel); return 0;
-    case MX_NPU_OP_ELEMENTWISE:
-      REQUIRE(reads_block);
-      if (param != MX_NPU_ELEMENTWISE_ABS && param != MX_NPU_ELEMENTWISE_CLZ && param != 36 /* NOT */) {
-        REQUIRE(reads_ifm2);
-        if (!s->ifm2.use_scalar) REQUIRE(reads_ifm2_tensor);
-      }
-      return 0;
-    case MX_NPU_OP_DMA_START: REQUIRE(reads_dma); return 0;
-    default: return 0;
-  }
-}
-#undef REQUIRE
 
 int mx_npu85_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err) {
   if (d == NULL || op == NULL) {
@@ -335,9 +265,12 @@ int mx_npu85_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err) {
     unsigned control = (c.word >> PAYLOAD_SHIFT) & 3u, param = c.word >> 16;
     c.opcode = (c.word & OPCODE_BITS) | (control != 0 ? MX_NPU_CMD1 : 0);
     unsigned named = c.opcode | MX_NPU_U85_OPCODE;
-    if (d->stopped) return fail(err, MX_NPU_ERR_AFTER_STOP, c.at, named, c.word, "follows NPU_OP_STOP (word %zu)", d->stop_word);
+    if (d->stopped) {
+      return fail(err, MX_NPU_ERR_AFTER_STOP, c.at, named, c.word, "follows NPU_OP_STOP (word %zu)", d->stop_word);
+    }
     if (c.word & RESERVED_WORD_BITS) {
-      return fail(err, MX_NPU_ERR_RESERVED_BITS, c.at, named, c.word, "command word 0x%08X sets bits 10-13", (unsigned)c.word);
+      return fail(err, MX_NPU_ERR_RESERVED_BITS, c.at, named, c.word, "command word 0x%08X sets bits 10-13",
+                  (unsigned)c.word);
     }
     if (control > 1) {
       return fail(err, MX_NPU_ERR_PAYLOAD_SIZE, c.at, named, c.word, "payload size %u in command word 0x%08X", control,
@@ -349,15 +282,15 @@ int mx_npu85_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err) {
                   control ? "cmd1" : "cmd0", (unsigned)(c.opcode & OPCODE_BITS));
     }
     if (param & ~(unsigned)info.param_bits) {
-      return fail(err, MX_NPU_ERR_RESERVED_BITS, c.at, named, c.word, "parameter 0x%04X sets reserved bits 0x%04X", param,
-                  param & ~(unsigned)info.param_bits);
+      return fail(err, MX_NPU_ERR_RESERVED_BITS, c.at, named, c.word, "parameter 0x%04X sets reserved bits 0x%04X",
+                  param, param & ~(unsigned)info.param_bits);
     }
     d->last_opcode = named;
     d->last_word = c.at;
     if (control == 1 && c.opcode != OP_BRANCH) {
       if (c.at + 1 >= d->count) {
-        return fail(err, MX_NPU_ERR_TRUNCATED, c.at, named, c.word, "its payload word would be word %zu, the stream has %zu",
-                    c.at + 1, d->count);
+        return fail(err, MX_NPU_ERR_TRUNCATED, c.at, named, c.word,
+                    "its payload word would be word %zu, the stream has %zu", c.at + 1, d->count);
       }
       int rc = set1(&d->state, &c, param, d->words[c.at + 1]);
       if (rc != 0) return rc;
@@ -374,7 +307,7 @@ int mx_npu85_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err) {
     }
     /* An operation (NPU_OP_BRANCH too: handed out, with its target word skipped, for the executor to refuse). */
     if (c.opcode == MX_NPU_OP_POOL && param > 7) return bad(&c, "pooling mode", param);
-    int rc = check_reads(&d->state, &c, param);
+    int rc = mx_npu85_check_reads(&d->state, &c, param);
     if (rc != 0) return rc;
     op->opcode = (uint16_t)c.opcode;
     op->param = (uint16_t)param;

@@ -1,7 +1,8 @@
 /* Ethos-U85 NPU_OP_ELEMENTWISE: per OFM element, A = IFM - zero point and B = IFM2 - zero point (IFM2 may be broadcast
- * in H, W, C, or be OP_SCALAR: IFM2_BROADCAST mode SCALAR; the IFM may be broadcast, or be OP_SCALAR, too), each scaled by its own
- * register (IFM_SCALE, IFM2_SCALE: 31-bit scale and shift, round_mode_ifm), the mode's arithmetic, the OFM scale
- * when OFM_PRECISION's global-scale bit is set (OFM_SCALE's rounding), the OFM zero point, the activation.
+ * in H, W, C, or be OP_SCALAR: IFM2_BROADCAST mode SCALAR; the IFM may be broadcast, or be OP_SCALAR, too; either may
+ * be the previous operation's CHAINED OFM), each scaled by its own register (IFM_SCALE, IFM2_SCALE: 31-bit scale
+ * and shift, round_mode_ifm), the mode's arithmetic, the OFM scale when OFM_PRECISION's global-scale bit is set
+ * (OFM_SCALE's rounding), the OFM zero point, the activation.
  *
  * Operand scaling *inferred* from what regor writes for an 8-bit ADD: the rescaled operand's ratio in one register and
  * 2^19 (shift 0) in the other, the U55's OPA_32BIT form with both operands explicit; a unit scale (1, shift 0) for
@@ -16,10 +17,18 @@ enum { MUL = 0, ADD, SUB, MIN, MAX, LRELU, ABS, CLZ, SHR, SHL, LSR, DIV, EQ = 16
 enum { AND = 33, OR, XOR, NOT, AND_NOT = 42 };
 
 static const char *mode_name(unsigned mode) {
-  static const char *const names[20] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL",
-                                        "LSR", "DIV", "?",   "?",   "?",   "?",     "CMP_EQ", "CMP_NE", "CMP_GE", "CMP_GT"};
+  static const char *const names[20] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU",  "ABS",    "CLZ",    "SHR",
+                                        "SHL", "LSR", "DIV", "?",   "?",   "?",      "?",      "CMP_EQ", "CMP_NE",
+                                        "CMP_GE", "CMP_GT"};
   if (mode < 20) return names[mode];
-  return mode == AND ? "AND" : mode == OR ? "OR" : mode == XOR ? "XOR" : mode == NOT ? "NOT" : mode == AND_NOT ? "AND_NOT" : "?";
+  switch (mode) {
+    case AND: return "AND";
+    case OR: return "OR";
+    case XOR: return "XOR";
+    case NOT: return "NOT";
+    case AND_NOT: return "AND_NOT";
+    default: return "?";
+  }
 }
 
 static int clz32(uint32_t v) {
@@ -75,13 +84,13 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
                             mode);
   }
   if (u->ifm_scale.dbl_rnd != 0 || u->ifm2_scale.dbl_rnd != 0 || u->ofm_scale.dbl_rnd != 0) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a double-round shift is not implemented",
-                            mode_name(mode));
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
+                            "ELEMENTWISE %s with a double-round shift is not implemented", mode_name(mode));
   }
   int unary = mode == ABS || mode == CLZ || mode == NOT;
   if (u->ifm2_storage != 0 && u->ifm2_storage != 2 && !unary && !s->ifm2.use_scalar) { /* NONE: scalar or unused */
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with IFM2 storage %s is not implemented",
-                            mode_name(mode), u->ifm2_storage == 1 ? "TILE3X1" : u->ifm2_storage == 2 ? "CHAINED" : "NONE");
+                            mode_name(mode), u->ifm2_storage == 1 ? "TILE3X1" : "NONE");
   }
   if (u->ifm_broadcast == 8 && (s->ifm2.use_scalar || unary)) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with a scalar IFM and no IFM2 tensor",
@@ -90,8 +99,8 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
   int shifts = mode == SHL || mode == SHR || mode == LSR || mode == CLZ || mode >= AND;
   unsigned round = u->ofm_scale.round;
   if (round > 1 && round != 4 && !(mode == SHR && round == 5)) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s with OFM rounding mode %u is not implemented",
-                            mode_name(mode), round);
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
+                            "ELEMENTWISE %s with OFM rounding mode %u is not implemented", mode_name(mode), round);
   }
   int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1, oc = s->ofm.depth_m1 + 1;
   mx_npu_fmview ifm, ifm2, ofm;

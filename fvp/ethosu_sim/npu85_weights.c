@@ -70,14 +70,16 @@ static size_t walk(const order *o, int core, mx_npu_exec *x, put_fn put, void *c
                   int skw = (sw + o->stride_x - 1 - px) / o->stride_x;
                   for (int ky = 0; ky < skh; ky++) {
                     for (int kx = 0; kx < skw; kx++) {
-                      int wx = sx + px + (ky % 2 == 0 ? kx : skw - 1 - kx) * o->stride_x, wy = sy + py + ky * o->stride_y;
+                      int wx = sx + px + (ky % 2 == 0 ? kx : skw - 1 - kx) * o->stride_x; /* serpentine */
+                      int wy = sy + py + ky * o->stride_y;
                       left--;
                       for (int iui = 0; iui < o->ifm_ublock; iui += inner_step) {
                         for (int ouz = core * 4; ouz < o->ofm_ublock; ouz += 4 * o->streams) {
                           for (int oi = 0; oi < 4; oi++) {
                             for (int iz = 0; iz < inner_step; iz++) {
                               int i = ib + iuo + iui + iz, oc = ob + ouo + ouz + oi;
-                              EMIT(i < ifm_depth && oc < g->oc ? (((long)oc * g->kh + wy) * g->kw + wx) * g->ic + i : -1);
+                              long at = (((long)oc * g->kh + wy) * g->kw + wx) * g->ic + i;
+                              EMIT(i < ifm_depth && oc < g->oc ? at : -1);
                             }
                           }
                         }
@@ -114,7 +116,8 @@ static void place(mx_npu_exec *x, void *ctx, size_t j, long target) {
   placing *p = ctx;
   size_t at = j;
   if (p->block != 0) {
-    size_t b = j / p->block, first = b * p->block, this_block = p->length - first < p->block ? p->length - first : p->block;
+    size_t first = j / p->block * p->block;
+    size_t this_block = p->length - first < p->block ? p->length - first : p->block; /* the last may be short */
     at = first * (size_t)p->streams + (size_t)p->core * this_block + j % p->block;
   }
   if (at >= p->n) {
@@ -131,8 +134,8 @@ static int fwd_decode(mx_npu_exec *x, const uint8_t *w, size_t bytes, size_t cou
   size_t body = (count * (size_t)bits + 7) / 8, need = FWD_HEADER_BYTES + (body + 31) / 32 * 32;
   if (bytes != need) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_BAD_WEIGHTS,
-                            "FWD weight stream of %zu bytes, the operation's order of %zu %d-bit values needs %zu", bytes,
-                            count, bits, need);
+                            "FWD weight stream of %zu bytes, the operation's order of %zu %d-bit values needs %zu",
+                            bytes, count, bits, need);
   }
   int16_t lut[16];
   for (int i = 0; i < 16; i++) {
@@ -166,8 +169,10 @@ static int load_records(mx_npu_exec *x, const mx_npu_conv_shape *g) {
     for (int b = 0; b < bias_bytes; b++) bias |= (uint64_t)r[b] << (8 * b);
     if ((bias >> (8 * bias_bytes - 1)) & 1u) bias |= ~(((uint64_t)1 << (8 * bias_bytes)) - 1);
     x->bias[o] = (int64_t)bias;
-    x->scale[o] = acc48 ? ((uint32_t)r[6] | (uint32_t)(r[7] & 0x7Fu) << 8)
-                        : ((uint32_t)r[4] | (uint32_t)r[5] << 8 | (uint32_t)r[6] << 16 | (uint32_t)(r[7] & 0x7Fu) << 24);
+    const uint8_t *q = r + bias_bytes; /* the scale: 15 bits after a 48-bit bias, 31 after a 32-bit one */
+    uint32_t scale = (uint32_t)q[0] | (uint32_t)q[1] << 8;
+    if (!acc48) scale |= (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    x->scale[o] = scale & (acc48 ? 0x7FFFu : 0x7FFFFFFFu);
     x->shift[o] = r[8] & 0x3Fu;
   }
   return 0;
@@ -187,7 +192,8 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
   order o = {g, g->depthwise ? 2 : g->part_kernel_first ? 1 : 0, 0, 0, 0, 1, 0, 1, 1, 1, s->u85.weight_sparse};
   o.ofm_ublock = ublock_depth(x->macs, s->u85.microblock);
   if (o.ofm_ublock == 0 || x->cores > MAX_CORES) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "microblock %u on %d MACs (%d cores) is not a known U85 weight order",
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
+                            "microblock %u on %d MACs (%d cores) is not a known U85 weight order",
                             (unsigned)s->u85.microblock, x->macs, x->cores);
   }
   o.ifm_block = o.traversal == 1                                                           ? 16
@@ -206,7 +212,8 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
                             MX_NPU_MAX_WEIGHTS);
   }
   for (int core = 0; core < (fast ? 1 : ncores); core++) {
-    const uint8_t *w = mx_npu_span(x, s->weight.region, 0, s->weight.base[core], s->weight.length[core], "WEIGHT stream");
+    const uint8_t *w =
+        mx_npu_span(x, s->weight.region, 0, s->weight.base[core], s->weight.length[core], "WEIGHT stream");
     if (w == NULL) return -(int)x->err->status;
     size_t n = 0;
     if (fast) {
@@ -221,8 +228,8 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
       }
       if (n != length) {
         return mx_npu_exec_fail(x, MX_NPU_ERR_BAD_WEIGHTS,
-                                "core %d's weight stream decodes to %zu values, the operation's U85 order has %zu", core,
-                                n, length);
+                                "core %d's weight stream decodes to %zu values, the operation's U85 order has %zu",
+                                core, n, length);
       }
     }
     int interleaved = fast && ncores > 1;
