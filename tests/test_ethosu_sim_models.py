@@ -173,6 +173,10 @@ def _insert_before_op(words: List[int], opcodes, *inserted: int) -> List[int]:
         ("add", 0x006, lambda p: 5, ("NPU_OP_ELEMENTWISE (0x10006)", "LRELU")),  # ADD -> LRELU
         ("add", 0x006, lambda p: 11, ("ELEMENTWISE DIV",)),
         ("max", 0x005, lambda p: 6, ("POOL ARGMAX_X",)),
+        ("max", 0x005, lambda p: 5, ("POOL MIN",)),  # modes our partitioner never sends: unchecked, refused
+        ("add", 0x006, lambda p: 16, ("ELEMENTWISE CMP_EQ",)),
+        ("add", 0x006, lambda p: 33, ("ELEMENTWISE AND",)),
+        ("conv", 0x124, lambda p: p | 1, ("48-bit accumulator",)),  # ACC_FORMAT I48
         ("add", 0x125, lambda p: (p & ~0x1F) | 10, ("activation LUT_TANH",)),  # ACTIVATION function
         ("add", 0x125, lambda p: (p & ~0x1F) | 5, ("activation LUT_S8_S16",)),
         ("conv", 0x107, lambda p: 1, ("NPU_OP_CONV", "upscale mode NEAREST")),  # IFM_UPSCALE
@@ -214,10 +218,11 @@ def test_u85_commands_it_does_not_run_are_refused_by_name(sim, inserted, status,
     _refused(sim, blob, fast, words, status, says)
 
 
-def test_u85_dma_index_mode_is_refused(sim):
+@pytest.mark.parametrize("edit, says", [(lambda p: p | 1 << 11, "DMA index mode"), (lambda p: p | 1 << 9, "stride mode 2D")])
+def test_u85_dma_modes_other_than_1d_copies_are_refused(sim, edit, says):
     case = cases.table(np.random.default_rng(0))
-    blob, fast, words = _words_with(sim, case.graph, "ethos-u85-256", 0x130, lambda p: p | 1 << 11)
-    _refused(sim, blob, fast, words, "MX_NPU_ERR_NOT_IMPLEMENTED", "NPU_OP_DMA_START", "DMA index mode")
+    blob, fast, words = _words_with(sim, case.graph, "ethos-u85-256", 0x130, edit)  # DMA0_SRC_REGION
+    _refused(sim, blob, fast, words, "MX_NPU_ERR_NOT_IMPLEMENTED", "NPU_OP_DMA_START", says)
 
 
 def test_corrupt_u85_weights_are_refused(sim):

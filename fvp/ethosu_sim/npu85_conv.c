@@ -25,6 +25,10 @@ int mx_npu85_exec_conv(mx_npu_exec *x) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "%s IFM is not implemented (8-bit only)",
                             s->ifm.fm.dtype == MX_NPU_DTYPE_S32 ? "a 32-bit" : "a 16-bit");
   }
+  if (s->u85.acc_format != 0) { /* regor's for 16-bit IFMs (48-bit bias records): never seen with 8-bit ones */
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
+                            "a convolution with the 48-bit accumulator is not implemented");
+  }
   if (s->ofm.global_scale) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
                             "a convolution with the global OFM scale is not implemented");

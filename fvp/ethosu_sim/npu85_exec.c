@@ -6,7 +6,6 @@
 #include "npu85_exec.h"
 
 #define CHAINED 2 /* activation_storage */
-#define MAX_DMA_ROWS (1 << 20)
 
 static const char *const function_names[12] = {"LUT_NONE", "LUT_U8_U8", "?", "?", "LUT_S8_S8", "LUT_S8_S16",
                                                "?", "LUT_S8_S32", "LUT_S16_S16", "LUT_S16_S32", "LUT_TANH",
@@ -116,9 +115,9 @@ int mx_npu85_write(mx_npu_exec *x, const mx_npu_fmview *ofm, int y, int xx, int 
   return mx_npu_fm_write(x, ofm, at[0], at[1], at[2], v);
 }
 
-/* DMA_START: 1-D (DMA0_LEN bytes), 2-D (SIZE0 rows of LEN bytes, the rows STRIDE0 apart at each end) and 3-D (SIZE1
- * planes of those, STRIDE1 apart) copies between regions or into the LUT memory (the internal destination: the
- * lookup tables, x->shram from address 0 on the U85). Index mode is refused. */
+/* DMA_START: 1-D copies (DMA0_LEN bytes) between regions or into the LUT memory (the internal destination: the lookup
+ * tables, x->shram from address 0 on the U85). regor writes 2-D/3-D strides and index mode for operations our
+ * partitioner never sends (gathers, scatters): refused by name rather than run with guessed semantics. */
 int mx_npu85_exec_dma(mx_npu_exec *x) {
   const mx_npu_state *s = &x->op->state;
   const mx_npu85_regs *u = &s->u85;
@@ -128,23 +127,15 @@ int mx_npu85_exec_dma(mx_npu_exec *x) {
   if (s->dma.src_internal) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "DMA from the internal memory is not implemented");
   }
-  unsigned mode = s->dma.src_stride_mode;
-  uint64_t rows = mode == 0 ? 1 : (s->dma.size0 ? s->dma.size0 : 1), planes = mode == 2 ? s->dma.size1 : 1;
-  if (rows * planes > MAX_DMA_ROWS) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_TOO_LARGE, "DMA of %llu rows (more than the executor's %d)",
-                            (unsigned long long)(rows * planes), MAX_DMA_ROWS);
+  if (s->dma.src_stride_mode != MX_NPU_STRIDE_MODE_1D) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "DMA stride mode %s is not implemented (only 1D)",
+                            s->dma.src_stride_mode == MX_NPU_STRIDE_MODE_2D ? "2D" : "3D");
   }
-  for (uint64_t p = 0; p < planes; p++) {
-    for (uint64_t r = 0; r < rows; r++) {
-      uint64_t src = s->dma.src + p * u->dma_src_stride[1] + r * u->dma_src_stride[0];
-      uint64_t dst = s->dma.dst + p * u->dma_dst_stride[1] + r * u->dma_dst_stride[0];
-      const uint8_t *from = mx_npu_span(x, s->dma.src_region, 0, src, s->dma.len, "DMA source");
-      if (from == NULL) return -(int)x->err->status;
-      uint8_t *to = mx_npu_span(x, s->dma.dst_region, s->dma.dst_internal, dst, s->dma.len, "DMA destination");
-      if (to == NULL) return -(int)x->err->status;
-      if (s->dma.len != 0) memmove(to, from, (size_t)s->dma.len);
-    }
-  }
+  const uint8_t *from = mx_npu_span(x, s->dma.src_region, 0, s->dma.src, s->dma.len, "DMA source");
+  if (from == NULL) return -(int)x->err->status;
+  uint8_t *to = mx_npu_span(x, s->dma.dst_region, s->dma.dst_internal, s->dma.dst, s->dma.len, "DMA destination");
+  if (to == NULL) return -(int)x->err->status;
+  if (s->dma.len != 0) memmove(to, from, (size_t)s->dma.len);
   return 0;
 }
 

@@ -7,7 +7,7 @@
  * U55's padded average), then the OFM scale; SUM (larger average kernels, regor folds the 1/N into OFM_SCALE) and
  * REDUCE_SUM: the plain sum, then the OFM scale; NONE (regor's NullPool, copies of 32-bit data): the 1x1 value as it
  * is; with ACC_FORMAT's accumulator input IFM2 (regor's RESCALE of 32-bit data) the value is IFM2's, minus its zero
- * point, then the OFM scale. ARGMAX_X/Y are refused. */
+ * point, then the OFM scale. MIN (unchecked) and ARGMAX_X/Y are refused. */
 #include "npu85_exec.h"
 #include "npu_round.h"
 #include "npu_zero_point.h"
@@ -18,7 +18,7 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
   const mx_npu_state *s = &x->op->state;
   static const char *const names[8] = {"MAX", "AVERAGE", "REDUCE_SUM", "SUM", "NONE", "MIN", "ARGMAX_X", "ARGMAX_Y"};
   unsigned mode = x->op->param & 7u;
-  if (mode > MIN) {
+  if (mode >= MIN) { /* MIN: regor's REDUCE_MIN, which our partitioner never sends (unchecked), and ARGMAX */
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s is not implemented", names[mode]);
   }
   if (s->u85.ifm_broadcast != 0) {
@@ -64,8 +64,6 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
               if (mode != NONE || from_ifm2) v -= ifm_zp;
               if (mode == MAX) {
                 acc = count == 0 || v > acc ? v : acc;
-              } else if (mode == MIN) {
-                acc = count == 0 || v < acc ? v : acc;
               } else {
                 acc += v;
               }
@@ -74,7 +72,6 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
           }
         }
         if (count == 0 && mode == MAX) acc = ifm.lo - ifm_zp; /* a window wholly in the padding */
-        if (count == 0 && mode == MIN) acc = ifm.hi - ifm_zp;
         if (mode == AVERAGE) acc = count == 0 ? 0 : mx_npu_average(acc, count);
         int64_t out = acc;
         if (mode != NONE || from_ifm2) {

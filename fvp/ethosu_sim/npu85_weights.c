@@ -155,7 +155,7 @@ static int fwd_decode(mx_npu_exec *x, const uint8_t *w, size_t bytes, size_t cou
 
 static int load_records(mx_npu_exec *x, const mx_npu_conv_shape *g) {
   const mx_npu_state *s = &x->op->state;
-  int acc48 = s->u85.acc_format == 1;
+  int acc48 = s->u85.acc_format == 1; /* npu85_conv.c refuses it (unchecked); the layout is regor's EncodeBias48 */
   uint64_t need = (uint64_t)g->oc * RECORD_BYTES;
   if (s->scale.length[0] < need) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_BAD_WEIGHTS, "SCALE_LENGTH %u is less than %d channels x 10 bytes",
