@@ -83,8 +83,8 @@ int mx_npu_execute_config(const uint32_t *words, size_t count, const mx_npu_regi
                           uint32_t config, mx_npu_error *err) {
   mx_npu_error ignored;
   if (err == NULL) err = &ignored;
-  /* The context holds the SHRAM, the weight buffers and the per-channel records (about 1.1 MB): on the stack,
-   * as nothing here allocates. */
+  /* The context holds the SHRAM, the weight buffers, the per-channel records and the U85's chain buffer (about
+   * 1.6 MB): on the stack, as nothing here allocates. */
   mx_npu_exec x;
   x.regions = regions;
   x.err = err;
