@@ -203,7 +203,7 @@ def test_unimplemented_u85_modes_are_refused_by_name(sim, graph, opcode, edit, s
         ((0x0007,), "MX_NPU_ERR_NOT_IMPLEMENTED", "NPU_OP_RESIZE (0x10007): operation not implemented"),
         ((0x4100, 0x40), "MX_NPU_ERR_NOT_IMPLEMENTED", "NPU_OP_BRANCH (0x14100): operation not implemented"),
         ((0x0106,), "MX_NPU_ERR_UNKNOWN_OPCODE", "no Ethos-U85 cmd0 command has opcode 0x106"),
-        ((0x0021_0123,), "MX_NPU_ERR_UNKNOWN_OPCODE", "no Ethos-U85 cmd0 command has opcode 0x123"),  # U55's PARALLEL_MODE
+        ((0x0021_0123,), "MX_NPU_ERR_UNKNOWN_OPCODE", "no Ethos-U85 cmd0 command has opcode 0x123"),  # PARALLEL_MODE
         ((0x0080_012F,), "MX_NPU_ERR_RESERVED_BITS", "NPU_SET_BLOCKDEP (0x1012F): parameter 0x0080"),
         ((0x0004_0114,), "MX_NPU_ERR_NOT_IMPLEMENTED", "unsigned 32-bit feature maps"),  # OFM_PRECISION
         ((0x0006_0114,), "MX_NPU_ERR_NOT_IMPLEMENTED", "64-bit feature maps"),
@@ -218,7 +218,9 @@ def test_u85_commands_it_does_not_run_are_refused_by_name(sim, inserted, status,
     _refused(sim, blob, fast, words, status, says)
 
 
-@pytest.mark.parametrize("edit, says", [(lambda p: p | 1 << 11, "DMA index mode"), (lambda p: p | 1 << 9, "stride mode 2D")])
+@pytest.mark.parametrize(
+    "edit, says", [(lambda p: p | 1 << 11, "index mode"), (lambda p: p | 1 << 9, "stride mode 2D")]
+)
 def test_u85_dma_modes_other_than_1d_copies_are_refused(sim, edit, says):
     case = cases.table(np.random.default_rng(0))
     blob, fast, words = _words_with(sim, case.graph, "ethos-u85-256", 0x130, edit)  # DMA0_SRC_REGION
