@@ -105,9 +105,24 @@ static size_t walk(const order *o, int core, mx_npu_exec *x, put_fn put, void *c
   return j;
 }
 
-/* The decoded values of the stream being placed, and where value j of the walk's core sits among them. */
+/* A FWD stream, read in place: its values have a fixed width, so value i is at bit i x bits of the body. */
+typedef struct {
+  const uint8_t *body;
+  int bits, raw;
+  int8_t adjust;
+  int16_t lut[16];
+} fwd_stream;
+
+static int16_t fwd_value(const fwd_stream *f, size_t i) {
+  size_t bit = i * (size_t)f->bits;
+  unsigned v = (f->body[bit / 8] >> (bit % 8)) & ((1u << f->bits) - 1u);
+  return f->raw ? (int16_t)((int8_t)v - f->adjust) : f->lut[v];
+}
+
+/* The stream being placed (MLW: decoded values; FWD: read in place), and where value j of the walk's core sits. */
 typedef struct {
   const int16_t *values;
+  const fwd_stream *fwd;
   size_t n, block, length; /* FWD interleaving: block size and per-core length (block 0: not interleaved) */
   int core, streams, short_stream;
 } placing;
@@ -124,10 +139,11 @@ static void place(mx_npu_exec *x, void *ctx, size_t j, long target) {
     p->short_stream = 1;
     return;
   }
-  if (target >= 0) x->weights[target] = p->values[at];
+  if (target >= 0) x->weights[target] = p->fwd != NULL ? fwd_value(p->fwd, at) : p->values[at];
 }
 
-static int fwd_decode(mx_npu_exec *x, const uint8_t *w, size_t bytes, size_t count) {
+/* Checks a FWD stream's length against the `count` values the order needs and reads its header. */
+static int fwd_open(mx_npu_exec *x, const uint8_t *w, size_t bytes, size_t count, fwd_stream *f) {
   if (bytes < FWD_HEADER_BYTES) return mx_npu_exec_fail(x, MX_NPU_ERR_BAD_WEIGHTS, "FWD stream of %zu bytes", bytes);
   int raw = w[0] & 1, lut2 = (w[0] >> 1) & 1;
   int bits = raw ? 8 : lut2 ? 2 : 4;
@@ -137,19 +153,15 @@ static int fwd_decode(mx_npu_exec *x, const uint8_t *w, size_t bytes, size_t cou
                             "FWD weight stream of %zu bytes, the operation's order of %zu %d-bit values needs %zu",
                             bytes, count, bits, need);
   }
-  int16_t lut[16];
   for (int i = 0; i < 16; i++) {
-    unsigned pos = 112 + 9 * (unsigned)i, f = 0;
-    for (unsigned b = 0; b < 9; b++) f |= ((w[(pos + b) / 8] >> ((pos + b) % 8)) & 1u) << b;
-    lut[i] = (int16_t)((f & 1u) ? -(int)(f >> 1) : (int)(f >> 1));
+    unsigned pos = 112 + 9 * (unsigned)i, folded = 0;
+    for (unsigned b = 0; b < 9; b++) folded |= ((w[(pos + b) / 8] >> ((pos + b) % 8)) & 1u) << b;
+    f->lut[i] = (int16_t)((folded & 1u) ? -(int)(folded >> 1) : (int)(folded >> 1));
   }
-  int8_t adjust = (int8_t)w[13];
-  const uint8_t *d = w + FWD_HEADER_BYTES;
-  for (size_t i = 0; i < count; i++) {
-    size_t bit = i * (size_t)bits;
-    unsigned v = (d[bit / 8] >> (bit % 8)) & ((1u << bits) - 1u);
-    x->u.stream[i] = raw ? (int16_t)((int8_t)v - adjust) : lut[v];
-  }
+  f->body = w + FWD_HEADER_BYTES;
+  f->bits = bits;
+  f->raw = raw;
+  f->adjust = (int8_t)w[13];
   return 0;
 }
 
@@ -207,8 +219,8 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
   int fast = s->u85.weight_fast, ncores = x->cores;
   o.streams = ncores;
   size_t length = walk(&o, 0, x, NULL, NULL, MX_NPU_MAX_WEIGHTS);
-  if (length * (size_t)(fast ? ncores : 1) > MX_NPU_MAX_WEIGHTS) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_TOO_LARGE, "a weight stream of %zu values exceeds the executor's %d", length,
+  if (length > MX_NPU_MAX_WEIGHTS) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_TOO_LARGE, "a core's weight order of more than %d values",
                             MX_NPU_MAX_WEIGHTS);
   }
   for (int core = 0; core < (fast ? 1 : ncores); core++) {
@@ -216,9 +228,10 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
         mx_npu_span(x, s->weight.region, 0, s->weight.base[core], s->weight.length[core], "WEIGHT stream");
     if (w == NULL) return -(int)x->err->status;
     size_t n = 0;
+    fwd_stream f;
     if (fast) {
       n = length * (size_t)ncores;
-      int rc = fwd_decode(x, w, s->weight.length[0], n);
+      int rc = fwd_open(x, w, s->weight.length[0], n, &f);
       if (rc != 0) return rc;
     } else {
       int rc = mx_mlw_decode(w, s->weight.length[core], x->u.stream, MX_NPU_MAX_WEIGHTS, &n);
@@ -235,8 +248,8 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
     int interleaved = fast && ncores > 1;
     o.g = g;
     for (int k = fast ? 0 : core; k < (fast ? ncores : core + 1); k++) {
-      placing p = {x->u.stream, n, interleaved ? (size_t)(o.ofm_ublock * o.ifm_ublock * o.round / ncores) : 0, length,
-                   k, ncores, 0};
+      size_t block = interleaved ? (size_t)(o.ofm_ublock * o.ifm_ublock * o.round / ncores) : 0;
+      placing p = {x->u.stream, fast ? &f : NULL, n, block, length, k, ncores, 0};
       walk(&o, k, x, place, &p, length);
       if (p.short_stream) return mx_npu_exec_fail(x, MX_NPU_ERR_BAD_WEIGHTS, "core %d's weights: stream too short", k);
     }
