@@ -107,6 +107,15 @@ def test_pools_bit_exact(sim, op, accelerator, seed):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, False)
 
 
+@pytest.mark.parametrize("accelerator", U85 + ("ethos-u85-2048",))
+@settings(max_examples=20, **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_large_average_pools_bit_exact(sim, accelerator, seed):
+    """Kernels beyond 8x8: regor's SUM pool; padded, a chained int32 multiply by each position's reciprocal (rounding
+    TRUNCATE_TO_LOWER) and a rounding shift (the Ethos-U55/U65 refuse these graphs in Vela)."""
+    run_case(sim, cases.BUILDERS["large_avg_pool"], accelerator, seed, False)
+
+
 @pytest.mark.parametrize("accelerator", MAIN + U85)
 @pytest.mark.parametrize("op", ["add", "mul", "table"])
 @settings(max_examples=40, **SETTINGS)

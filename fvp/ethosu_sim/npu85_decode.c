@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "npu85_decode_internal.h"
+#include "npu_round.h"
 
 #define OPCODE_BITS 0x3FFu
 #define RESERVED_WORD_BITS 0x3C00u
@@ -77,9 +78,15 @@ static int scale85(const site *c, unsigned p, uint32_t payload, unsigned round_m
 }
 
 /* The U55 rounding of the same arithmetic, for the shared executors (round_mode_ofm: DOUBLE_SYMMETRIC is the
- * U55's TFL, NATURAL and TRUNCATE_TO_ZERO are the same); the other U85 modes are refused by the executor. */
+ * U55's TFL, NATURAL and TRUNCATE_TO_ZERO are the same, TRUNCATE_TO_LOWER is npu_round.h's FLOOR); the other U85
+ * modes are refused by the executor. */
 static uint8_t common_rounding(unsigned round) {
-  return round == 1 ? MX_NPU_ROUNDING_NATURAL : round == 4 ? MX_NPU_ROUNDING_TRUNCATE : MX_NPU_ROUNDING_TFL;
+  switch (round) {
+    case 1: return MX_NPU_ROUNDING_NATURAL;
+    case 4: return MX_NPU_ROUNDING_TRUNCATE;
+    case 5: return MX_NPU_ROUNDING_FLOOR;
+    default: return MX_NPU_ROUNDING_TFL;
+  }
 }
 
 static int set0(mx_npu_state *s, const site *c, unsigned p) {

@@ -89,10 +89,6 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
   }
   int shifts = mode == SHL || mode == SHR || mode == CLZ; /* no operand scaling */
   unsigned round = u->ofm_scale.round;
-  if (round > 1 && round != 4 && !(mode == SHR && round == 5)) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
-                            "ELEMENTWISE %s with OFM rounding mode %u is not implemented", mode_name(mode), round);
-  }
   int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1, oc = s->ofm.depth_m1 + 1;
   mx_npu_fmview ifm, ifm2, ofm;
   mx_npu_activation_stage act;

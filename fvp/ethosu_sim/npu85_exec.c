@@ -57,9 +57,8 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "accumulator %s is not implemented (chaining)",
                             u->acc_input == 1 ? "input KEEP" : u->acc_input == 2 ? "input IFM2" : "output DISABLE");
   }
-  int shr = x->op->opcode == MX_NPU_OP_ELEMENTWISE && x->op->param == 8; /* SHR floors with TRUNCATE_TO_LOWER */
-  if (u->ofm_scale.round > 1 && u->ofm_scale.round != 4 && !(shr && u->ofm_scale.round == 5)) {
-    static const char *const modes[6] = {"", "", "DOUBLE_ASYMMETRIC", "SYMMETRIC", "", "TRUNCATE_TO_LOWER"};
+  if (u->ofm_scale.round == 2 || u->ofm_scale.round == 3) {
+    static const char *const modes[4] = {"", "", "DOUBLE_ASYMMETRIC", "SYMMETRIC"};
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "OFM rounding %s is not implemented",
                             modes[u->ofm_scale.round]);
   }

@@ -130,6 +130,24 @@ def pool(rng, kind: str, tie: bool = False) -> Optional[Case]:
     return Case(g.serialize(), [((1, h, w, c), np.int8)], f"{kind} pool {h}x{w}x{c} k{kh}x{kw} s{sy}{sx} pad{pad}")
 
 
+def large_avg_pool(rng, tie: bool = False) -> Optional[Case]:
+    """An average over a kernel larger than 8x8, padded or not: regor's SUM pool (Ethos-U85), with the padded case's
+    per-position reciprocal as a chained multiply and shift."""
+    kh, kw = _ints(rng, 9, 16, 2) if rng.random() < 0.7 else (_ints(rng, 9, 12)[0], _ints(rng, 1, 8)[0])
+    sy, sx = _ints(rng, 1, 3, 2)
+    pad = [0, 0, 0, 0]
+    if rng.random() < 0.6:
+        pad = [min(p, k - 1) for p, k in zip(_ints(rng, 0, 3, 4), (kh, kh, kw, kw))]
+    oh, ow = _ints(rng, 1, 4, 2)
+    h, w = (oh - 1) * sy + kh - pad[0] - pad[1], (ow - 1) * sx + kw - pad[2] - pad[3]
+    if h < 1 or w < 1:
+        return None
+    c = int(rng.choice([1, 3, 16, 20]))
+    g = TosaGraph()
+    g.output(g.pool("avg", g.input([1, h, w, c]), (kh, kw), (sy, sx), pad, (1, oh, ow, c)))
+    return Case(g.serialize(), [((1, h, w, c), np.int8)], f"avg pool {h}x{w}x{c} k{kh}x{kw} s{sy}{sx} pad{pad}")
+
+
 def max_pool(rng, tie: bool = False) -> Optional[Case]:
     return pool(rng, "max", tie)
 
@@ -339,6 +357,7 @@ BUILDERS: Dict[str, Callable] = {
     "fully_connected": fully_connected,
     "max_pool": max_pool,
     "avg_pool": avg_pool,
+    "large_avg_pool": large_avg_pool,
     "add": add,
     "mul": mul,
     "table": table,
