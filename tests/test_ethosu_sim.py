@@ -133,6 +133,13 @@ def test_data_movement_bit_exact(sim, op, accelerator, seed):
 
 
 @pytest.mark.parametrize("accelerator", MAIN + U85)
+@settings(max_examples=12, **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_softmax_as_the_exporter_builds_it_bit_exact(sim, accelerator, seed):
+    run_case(sim, cases.BUILDERS["softmax"], accelerator, seed, False)
+
+
+@pytest.mark.parametrize("accelerator", MAIN + U85)
 @pytest.mark.parametrize("op", cases.INT32_OPS)
 @settings(max_examples=12, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))

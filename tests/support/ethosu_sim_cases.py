@@ -148,6 +148,20 @@ def large_avg_pool(rng, tie: bool = False) -> Optional[Case]:
     return Case(g.serialize(), [((1, h, w, c), np.int8)], f"avg pool {h}x{w}x{c} k{kh}x{kw} s{sy}{sx} pad{pad}")
 
 
+def softmax(rng, tie: bool = False) -> Case:
+    """The exporter's integer softmax (mcu_export.ethosu.softmax_tosa: arm_softmax_s8 as TOSA int8/int32 operators) for
+    a random input scale, rows of 1..80 elements (sometimes the longest, 511), ranks 2..4."""
+    from mcu_export.ethosu import softmax_tosa
+    from mcu_export.int8.reference.softmax import softmax_params
+
+    scale = float(rng.choice([2.0**-8, 2.0**-4, 0.0371, 0.1, 0.3, 1.0]))
+    n = softmax_tosa.MAX_ROW if rng.random() < 0.1 else _ints(rng, 1, 80)[0]
+    shape = [*_ints(rng, 1, 3, _ints(rng, 1, 3)[0]), n]
+    g = TosaGraph()
+    g.output(softmax_tosa.softmax(g, g.input(shape), shape, *softmax_params(scale)))
+    return Case(g.serialize(), [(tuple(shape), np.int8)], f"softmax {shape} scale {scale}")
+
+
 def max_pool(rng, tie: bool = False) -> Optional[Case]:
     return pool(rng, "max", tie)
 
@@ -358,6 +372,7 @@ BUILDERS: Dict[str, Callable] = {
     "max_pool": max_pool,
     "avg_pool": avg_pool,
     "large_avg_pool": large_avg_pool,
+    "softmax": softmax,
     "add": add,
     "mul": mul,
     "table": table,
