@@ -93,15 +93,8 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
   mx_npu_fmview ifm, ifm2, ofm;
   mx_npu_activation_stage act;
   int rc = mx_npu85_bind(x, &ifm, &ofm, &act);
-  if (rc == 0 && !unary && !s->ifm2.use_scalar) rc = mx_npu_fm_bind(x, &s->ifm2.fm, "IFM2", &ifm2);
+  if (rc == 0 && !unary && !s->ifm2.use_scalar) rc = mx_npu85_fm_bind(x, &s->ifm2.fm, u->ifm2_storage, "IFM2", &ifm2);
   if (rc != 0) return rc;
-  if (!unary && !s->ifm2.use_scalar && u->ifm2_storage == 2) { /* CHAINED: the previous operation's OFM */
-    if (x->chain_h == 0 || u->ifm_storage == 2) {
-      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s: a CHAINED IFM2 %s", mode_name(mode),
-                              x->chain_h == 0 ? "with no chained OFM before it" : "and a CHAINED IFM");
-    }
-    ifm2.chained = 1;
-  }
   int64_t ifm_zp = mx_npu_zero_point(&s->ifm.fm), ifm2_zp = mx_npu_zero_point(&s->ifm2.fm);
   int64_t ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   int bh = u->ifm_broadcast & 1u, bw = (u->ifm_broadcast >> 1) & 1u, bc = (u->ifm_broadcast >> 2) & 1u;

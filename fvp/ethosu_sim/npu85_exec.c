@@ -62,36 +62,40 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "OFM rounding %s is not implemented",
                             modes[u->ofm_scale.round]);
   }
-  int rc = ifm != NULL ? mx_npu_fm_bind(x, &s->ifm.fm, "IFM", ifm) : 0;
-  if (rc == 0) rc = mx_npu_fm_bind(x, &s->ofm.fm, "OFM", ofm);
+  int rc = ifm != NULL ? mx_npu85_fm_bind(x, &s->ifm.fm, u->ifm_storage, "IFM", ifm) : 0;
+  if (rc == 0) rc = mx_npu85_fm_bind(x, &s->ofm.fm, u->ofm_storage, "OFM", ofm);
   if (rc == 0) rc = mx_npu85_activation_setup(x, ofm, act);
-  if (rc != 0) return rc;
-  return mx_npu85_chain(x, ifm, ofm);
+  return rc;
 }
 
-/* CHAINED storage: regor fuses an operation with the next by keeping the first one's OFM inside the NPU (OFM
- * storage CHAINED) and reading it as the next one's IFM (IFM storage CHAINED), region and addresses unused. We keep
- * it in x->chain (values of up to 32 bits) in the producer's OFM shape, and the consumer reads it as a feature map. */
-int mx_npu85_chain(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm) {
+/* Storage CHAINED: regor fuses an operation with the next one by keeping the first one's OFM inside the NPU (OFM
+ * storage CHAINED) and reading it as the next one's IFM or IFM2 (storage CHAINED), regions and addresses unused. We
+ * keep it in x->chain (values of up to 32 bits) in the producer's OFM shape, for the next block operation only.
+ * Storage NONE (a scalar or unused operand) has no elements: its view has no memory, so a read is an error. */
+int mx_npu85_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, unsigned storage, const char *name, mx_npu_fmview *v) {
   const mx_npu_state *s = &x->op->state;
-  if (s->u85.ifm_storage == CHAINED) {
-    if (ifm == NULL || x->chain_h == 0) {
-      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED IFM %s",
-                              x->chain_h == 0 ? "with no chained OFM before it" : "read as IFM2");
-    }
-    ifm->chained = 1;
-  } else if (s->u85.ofm_storage != CHAINED && s->u85.ifm2_storage != CHAINED) {
-    x->chain_h = 0; /* the chain ends with an operation that does not read it */
-  }
-  if (s->u85.ofm_storage == CHAINED) {
+  if (storage == 0) return mx_npu_fm_bind(x, fm, name, v);
+  mx_npu_fm_bind_unplaced(fm, name, v);
+  if (storage != CHAINED) return 0;
+  if (fm == &s->ofm.fm) {
     int h = s->ofm.height_m1 + 1, w = s->ofm.width_m1 + 1, c = s->ofm.depth_m1 + 1;
-    if ((uint64_t)h * w * c > MX_NPU_CHAIN_ELEMENTS || s->u85.ofm_transpose != 0) {
-      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED OFM of %dx%dx%d elements%s", h, w, c,
-                              s->u85.ofm_transpose != 0 ? " with a transpose" : " (more than the executor holds)");
+    if (s->u85.ofm_transpose != 0) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED OFM with a transpose is not implemented");
     }
-    x->chain_h = h, x->chain_w = w, x->chain_c = c;
-    ofm->chained = 1;
+    if ((uint64_t)h * w * c > MX_NPU_CHAIN_ELEMENTS) {
+      return mx_npu_exec_fail(x, MX_NPU_ERR_TOO_LARGE, "a CHAINED OFM of %dx%dx%d elements (the executor holds %d)", h,
+                              w, c, MX_NPU_CHAIN_ELEMENTS);
+    }
+    x->chain_out = x->chain_in == 0 ? 1 : 0;
+    mx_npu_chain *k = &x->chains[x->chain_out];
+    k->h = h, k->w = w, k->c = c;
+    v->chain = k;
+    return 0;
   }
+  if (x->chain_in < 0) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a CHAINED %s with no CHAINED OFM just before it", name);
+  }
+  v->chain = &x->chains[x->chain_in];
   return 0;
 }
 
@@ -138,15 +142,22 @@ int mx_npu85_exec_dma(mx_npu_exec *x) {
   return 0;
 }
 
+static int op_is_block(unsigned opcode) {
+  return opcode == MX_NPU_OP_CONV || opcode == MX_NPU_OP_DEPTHWISE || opcode == MX_NPU_OP_POOL ||
+         opcode == MX_NPU_OP_ELEMENTWISE;
+}
+
 int mx_npu85_run(mx_npu_exec *x, const uint32_t *words, size_t count) {
   mx_npu_decoder d;
   mx_npu_decoder_init(&d, words, count);
   x->lut_base = 0;
+  x->chain_in = -1;
   for (;;) {
     x->op = NULL;
     int rc = mx_npu85_decoder_next(&d, &x->current, x->err);
     if (rc <= 0) return rc;
     x->op = &x->current;
+    x->chain_out = -1;
     switch (x->current.opcode) {
       case MX_NPU_OP_STOP:
       case MX_NPU_OP_DMA_WAIT:
@@ -161,5 +172,6 @@ int mx_npu85_run(mx_npu_exec *x, const uint32_t *words, size_t count) {
       default: rc = mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "operation not implemented"); break;
     }
     if (rc != 0) return rc;
+    if (op_is_block(x->current.opcode)) x->chain_in = x->chain_out; /* a chain lasts one block operation */
   }
 }

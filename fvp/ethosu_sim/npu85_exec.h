@@ -9,7 +9,8 @@
 /* The checks every U85 block operation starts with (feature-map storage, OFM reverse, IFM upscale, accumulator
  * chaining, rounding modes: refused by name), then IFM (unless NULL) and OFM bound and the activation set up. */
 int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu_activation_stage *act);
-int mx_npu85_chain(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm);
+/* A feature map bound as its storage (TILE2X2, CHAINED, NONE) says; the OFM's CHAINED storage starts a chain. */
+int mx_npu85_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, unsigned storage, const char *name, mx_npu_fmview *v);
 int mx_npu85_activation_setup(mx_npu_exec *x, const mx_npu_fmview *ofm, mx_npu_activation_stage *a);
 
 /* Writes result (y, x, c) where OFM_PRECISION's transpose puts it. */

@@ -34,7 +34,7 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
   mx_npu_activation_stage act;
   int rc = mx_npu85_bind(x, &ifm, &ofm, &act);
   int from_ifm2 = s->u85.acc_input == 2; /* mx_npu85_bind allows it for NONE only */
-  if (rc == 0 && from_ifm2) rc = mx_npu_fm_bind(x, &s->ifm2.fm, "IFM2", &ifm);
+  if (rc == 0 && from_ifm2) rc = mx_npu85_fm_bind(x, &s->ifm2.fm, s->u85.ifm2_storage, "IFM2", &ifm);
   if (rc != 0) return rc;
   int64_t ifm_zp = mx_npu_zero_point(from_ifm2 ? &s->ifm2.fm : &s->ifm.fm), ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   int kh = s->kernel.height_m1 / s->kernel.dilation_y + 1, kw = s->kernel.width_m1 / s->kernel.dilation_x + 1;

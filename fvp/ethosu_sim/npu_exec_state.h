@@ -18,8 +18,14 @@
  * operation (OFM channels x kernel x IFM channels): 256 K values, 512 KB of int16 each (the example models' largest
  * operation has 80 K). Larger operations are refused with MX_NPU_ERR_TOO_LARGE. */
 #define MX_NPU_MAX_WEIGHTS (1 << 18)
-#define MX_NPU_CHAIN_ELEMENTS (1 << 17) /* U85: largest CHAINED OFM (elements of up to 32 bits; 512 KB) */
+#define MX_NPU_CHAIN_ELEMENTS (1 << 16) /* U85: largest CHAINED OFM (elements of up to 32 bits; 256 KB) */
 #define MX_NPU_MAX_CHANNELS 4096 /* OFM channels of one CONV/DEPTHWISE (bias/scale records held at once) */
+
+/* U85: an OFM kept inside the NPU for the next operation (storage CHAINED); (y, x, c) at (y x w + x) x c + c. */
+typedef struct mx_npu_chain {
+  int h, w, c;
+  int32_t data[MX_NPU_CHAIN_ELEMENTS];
+} mx_npu_chain;
 
 typedef struct mx_npu_exec {
   const mx_npu_region *regions;
@@ -31,8 +37,9 @@ typedef struct mx_npu_exec {
   int u85;                  /* an Ethos-U85 stream (OPTIMIZER_CONFIG's product field 2): npu85_exec.c runs it */
   int macs, cores;          /* U85: MACs per cycle and weight decoders (config bits 0-3, 12-13 as log2) */
   mx_npu_op current;        /* U85: the operation x->op points to (mx_npu85_run's, which has x only by pointer) */
-  int chain_h, chain_w, chain_c; /* U85: the shape of the last CHAINED OFM (0: none), held in `chain` */
-  int32_t chain[MX_NPU_CHAIN_ELEMENTS]; /* U85: a CHAINED OFM, (y x W + x) x C + c, for the next operation's IFM */
+  int chain_in, chain_out;  /* U85: the chain the operation reads (the previous one's CHAINED OFM), the one it
+                             * writes: indices in `chains`, -1 for none */
+  mx_npu_chain chains[2];   /* U85: two, as an operation may read one chain and write the next */
   uint8_t shram[MX_NPU_SHRAM_BYTES];
   union {
     int16_t stream[MX_NPU_MAX_WEIGHTS]; /* one core's decoded weight stream */
