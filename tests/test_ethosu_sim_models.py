@@ -182,6 +182,7 @@ def _insert_before_op(words: List[int], opcodes, *inserted: int) -> List[int]:
         ("conv", 0x107, lambda p: 1, ("NPU_OP_CONV", "upscale mode NEAREST")),  # IFM_UPSCALE
         ("max", 0x107, lambda p: 2, ("NPU_OP_POOL", "upscale mode ZEROS")),
         ("max", 0x114, lambda p: p | 1 << 14, ("storage TILE3X1",)),  # OFM_PRECISION storage
+        ("conv", 0x105, lambda p: p | 2 << 14, ("CHAINED IFM with no CHAINED OFM just before it",)),
         ("max", 0x114, lambda p: p | 2 << 9, ("OFM reverse W",)),
         ("conv", 0x114, lambda p: p | 1 << 11, ("convolution with an OFM transpose",)),
         ("max", 0x124, lambda p: p | 1 << 4, ("accumulator input KEEP",)),  # ACC_FORMAT: chaining in
