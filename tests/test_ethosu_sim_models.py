@@ -190,6 +190,7 @@ def _insert_before_op(words: List[int], opcodes, *inserted: int) -> List[int]:
         ("max", 0x4024, lambda p: (p & 0x1FFF) | 2 << 13, ("OFM rounding DOUBLE_ASYMMETRIC",)),  # OFM_SCALE
         ("conv", 0x105, lambda p: (p & ~0xC) | 0x4, ("NPU_OP_CONV", "16-bit IFM")),  # IFM int16
         ("conv", 0x002, lambda p: 1, ("weights from IFM2",)),
+        ("conv", 0x4024, lambda p: p | 1 << 6, ("OFM double-round shift (1)",)),
     ],
 )
 def test_unimplemented_u85_modes_are_refused_by_name(sim, graph, opcode, edit, says):
@@ -208,6 +209,7 @@ def test_unimplemented_u85_modes_are_refused_by_name(sim, graph, opcode, edit, s
         ((0x0080_012F,), "MX_NPU_ERR_RESERVED_BITS", "NPU_SET_BLOCKDEP (0x1012F): parameter 0x0080"),
         ((0x0004_0114,), "MX_NPU_ERR_NOT_IMPLEMENTED", "unsigned 32-bit feature maps"),  # OFM_PRECISION
         ((0x0006_0114,), "MX_NPU_ERR_NOT_IMPLEMENTED", "64-bit feature maps"),
+        ((0x0004_0108,), "MX_NPU_ERR_NOT_IMPLEMENTED", "NPU_OP_CONV (0x10002): an IFM broadcast (mode 4)"),
         ((0x0009_0180,), "MX_NPU_ERR_BAD_VALUE", "IFM2 broadcast mode 9"),
         ((0x4024, 0x8000_0000), "MX_NPU_ERR_RESERVED_BITS", "bit 31 is reserved"),  # OFM_SCALE
         ((0x0600_0130,), "MX_NPU_ERR_BAD_VALUE", "DMA stride mode 3"),  # DMA0_SRC_REGION

@@ -74,7 +74,7 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "ELEMENTWISE %s (%u) is not implemented", mode_name(mode),
                             mode);
   }
-  if (u->ifm_scale.dbl_rnd != 0 || u->ifm2_scale.dbl_rnd != 0 || u->ofm_scale.dbl_rnd != 0) {
+  if (u->ifm_scale.dbl_rnd != 0 || u->ifm2_scale.dbl_rnd != 0) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
                             "ELEMENTWISE %s with a double-round shift is not implemented", mode_name(mode));
   }

@@ -57,6 +57,14 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "accumulator %s is not implemented (chaining)",
                             u->acc_input == 1 ? "input KEEP" : u->acc_input == 2 ? "input IFM2" : "output DISABLE");
   }
+  if (u->ifm_broadcast != 0 && x->op->opcode != MX_NPU_OP_ELEMENTWISE) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "an IFM broadcast (mode %u) is not implemented here",
+                            (unsigned)u->ifm_broadcast);
+  }
+  if (u->ofm_scale.dbl_rnd != 0) {
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "an OFM double-round shift (%u) is not implemented",
+                            (unsigned)u->ofm_scale.dbl_rnd);
+  }
   if (u->ofm_scale.round == 2 || u->ofm_scale.round == 3) {
     static const char *const modes[4] = {"", "", "DOUBLE_ASYMMETRIC", "SYMMETRIC"};
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "OFM rounding %s is not implemented",

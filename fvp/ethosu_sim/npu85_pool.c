@@ -21,10 +21,6 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
   if (mode >= MIN) { /* MIN: regor's REDUCE_MIN, which our partitioner never sends (unchecked), and ARGMAX */
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s is not implemented", names[mode]);
   }
-  if (s->u85.ifm_broadcast != 0) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s with an IFM broadcast is not implemented",
-                            names[mode]);
-  }
   int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1, oc = s->ofm.depth_m1 + 1, ic = s->ifm.depth_m1 + 1;
   if (mode == REDUCE_SUM ? oc != 1 : ic != oc) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s from IFM depth %d to OFM depth %d", names[mode],
