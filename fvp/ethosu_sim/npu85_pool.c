@@ -2,7 +2,7 @@
  * depth, into one OFM channel), the global OFM scale with OFM_SCALE's rounding, the OFM zero point, the activation,
  * written where OFM_PRECISION's transpose says (regor's TRANSPOSE and copies are 1x1 pools).
  *
- * Modes (regor's GetPoolingMode): MAX, MIN; AVERAGE (regor's for kernels up to 8x8): the NPU divides the window's sum
+ * Modes (regor's GetPoolingMode): MAX; AVERAGE (regor's for kernels up to 8x8): the NPU divides the window's sum
  * by the number of its elements inside the IFM itself (TOSA's AVG_POOL2D; we compute TOSA's reciprocal as for the
  * U55's padded average), then the OFM scale; SUM (larger average kernels, regor folds the 1/N into OFM_SCALE) and
  * REDUCE_SUM: the plain sum, then the OFM scale; NONE (regor's NullPool, copies of 32-bit data): the 1x1 value as it
