@@ -117,7 +117,7 @@ def test_large_average_pools_bit_exact(sim, accelerator, seed):
 
 
 @pytest.mark.parametrize("accelerator", MAIN + U85)
-@pytest.mark.parametrize("op", ["add", "mul", "table"])
+@pytest.mark.parametrize("op", ["add", "rescaled_add", "mul", "table"])
 @settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
 def test_elementwise_bit_exact(sim, op, accelerator, seed, tie):

@@ -231,6 +231,28 @@ def add(rng, tie: bool = False) -> Case:
     return Case(g.serialize(), [(tuple(a_shape), np.int8), (tuple(b_shape), np.int8)], f"add {a_shape} + {b_shape}")
 
 
+def rescaled_add(rng, tie: bool = False) -> Case:
+    """An add (or subtraction) of two int8 operands each through its own arbitrary single RESCALE to int32 (random
+    multiplier, shift, rounding, zero point), then a RESCALE to int8: the Ethos-U85 fuses any such pair into one
+    ELEMENTWISE with both operand scales; the U55/U65 run it as separate operations."""
+    a_shape, b_shape = _shapes(rng)
+    shape = [max(x, y) for x, y in zip(a_shape, b_shape)]
+    g = TosaGraph()
+    ts = g.ts
+    scaled = []
+    for xs in (a_shape, b_shape):
+        m, s = int(rng.integers(1 << 29, 1 << 31)), _ints(rng, 14, 44)[0]
+        zp, double = _ints(rng, -128, 127)[0], bool(rng.random() < 0.5)
+        scaled.append(g._rescale_tosa(g.input(xs), xs, ts.DType.INT32, m, s, zp, 0, ts.DType.INT8, double))
+    kind, cfg = (ts.Op.SUB, "SubAttribute") if rng.random() < 0.3 else (ts.Op.ADD, "AddAttribute")
+    total = g._op(kind, scaled, shape, ts.DType.INT32, configure=lambda at: getattr(at, cfg)())
+    mult, shift, out_zp = int(rng.integers(1 << 30, 1 << 31)), _ints(rng, -24, -8)[0], _ints(rng, -128, 127)[0]
+    q = g.rescale(total, shape, ts.DType.INT8, [mult], [shift], 0, out_zp, rounding=_rounding(g, rng))
+    g.output(g._activation(q, shape, _activation(rng)))
+    inputs = [(tuple(a_shape), np.int8), (tuple(b_shape), np.int8)]
+    return Case(g.serialize(), inputs, f"rescaled {'sub' if kind == ts.Op.SUB else 'add'} {a_shape}, {b_shape}")
+
+
 def mul(rng, tie: bool = False) -> Case:
     a_shape, b_shape = _shapes(rng)
     g = TosaGraph()
@@ -375,6 +397,7 @@ BUILDERS: Dict[str, Callable] = {
     "softmax": softmax,
     "add": add,
     "mul": mul,
+    "rescaled_add": rescaled_add,
     "table": table,
     "pad": pad,
     "transpose": transpose,
