@@ -223,6 +223,12 @@ def test_a_u85_stream_runs_only_with_its_config(sim):
     with pytest.raises(harness.ExecError) as info:
         sim.run_blob(blob, inputs, fast, words=words, config=(config & 0x0FFFFFFF) | 3 << 28)
     assert info.value.status == "MX_NPU_ERR_NOT_IMPLEMENTED" and "product 3" in info.value.message
+    for graph in ("conv", "depthwise", "add", "max", "avg"):  # every kind of U85 operation: refused by the U55 path
+        blob, fast = harness.compiled(op_graph(graph), "ethos-u85-256")
+        words = sim.stream(blob.cmd_data)
+        zeros = [np.zeros(r.shape[-4:], np.int8) for r in blob.inputs]
+        with pytest.raises(harness.ExecError):
+            sim.run_blob(blob, zeros, fast, words=words, config=None)
 
 
 def test_the_add_uses_the_32_bit_operand_scale(sim):
