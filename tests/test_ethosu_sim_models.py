@@ -221,6 +221,23 @@ def test_u85_commands_it_does_not_run_are_refused_by_name(sim, inserted, status,
     _refused(sim, blob, fast, words, status, says)
 
 
+def test_u85_stream_structure_errors(sim):
+    """The U85 decoder is as strict as the U55's: a missing STOP, words after it, a cut cmd1, payload sizes other than
+    0/1, command bits 10-13: each an error naming the word."""
+    blob, fast = harness.compiled(op_graph("conv"), "ethos-u85-256")
+    words = sim.stream(blob.cmd_data)
+    assert words[-1] == 0xFFFF0000  # STOP
+    cmd1 = next(i for i, w in enumerate(words) if w & 0x4000)
+    for edited, status in (
+        (words[:-1], "MX_NPU_ERR_NO_STOP"),
+        (words + [0xFFFF0000], "MX_NPU_ERR_AFTER_STOP"),
+        ([*words[:-1], 0x4020], "MX_NPU_ERR_TRUNCATED"),  # WEIGHT_BASE, its payload word missing
+        (words[:cmd1] + [words[cmd1] | 0x8000] + words[cmd1 + 1 :], "MX_NPU_ERR_PAYLOAD_SIZE"),
+        (words[:cmd1] + [words[cmd1] | 0x0400] + words[cmd1 + 1 :], "MX_NPU_ERR_RESERVED_BITS"),
+    ):
+        _refused(sim, blob, fast, edited, status)
+
+
 @pytest.mark.parametrize(
     "edit, says", [(lambda p: p | 1 << 11, "index mode"), (lambda p: p | 1 << 9, "stride mode 2D")]
 )
