@@ -53,7 +53,7 @@ static int compute(unsigned mode, unsigned round, int64_t a, int64_t b, int64_t 
     case MUL: *r = (int64_t)((uint64_t)a * (uint64_t)b); return 1; /* int32 operands: exact */
     case MIN: *r = a < b ? a : b; return 1;
     case MAX: *r = a > b ? a : b; return 1;
-    case ABS: *r = a < 0 ? -a : a; return 1;
+    case ABS: *r = a == INT64_MIN ? INT64_MAX : a < 0 ? -a : a; return 1;
     case CLZ: *r = clz32((uint32_t)a); return 1;
     case SHL: *r = (int32_t)(uint32_t)((uint64_t)a << amount(b)); return 1;
     case SHR:
