@@ -83,7 +83,7 @@ int mx_npu_execute_config(const uint32_t *words, size_t count, const mx_npu_regi
                           uint32_t config, mx_npu_error *err) {
   mx_npu_error ignored;
   if (err == NULL) err = &ignored;
-  /* The context holds the SHRAM, the weight buffers, the per-channel records and the U85's chain buffer (about
+  /* The context holds the SHRAM, the weight buffers, the per-channel records and the U85's chain buffers (about
    * 1.6 MB): on the stack, as nothing here allocates. */
   mx_npu_exec x;
   x.regions = regions;

@@ -6,15 +6,16 @@ static int64_t sign_extend_48(uint64_t v) {
   return (v >> 47) ? (int64_t)(v | ~(((uint64_t)1 << 48) - 1)) : (int64_t)v;
 }
 
+/* Each element type's size, signedness and range (mx_npu_dtype). */
 static const struct {
-    unsigned esize;
-    int is_signed;
-    int64_t lo, hi;
-  } types[] = {
-      [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},          [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
-      [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX},        [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
-      [MX_NPU_DTYPE_S32] = {4, 1, INT32_MIN, INT32_MAX},
-  };
+  unsigned esize;
+  int is_signed;
+  int64_t lo, hi;
+} types[] = {
+    [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},   [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
+    [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX}, [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
+    [MX_NPU_DTYPE_S32] = {4, 1, INT32_MIN, INT32_MAX},
+};
 
 int mx_npu_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, const char *name, mx_npu_fmview *v) {
   const mx_npu_region *r = &x->regions[fm->region & 7u];
