@@ -1,4 +1,4 @@
-"""Our Ethos-U55/U65 command-stream executor (fvp/ethosu_sim, mx_npu_execute) against TOSA's reference model.
+"""Our Ethos-U55/U65/U85 command-stream executor (fvp/ethosu_sim, mx_npu_execute) against TOSA's reference model.
 
 Every graph here is compiled by Vela 5.2 (mcu_export.ethosu.vela.compile_tosa); its command stream runs in the
 executor on regions 0 (a copy of weight_data), 1 (the scratch arena, inputs written at their offsets) and 2 (the
@@ -19,6 +19,9 @@ cores, weights split by alternate OFM channel) for the models and for convolutio
 (with one channel Vela writes no WEIGHT1_BASE, which the decoder refuses as an unset register). The harness runs
 every stream through mx_npu_execute_config with the payload's OPTIMIZER_CONFIG word (the 32-MAC Ethos-U55 orders
 its weights in OFM micro-blocks of 4); mx_npu_execute, which the runtime calls, is the same for the others.
+Ethos-U85 (Vela 5.2's regor backend; the config word's product field says so): ethos-u85-256 everywhere; -128, -512
+and -2048 for the convolutions, whose weight order depends on the MAC count (micro-block depth, IFM block depth,
+interleaved cores, depthwise padding).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ MAIN = ("ethos-u55-128", "ethos-u65-256")
 MAC_DEPENDENT = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-256")
 MODELS = ("mnist_mlp", "kws_dscnn", "resnet8", "autoencoder")
 MODEL_ACCELERATORS = MAIN + MAC_DEPENDENT + ("ethos-u65-512",)
+U85 = ("ethos-u85-256",)
+U85_MAC_DEPENDENT = ("ethos-u85-128", "ethos-u85-512", "ethos-u85-2048")
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -75,7 +80,7 @@ def run_case(sim, builder, accelerator: str, seed: int, tie: bool) -> None:
 
 
 # ---- single operators -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT)
+@pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT + U85 + U85_MAC_DEPENDENT)
 @pytest.mark.parametrize("op", ["conv", "depthwise", "fully_connected"])
 @settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
@@ -94,7 +99,7 @@ def test_convolutions_on_two_cores_bit_exact(sim, op, seed, tie):
     assert_bit_exact(sim, case.graph, "ethos-u65-512", cases.input_sets(case, rng), case.what)
 
 
-@pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT)
+@pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT + U85)
 @pytest.mark.parametrize("op", ["max_pool", "avg_pool"])
 @settings(max_examples=30, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))
@@ -102,15 +107,24 @@ def test_pools_bit_exact(sim, op, accelerator, seed):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, False)
 
 
-@pytest.mark.parametrize("accelerator", MAIN)
-@pytest.mark.parametrize("op", ["add", "mul", "table"])
+@pytest.mark.parametrize("accelerator", U85 + ("ethos-u85-2048",))
+@settings(max_examples=20, **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_large_average_pools_bit_exact(sim, accelerator, seed):
+    """Kernels beyond 8x8: regor's SUM pool; padded, a chained int32 multiply by each position's reciprocal (rounding
+    TRUNCATE_TO_LOWER) and a rounding shift (the Ethos-U55/U65 refuse these graphs in Vela)."""
+    run_case(sim, cases.BUILDERS["large_avg_pool"], accelerator, seed, False)
+
+
+@pytest.mark.parametrize("accelerator", MAIN + U85)
+@pytest.mark.parametrize("op", ["add", "rescaled_add", "mul", "table"])
 @settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
 def test_elementwise_bit_exact(sim, op, accelerator, seed, tie):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, tie)
 
 
-@pytest.mark.parametrize("accelerator", MAIN)
+@pytest.mark.parametrize("accelerator", MAIN + U85)
 @pytest.mark.parametrize("op", ["pad", "transpose", "concat", "slice", "reshape"])
 @settings(max_examples=20, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))
@@ -118,7 +132,14 @@ def test_data_movement_bit_exact(sim, op, accelerator, seed):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, False)
 
 
-@pytest.mark.parametrize("accelerator", MAIN)
+@pytest.mark.parametrize("accelerator", MAIN + U85)
+@settings(max_examples=12, **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_softmax_as_the_exporter_builds_it_bit_exact(sim, accelerator, seed):
+    run_case(sim, cases.BUILDERS["softmax"], accelerator, seed, False)
+
+
+@pytest.mark.parametrize("accelerator", MAIN + U85)
 @pytest.mark.parametrize("op", cases.INT32_OPS)
 @settings(max_examples=12, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))
@@ -154,6 +175,60 @@ def test_a_32_mac_stream_needs_its_config(sim):
     assert info.value.status == "MX_NPU_ERR_BAD_WEIGHTS"
     got = sim.run_blob(blob, inputs, fast).outputs[0]
     np.testing.assert_array_equal(got.reshape(-1), reference(op_graph("conv"), inputs)[0].reshape(-1))
+
+
+def _u85_weight_formats(words) -> set:
+    """The WEIGHT_FORMAT values (bit 0 fast decoder, bit 4 2:4 sparse) of a U85 stream's commands."""
+    found, i = set(), 0
+    while i < len(words):
+        if not words[i] & 0x4000 and words[i] & 0x3FF == 0x12E:
+            found.add(words[i] >> 16)
+        i += 2 if words[i] & 0x4000 else 1
+    return found
+
+
+@pytest.mark.parametrize("accelerator", ("ethos-u85-256", "ethos-u85-512"))
+def test_u85_weight_streams_of_every_format_bit_exact(sim, accelerator):
+    """regor writes a convolution's weights as standard (MLW) streams, fast-decoder streams (FWD) or 2:4 sparse ones
+    (when the weights happen to be): random convolutions and fully connected layers until every format has been seen,
+    each bit-exact (two cores on ethos-u85-512: FWD interleaves them, MLW gives each its stream)."""
+    seen = set()
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        builder = cases.BUILDERS["fully_connected" if seed % 3 == 0 else "conv"]
+        case = cases.draw(builder, rng, seed % 2 == 1)
+        blob, _ = harness.compiled(case.graph, accelerator)
+        formats = _u85_weight_formats(sim.stream(blob.cmd_data)) - seen
+        if formats:
+            assert_bit_exact(sim, case.graph, accelerator, cases.input_sets(case, rng), case.what)
+            seen |= formats
+        if {0, 1} <= seen and any(f & 0x10 for f in seen):
+            return
+    raise AssertionError(f"weight formats seen: {sorted(seen)}")
+
+
+def test_a_u85_stream_runs_only_with_its_config(sim):
+    """OPTIMIZER_CONFIG's product field (bits 28-31: 2 for the Ethos-U85) picks the U85 decoder; without the config word
+    the U55 decoder refuses the stream (commands it does not have), never computing something else."""
+    rng = np.random.default_rng(5)
+    case = cases.draw(cases.conv, rng)
+    blob, fast = harness.compiled(case.graph, "ethos-u85-256")
+    words, config = sim.payload(blob.cmd_data)
+    assert config >> 28 == 2 and config & 0xF == 8
+    inputs = cases.input_sets(case, rng)[0][1]
+    with pytest.raises(harness.ExecError):
+        sim.run_blob(blob, inputs, fast, words=words, config=None)
+    got = sim.run_blob(blob, inputs, fast).outputs[0]
+    np.testing.assert_array_equal(got.reshape(-1), reference(case.graph, inputs)[0].reshape(-1))
+    with pytest.raises(harness.ExecError) as info:
+        sim.run_blob(blob, inputs, fast, words=words, config=(config & 0x0FFFFFFF) | 3 << 28)
+    assert info.value.status == "MX_NPU_ERR_NOT_IMPLEMENTED" and "product 3" in info.value.message
+    for graph in ("conv", "depthwise", "add", "max", "avg"):  # every kind of U85 operation: refused by the U55 path
+        blob, fast = harness.compiled(op_graph(graph), "ethos-u85-256")
+        words = sim.stream(blob.cmd_data)
+        zeros = [np.zeros(r.shape[-4:], np.int8) for r in blob.inputs]
+        with pytest.raises(harness.ExecError):
+            sim.run_blob(blob, zeros, fast, words=words, config=None)
 
 
 def test_the_add_uses_the_32_bit_operand_scale(sim):

@@ -180,8 +180,8 @@ typedef struct mx_npu_fm {
 /* A weight or scale stream: WEIGHT_* / SCALE_*; index 1 is the Ethos-U65's second core (WEIGHT1_* / SCALE1_*),
  * both cores reading from `region`. */
 typedef struct mx_npu_buffer {
-  uint64_t base[2];
-  uint32_t length[2]; /* bytes */
+  uint64_t base[4];   /* [2], [3]: the Ethos-U85-1024/2048's third and fourth weight streams (WEIGHT2/3_*) */
+  uint32_t length[4]; /* bytes */
   uint8_t region;
 } mx_npu_buffer;
 
@@ -189,6 +189,35 @@ typedef struct mx_npu_scale {
   uint32_t scale; /* OFM_SCALE / OPA_SCALE payload: the multiplier */
   uint8_t shift;  /* the parameter's bits 0-5 */
 } mx_npu_scale;
+
+/* Ethos-U85 registers that have no U55 counterpart (npu85_opcodes.def), or whose fields differ; the U85 decoder
+ * (npu85_decode.c) writes the shared ones into mx_npu_state's common fields and these here. Enumerations are
+ * regor's (ethos_u85_interface.hpp): broadcast_mode, round_mode_ofm/ifm, acc_input, activation_function, ... */
+typedef struct mx_npu85_scale {
+  uint32_t scale;  /* 31 bits */
+  uint8_t shift;   /* 0-63 */
+  uint8_t dbl_rnd; /* the double-round shift (ADD/SUB operands) */
+  uint8_t round;   /* round_mode_ofm (OFM_SCALE) or round_mode_ifm (IFM/IFM2_SCALE) */
+} mx_npu85_scale;
+
+#define MX_NPU85_REG_WORDS 4 /* words of the U85 decoder's written-register bitmap (up to 128 registers) */
+
+typedef struct mx_npu85_regs {
+  uint8_t ifm_broadcast, ifm2_broadcast;      /* broadcast_mode: 1 H, 2 W, 4 C (or'ed), 8 SCALAR */
+  uint8_t ifm_precision_bits, ifm2_precision_bits, ofm_precision_bits; /* precision code: 8 << n bits */
+  uint8_t ifm_storage, ifm2_storage, ofm_storage;                       /* activation_storage */
+  uint8_t ifm_upscale;                       /* NONE, NEAREST, ZEROS */
+  uint8_t ofm_reverse, ofm_transpose;        /* activation_reverse, activation_transpose */
+  mx_npu85_scale ofm_scale, ifm_scale, ifm2_scale;
+  int32_t op_scalar;                         /* OP_SCALAR */
+  uint8_t acc_format, acc_input, acc_output, microblock;
+  uint8_t act_function, act_table, act_clip; /* ACTIVATION: activation_function, table 0-7, clip range */
+  uint8_t weight_fast, weight_sparse;        /* WEIGHT_FORMAT */
+  uint8_t decomposition;                     /* KERNEL_STRIDE bit 5: sub-kernels 8x8 (0) or 4x4 (1) */
+  uint8_t src_idx_mode, dst_idx_mode;        /* DMA0_SRC/DST_REGION bit 11 */
+  uint64_t dma_src_stride[2], dma_dst_stride[2];
+  uint32_t written[MX_NPU85_REG_WORDS];      /* bit r: the stream wrote the U85 register of index r */
+} mx_npu85_regs;
 
 typedef struct mx_npu_state {
   struct {
@@ -245,6 +274,7 @@ typedef struct mx_npu_state {
     uint16_t size0, size1;                             /* DMA0_SIZE0/1 */
   } dma;
   uint32_t written[(MX_NPU_R_COUNT + 31) / 32]; /* bit mx_npu_reg: the stream has written that register */
+  mx_npu85_regs u85; /* Ethos-U85 streams only (zero for U55/U65 streams) */
 } mx_npu_state;
 
 /* One NPU_OP_* command. POOL's parameter is an mx_npu_pooling, ELEMENTWISE's an mx_npu_elementwise (both
@@ -299,8 +329,17 @@ int mx_npu_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err);
 int mx_npu_decode(const uint32_t *words, size_t count, mx_npu_op *ops, size_t capacity, size_t *op_count,
                   mx_npu_error *err);
 
-/* "NPU_OP_CONV", "NPU_SET_IFM_BASE0" (opcode with MX_NPU_CMD1); NULL for a number no command has. */
+/* "NPU_OP_CONV", "NPU_SET_IFM_BASE0" (opcode with MX_NPU_CMD1); NULL for a number no command has. With
+ * MX_NPU_U85_OPCODE set, the name in the Ethos-U85's command set (npu85_opcodes.def). */
+#define MX_NPU_U85_OPCODE 0x10000u
 const char *mx_npu_opcode_name(unsigned opcode);
+const char *mx_npu85_opcode_name(unsigned opcode); /* opcode without MX_NPU_U85_OPCODE */
+
+/* The Ethos-U85 decoder (npu85_decode.c): as mx_npu_decoder_next, for a U85 stream (init with
+ * mx_npu_decoder_init). Register writes shared with the U55 land in the state's common fields, the rest in
+ * state.u85; op->opcode is the U85 opcode (CONV, POOL, ... have the U55's numbers; NPU_OP_RESIZE 7, NPU_OP_BRANCH
+ * MX_NPU_CMD1 | 0x100), err->opcode carries MX_NPU_U85_OPCODE. */
+int mx_npu85_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err);
 const char *mx_npu_status_text(int status); /* either sign; never NULL */
 /* Fills *err (when given) and returns -status, for the decoder, the payload reader and the executor alike, so
  * that every message has the one-line shape mx_npu_error.message promises: `prefix`, then (when `located`)

@@ -15,6 +15,7 @@
 
 #include "mlw_decode.h"
 #include "npu_activation.h"
+#include "npu_conv.h"
 #include "npu_fm.h"
 #include "npu_round.h"
 #include "npu_zero_point.h"
@@ -23,10 +24,7 @@
 #define SUBKERNEL 8
 #define RECORD_BYTES 10
 
-typedef struct {
-  int kh, kw, ic, oc; /* undilated kernel, weight IFM depth (1 for depthwise), OFM channels */
-  int depthwise, part_kernel_first, ncores, block_depth, dil_x, dil_y;
-} conv_shape;
+typedef mx_npu_conv_shape conv_shape;
 
 /* Places core `core`'s decoded stream (x->u.stream[0 .. n)) into x->weights; fails when the stream's length is
  * not the one the order needs. */
@@ -136,7 +134,6 @@ int mx_npu_exec_conv(mx_npu_exec *x) {
   g.ic = g.depthwise ? 1 : s->ifm.depth_m1 + 1;
   g.ncores = s->parallel_mode + 1;
   g.block_depth = s->ofm.blk_depth_m1 + 1;
-  int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1;
 
   if (s->ifm.fm.dtype != MX_NPU_DTYPE_S8 && s->ifm.fm.dtype != MX_NPU_DTYPE_U8) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "%s IFM is not implemented (8-bit only)",
@@ -172,6 +169,17 @@ int mx_npu_exec_conv(mx_npu_exec *x) {
   mx_npu_activation_stage act;
   int rc = mx_npu_activation_bind_ifm_ofm(x, &ifm, &ofm, &act);
   if (rc != 0) return rc;
+  return mx_npu_conv_compute(x, &g, &ifm, &ofm, &act);
+}
+
+int mx_npu_conv_compute(mx_npu_exec *x, const mx_npu_conv_shape *gp, const mx_npu_fmview *ifmp,
+                        const mx_npu_fmview *ofmp, const mx_npu_activation_stage *actp) {
+  const mx_npu_state *s = &x->op->state;
+  const mx_npu_conv_shape g = *gp;
+  const mx_npu_fmview ifm = *ifmp, ofm = *ofmp;
+  const mx_npu_activation_stage act = *actp;
+  int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1;
+  int rc;
   int64_t ifm_zp = mx_npu_zero_point(&s->ifm.fm), ofm_zp = mx_npu_zero_point(&s->ofm.fm);
   if (ifm_zp < INT16_MIN + 255 || ifm_zp > INT16_MAX - 255) { /* (IFM - zero point) must fit the int16 window */
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "IFM zero point %lld with an 8-bit IFM", (long long)ifm_zp);

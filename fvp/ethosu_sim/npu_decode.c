@@ -31,6 +31,7 @@ static int command_lookup(unsigned opcode, command_info *info) {
 
 const char *mx_npu_opcode_name(unsigned opcode) {
   command_info info;
+  if (opcode & MX_NPU_U85_OPCODE) return mx_npu85_opcode_name(opcode & ~MX_NPU_U85_OPCODE);
   return command_lookup(opcode, &info) ? info.name : NULL;
 }
 

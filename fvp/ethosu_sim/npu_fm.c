@@ -6,16 +6,18 @@ static int64_t sign_extend_48(uint64_t v) {
   return (v >> 47) ? (int64_t)(v | ~(((uint64_t)1 << 48) - 1)) : (int64_t)v;
 }
 
+/* Each element type's size, signedness and range (mx_npu_dtype). */
+static const struct {
+  unsigned esize;
+  int is_signed;
+  int64_t lo, hi;
+} types[] = {
+    [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},   [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
+    [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX}, [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
+    [MX_NPU_DTYPE_S32] = {4, 1, INT32_MIN, INT32_MAX},
+};
+
 int mx_npu_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, const char *name, mx_npu_fmview *v) {
-  static const struct {
-    unsigned esize;
-    int is_signed;
-    int64_t lo, hi;
-  } types[] = {
-      [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},          [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
-      [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX},        [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
-      [MX_NPU_DTYPE_S32] = {4, 1, INT32_MIN, INT32_MAX},
-  };
   const mx_npu_region *r = &x->regions[fm->region & 7u];
   if (r->data == NULL) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_OUT_OF_BOUNDS, "%s region %u has no memory", name, (unsigned)fm->region);
@@ -30,8 +32,25 @@ int mx_npu_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, const char *name, mx_npu
                        types[fm->dtype].hi,
                        sign_extend_48(fm->stride_x),
                        sign_extend_48(fm->stride_y),
-                       sign_extend_48(fm->stride_c)};
+                       sign_extend_48(fm->stride_c),
+                       NULL};
   return 0;
+}
+
+void mx_npu_fm_bind_unplaced(const mx_npu_fm *fm, const char *name, mx_npu_fmview *v) {
+  *v = (mx_npu_fmview){fm, name, NULL, 0, types[fm->dtype].esize, types[fm->dtype].is_signed, types[fm->dtype].lo,
+                       types[fm->dtype].hi, 0, 0, 0, NULL};
+}
+
+/* A CHAINED feature map's element: the producer's OFM shape decides the index; outside it is an error. */
+static int32_t *chained(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c) {
+  const mx_npu_chain *k = v->chain;
+  if (y < 0 || xx < 0 || c < 0 || y >= k->h || xx >= k->w || c >= k->c) {
+    mx_npu_exec_fail(x, MX_NPU_ERR_OUT_OF_BOUNDS, "%s element (y %d, x %d, c %d) is outside the chained %dx%dx%d",
+                     v->name, y, xx, c, k->h, k->w, k->c);
+    return NULL;
+  }
+  return &v->chain->data[((size_t)y * (size_t)k->w + (size_t)xx) * (size_t)k->c + (size_t)c];
 }
 
 /* The byte offset of (y, x, c): the tile that holds it, then the layout's formula (Vela's get_address). */
@@ -69,6 +88,12 @@ static int locate(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, 
 }
 
 int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t *value) {
+  if (v->chain != NULL) {
+    const int32_t *e = chained(x, v, y, xx, c);
+    if (e == NULL) return -(int)x->err->status;
+    *value = *e;
+    return 0;
+  }
   size_t at = 0;
   int rc = locate(x, v, y, xx, c, &at);
   if (rc != 0) return rc;
@@ -88,6 +113,12 @@ int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c,
 }
 
 int mx_npu_fm_write(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t value) {
+  if (v->chain != NULL) {
+    int32_t *e = chained(x, v, y, xx, c);
+    if (e == NULL) return -(int)x->err->status;
+    *e = (int32_t)value;
+    return 0;
+  }
   size_t at = 0;
   int rc = locate(x, v, y, xx, c, &at);
   if (rc != 0) return rc;

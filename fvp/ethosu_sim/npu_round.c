@@ -58,6 +58,7 @@ static i128 pow2(unsigned n) { return n >= 64 ? (i128){(uint64_t)1 << (n - 64), 
 
 static int64_t round_shift(i128 p, unsigned shift, unsigned rounding, int value_negative) {
   if (shift == 0) return to_i64(p);
+  if (rounding == MX_NPU_ROUNDING_FLOOR) return to_i64(sar(p, shift));
   if (rounding == MX_NPU_ROUNDING_TRUNCATE) {
     return is_negative(p) ? to_i64(neg(sar(neg(p), shift))) : to_i64(sar(p, shift));
   }

@@ -13,6 +13,10 @@
  * The result saturates to int64 (only reachable from values outside what the NPU's 32/40-bit paths hold). */
 int64_t mx_npu_rescale(int64_t value, uint32_t scale, unsigned shift, unsigned rounding);
 
+/* A rounding no U55 register holds: the Ethos-U85's TRUNCATE_TO_LOWER, floor((v * s) / 2^shift), which regor writes
+ * for the multiply of a large padded average and for ARITHMETIC_RIGHT_SHIFT without rounding. */
+#define MX_NPU_ROUNDING_FLOOR 3u
+
 /* value / 2^shift with the rounding of the same name (scale 1). */
 int64_t mx_npu_shift_right(int64_t value, unsigned shift, unsigned rounding);
 

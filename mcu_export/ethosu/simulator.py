@@ -1,4 +1,4 @@
-"""Our Ethos-U55/U65 command-stream simulator (fvp/ethosu_sim/, `mx_npu_execute`) from Python: its C files built
+"""Our Ethos-U55/U65/U85 command-stream simulator (fvp/ethosu_sim/, `mx_npu_execute`) from Python: its C files built
 with the host cc into a shared library (once per version of the sources, cached as mcu_export.host_runtime caches
 mx_run), called through ctypes.
 
@@ -8,6 +8,9 @@ STATUS the NPU's final STATUS register (npu_seam.OK when the stream ran to its e
 simulator refused a command, the text saying which and why). `seam_executor()` is the executor the QEMU runner gives
 the NPU seam (mcu_export/runners/npu_seam.py): a refused job raises SimulatorError, so that its text reaches the
 run's error line.
+
+The library is every fvp/ethosu_sim/*.c (the Ethos-U85's npu85_*.c with the rest: `sources` globs them, as
+runtime_c/CMakeLists.txt does), keyed in the cache by those files, the .h and .def lists and the flags.
 
 Until fvp/ethosu_sim/npu_exec.c exists, the library is built with runtime_c/host/npu_exec_missing.c instead (the
 rule runtime_c/CMakeLists.txt follows for mx_run), and every job is refused with "simulator not built".
@@ -145,7 +148,8 @@ class Simulator:
 
     def execute(self, words: Words, regions: Sequence[bytearray], config: int = 0) -> Tuple[int, str]:
         """Runs the command words against `regions` (edited in place; up to eight, an empty one unused) as the NPU
-        CONFIG `config` describes (0: one of 64 MACs or more; the 32-MAC Ethos-U55 needs its own). Returns
+        CONFIG `config` describes (0: a U55/U65 of 64 MACs or more; the 32-MAC Ethos-U55 needs its own, an Ethos-U85,
+        product 2 in bits 28-31, too). Returns
         (STATUS, "") when the stream ran to its end, else (CMD_PARSE_ERROR STATUS, the simulator's reason)."""
         if len(regions) > REGIONS:
             raise ValueError(f"{len(regions)} regions; the NPU has {REGIONS}")

@@ -130,6 +130,38 @@ def pool(rng, kind: str, tie: bool = False) -> Optional[Case]:
     return Case(g.serialize(), [((1, h, w, c), np.int8)], f"{kind} pool {h}x{w}x{c} k{kh}x{kw} s{sy}{sx} pad{pad}")
 
 
+def large_avg_pool(rng, tie: bool = False) -> Optional[Case]:
+    """An average over a kernel larger than 8x8, padded or not: regor's SUM pool (Ethos-U85), with the padded case's
+    per-position reciprocal as a chained multiply and shift."""
+    kh, kw = _ints(rng, 9, 16, 2) if rng.random() < 0.7 else (_ints(rng, 9, 12)[0], _ints(rng, 1, 8)[0])
+    sy, sx = _ints(rng, 1, 3, 2)
+    pad = [0, 0, 0, 0]
+    if rng.random() < 0.6:
+        pad = [min(p, k - 1) for p, k in zip(_ints(rng, 0, 3, 4), (kh, kh, kw, kw))]
+    oh, ow = _ints(rng, 1, 4, 2)
+    h, w = (oh - 1) * sy + kh - pad[0] - pad[1], (ow - 1) * sx + kw - pad[2] - pad[3]
+    if h < 1 or w < 1:
+        return None
+    c = int(rng.choice([1, 3, 16, 20]))
+    g = TosaGraph()
+    g.output(g.pool("avg", g.input([1, h, w, c]), (kh, kw), (sy, sx), pad, (1, oh, ow, c)))
+    return Case(g.serialize(), [((1, h, w, c), np.int8)], f"avg pool {h}x{w}x{c} k{kh}x{kw} s{sy}{sx} pad{pad}")
+
+
+def softmax(rng, tie: bool = False) -> Case:
+    """The exporter's integer softmax (mcu_export.ethosu.softmax_tosa: arm_softmax_s8 as TOSA int8/int32 operators) for
+    a random input scale, rows of 1..80 elements (sometimes the longest, 511), ranks 2..4."""
+    from mcu_export.ethosu import softmax_tosa
+    from mcu_export.int8.reference.softmax import softmax_params
+
+    scale = float(rng.choice([2.0**-8, 2.0**-4, 0.0371, 0.1, 0.3, 1.0]))
+    n = softmax_tosa.MAX_ROW if rng.random() < 0.1 else _ints(rng, 1, 80)[0]
+    shape = [*_ints(rng, 1, 3, _ints(rng, 1, 3)[0]), n]
+    g = TosaGraph()
+    g.output(softmax_tosa.softmax(g, g.input(shape), shape, *softmax_params(scale)))
+    return Case(g.serialize(), [(tuple(shape), np.int8)], f"softmax {shape} scale {scale}")
+
+
 def max_pool(rng, tie: bool = False) -> Optional[Case]:
     return pool(rng, "max", tie)
 
@@ -197,6 +229,28 @@ def add(rng, tie: bool = False) -> Case:
         out = g._activation(q, shape, act)
     g.output(out)
     return Case(g.serialize(), [(tuple(a_shape), np.int8), (tuple(b_shape), np.int8)], f"add {a_shape} + {b_shape}")
+
+
+def rescaled_add(rng, tie: bool = False) -> Case:
+    """An add (or subtraction) of two int8 operands each through its own arbitrary single RESCALE to int32 (random
+    multiplier, shift, rounding, zero point), then a RESCALE to int8: the Ethos-U85 fuses any such pair into one
+    ELEMENTWISE with both operand scales; the U55/U65 run it as separate operations."""
+    a_shape, b_shape = _shapes(rng)
+    shape = [max(x, y) for x, y in zip(a_shape, b_shape)]
+    g = TosaGraph()
+    ts = g.ts
+    scaled = []
+    for xs in (a_shape, b_shape):
+        m, s = int(rng.integers(1 << 29, 1 << 31)), _ints(rng, 14, 44)[0]
+        zp, double = _ints(rng, -128, 127)[0], bool(rng.random() < 0.5)
+        scaled.append(g._rescale_tosa(g.input(xs), xs, ts.DType.INT32, m, s, zp, 0, ts.DType.INT8, double))
+    kind, cfg = (ts.Op.SUB, "SubAttribute") if rng.random() < 0.3 else (ts.Op.ADD, "AddAttribute")
+    total = g._op(kind, scaled, shape, ts.DType.INT32, configure=lambda at: getattr(at, cfg)())
+    mult, shift, out_zp = int(rng.integers(1 << 30, 1 << 31)), _ints(rng, -24, -8)[0], _ints(rng, -128, 127)[0]
+    q = g.rescale(total, shape, ts.DType.INT8, [mult], [shift], 0, out_zp, rounding=_rounding(g, rng))
+    g.output(g._activation(q, shape, _activation(rng)))
+    inputs = [(tuple(a_shape), np.int8), (tuple(b_shape), np.int8)]
+    return Case(g.serialize(), inputs, f"rescaled {'sub' if kind == ts.Op.SUB else 'add'} {a_shape}, {b_shape}")
 
 
 def mul(rng, tie: bool = False) -> Case:
@@ -339,8 +393,11 @@ BUILDERS: Dict[str, Callable] = {
     "fully_connected": fully_connected,
     "max_pool": max_pool,
     "avg_pool": avg_pool,
+    "large_avg_pool": large_avg_pool,
+    "softmax": softmax,
     "add": add,
     "mul": mul,
+    "rescaled_add": rescaled_add,
     "table": table,
     "pad": pad,
     "transpose": transpose,
