@@ -88,6 +88,14 @@ def test_convolutions_bit_exact(sim, op, accelerator, seed, tie):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, tie)
 
 
+@pytest.mark.parametrize("accelerator", MAIN + U85)
+@settings(max_examples=20, **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
+def test_convolutions_with_a_transposed_output_bit_exact(sim, accelerator, seed, tie):
+    """Vela's regor folds the transpose into the convolution's OFM on the U85 (OFM_PRECISION's transpose)."""
+    run_case(sim, cases.BUILDERS["conv_transposed"], accelerator, seed, tie)
+
+
 @pytest.mark.parametrize("op", ["conv", "depthwise"])
 @settings(max_examples=20, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())

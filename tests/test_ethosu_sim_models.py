@@ -184,7 +184,6 @@ def _insert_before_op(words: List[int], opcodes, *inserted: int) -> List[int]:
         ("max", 0x114, lambda p: p | 1 << 14, ("storage TILE3X1",)),  # OFM_PRECISION storage
         ("conv", 0x105, lambda p: p | 2 << 14, ("CHAINED IFM with no CHAINED OFM just before it",)),
         ("max", 0x114, lambda p: p | 2 << 9, ("OFM reverse W",)),
-        ("conv", 0x114, lambda p: p | 1 << 11, ("convolution with an OFM transpose",)),
         ("max", 0x124, lambda p: p | 1 << 4, ("accumulator input KEEP",)),  # ACC_FORMAT: chaining in
         ("max", 0x124, lambda p: p | 1 << 6, ("accumulator output DISABLE",)),
         ("max", 0x4024, lambda p: (p & 0x1FFF) | 2 << 13, ("OFM rounding DOUBLE_ASYMMETRIC",)),  # OFM_SCALE

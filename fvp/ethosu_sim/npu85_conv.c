@@ -33,9 +33,6 @@ int mx_npu85_exec_conv(mx_npu_exec *x) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED,
                             "a convolution with the global OFM scale is not implemented");
   }
-  if (s->u85.ofm_transpose != 0) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "a convolution with an OFM transpose is not implemented");
-  }
   if (g.depthwise && s->ifm.depth_m1 != s->ofm.depth_m1) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "depthwise with IFM depth %d and OFM depth %d",
                             s->ifm.depth_m1 + 1, g.oc);

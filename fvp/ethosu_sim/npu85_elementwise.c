@@ -127,7 +127,7 @@ int mx_npu85_exec_elementwise(mx_npu_exec *x) {
         compute(mode, round, a, b, &r);
         if (s->ofm.global_scale) r = mx_npu_rescale(r, s->ofm_scale.scale, s->ofm_scale.shift, s->ofm.rounding);
         r = mx_npu_add_saturate(r, ofm_zp);
-        rc = mx_npu85_write(x, &ofm, y, xx, c, mx_npu_activation_apply(&act, r));
+        rc = mx_npu_ofm_write(x, &ofm, y, xx, c, mx_npu_activation_apply(&act, r));
         if (rc != 0) return rc;
       }
     }

@@ -7,9 +7,9 @@
 
 #define CHAINED 2 /* activation_storage */
 
-static const char *const function_names[12] = {"LUT_NONE", "LUT_U8_U8", "?", "?", "LUT_S8_S8", "LUT_S8_S16",
-                                               "?", "LUT_S8_S32", "LUT_S16_S16", "LUT_S16_S32", "LUT_TANH",
-                                               "LUT_SIGMOID"};
+static const char *const function_names[12] = {"LUT_NONE",    "LUT_U8_U8",   "?",        "?",
+                                               "LUT_S8_S8",   "LUT_S8_S16",  "?",        "LUT_S8_S32",
+                                               "LUT_S16_S16", "LUT_S16_S32", "LUT_TANH", "LUT_SIGMOID"};
 
 /* The U85's output stage: an int8 table (LUT_S8_S8: the OFM value saturated to int8 indexes table t's 256 bytes at
  * t x 256 of the LUT memory, where the DMA put it), then the clamp: the OFM type's range, narrowed to
@@ -45,7 +45,9 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
   }
   if (u->ofm_reverse != 0) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "OFM reverse %s is not implemented",
-                            u->ofm_reverse == 1 ? "H" : u->ofm_reverse == 2 ? "W" : "C");
+                            u->ofm_reverse == 1   ? "H"
+                            : u->ofm_reverse == 2 ? "W"
+                                                  : "C");
   }
   if (u->ifm_upscale != 0) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "IFM upscale mode %s is not implemented",
@@ -55,7 +57,9 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
   int acc_from_ifm2 = x->op->opcode == MX_NPU_OP_POOL && x->op->param == 4 && u->acc_input == 2;
   if ((u->acc_input != 0 && !acc_from_ifm2) || u->acc_output != 0) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "accumulator %s is not implemented (chaining)",
-                            u->acc_input == 1 ? "input KEEP" : u->acc_input == 2 ? "input IFM2" : "output DISABLE");
+                            u->acc_input == 1   ? "input KEEP"
+                            : u->acc_input == 2 ? "input IFM2"
+                                                : "output DISABLE");
   }
   if (u->ifm_broadcast != 0 && x->op->opcode != MX_NPU_OP_ELEMENTWISE) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "an IFM broadcast (mode %u) is not implemented here",
@@ -105,25 +109,6 @@ int mx_npu85_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, unsigned storage, cons
   }
   v->chain = &x->chains[x->chain_in];
   return 0;
-}
-
-/* OFM_PRECISION's transpose: the OFM element an (y, x, c) result goes to. HWC is none; regor uses the others
- * for TRANSPOSE. */
-void mx_npu85_transpose(unsigned transpose, int y, int xx, int c, int out[3]) {
-  switch (transpose) {
-    case 1: out[0] = xx, out[1] = y, out[2] = c; break;  /* WHC */
-    case 2: out[0] = y, out[1] = c, out[2] = xx; break;  /* HCW */
-    case 3: out[0] = xx, out[1] = c, out[2] = y; break;  /* WCH */
-    case 6: out[0] = c, out[1] = y, out[2] = xx; break;  /* CHW */
-    case 7: out[0] = c, out[1] = xx, out[2] = y; break;  /* CWH */
-    default: out[0] = y, out[1] = xx, out[2] = c; break; /* HWC */
-  }
-}
-
-int mx_npu85_write(mx_npu_exec *x, const mx_npu_fmview *ofm, int y, int xx, int c, int64_t v) {
-  int at[3];
-  mx_npu85_transpose(x->op->state.u85.ofm_transpose, y, xx, c, at);
-  return mx_npu_fm_write(x, ofm, at[0], at[1], at[2], v);
 }
 
 /* DMA_START: 1-D copies (DMA0_LEN bytes) between regions or into the LUT memory (the internal destination: the lookup

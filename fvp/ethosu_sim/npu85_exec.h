@@ -13,9 +13,6 @@ int mx_npu85_bind(mx_npu_exec *x, mx_npu_fmview *ifm, mx_npu_fmview *ofm, mx_npu
 int mx_npu85_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, unsigned storage, const char *name, mx_npu_fmview *v);
 int mx_npu85_activation_setup(mx_npu_exec *x, const mx_npu_fmview *ofm, mx_npu_activation_stage *a);
 
-/* Writes result (y, x, c) where OFM_PRECISION's transpose puts it. */
-int mx_npu85_write(mx_npu_exec *x, const mx_npu_fmview *ofm, int y, int xx, int c, int64_t v);
-
 /* npu85_weights.c: x->weights, x->bias, x->scale, x->shift of the current CONV/DEPTHWISE from its weight streams
  * and its scale stream. */
 int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g);

@@ -74,7 +74,7 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
           if (s->ofm.global_scale) out = mx_npu_rescale(acc, s->ofm_scale.scale, s->ofm_scale.shift, s->ofm.rounding);
           out = mx_npu_add_saturate(out, ofm_zp);
         }
-        rc = mx_npu85_write(x, &ofm, oy, ox, c, mx_npu_activation_apply(&act, out));
+        rc = mx_npu_ofm_write(x, &ofm, oy, ox, c, mx_npu_activation_apply(&act, out));
         if (rc != 0) return rc;
       }
     }

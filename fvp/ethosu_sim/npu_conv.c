@@ -210,7 +210,7 @@ int mx_npu_conv_compute(mx_npu_exec *x, const mx_npu_conv_shape *gp, const mx_np
           }
           int64_t out = mx_npu_rescale(acc, x->scale[c], x->shift[c], s->ofm.rounding);
           out = mx_npu_add_saturate(out, ofm_zp);
-          rc = mx_npu_fm_write(x, &ofm, oy, ox, c, mx_npu_activation_apply(&act, out));
+          rc = mx_npu_ofm_write(x, &ofm, oy, ox, c, mx_npu_activation_apply(&act, out));
           if (rc != 0) return rc;
         }
         continue;
@@ -239,7 +239,7 @@ int mx_npu_conv_compute(mx_npu_exec *x, const mx_npu_conv_shape *gp, const mx_np
         for (size_t k = 0; k < n; k++) acc += (int32_t)window[k] * w[k];
         int64_t out = mx_npu_rescale(acc, x->scale[o], x->shift[o], s->ofm.rounding);
         out = mx_npu_add_saturate(out, ofm_zp);
-        rc = mx_npu_fm_write(x, &ofm, oy, ox, o, mx_npu_activation_apply(&act, out));
+        rc = mx_npu_ofm_write(x, &ofm, oy, ox, o, mx_npu_activation_apply(&act, out));
         if (rc != 0) return rc;
       }
     }

@@ -12,8 +12,8 @@ static const struct {
   int is_signed;
   int64_t lo, hi;
 } types[] = {
-    [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},   [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
-    [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX}, [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
+    [MX_NPU_DTYPE_U8] = {1, 0, 0, UINT8_MAX},          [MX_NPU_DTYPE_S8] = {1, 1, INT8_MIN, INT8_MAX},
+    [MX_NPU_DTYPE_U16] = {2, 0, 0, UINT16_MAX},        [MX_NPU_DTYPE_S16] = {2, 1, INT16_MIN, INT16_MAX},
     [MX_NPU_DTYPE_S32] = {4, 1, INT32_MIN, INT32_MAX},
 };
 
@@ -38,8 +38,9 @@ int mx_npu_fm_bind(mx_npu_exec *x, const mx_npu_fm *fm, const char *name, mx_npu
 }
 
 void mx_npu_fm_bind_unplaced(const mx_npu_fm *fm, const char *name, mx_npu_fmview *v) {
-  *v = (mx_npu_fmview){fm, name, NULL, 0, types[fm->dtype].esize, types[fm->dtype].is_signed, types[fm->dtype].lo,
-                       types[fm->dtype].hi, 0, 0, 0, NULL};
+  *v = (mx_npu_fmview){
+      fm, name, NULL, 0,   types[fm->dtype].esize, types[fm->dtype].is_signed, types[fm->dtype].lo, types[fm->dtype].hi,
+      0,  0,    0,    NULL};
 }
 
 /* A CHAINED feature map's element: the producer's OFM shape decides the index; outside it is an error. */
@@ -125,4 +126,23 @@ int mx_npu_fm_write(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c
   uint32_t u = (uint32_t)value;
   for (unsigned i = 0; i < v->esize; i++) v->data[at + i] = (uint8_t)(u >> (8 * i));
   return 0;
+}
+
+/* The U85's OFM_PRECISION transpose: the OFM element an (y, x, c) result goes to. HWC is none (and the U55/U65's
+ * state always says none); regor uses the others for TRANSPOSE and folds a transpose after a convolution into it. */
+static void transpose_at(unsigned transpose, int y, int xx, int c, int out[3]) {
+  switch (transpose) {
+    case 1: out[0] = xx, out[1] = y, out[2] = c; break;  /* WHC */
+    case 2: out[0] = y, out[1] = c, out[2] = xx; break;  /* HCW */
+    case 3: out[0] = xx, out[1] = c, out[2] = y; break;  /* WCH */
+    case 6: out[0] = c, out[1] = y, out[2] = xx; break;  /* CHW */
+    case 7: out[0] = c, out[1] = xx, out[2] = y; break;  /* CWH */
+    default: out[0] = y, out[1] = xx, out[2] = c; break; /* HWC */
+  }
+}
+
+int mx_npu_ofm_write(mx_npu_exec *x, const mx_npu_fmview *ofm, int y, int xx, int c, int64_t v) {
+  int at[3];
+  transpose_at(x->op->state.u85.ofm_transpose, y, xx, c, at);
+  return mx_npu_fm_write(x, ofm, at[0], at[1], at[2], v);
 }

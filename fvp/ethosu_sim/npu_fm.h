@@ -28,5 +28,8 @@ void mx_npu_fm_bind_unplaced(const mx_npu_fm *fm, const char *name, mx_npu_fmvie
 int mx_npu_fm_read(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t *value);
 /* Writes `value` (already within the element type's range) at (y, x, c). */
 int mx_npu_fm_write(mx_npu_exec *x, const mx_npu_fmview *v, int y, int xx, int c, int64_t value);
+/* Writes an operation's result (y, x, c) where the OFM's transpose puts it (the U85's OFM_PRECISION; none on the
+ * U55/U65). */
+int mx_npu_ofm_write(mx_npu_exec *x, const mx_npu_fmview *ofm, int y, int xx, int c, int64_t value);
 
 #endif

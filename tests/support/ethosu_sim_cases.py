@@ -53,7 +53,7 @@ def _activation(rng) -> Tuple[int, int]:
 
 
 # ---- convolutions ------------------------------------------------------------------------------------------------
-def conv(rng, kind: str = "conv", tie: bool = False) -> Optional[Case]:
+def conv(rng, kind: str = "conv", tie: bool = False, transposed: bool = False) -> Optional[Case]:
     big = rng.random() < 0.25  # kernels beyond 8x8: the NPU's sub-kernel decomposition
     kh, kw = _ints(rng, 1, 11, 2) if big else _ints(rng, 1, 3, 2)
     sy, sx = _ints(rng, 1, 2, 2)
@@ -90,13 +90,21 @@ def conv(rng, kind: str = "conv", tie: bool = False) -> Optional[Case]:
     out = g.conv(kind, x, w, bias, input_offset=in_off, filter_offset=0, output_offset=out_off, multipliers=mult,
                  shifts=shifts, stride=(sy, sx), pad_tblr=pad, dilation=(dy, dx), activation=_activation(rng),
                  out_shape=(1, oh, ow, oc), rounding=rounding)  # fmt: skip
-    g.output(out)
     what = f"{kind} {ih}x{iw}x{ic} -> {oh}x{ow}x{oc} k{kh}x{kw} s{sy}{sx} d{dy}{dx} pad{pad} {rounding}"
+    if transposed:  # the U85 writes it transposed (OFM_PRECISION); the U55/U65 with an operation of its own
+        shape, perm = [1, oh, ow, oc], [0, *(int(v) for v in rng.permutation([1, 2, 3]))]
+        out = g.transpose(out, perm, [shape[i] for i in perm])
+        what += f" then transposed by {perm}"
+    g.output(out)
     return Case(g.serialize(), [((1, ih, iw, ic), np.int8)], what, small=(-3, 3) if tie else (-4, 4), out_channels=oc)
 
 
 def depthwise(rng, tie: bool = False) -> Optional[Case]:
     return conv(rng, "depthwise", tie)
+
+
+def conv_transposed(rng, tie: bool = False) -> Optional[Case]:
+    return conv(rng, "depthwise" if rng.random() < 0.3 else "conv", tie, transposed=True)
 
 
 def fully_connected(rng, tie: bool = False) -> Case:
@@ -401,6 +409,7 @@ BUILDERS: Dict[str, Callable] = {
     "table": table,
     "pad": pad,
     "transpose": transpose,
+    "conv_transposed": conv_transposed,
     "concat": concat,
     "slice": slice_,
     "reshape": reshape,
