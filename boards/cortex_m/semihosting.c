@@ -6,7 +6,7 @@
 
 #include "mx_platform.h"
 
-enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_READ = 0x06, SYS_FLEN = 0x0C };
+enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_READ = 0x06, SYS_SEEK = 0x0A, SYS_FLEN = 0x0C };
 
 int32_t mx_semihost_call(uint32_t op, const void *params) {
   register uint32_t r0 __asm("r0") = op;
@@ -38,4 +38,9 @@ int mx_semihost_write(int handle, const void *buf, size_t len) {
 long mx_semihost_flen(int handle) {
   const uint32_t params[1] = {(uint32_t)handle};
   return mx_semihost_call(SYS_FLEN, params);
+}
+
+int mx_semihost_seek(int handle, uint32_t position) {
+  const uint32_t params[2] = {(uint32_t)handle, position};
+  return mx_semihost_call(SYS_SEEK, params);
 }
