@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from mcu_export.errors import DeviceError
+from mcu_export.errors import DeviceError, SerialLinkError
 from mcu_export.firmware.serve_project import build_serve_firmware, resolve_ops
 from mcu_export.firmware.sim import SerialSim, free_tcp_port
 from mcu_export.serial import SerialClient
@@ -185,7 +185,13 @@ def test_an505_over_a_pty(firmware, models, tmp_path):
                 client.load(models["mlp"][1])
             assert client.info().active_slot == 1
             assert answers_as(client, models, "conv2")
-        sim.kill()
+
+            def power_cut(done, total):
+                if done >= total // 2:
+                    sim.kill()  # while the transfer runs: the firmware may be inside a slot write
+
+            with pytest.raises(SerialLinkError, match="lost the link"):
+                client.load(models["conv"][1], progress=power_cut)
         with SerialClient(sim.start(), timeout=0.3) as client:  # slots.bin kept them
             assert (client.info().active_slot, client.info().generation) == (1, 2)
             assert answers_as(client, models, "conv2")
