@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, Optional, Sequence, Union
 
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
@@ -155,9 +155,7 @@ def serve_sources(board: Board, ops: Sequence, cmsis_nn=None) -> tuple:
     return files, [f"{RUNTIME_DIR}/include", f"{RUNTIME_DIR}/serial", SERVE_DIR, *include_dirs]
 
 
-def render_serve_project(
-    board: Union[Board, str], out_dir: Union[str, Path], ops: Sequence, *, cmsis_nn=None
-) -> Path:
+def render_serve_project(board: Union[Board, str], out_dir: Union[str, Path], ops: Sequence, *, cmsis_nn=None) -> Path:
     board = load_firmware_board(board)
     store = slot_store_source(board)
     files, include_dirs = serve_sources(board, ops, cmsis_nn)
@@ -175,11 +173,3 @@ def build_serve_firmware(
     ops = resolve_ops(None) if ops is None else list(ops)
     print(f"mcu-export: build: rendering {serve_project_dir(out_dir, board)}", file=sys.stderr, flush=True)
     return build_project(render_serve_project(board, out_dir, ops, cmsis_nn=cmsis_nn))
-
-
-def linked_ops(project: Union[str, Path]) -> List[str]:
-    """The operators a rendered serving project links (from its kernel table), for messages and tests."""
-    import re
-
-    table = (Path(project) / SERVE_DIR / "kernel_table.c").read_text()
-    return re.findall(r'\{"([a-z_]+::[a-z0-9_]+)", "([a-z0-9_]*)"', table)
