@@ -225,6 +225,11 @@ def test_cli_sim_and_serial_commands(firmware, models, tmp_path, capsys):
         assert np.array_equal(np.load(result)["output_0"], expected[0])
         assert main(["serial", "profile", "--port", url]) == 0
         assert "cortex_m::quantized_conv2d.out" in capsys.readouterr().out
+        run = ["run", str(folder), "--board", "corstone-300", "--sim", "serial", "--port", url]
+        assert main([*run, "--input", str(tmp_path / "x.npy")]) == 0  # the runner target: no second load
+        assert "corstone-300 (serial):" in capsys.readouterr().out
+        assert main(["serial", "info", "--port", url]) == 0
+        assert "active model: slot 0 (generation 1)" in capsys.readouterr().out
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
@@ -232,3 +237,18 @@ def test_cli_sim_and_serial_commands(firmware, models, tmp_path, capsys):
     assert (out / "firmware" / "corstone-300-serial" / "run" / "slots.bin").stat().st_size == 2 * 1024 * 1024
     with pytest.raises(ConnectionRefusedError):  # QEMU went with it: nobody listens any more
         socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    from mcu_export.cli import main
+
+    cases = [
+        (["build", str(tmp_path), "--board", "mps2-an505", "--ops", "all"], "--ops goes with --serve"),
+        (["build", str(tmp_path), "--board", "mps2-an505", "--serve", "--ops", "aten::nope.out"], "unknown operator"),
+        (["build", str(tmp_path), "--board", "mps2-an505", "--serve", "--ops", "model"], "model.pte does not exist"),
+        (["sim", str(tmp_path), "--board", "mps2-an505", "--serial", "tcp:1234"], "give socket://127.0.0.1:PORT"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1

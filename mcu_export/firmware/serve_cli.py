@@ -47,9 +47,13 @@ def _interrupt(signum, frame) -> None:
 def sim_command(out_dir: str, *, board: str, serial: str) -> int:
     """Serve the board's serving firmware under QEMU at `serial` until Ctrl-C: the endpoint goes alone on one
     line of stdout (for scripts), the rest to stderr."""
-    from mcu_export.firmware.sim import SerialSim
+    from mcu_export.errors import UsageError
+    from mcu_export.firmware.sim import SerialSim, serial_backend
 
     b = load_firmware_board(board)
+    serial_backend(serial)  # a wrong endpoint or board fails before a build
+    if b.qemu is None:
+        raise UsageError(f"board '{b.name}' has no QEMU machine to simulate it")
     firmware = _firmware(out_dir, b)
     # `kill PID` stops it as Ctrl-C does: QEMU is ended with it, not left running without its parent
     signal.signal(signal.SIGTERM, _interrupt)
