@@ -252,3 +252,22 @@ def test_cli_usage_errors(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_what_the_protocol_adds_to_serving_firmware(firmware):
+    """The budget of docs/serial-protocol.md in a linked serving firmware (its map): under 3 KiB of code and
+    read-only data for runtime_c/serial/, under 1 KiB of RAM for the protocol's state, the slot store's and
+    serve_main's, beyond the work area and the slots."""
+    from mcu_export.firmware.mapfile import parse_map
+
+    for board, (out, _) in firmware.items():
+        code = ram = 0
+        for section in parse_map(out / "firmware" / f"{board}-serial" / "artifacts" / "firmware.map").outputs:
+            for piece in section.inputs:
+                if section.name in (".text", ".rodata") and "/runtime/serial/" in piece.object:
+                    code += piece.size
+                if section.name in (".data", ".bss") and (
+                    "serve/serve_main" in piece.object or "slot_store" in piece.object
+                ):
+                    ram += piece.size
+        assert 2048 < code < 3072 and 800 < ram < 1024, (board, code, ram)

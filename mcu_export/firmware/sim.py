@@ -53,9 +53,7 @@ class SerialSim:
         self.port: Optional[str] = None
 
     def command(self) -> List[str]:
-        cmd = qemu_command(self.board, self.elf, icount=True)
-        cmd[cmd.index("-serial") + 1] = self.backend
-        return cmd
+        return qemu_command(self.board, self.elf, icount=True, serial=self.backend)
 
     def start(self, timeout: float = 10.0) -> str:
         self.workdir.mkdir(parents=True, exist_ok=True)
