@@ -22,7 +22,7 @@ from mcu_export.firmware.serve_project import build_serve_firmware, resolve_ops
 from mcu_export.firmware.sim import SerialSim, free_tcp_port
 from mcu_export.serial import SerialClient
 from mcu_export.serial import protocol as p
-from serial_link import TcpProxy, drop_byte, every_nth, flip_bit
+from serial_link import TcpProxy, drop_byte, every_nth_frame, flip_bit
 from small_conv_model import model_spec as conv_spec
 
 pytestmark = [
@@ -142,8 +142,8 @@ def test_corstone300_over_a_socket(firmware, models, tmp_path):
             assert client.load(image, progress=stall) == 3 and stalled
             assert answers_as(client, models, "mlp")
 
-        proxy.to_device = every_nth(5, flip_bit)
-        proxy.to_host = every_nth(3, drop_byte)
+        proxy.to_device = every_nth_frame(5, flip_bit)
+        proxy.to_host = every_nth_frame(4, drop_byte)
         with SerialClient(proxy.url, timeout=0.3) as client:
             assert client.load(models["conv"][1]) == 4
             assert answers_as(client, models, "conv")

@@ -91,6 +91,29 @@ def every_nth(n: int, damage: Callable[[bytearray, int], None]) -> Fault:
     return fault
 
 
+def every_nth_frame(n: int, damage: Callable[[bytearray, int], None]) -> Fault:
+    """A fault that damages the first byte after the opening END of the n-th, 2n-th, ... frame passing, however
+    the bytes are chunked (QEMU's UART on a TCP_NODELAY socket sends a byte a segment). Frames are counted by
+    their END bytes: each side opens and closes every frame with one, and no damage touches an END."""
+    state = {"ends": 0, "damaged": -1}
+
+    def fault(data: bytes) -> bytes:
+        out = bytearray()
+        for byte in data:
+            frame = state["ends"] // 2
+            if byte != 0xC0 and frame % n == n - 1 and state["damaged"] != frame:
+                state["damaged"] = frame
+                one = bytearray([byte])
+                damage(one, 0)
+                out += one
+                continue
+            state["ends"] += byte == 0xC0
+            out.append(byte)
+        return bytes(out)
+
+    return fault
+
+
 def flip_bit(buf: bytearray, i: int) -> None:
     buf[i] ^= 0x10
 
