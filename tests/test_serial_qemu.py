@@ -2,7 +2,7 @@
 UART of corstone-300 (through a real TCP socket) and mps2-an505 (through a real pty), pyserial on the host side.
 Outputs are held bit for bit to the host runtime's; the A/B slots must keep the previous model answering
 through a cut transfer, damaged bytes, a stalled host and a power cut (QEMU killed mid-transfer). Few boots:
-each test boots once and checks many things. Small models keep the loads short (QEMU's UART takes ~7 KB/s)."""
+each test boots once and checks many things. Small models keep the loads short."""
 
 from __future__ import annotations
 
