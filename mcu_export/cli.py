@@ -60,7 +60,30 @@ def _build_parser() -> argparse.ArgumentParser:
         help="link an installed CMSIS-NN (source tree or pack folder; without PATH: find a CMSIS pack) "
         "instead of mcu-export's own cmsis_nn_kernels",
     )
+    p.add_argument(
+        "--serve",
+        action="store_true",
+        help="build serving firmware instead (OUT/firmware/BOARD-serial): no model of its own, the serial "
+        "protocol on the board's UART to load one (`mcu-export serial load`); OUT need not hold a model",
+    )
+    p.add_argument(
+        "--ops",
+        metavar="OPS",
+        help="with --serve: the operators to link, comma-separated: all (default), model (those of OUT/model.pte) "
+        "or names such as aten::add.out; a model needing another is refused with its name",
+    )
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("sim", help="run a board's serving firmware under QEMU with its UART at a socket or pty")
+    p.add_argument("program", metavar="OUT", help="the folder of `mcu-export build OUT --board B --serve`")
+    p.add_argument("--board", required=True, help="a board with a QEMU machine (see `mcu-export boards`)")
+    p.add_argument(
+        "--serial",
+        required=True,
+        metavar="ENDPOINT",
+        help="socket://127.0.0.1:PORT (QEMU listens there) or pty (its path is printed)",
+    )
+    p.set_defaults(func=_cmd_sim)
 
     p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
     p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder (a .pte file for --board host)")
@@ -184,7 +207,20 @@ def _cmd_build(args) -> int:
 
     if not load_board(args.board).firmware:
         raise UsageError(f"board '{args.board}' needs no firmware build: use `mcu-export run OUT --board {args.board}`")
-    return _build(args.program, args.board, _cmsis_nn_path(args.cmsis_nn) if args.cmsis_nn else None)
+    cmsis_nn = _cmsis_nn_path(args.cmsis_nn) if args.cmsis_nn else None
+    if args.serve:
+        from mcu_export.firmware.serve_cli import build_serve_command
+
+        return build_serve_command(args.program, board=args.board, ops=args.ops, cmsis_nn=cmsis_nn)
+    if args.ops:
+        raise UsageError("--ops goes with --serve")
+    return _build(args.program, args.board, cmsis_nn)
+
+
+def _cmd_sim(args) -> int:
+    from mcu_export.firmware.serve_cli import sim_command
+
+    return sim_command(args.program, board=args.board, serial=args.serial)
 
 
 def _cmd_run(args) -> int:

@@ -6,7 +6,7 @@
 
 #include "mx_platform.h"
 
-enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_READ = 0x06, SYS_FLEN = 0x0C };
+enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_READ = 0x06, SYS_SEEK = 0x0A, SYS_FLEN = 0x0C };
 
 /* On silicon, BKPT without a debugger to serve it is a HardFault: boards that may run without one link
  * cortex_m/semihost_attached.c, which replaces this, and their file calls then fail (-1) instead. */
@@ -45,4 +45,9 @@ int mx_semihost_write(int handle, const void *buf, size_t len) {
 long mx_semihost_flen(int handle) {
   const uint32_t params[1] = {(uint32_t)handle};
   return mx_semihost_call(SYS_FLEN, params);
+}
+
+int mx_semihost_seek(int handle, uint32_t position) {
+  const uint32_t params[2] = {(uint32_t)handle, position};
+  return mx_semihost_call(SYS_SEEK, params);
 }

@@ -28,7 +28,9 @@ size_t mx_platform_stack_used(void);   /* high-water mark of the painted stack, 
  * mode: an fopen mode as the semihosting spec numbers them (MX_SEMIHOST_MODE_RB = "rb", _WB = "wb").
  * Return -1 on failure; read/write return the number of bytes NOT transferred, as the spec does. */
 #define MX_SEMIHOST_MODE_RB 1
+#define MX_SEMIHOST_MODE_RPLUSB 3   /* read and write, the file must exist */
 #define MX_SEMIHOST_MODE_WB 5
+#define MX_SEMIHOST_MODE_WPLUSB 7   /* read and write, created or emptied */
 int mx_semihost_open(const char *path, int mode);
 int mx_semihost_close(int handle);
 int mx_semihost_read(int handle, void *buf, size_t len);
@@ -37,6 +39,7 @@ long mx_semihost_flen(int handle);
 /* 1 when a host serves semihosting; 0 on a board without a debugger attached, where every call above fails (-1)
  * instead of faulting (cortex_m/semihost_attached.c; simulators: always 1). */
 int mx_semihost_attached(void);
+int mx_semihost_seek(int handle, uint32_t position);   /* 0 on success */
 
 /* Instruction-count markers seen by fvp/qemu_icount_plugin.c: the plugin counts guest instructions
  * between mx_icount_begin(tag) and mx_icount_end(tag). tag < MX_ICOUNT_MAX_TAGS; regions with

@@ -89,10 +89,13 @@ def render_project(
     defines: Optional[Mapping[str, object]] = None,
     include_dirs: Sequence[str] = (),
     source_defines: Optional[Mapping[str, Mapping[str, str]]] = None,
+    board_sources: Sequence[str] = (),
 ) -> Path:
     """Write the project for `board` into out_dir. app_sources maps a path inside the project to its
     text, bytes, or a file to copy; every `.c` among them is compiled. include_dirs are project-relative.
-    source_defines: extra -D for single app sources (project path → {name: value})."""
+    source_defines: extra -D for single app sources (project path → {name: value}).
+    board_sources: board files (relative to boards/) that this kind of firmware needs beyond the board's own
+    [c].sources, e.g. the slot store of serving firmware."""
     board = load_firmware_board(board)
     out_dir = Path(out_dir)
     for rel in app_sources:
@@ -102,7 +105,8 @@ def render_project(
         f"board/{board.name}.toml": board.path.read_bytes(),
         "board/include/mx_platform.h": (board.path.parent / "include" / "mx_platform.h").read_bytes(),
     }
-    for src in board.sources:
+    all_board_sources = [*board.sources, *(s for s in board_sources if s not in board.sources)]
+    for src in all_board_sources:
         files[f"board/{src}"] = (board.path.parent / src).read_bytes()
     for folder in sorted({Path(src).parent for src in board.sources}):  # headers the board's C includes as "x.h"
         for header in sorted((board.path.parent / folder).glob("*.h")):
@@ -113,7 +117,7 @@ def render_project(
             if isinstance(content, Path)
             else (content.encode() if isinstance(content, str) else content)
         )
-    sources = [f"board/{s}" for s in board.sources] + sorted(r for r in app_sources if r.endswith(".c"))
+    sources = [f"board/{s}" for s in all_board_sources] + sorted(r for r in app_sources if r.endswith(".c"))
     for src in source_defines or {}:
         if src not in app_sources:
             raise UsageError(f"source_defines names '{src}', which is not an app source")

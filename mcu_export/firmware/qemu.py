@@ -27,7 +27,10 @@ def qemu_command(
     icount: bool = True,
     plugin: Optional[Path] = None,
     plugin_log: Optional[Path] = None,
+    serial: str = "stdio",
 ) -> List[str]:
+    """serial: QEMU's -serial backend for the board's UART (stdio: the run's output; serving firmware gets
+    a socket or a pty, mcu_export.firmware.sim)."""
     assert board.qemu is not None, "run_qemu checks this first"
     cmd = [
         QEMU,
@@ -37,7 +40,7 @@ def qemu_command(
         "-monitor",
         "none",
         "-serial",
-        "stdio",
+        serial,
         "-semihosting-config",
         "enable=on,target=native",
     ]

@@ -113,9 +113,12 @@ class SerialClient:
         for attempt in range(self.retries + 1):
             if attempt:
                 self.resends += 1
-            self._port.write(frame)
-            self._port.flush()
-            outcome = self._await(self._seq, wait)
+            try:
+                self._port.write(frame)
+                self._port.flush()
+                outcome = self._await(self._seq, wait)
+            except OSError as exc:  # pyserial's SerialException too: a pty or socket whose other end has gone
+                raise SerialLinkError(f"lost the link to {self.name} during {command}: {exc}") from None
             if isinstance(outcome, p.Frame):
                 return self._status(command, outcome.body)
             last = outcome

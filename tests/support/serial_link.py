@@ -91,6 +91,29 @@ def every_nth(n: int, damage: Callable[[bytearray, int], None]) -> Fault:
     return fault
 
 
+def every_nth_frame(n: int, damage: Callable[[bytearray, int], None]) -> Fault:
+    """A fault that damages the first byte after the opening END of the n-th, 2n-th, ... frame passing, however
+    the bytes are chunked (QEMU's UART on a TCP_NODELAY socket sends a byte a segment). Frames are counted by
+    their END bytes: each side opens and closes every frame with one, and no damage touches an END."""
+    state = {"ends": 0, "damaged": -1}
+
+    def fault(data: bytes) -> bytes:
+        out = bytearray()
+        for byte in data:
+            frame = state["ends"] // 2
+            if byte != 0xC0 and frame % n == n - 1 and state["damaged"] != frame:
+                state["damaged"] = frame
+                one = bytearray([byte])
+                damage(one, 0)
+                out += one
+                continue
+            state["ends"] += byte == 0xC0
+            out.append(byte)
+        return bytes(out)
+
+    return fault
+
+
 def flip_bit(buf: bytearray, i: int) -> None:
     buf[i] ^= 0x10
 
@@ -106,3 +129,59 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+class TcpProxy:
+    """The socket counterpart of PtyLink's proxy, for a device that listens on TCP (QEMU's UART):
+
+        client (pyserial socket://) ─ proxy ─ QEMU's -serial tcp:...,server=on
+
+    Each connection to `url` is forwarded to a new connection to the target, bytes damaged on the way by
+    to_device / to_host when set."""
+
+    def __init__(self, target_port: int):
+        import socket
+
+        self.target_port = target_port
+        self.to_device: Optional[Fault] = None
+        self.to_host: Optional[Fault] = None
+        self._server = socket.socket()
+        self._server.bind(("127.0.0.1", 0))
+        self._server.listen(1)
+        self._server.settimeout(0.05)
+        self.url = f"socket://127.0.0.1:{self._server.getsockname()[1]}"
+        self._stop = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        import socket
+
+        while not self._stop:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                continue
+            with client, socket.create_connection(("127.0.0.1", self.target_port)) as device:
+                self._pump(client, device)
+
+    def _pump(self, client, device) -> None:
+        pairs = {client: device, device: client}
+        while not self._stop:
+            ready, _, _ = select.select(list(pairs), [], [], 0.05)
+            for src in ready:
+                try:
+                    data = src.recv(4096)
+                except OSError:  # reset: the simulator was killed
+                    return
+                if not data:
+                    return  # either end closed: drop both, wait for the next client
+                fault = self.to_device if src is client else self.to_host
+                data = fault(data) if fault is not None else data
+                if data:
+                    pairs[src].sendall(data)
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join()
+        self._server.close()
