@@ -2,9 +2,9 @@
 export for corstone-300 builds one ELF with the delegate kernel, the driver and both register accesses, its .pte and
 the arena holding the NPU scratch in memory the NPU reaches; on QEMU (no NPU: the ID register reads 0) each job goes
 to the host over the semihosting seam, where a test executor checks the job and answers with a pattern that comes
-out through the program's dequantize, the simulator's stub fails the run in one line naming the delegate, and our
-simulator (mcu_export/ethosu/simulator.py) gives outputs equal to the host runtime's and the int8 reference's. Boards
-without the NPU fields, and programs without delegates, render the same project as before."""
+out through the program's dequantize, a job the simulator refuses fails the run in one line naming the delegate, and
+our simulator (mcu_export/ethosu/simulator.py) gives outputs equal to the host runtime's and the int8 reference's.
+Boards without the NPU fields, and programs without delegates, render the same project as before."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the e
 
 BOARD = "corstone-300"
 ROOT = Path(__file__).resolve().parents[1]
-SIMULATOR_BUILT = (asset_dir("fvp") / "ethosu_sim" / "npu_exec.c").is_file()
 QEMU_TIMEOUT = 60.0
 
 
@@ -170,24 +169,19 @@ def test_bad_npu_fields_are_one_line_board_errors(tmp_path, edit, message):
 
 @pytest.mark.slow
 @needs_cc
-def test_the_simulator_stub_refuses_every_job_saying_why(tmp_path):
-    sim_dir = tmp_path / "ethosu_sim"
-    shutil.copytree(asset_dir("fvp") / "ethosu_sim", sim_dir)
-    (sim_dir / "npu_exec.c").unlink(missing_ok=True)
-    assert not S.built(sim_dir) and S.sources(sim_dir)[-1].name == "npu_exec_missing.c"
-    sim = S.Simulator(sim_dir)
-    assert sim.library == S.build_library(sim_dir)  # cached
-    status, error = sim.execute([0, 1, 2, 3], [bytearray(16), bytearray(32)])
-    assert status == S.CMD_PARSE_ERROR and error.startswith("simulator not built")
-    with pytest.raises(S.SimulatorError, match="^simulator not built"):
-        S.seam_executor(sim=sim)(b"\0" * 8, [bytearray(16)] + [bytearray()] * 7)
+def test_the_simulator_refuses_a_job_it_cannot_run_saying_why():
+    sim = S.Simulator()
+    assert sim.library == S.build_library()  # cached
+    status, error = sim.execute([0x3FF], [bytearray(16), bytearray(32)])
+    assert status == S.CMD_PARSE_ERROR and error == "word 0: unknown opcode (0x03FF): no cmd0 command has opcode 0x3FF"
+    with pytest.raises(S.SimulatorError, match="^word 0: unknown opcode"):
+        S.seam_executor(sim=sim)(bytes([0xFF, 0x03, 0, 0]), [bytearray(16)] + [bytearray()] * 7)
     with pytest.raises(ValueError, match="not whole 32-bit words"):
         sim.execute(b"\0" * 6, [])
 
 
 @pytest.mark.slow
 @needs_cc
-@pytest.mark.skipif(not SIMULATOR_BUILT, reason="fvp/ethosu_sim/npu_exec.c is not in this tree yet")
 def test_the_simulator_runs_a_delegate_as_the_host_runtime_does(mlp):
     """The blob's job on the simulator through ctypes: the output bytes equal those the int8 reference's delegate
     (TOSA's reference model) gives, for the same int8 input."""
@@ -360,18 +354,19 @@ def test_on_qemu_the_job_reaches_the_host_and_its_outputs_come_out_dequantized(m
 
 @pytest.mark.slow
 @needs_qemu
-def test_on_qemu_without_the_simulator_the_run_fails_in_one_line_naming_the_delegate(mlp_build, tmp_path):
-    sim_dir = tmp_path / "ethosu_sim"
-    shutil.copytree(asset_dir("fvp") / "ethosu_sim", sim_dir)
-    (sim_dir / "npu_exec.c").unlink(missing_ok=True)
-    stub = S.seam_executor(sim=S.Simulator(sim_dir))
+def test_on_qemu_a_job_the_simulator_refuses_fails_the_run_in_one_line_naming_the_delegate(mlp_build):
+    simulate = S.seam_executor()
+
+    def corrupted(words: bytes, regions):  # the job's first command word becomes an opcode no NPU has
+        return simulate(bytes([0xFF, 0x03, 0, 0]) + words[4:], regions)
+
     with pytest.raises(RuntimeFailure) as err:
-        qemu_runner(mlp_build, npu_executor=stub).run([np.zeros((1, 1, 28, 28), np.float32)])
+        qemu_runner(mlp_build, npu_executor=corrupted).run([np.zeros((1, 1, 28, 28), np.float32)])
     message = str(err.value)
     assert "\n" not in message
     assert message.startswith(
         "firmware on corstone-300 (qemu) failed with a runtime error in delegate 0 (EthosUBackend, instruction 1): "
-        "NPU job 1: simulator not built"
+        "NPU job 1: word 0: unknown opcode (0x03FF)"
     ), message
     assert "a delegate's backend failed while running it" in message
 
@@ -405,7 +400,6 @@ def kws(tmp_path_factory):
 
 @pytest.mark.slow
 @needs_qemu
-@pytest.mark.skipif(not SIMULATOR_BUILT, reason="fvp/ethosu_sim/npu_exec.c (the simulator's executor) is not here")
 def test_kws_on_qemu_with_the_simulator_equals_the_host_runtime_and_the_reference(kws):
     from mcu_export.ethosu.reference import tosa_delegate
     from mcu_export.int8.interpreter import run_reference

@@ -5,7 +5,8 @@ both register accesses, with the NPU at NPU0's secure APB address and its .pte a
 (DDR and the SSE-320's SRAM); a U55 program is refused for it, naming both products. Running it needs
 FVP_Corstone_SSE-320, which is not installed here: that test skips naming it. What runs here instead: the same
 firmware code for a corstone-300 whose board file says its NPU is a U85, on QEMU, where the driver's U85 path
-meets the seam's register file and the job reaches a test executor on the host (which answers, or faults).
+meets the seam's register file and the job reaches the host: a test executor (which answers, or faults), or our
+simulator's U85 executor, whose outputs equal the host runtime's and the int8 reference's bit for bit.
 The driver's U85 register sequences are held to Arm's descriptions in test_ethosu_driver_u85.py."""
 
 from __future__ import annotations
@@ -182,3 +183,25 @@ def test_on_qemu_a_u85_branch_fault_is_its_error(u85_on_qemu):
     with pytest.raises(RuntimeFailure) as err:
         qemu_run(u85_on_qemu, lambda words, regions: 0x2 | 1 << 9)  # irq_raised | branch_fault
     assert "mx: npu: job: NPU branch fault (-24)" in str(err.value), str(err.value)
+
+
+@pytest.mark.slow
+def test_on_qemu_the_u85_job_on_our_simulator_equals_the_host_and_the_reference(u85_on_qemu):
+    """The whole path for a U85: the firmware's driver programs the job, the seam hands it to our simulator's U85
+    executor, and the outputs equal the host runtime's and the int8 reference's (TOSA's reference model for the
+    delegate), bit for bit."""
+    from mcu_export.ethosu.reference import tosa_delegate
+    from mcu_export.int8.interpreter import run_reference
+    from mcu_export.runners import runner_for
+
+    board, build, out = u85_on_qemu
+    program = read_program((out / "model.pte").read_bytes())
+    graphs = [p.read_bytes() for p in sorted((out / "npu").glob("subgraph_*.tosa"))]
+    x = np.random.default_rng(11).standard_normal(INPUT_SHAPE).astype(np.float32)
+    run = runner_for(board, "qemu", timeout=60.0, profile=False).use_build(build).run([x])
+    (want,) = run_reference(program, [x], delegate=tosa_delegate(graphs))
+    host = runner_for("host")
+    host.open(out)
+    np.testing.assert_array_equal(run.outputs[0], want)
+    np.testing.assert_array_equal(host.run([x]).outputs[0], want)
+    assert np.unique(want).size > 8

@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 from mcu_export.assets import asset_dir
-from mcu_export.errors import RuntimeFailure
 from mcu_export.ethosu import blob as B
 from mcu_export.host_runtime import ETHOSU, HOST_BACKENDS, build_host_runner
 from mcu_export.runners.host import program_info, run_pte
@@ -34,7 +33,6 @@ from runtime_ethosu_tools import (  # tests/support
 
 pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
 
-SIMULATOR_BUILT = (asset_dir("fvp") / "ethosu_sim" / "npu_exec.c").is_file()
 ERR_FAILED = "a delegate's backend failed while running it (e.g. an NPU fault)"
 
 
@@ -84,17 +82,6 @@ def test_loads_with_the_pool_the_exporter_counts(exported):
     assert short.returncode == 3 and "metadata pool is too small" in short.stderr
 
 
-@pytest.mark.skipif(SIMULATOR_BUILT, reason="the simulator's executor is built: the run goes through")
-def test_a_run_reaches_the_simulator(exported):
-    with pytest.raises(RuntimeFailure) as failure:
-        run_pte(exported.path, [np.zeros((2, 16), np.float32), np.zeros((2, 8), np.float32)])
-    index, _ = delegate_call(exported.program.method())
-    assert str(failure.value) == (
-        f"mx_run: error: {ERR_FAILED} (method forward, instruction {index}, delegate 0 EthosUBackend: "
-        "NPU: simulator not built (fvp/ethosu_sim/npu_exec.c was missing when mx_run was built))"
-    )
-
-
 def test_the_job_is_programmed_as_the_program_says(exported, check_runner, workdir):
     report, q_inputs, outputs = run_checked(check_runner, exported.path, exported.program, workdir)
     assert_job_as_programmed(
@@ -111,7 +98,6 @@ def test_an_ethos_u65_job_gets_the_fast_scratch(check_runner, workdir):
     assert_job_as_programmed(u65.program, u65.pte, report, q_inputs, outputs, planned_scratch(u65.program))
 
 
-@pytest.mark.skipif(not SIMULATOR_BUILT, reason="fvp/ethosu_sim/npu_exec.c is not in this tree yet")
 def test_simulated_run_equals_the_cpu_program(exported, workdir):
     """With the executor built, mx_run's NPU result is the CPU program's, bit for bit."""
     import mcu_export

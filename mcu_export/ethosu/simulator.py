@@ -11,9 +11,6 @@ run's error line.
 
 The library is every fvp/ethosu_sim/*.c (the Ethos-U85's npu85_*.c with the rest: `sources` globs them, as
 runtime_c/CMakeLists.txt does), keyed in the cache by those files, the .h and .def lists and the flags.
-
-Until fvp/ethosu_sim/npu_exec.c exists, the library is built with runtime_c/host/npu_exec_missing.c instead (the
-rule runtime_c/CMakeLists.txt follows for mx_run), and every job is refused with "simulator not built".
 """
 
 from __future__ import annotations
@@ -64,18 +61,9 @@ class RegionStruct(ctypes.Structure):  # mx_npu_region (npu_exec.h)
 
 
 def sources(sim_dir: Optional[Path] = None) -> List[Path]:
-    """The C files the library is built from: fvp/ethosu_sim/*.c, or the stub in place of a missing npu_exec.c."""
+    """The C files the library is built from: fvp/ethosu_sim/*.c."""
     sim = Path(sim_dir) if sim_dir is not None else asset_dir("fvp") / "ethosu_sim"
-    files = sorted(sim.glob("*.c"))
-    if not (sim / "npu_exec.c").is_file():
-        files.append(asset_dir("runtime_c") / "host" / "npu_exec_missing.c")
-    return files
-
-
-def built(sim_dir: Optional[Path] = None) -> bool:
-    """Whether the simulator's executor is there (else the library holds the stub)."""
-    sim = Path(sim_dir) if sim_dir is not None else asset_dir("fvp") / "ethosu_sim"
-    return (sim / "npu_exec.c").is_file()
+    return sorted(sim.glob("*.c"))
 
 
 def build_library(
@@ -107,7 +95,7 @@ def build_library(
     try:
         (tmp / "out").mkdir()
         # As runtime_c/CMakeLists.txt builds it for mx_run: every file into an archive, then only what the entry
-        # points need (with the stub, the executor's other files, which call into npu_exec.c, stay out).
+        # points need.
         entry = [f"-Wl,--undefined={name}" for name in entry_points]
         steps = [
             [cc, *CFLAGS, *extra_flags, f"-I{sim}", "-c", *map(str, files)],
@@ -140,10 +128,9 @@ class Simulator:
         args: List[Any] = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(RegionStruct)]
         lib.mx_npu_execute.argtypes = [*args, ctypes.POINTER(ErrorStruct)]
         lib.mx_npu_execute.restype = ctypes.c_int
-        self._with_config = getattr(lib, "mx_npu_execute_config", None)  # an older stub has only mx_npu_execute
-        if self._with_config is not None:
-            self._with_config.argtypes = [*args, ctypes.c_uint32, ctypes.POINTER(ErrorStruct)]
-            self._with_config.restype = ctypes.c_int
+        self._with_config = lib.mx_npu_execute_config
+        self._with_config.argtypes = [*args, ctypes.c_uint32, ctypes.POINTER(ErrorStruct)]
+        self._with_config.restype = ctypes.c_int
         self._lock = threading.Lock()
 
     def execute(self, words: Words, regions: Sequence[bytearray], config: int = 0) -> Tuple[int, str]:
@@ -171,7 +158,7 @@ class Simulator:
                 table[n].data, table[n].size = ctypes.addressof(buffer), len(region)
         err = ErrorStruct()
         with self._lock:
-            if config and self._with_config is not None:
+            if config:
                 rc = self._with_config(stream, count, table, config, ctypes.byref(err))
             else:
                 rc = self._lib.mx_npu_execute(stream, count, table, ctypes.byref(err))
