@@ -10,7 +10,7 @@ says why Pillow draws the PNG.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Tuple, Union
+from typing import Optional, Tuple, Union
 
 from mcu_export import atomic
 from mcu_export.charts.data import ChartData, MemoryPlan, OpBar, TensorSpan, from_profile, from_run, load_plan
@@ -33,6 +33,17 @@ def write_charts(path: Union[str, Path], data: ChartData) -> Tuple[Path, Path]:
     return html, png
 
 
+def profile_chart(path: Union[str, Path], profile, program: Optional[Union[str, Path]] = None) -> Tuple[Path, Path]:
+    """`mcu-export serial profile --chart`: the device's ticks; the timeline when the program is given (the
+    device holds only the image, the host needs the .pte to know its plan)."""
+    return write_charts(path, from_profile(profile, load_plan(program) if program else None))
+
+
+def run_chart(path: Union[str, Path], run, program: Union[str, Path]) -> Tuple[Path, Path]:
+    """`mcu-export run --chart`: instructions per op where the target counted them, and the program's plan."""
+    return write_charts(path, from_run(run, load_plan(program)))
+
+
 __all__ = [
     "ChartData",
     "MemoryPlan",
@@ -42,6 +53,8 @@ __all__ = [
     "from_profile",
     "from_run",
     "load_plan",
+    "profile_chart",
+    "run_chart",
     "require_pillow",
     "write_charts",
 ]

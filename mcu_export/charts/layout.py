@@ -103,8 +103,9 @@ def _bars_panel(data: ChartData, top: int, width: int) -> Panel:
     col = _column(width, _columns(data))
     bar = min(col * 0.7, 48.0)
     panel.scale = {"x0": MARGIN_L, "column": col, "baseline": y0, "px_per_unit": px}
-    if not ops:
-        panel.shapes.append(Shape("text", MARGIN_L, y0 - BARS_H / 2, text="(no per-op figures)", cls="note"))
+    if not ops:  # a line saying so rather than an empty frame
+        panel.height = 50
+        panel.shapes.append(Shape("text", MARGIN_L, top + 38, text="(no per-op figures)", cls="note"))
         return panel
     _axis(panel, MARGIN_L, width - MARGIN_R, y0, px, most, data.unit)
     total = data.denominator

@@ -84,7 +84,9 @@ def render(scene: Scene) -> bytes:
                 if s.h < 0.5 or s.w < 0.5:  # a zero bar: nothing to fill (Pillow would still draw one pixel row)
                     continue
                 outline = _rgb(s.stroke) if s.stroke != "none" else None
-                draw.rectangle([s.x, s.y, s.x + s.w - 1, s.y + s.h - 1], fill=_rgb(s.fill), outline=outline)
+                # Pillow's corners are inclusive: the last pixel is one less than the SVG's edge (never above the first).
+                x1, y1 = max(s.x, s.x + s.w - 1), max(s.y, s.y + s.h - 1)
+                draw.rectangle([s.x, s.y, x1, y1], fill=_rgb(s.fill), outline=outline)
             elif s.kind == "line":
                 width = 2 if s.cls in ("peak", "bound") else 1
                 if s.dash:
