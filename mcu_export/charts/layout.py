@@ -171,7 +171,7 @@ def _timeline_panel(plan: MemoryPlan, arena: int, top: int, width: int) -> Panel
     if top_tensor is not None:  # where the peak is reached: a marker on the line, at that tensor's first column
         mx = x_of(top_tensor.first) + col / 2
         panel.shapes.append(
-            Shape("rect", mx - 4, y0 - size * px - 4, 8, 8, fill=PEAK, text=f"peak reached{at}", cls="peak-at")
+            Shape("rect", mx - 4, y0 - size * px - 4, 8, 8, fill=PEAK, text=f"peak: {size:,} bytes{at}", cls="peak-at")
         )
     if bound is not None:
         yb = y0 - bound * px

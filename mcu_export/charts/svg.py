@@ -46,9 +46,8 @@ def svg(scene: Scene) -> str:
         f'<rect x="0" y="0" width="{scene.width}" height="{scene.height}" fill="#ffffff"/>',
     ]
     for p in scene.panels:
-        scale = "".join(
-            f' data-{k.replace("_", "-")}="{_n(v) if isinstance(v, float) else v}"' for k, v in p.scale.items()
-        )
+        # The pixel mapping at full precision, so that a reader can check every shape against its figures.
+        scale = "".join(f' data-{k.replace("_", "-")}="{v:.9g}"' for k, v in p.scale.items())
         kind = "bars" if p.title.startswith("Per-op") else "timeline" if p.title.startswith("Arena") else "note"
         lines.append(f'<g class="panel {kind}"{scale}>')
         if p.title:
