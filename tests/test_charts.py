@@ -206,6 +206,15 @@ def test_write_charts_names_and_missing_pillow(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())  # no page without its PNG
 
 
+def test_cli_chart_without_pillow_fails_before_running(tmp_path, monkeypatch, capsys):
+    from mcu_export.cli import main
+
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    assert main(["run", str(tmp_path / "none"), "--chart", str(tmp_path / "c.html")]) == 2
+    (line,) = capsys.readouterr().err.splitlines()  # one line, about Pillow, not about the missing program
+    assert "needs Pillow: pip install 'mcu-export[charts]'" in line
+
+
 @pytest.fixture(scope="module")
 def mnist(tmp_path_factory):
     import mcu_export.api
