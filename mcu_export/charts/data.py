@@ -72,7 +72,9 @@ def load_plan(program: Union[str, Path], method: str = "forward") -> MemoryPlan:
     plan = read_program_file(pte_path).method(method)
     tensors = []
     for lt in compute_lifetimes(plan):
-        info = plan.values[lt.value].allocation_info
+        value = plan.values[lt.value]
+        assert isinstance(value, pte_types.Tensor)  # compute_lifetimes returns planned tensors only
+        info = value.allocation_info
         if info is None:  # planned by its data_buffer_idx but given no place: nothing to draw
             continue
         tensors.append(TensorSpan(lt.value, info.memory_id, info.memory_offset, lt.size, lt.first, lt.last))
@@ -91,9 +93,22 @@ def load_plan(program: Union[str, Path], method: str = "forward") -> MemoryPlan:
     return MemoryPlan(len(instructions), tensors, arenas, lower, ops)
 
 
+def _check_same_program(ops: List[OpBar], plan: MemoryPlan) -> None:
+    """The device profiles whatever model is active; a timeline of another program would be a wrong chart."""
+    for o in ops:
+        if o.index >= plan.instructions:
+            raise UsageError(f"the profile has instruction {o.index}, the program only {plan.instructions}: "
+                             "is --program the model loaded on the device?")  # fmt: skip
+        if o.kind in ("kernel", "fused") and plan.ops.get(o.index, o.name) != o.name:
+            raise UsageError(f"instruction {o.index} is {o.name} on the device but {plan.ops[o.index]} in the "
+                             "program: is --program the model loaded on the device?")  # fmt: skip
+
+
 def from_profile(profile, plan: Optional[MemoryPlan] = None, title: str = "serial profile") -> ChartData:
     """From `SerialClient.profile()`: ticks per instruction and of the whole invoke."""
     ops = [OpBar(o.index, o.name or o.kind, o.ticks, o.kind) for o in profile.ops]
+    if plan is not None:
+        _check_same_program(ops, plan)
     notes = [] if plan else ["no memory plan: pass the program (--program OUT) for the arena timeline"]
     return ChartData(title, "ticks", ops, profile.total_ticks or None, plan, notes)
 
@@ -103,7 +118,8 @@ def from_run(run, plan: Optional[MemoryPlan] = None, title: str = "") -> ChartDa
     title = title or f"{run.board} ({run.target})"
     notes = []
     if run.instructions_per_inference is None:
-        notes.append(f"{run.target} runs count no instructions per op: only the arena timeline is shown")
+        hint = " (`mcu-export serial profile --chart` gives ticks per op)" if run.target == "serial" else ""
+        notes.append(f"{run.target} runs count no instructions per op: only the arena timeline is shown{hint}")
         ops: List[OpBar] = []
     else:
         ops = [OpBar(o.index, o.op, o.instructions) for o in run.per_op]

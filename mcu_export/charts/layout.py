@@ -21,7 +21,7 @@ PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b
 INK, GRID, PEAK, BOUND = "#222222", "#dddddd", "#d62728", "#2ca02c"
 
 MARGIN_L, MARGIN_R, BAR_W, BAR_GAP = 80, 30, 18, 6
-BARS_H, LABELS_H, TIMELINE_H = 220, 150, 260
+BARS_H, LABELS_H, TIMELINE_H = 220, 180, 260
 FONT = 11
 
 
@@ -63,7 +63,7 @@ def _short(name: str) -> str:
     """aten::convolution.out -> convolution: the namespace and overload are in the hover title."""
     base = name.split("::")[-1]
     base = base[:-4] if base.endswith(".out") else base
-    return base if len(base) <= 22 else base[:21] + "~"
+    return base if len(base) <= 28 else base[:27] + "~"  # "~": the default PNG font may lack an ellipsis
 
 
 def _nice_ticks(top: float, count: int = 4) -> List[float]:

@@ -107,6 +107,8 @@ def profile_command(
     as an HTML page and a PNG (mcu_export.charts), with the arena timeline of `program` when given."""
     from mcu_export.runners.command import load_input
 
+    if program and not chart_path:
+        raise UsageError("--program goes with --chart (it gives the chart its arena timeline)")
     with SerialClient(port, baud, timeout=timeout) as c:
         if input_paths:
             c.run([load_input(p, i) for i, p in enumerate(input_paths)])
