@@ -139,11 +139,12 @@ def test_no_plan_no_timeline_and_names_are_escaped():
 
 
 def test_a_profile_of_another_program_is_refused():
-    wrong = Profile(10, [OpTicks(1, "kernel", "aten::mm.out", 10)])
+    wrong = profile()
+    wrong.ops[1] = OpTicks(1, "kernel", "aten::mm.out", 10)
     with pytest.raises(UsageError, match="instruction 1 is aten::mm.out on the device but aten::add.out"):
         from_profile(wrong, plan())
-    with pytest.raises(UsageError, match="instruction 7, the program only 3"):
-        from_profile(Profile(10, [OpTicks(7, "kernel", "aten::mm.out", 10)]), plan())
+    with pytest.raises(UsageError, match="the profile has 4 instructions, the program 3"):
+        from_profile(Profile(10, profile().ops + [OpTicks(3, "kernel", "aten::mm.out", 10)]), plan())
 
 
 def test_fused_and_unmeasured_ops_keep_their_bar():

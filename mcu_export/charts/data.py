@@ -95,6 +95,9 @@ def load_plan(program: Union[str, Path], method: str = "forward") -> MemoryPlan:
 
 def _check_same_program(ops: List[OpBar], plan: MemoryPlan) -> None:
     """The device profiles whatever model is active; a timeline of another program would be a wrong chart."""
+    if ops and len(ops) != plan.instructions:  # the device reports every instruction of its model
+        raise UsageError(f"the profile has {len(ops)} instructions, the program {plan.instructions}: "
+                         "is --program the model loaded on the device?")  # fmt: skip
     for o in ops:
         if o.index >= plan.instructions:
             raise UsageError(f"the profile has instruction {o.index}, the program only {plan.instructions}: "
