@@ -190,11 +190,13 @@ def unfilter(raw: bytes, width: int, height: int, channels: int) -> np.ndarray:
     return np.frombuffer(b"".join(out), np.uint8).reshape(height, width, channels)
 
 
-def check_png(data: bytes) -> np.ndarray:
+def check_png(data: bytes, size=None) -> np.ndarray:
     chunks = png_chunks(data)
+    assert len(chunks[0][1]) == 13  # IHDR: width, height, depth, colour type, compression, filter, interlace
     width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[0][1])
     channels = {0: 1, 2: 3, 4: 2, 6: 4}[colour]
     assert depth == 8 and interlace == 0 and width >= 900 and height > 400
+    assert size is None or (width, height) == size
     raw = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
     assert len(raw) == height * (1 + width * channels)
     return unfilter(raw, width, height, channels)
@@ -202,7 +204,11 @@ def check_png(data: bytes) -> np.ndarray:
 
 def test_png_is_a_valid_png_and_not_blank():
     pytest.importorskip("PIL", reason="the charts extra (Pillow) draws the PNG")
-    pixels = check_png(png_bytes(from_profile(profile(), plan())))
+    from mcu_export.charts.layout import layout
+
+    data = from_profile(profile(), plan())
+    scene = layout(data)
+    pixels = check_png(png_bytes(data), (scene.width, scene.height))  # the SVG's size
     assert pixels.astype(float).var() > 100 and len(np.unique(pixels.reshape(-1, pixels.shape[2]), axis=0)) > 5
 
 
