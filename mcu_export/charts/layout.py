@@ -10,6 +10,7 @@ a line at the arena size (the plan's peak) and, dashed, at the planner's lower b
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -23,6 +24,7 @@ INK, GRID, PEAK, BOUND = "#222222", "#dddddd", "#d62728", "#2ca02c"
 MARGIN_L, MARGIN_R, BAR_W, BAR_GAP = 80, 30, 18, 6
 BARS_H, LABELS_H, TIMELINE_H = 220, 180, 260
 FONT = 11
+MAX_WIDTH = 6000
 
 
 @dataclass
@@ -102,6 +104,7 @@ def _bars_panel(data: ChartData, top: int, width: int) -> Panel:
     px = BARS_H / most if most else 0.0
     col = _column(width, _columns(data))
     bar = min(col * 0.7, 48.0)
+    every = max(1, math.ceil(14 / col))  # a label per bar while they fit side by side, else every n-th
     panel.scale = {"x0": MARGIN_L, "column": col, "baseline": y0, "px_per_unit": px}
     if not ops:  # a line saying so rather than an empty frame
         panel.height = 50
@@ -124,8 +127,9 @@ def _bars_panel(data: ChartData, top: int, width: int) -> Panel:
         )
         if bar >= 24:  # a share label wider than its bar would run into the next one's: the title has it
             panel.shapes.append(Shape("text", centre, y0 - h - 4, text=share, anchor="middle", cls="share"))
-        label = f"{o.index}: {_short(o.name)}"
-        panel.shapes.append(Shape("text", centre + 4, y0 + 6, text=label, anchor="end", rotate=True, cls="label"))
+        if o.index % every == 0:
+            label = f"{o.index}: {_short(o.name)}"
+            panel.shapes.append(Shape("text", centre + 4, y0 + 6, text=label, anchor="end", rotate=True, cls="label"))
     panel.shapes.append(Shape("line", MARGIN_L, y0, width - MARGIN_R, y0, stroke=INK, cls="baseline"))
     return panel
 
@@ -193,7 +197,9 @@ def _timeline_panel(plan: MemoryPlan, arena: int, top: int, width: int) -> Panel
 
 
 def layout(data: ChartData) -> Scene:
-    width = max(900, MARGIN_L + MARGIN_R + (_columns(data) + 2) * (BAR_W + BAR_GAP))
+    # A column per instruction, wide enough for a bar and its label; past MAX_WIDTH they narrow instead (a PNG
+    # tens of thousands of pixels wide helps nobody; the page's hover titles still give every figure).
+    width = max(900, min(MAX_WIDTH, MARGIN_L + MARGIN_R + (_columns(data) + 2) * (BAR_W + BAR_GAP)))
     title, figures = headline(data)
     header = [Shape("text", 8, 16, text=title, bold=True, cls="title")]
     header += [Shape("text", 8, 33, text=figures, cls="figures")] if figures else []
