@@ -147,6 +147,25 @@ def test_a_profile_of_another_program_is_refused():
         from_profile(Profile(10, profile().ops + [OpTicks(3, "kernel", "aten::mm.out", 10)]), plan())
 
 
+def assert_bars_proportional(page):
+    for a, g in page.of_class("bar"):
+        px, baseline = float(g["data-px-per-unit"]), float(g["data-baseline"])
+        assert px > 0 and close(a["height"], int(a["data-value"]) * px)
+        assert close(float(a["y"]) + float(a["height"]), baseline)
+
+
+def test_many_ops_narrow_the_columns_not_the_page():
+    from mcu_export.charts.layout import MAX_WIDTH
+
+    names = ["aten::convolution.out", "aten::add.out"]
+    ops = [OpTicks(i, "kernel", names[i % 2], 10 + i) for i in range(600)]
+    page = Page(html_page(from_profile(Profile(10**6, ops))))
+    (svg, _), = [(a, p) for tag, a, p in page.elements if tag == "svg"]  # fmt: skip
+    assert int(svg["width"]) == MAX_WIDTH and len(page.of_class("bar")) == 600
+    assert 0 < len(page.of_class("label")) < 600  # every n-th bar labelled, the rest by their titles
+    assert_bars_proportional(page)
+
+
 def test_fused_and_unmeasured_ops_keep_their_bar():
     data = ChartData("t", "instructions", [OpBar(0, "aten::mm.out", 90), OpBar(1, "aten::relu.out", None)], 100)
     bars = Page(html_page(data)).of_class("bar")
@@ -285,6 +304,7 @@ def test_run_with_chart_writes_both(mnist, board, tmp_path, capsys):
         assert not bars and "count no instructions per op" in html.read_text()
     else:  # one bar per kernel call, its instructions from the icount plugin
         assert len(bars) == report["instructions"] and all(int(a["data-value"]) > 0 for a, _ in bars)
+        assert_bars_proportional(page)
 
 
 @pytest.mark.slow
@@ -305,6 +325,6 @@ def test_serial_profile_with_chart(mnist, tmp_path, capsys):
         link.close()
     assert "total (invoke)" in capsys.readouterr().out
     page = read_chart(html)
-    bars = page.of_class("bar")
-    assert len(bars) == report["instructions"]
+    assert len(page.of_class("bar")) == report["instructions"]
+    assert_bars_proportional(page)
     assert len(page.of_class("tensor")) == report["memory"]["planned_tensors"]
