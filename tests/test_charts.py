@@ -166,6 +166,24 @@ def test_many_ops_narrow_the_columns_not_the_page():
     assert_bars_proportional(page)
 
 
+def test_delegate_calls_say_their_npu_cycles():
+    from mcu_export.charts import from_run
+    from mcu_export.runners.base import ModelRun, OpCount
+
+    p = plan()
+    p.ops.pop(1)
+    p.delegates = {1: "delegate 0 (EthosUBackend)"}
+    per_op = [OpCount(0, "aten::relu.out", 100), OpCount(2, "aten::mm.out", 50)]
+    run = ModelRun([], "corstone-300", "qemu", 0.1, per_op, instructions_per_inference=200)
+    npu = {"source": "vela estimate", "subgraphs": [{"delegate": 0, "cycles_npu": 1234, "layers": []}]}
+    text = html_page(from_run(run, p, npu=npu))
+    page = Page(text)
+    assert len(page.of_class("bar")) == 2 and int(page.of_class("mark")[0][0]["data-index"]) == 1
+    assert "NPU 1,234 cycles (vela estimate)" in text and "1: delegate 0 (EthosUBackend)" in text
+    npu["measured"] = [{"delegate": 0, "instruction": 1, "cycles": 999, "source": "PMU"}]  # an FVP counted it
+    assert "NPU 999 cycles (PMU)" in html_page(from_run(run, p, npu=npu))
+
+
 def test_fused_and_unmeasured_ops_keep_their_bar():
     data = ChartData("t", "instructions", [OpBar(0, "aten::mm.out", 90), OpBar(1, "aten::relu.out", None)], 100)
     bars = Page(html_page(data)).of_class("bar")

@@ -39,9 +39,10 @@ def profile_chart(path: Union[str, Path], profile, program: Optional[Union[str, 
     return write_charts(path, from_profile(profile, load_plan(program) if program else None))
 
 
-def run_chart(path: Union[str, Path], run, program: Union[str, Path]) -> Tuple[Path, Path]:
-    """`mcu-export run --chart`: instructions per op where the target counted them, and the program's plan."""
-    return write_charts(path, from_run(run, load_plan(program)))
+def run_chart(path: Union[str, Path], run, program: Union[str, Path], npu=None) -> Tuple[Path, Path]:
+    """`mcu-export run --chart`: instructions per op where the target counted them, the NPU's cycles at its
+    delegate calls (npu: runners.report.npu_report), and the program's plan."""
+    return write_charts(path, from_run(run, load_plan(program), npu=npu))
 
 
 __all__ = [

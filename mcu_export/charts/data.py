@@ -37,6 +37,7 @@ class MemoryPlan:
     arenas: Dict[int, int]  # memory id -> bytes: the plan's peak for that arena
     lower_bound: Optional[int] = None  # of arena 1, from report.json (the planner's bound)
     ops: Dict[int, str] = field(default_factory=dict)  # instruction index -> operator name (kernel calls)
+    delegates: Dict[int, str] = field(default_factory=dict)  # instruction index -> "delegate 0 (EthosUBackend)"
 
 
 @dataclass
@@ -47,6 +48,8 @@ class ChartData:
     total: Optional[int]  # the whole invoke (the ops' share is of this); None: the sum of the ops
     plan: Optional[MemoryPlan] = None
     notes: List[str] = field(default_factory=list)  # said on the page: what is missing and why
+    # Instructions with no bar in this unit but a figure to say, e.g. a delegate call's NPU cycles: index -> text.
+    marks: Dict[int, str] = field(default_factory=dict)
 
     @property
     def denominator(self) -> int:
@@ -85,12 +88,17 @@ def load_plan(program: Union[str, Path], method: str = "forward") -> MemoryPlan:
         for step, i in enumerate(instructions)
         if isinstance(i, pte_types.KernelCall)
     }
+    delegates = {
+        step: f"delegate {i.delegate_index} ({plan.delegates[i.delegate_index].id})"
+        for step, i in enumerate(instructions)
+        if isinstance(i, pte_types.DelegateCall) and i.delegate_index < len(plan.delegates)
+    }
     lower = None
     try:
         lower = json.loads(report_path.read_text())["memory"]["lower_bound_bytes"]
     except (OSError, ValueError, KeyError, TypeError):
         pass  # a bare .pte: no line for the bound, rather than one computed differently from the planner's
-    return MemoryPlan(len(instructions), tensors, arenas, lower, ops)
+    return MemoryPlan(len(instructions), tensors, arenas, lower, ops, delegates)
 
 
 def _check_same_program(ops: List[OpBar], plan: MemoryPlan) -> None:
@@ -116,8 +124,29 @@ def from_profile(profile, plan: Optional[MemoryPlan] = None, title: str = "seria
     return ChartData(title, "ticks", ops, profile.total_ticks or None, plan, notes)
 
 
-def from_run(run, plan: Optional[MemoryPlan] = None, title: str = "") -> ChartData:
-    """From a `ModelRun`: instructions per kernel call where the target counted them (the icount plugin)."""
+def _npu_marks(plan: Optional[MemoryPlan], npu: Optional[Dict]) -> Dict[int, str]:
+    """Each delegate call's NPU cycles (runners.report.npu_report): what a PMU counted where one did, else
+    Vela's estimate. NPU cycles are not CPU instructions, so they are said beside the bars, not drawn as one."""
+    if plan is None or not plan.delegates:
+        return {}
+    npu = npu or {}
+    measured = {m["instruction"]: m for m in npu.get("measured", [])}
+    estimated = {s["delegate"]: s["cycles_npu"] for s in npu.get("subgraphs", [])}
+    marks = {}
+    for step, label in plan.delegates.items():
+        delegate = int(label.split()[1])
+        if step in measured:
+            marks[step] = f"NPU {measured[step]['cycles']:,} cycles ({measured[step]['source']})"
+        elif delegate in estimated:
+            marks[step] = f"NPU {estimated[delegate]:,} cycles ({npu.get('source', 'estimate')})"
+        else:
+            marks[step] = "NPU (no cycle count)"
+    return marks
+
+
+def from_run(run, plan: Optional[MemoryPlan] = None, title: str = "", npu: Optional[Dict] = None) -> ChartData:
+    """From a `ModelRun`: instructions per kernel call where the target counted them (the icount plugin);
+    npu: the run's NPU figures (runners.report.npu_report), said at each delegate call."""
     title = title or f"{run.board} ({run.target})"
     notes = []
     if run.instructions_per_inference is None:
@@ -126,4 +155,5 @@ def from_run(run, plan: Optional[MemoryPlan] = None, title: str = "") -> ChartDa
         ops: List[OpBar] = []
     else:
         ops = [OpBar(o.index, o.op, o.instructions) for o in run.per_op]
-    return ChartData(title, "instructions", ops, run.instructions_per_inference, plan, notes)
+    marks = {i: m for i, m in _npu_marks(plan, npu).items() if i not in {o.index for o in ops}}
+    return ChartData(title, "instructions", ops, run.instructions_per_inference, plan, notes, marks)

@@ -130,6 +130,13 @@ def _bars_panel(data: ChartData, top: int, width: int) -> Panel:
         if o.index % every == 0:
             label = f"{o.index}: {_short(o.name)}"
             panel.shapes.append(Shape("text", centre + 4, y0 + 6, text=label, anchor="end", rotate=True, cls="label"))
+    delegates = data.plan.delegates if data.plan is not None else {}
+    for index, text in sorted(data.marks.items()):  # e.g. a delegate call: its NPU cycles, in words, no bar
+        centre = MARGIN_L + (index + 1.5) * col
+        mark = Shape("text", centre + 4, y0 - 4, text=text, rotate=True, cls="mark", data={"index": index})
+        panel.shapes.append(mark)
+        label = f"{index}: {delegates.get(index, '')}".rstrip(": ")
+        panel.shapes.append(Shape("text", centre + 4, y0 + 6, text=label, anchor="end", rotate=True, cls="label"))
     panel.shapes.append(Shape("line", MARGIN_L, y0, width - MARGIN_R, y0, stroke=INK, cls="baseline"))
     return panel
 

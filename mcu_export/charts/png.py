@@ -61,13 +61,14 @@ def _text(image, draw, s: Shape, fonts) -> None:
         )
         return
     # Rotated text: draw it level on its own tile, turn the tile a quarter (counter-clockwise, so it reads
-    # bottom to top like SVG's rotate(-90)), then paste it so that its end is at (x, y) as in the SVG.
+    # bottom to top like SVG's rotate(-90)), then paste it so that its end ("end") or start is at (x, y).
     width = int(draw.textlength(s.text, font=font)) + 2
     tile = Image.new("L", (width, FONT + 6), 0)
     ImageDraw.Draw(tile).text((0, FONT + 2), s.text, font=font, fill=255, anchor="ls")
     tile = tile.rotate(90, expand=True)
     left = int(round(s.x)) - (FONT + 2)  # the baseline, now vertical, sits at x
-    image.paste(Image.new("RGB", tile.size, colour), (left, int(round(s.y))), tile)
+    top = int(round(s.y)) - (tile.size[1] if s.anchor == "start" else 0)  # "start": it begins at y, going up
+    image.paste(Image.new("RGB", tile.size, colour), (left, top), tile)
 
 
 def render(scene: Scene) -> bytes:

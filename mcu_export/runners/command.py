@@ -73,5 +73,5 @@ def run_command(
     if chart_path:
         from mcu_export.charts import run_chart
 
-        print("wrote {} and {}".format(*run_chart(chart_path, run, program)))
+        print("wrote {} and {}".format(*run_chart(chart_path, run, program, npu)))
     return 0
