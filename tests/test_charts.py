@@ -267,6 +267,13 @@ def test_cli_chart_without_pillow_fails_before_running(tmp_path, monkeypatch, ca
     assert "needs Pillow: pip install 'mcu-export[charts]'" in line
 
 
+def test_serial_profile_program_goes_with_chart(capsys):
+    from mcu_export.cli import main
+
+    assert main(["serial", "profile", "--port", "/dev/nonexistent-serial", "--program", "out/m"]) == 2
+    assert "--program goes with --chart" in capsys.readouterr().err  # said before the port is opened
+
+
 @pytest.fixture(scope="module")
 def mnist(tmp_path_factory):
     import mcu_export.api
