@@ -210,11 +210,8 @@ def layout(data: ChartData) -> Scene:
     title, figures = headline(data)
     header = [Shape("text", 8, 16, text=title, bold=True, cls="title")]
     header += [Shape("text", 8, 33, text=figures, cls="figures")] if figures else []
-    panels: List[Panel] = [Panel("", 0, 40, header)]
-    top = 40
-    for make in (lambda t: _bars_panel(data, t, width),):
-        panels.append(make(top))
-        top += panels[-1].height
+    panels: List[Panel] = [Panel("", 0, 40, header), _bars_panel(data, 40, width)]
+    top = 40 + panels[-1].height
     if data.plan is not None:
         for arena in sorted(data.plan.arenas):
             panels.append(_timeline_panel(data.plan, arena, top, width))
