@@ -10,6 +10,7 @@ from typing import List, Optional
 from mcu_export.errors import McuExportError, UsageError
 
 PROG = "mcu-export"
+_CHART_HELP = "write per-op time and the arena timeline as an HTML page and OUT.png (needs the charts extra)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -107,6 +108,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="write what the run measured (instruction counts per inference and per op on a simulator)",
     )
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="run timeout in seconds")
+    p.add_argument("--chart", metavar="OUT.html", help=_CHART_HELP)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("boards", help="list the boards with their CPU, memory and simulators")
@@ -136,6 +138,9 @@ def _build_parser() -> argparse.ArgumentParser:
             q.add_argument("program", metavar="OUT|FILE.pte", help="an export folder or a .pte file")
         if name in ("invoke", "profile"):
             q.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input")
+        if name == "profile":
+            q.add_argument("--chart", metavar="OUT.html", help=_CHART_HELP)
+            q.add_argument("--program", metavar="OUT|FILE.pte", help="with --chart: the loaded model, for its arena")
         if name == "invoke":
             q.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
     p.set_defaults(func=_cmd_serial)
@@ -233,6 +238,7 @@ def _cmd_run(args) -> int:
         input_paths=args.input,
         output_path=args.output,
         json_path=args.json,
+        chart_path=args.chart,
         timeout=args.timeout,
         port=args.port,
         baud=args.baud,
@@ -263,7 +269,7 @@ def _cmd_serial(args) -> int:
         return command.load_command(*link, args.program)
     if args.serial_command == "invoke":
         return command.invoke_command(*link, args.input, args.output)
-    return command.profile_command(*link, args.input)
+    return command.profile_command(*link, args.input, args.chart, args.program)
 
 
 def _cmd_inspect(args) -> int:

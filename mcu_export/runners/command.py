@@ -41,13 +41,19 @@ def run_command(
     timeout: float = 60.0,
     port: Optional[str] = None,
     baud: int = 115200,
+    chart_path: Optional[str] = None,
 ) -> int:
     """Run once with the .npy inputs (building first when the target needs it and the build is stale),
     print the outputs and what the target measured; save outputs (.npz) and RUN.json when asked.
-    port, baud: the link of target `serial`."""
+    port, baud: the link of target `serial`. chart_path: per-op time and the arena timeline as an HTML page
+    and a PNG next to it (mcu_export.charts)."""
     if port and target != "serial":
         raise UsageError("--port goes with --sim serial (a board on a serial link)")
     options = dict(port=port, baud=baud) if target == "serial" else {}
+    if chart_path:
+        from mcu_export.charts import require_pillow
+
+        require_pillow()  # before a run that may take minutes
     runner = runner_for(board, target, timeout=timeout, **options)
     runner.open(Path(program))
     arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
@@ -64,4 +70,8 @@ def run_command(
         print(f"wrote {write_outputs(output_path, run)}")
     if json_path:
         print(f"wrote {write_run_json(json_path, run, npu)}")
+    if chart_path:
+        from mcu_export.charts import run_chart
+
+        print("wrote {} and {}".format(*run_chart(chart_path, run, program, npu)))
     return 0

@@ -95,13 +95,27 @@ def format_profile(profile: Profile) -> str:
     )
 
 
-def profile_command(port: str, baud: int, timeout: float, input_paths: Sequence[str]) -> int:
-    """The per-op profile of the last invoke; with inputs, invokes on them first."""
+def profile_command(
+    port: str,
+    baud: int,
+    timeout: float,
+    input_paths: Sequence[str],
+    chart_path: Optional[str] = None,
+    program: Optional[str] = None,
+) -> int:
+    """The per-op profile of the last invoke; with inputs, invokes on them first. chart_path: also write it
+    as an HTML page and a PNG (mcu_export.charts), with the arena timeline of `program` when given."""
     from mcu_export.runners.command import load_input
 
+    if program and not chart_path:
+        raise UsageError("--program goes with --chart (it gives the chart its arena timeline)")
     with SerialClient(port, baud, timeout=timeout) as c:
         if input_paths:
             c.run([load_input(p, i) for i, p in enumerate(input_paths)])
         profile = c.profile()
     print(format_profile(profile))
+    if chart_path:
+        from mcu_export.charts import profile_chart
+
+        print("wrote {} and {}".format(*profile_chart(chart_path, profile, program)))
     return 0
