@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import Dict, Union
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_bytes(path: Union[str, Path], data: bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -16,6 +22,8 @@ def write_bytes(path: Union[str, Path], data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        # mkstemp makes the file 0600; an output is an ordinary file, with the mode open() would give it
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
