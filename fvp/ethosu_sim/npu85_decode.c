@@ -12,7 +12,6 @@
 #define RESERVED_WORD_BITS 0x3C00u
 #define PAYLOAD_SHIFT 14
 
-
 typedef struct {
   const char *name;
   uint16_t param_bits;
@@ -166,7 +165,10 @@ static int set0(mx_npu_state *s, const site *c, unsigned p) {
     case 0x127: s->activation.max = (int16_t)p; return 0;
     case 0x128: s->weight.region = (uint8_t)p; return 0;
     case 0x129: s->scale.region = (uint8_t)p; return 0;
-    case 0x12A: case 0x12B: case 0x12C: case 0x12D: return 0; /* NPU_OP_RESIZE's: the executor refuses RESIZE */
+    case 0x12A:
+    case 0x12B:
+    case 0x12C:
+    case 0x12D: return 0; /* NPU_OP_RESIZE's: the executor refuses RESIZE */
     case 0x12E:
       u->weight_fast = (uint8_t)(p & 1u);
       u->weight_sparse = (uint8_t)((p >> 4) & 1u);
@@ -217,11 +219,17 @@ static int set1(mx_npu_state *s, const site *c, unsigned p, uint32_t payload) {
   uint64_t a = (uint64_t)payload | (uint64_t)(p & 0xFFu) << 32; /* a 40-bit address */
   int rc;
   switch (c->opcode & OPCODE_BITS) {
-    case 0x000: case 0x001: case 0x002: case 0x003: s->ifm.fm.base[c->opcode & 3u] = a; return 0;
+    case 0x000:
+    case 0x001:
+    case 0x002:
+    case 0x003: s->ifm.fm.base[c->opcode & 3u] = a; return 0;
     case 0x004: s->ifm.fm.stride_x = a; return 0;
     case 0x005: s->ifm.fm.stride_y = a; return 0;
     case 0x006: s->ifm.fm.stride_c = a; return 0;
-    case 0x010: case 0x011: case 0x012: case 0x013: s->ofm.fm.base[c->opcode & 3u] = a; return 0;
+    case 0x010:
+    case 0x011:
+    case 0x012:
+    case 0x013: s->ofm.fm.base[c->opcode & 3u] = a; return 0;
     case 0x014: s->ofm.fm.stride_x = a; return 0;
     case 0x015: s->ofm.fm.stride_y = a; return 0;
     case 0x016: s->ofm.fm.stride_c = a; return 0;
@@ -246,22 +254,33 @@ static int set1(mx_npu_state *s, const site *c, unsigned p, uint32_t payload) {
     case 0x030: s->dma.src = a; return 0;
     case 0x031: s->dma.dst = a; return 0;
     case 0x032: s->dma.len = a; return 0;
-    case 0x033: case 0x034: u->dma_src_stride[c->opcode & 1u ? 0 : 1] = a; return 0;
-    case 0x035: case 0x036: u->dma_dst_stride[c->opcode & 1u ? 0 : 1] = a; return 0;
-    case 0x037: case 0x038: case 0x039: return 0; /* index mode: refused by the executor */
-    case 0x080: case 0x081: case 0x082: case 0x083: s->ifm2.fm.base[c->opcode & 3u] = a; return 0;
+    case 0x033:
+    case 0x034: u->dma_src_stride[c->opcode & 1u ? 0 : 1] = a; return 0;
+    case 0x035:
+    case 0x036: u->dma_dst_stride[c->opcode & 1u ? 0 : 1] = a; return 0;
+    case 0x037:
+    case 0x038:
+    case 0x039: return 0; /* index mode: refused by the executor */
+    case 0x080:
+    case 0x081:
+    case 0x082:
+    case 0x083: s->ifm2.fm.base[c->opcode & 3u] = a; return 0;
     case 0x084: s->ifm2.fm.stride_x = a; return 0;
     case 0x085: s->ifm2.fm.stride_y = a; return 0;
     case 0x086: s->ifm2.fm.stride_c = a; return 0;
-    case 0x090: case 0x092: case 0x094: s->weight.base[1 + ((c->opcode & 0xFu) >> 1)] = a; return 0;
-    case 0x091: case 0x093: case 0x095: s->weight.length[1 + ((c->opcode & 0xFu) >> 1)] = payload; return 0;
-    case 0x096: case 0x097: return 0; /* NPU_OP_RESIZE's */
+    case 0x090:
+    case 0x092:
+    case 0x094: s->weight.base[1 + ((c->opcode & 0xFu) >> 1)] = a; return 0;
+    case 0x091:
+    case 0x093:
+    case 0x095: s->weight.length[1 + ((c->opcode & 0xFu) >> 1)] = payload; return 0;
+    case 0x096:
+    case 0x097: return 0; /* NPU_OP_RESIZE's */
     default: break;
   }
   return fail(c->err, MX_NPU_ERR_UNKNOWN_OPCODE, c->at, c->opcode | MX_NPU_U85_OPCODE, c->word,
               "listed but not decoded");
 }
-
 
 int mx_npu85_decoder_next(mx_npu_decoder *d, mx_npu_op *op, mx_npu_error *err) {
   if (d == NULL || op == NULL) {

@@ -7,23 +7,21 @@
 /* ---- what each operation reads ---------------------------------------------------------------------------- */
 /* A feature map kept inside the NPU (storage CHAINED) or absent (NONE: a scalar or unused operand) has no address:
  * its region, base, tiles and strides are not read. */
-static const uint8_t reads_block[] = {R85_IFM_DEPTH_M1,   R85_IFM_ZERO_POINT, R85_IFM_PRECISION,  R85_OFM_WIDTH_M1,
-                                      R85_OFM_HEIGHT_M1,  R85_OFM_DEPTH_M1,   R85_OFM_ZERO_POINT, R85_OFM_PRECISION,
-                                      R85_ACTIVATION,     R85_ACTIVATION_MIN, R85_ACTIVATION_MAX, R85_ACC_FORMAT,
+static const uint8_t reads_block[] = {R85_IFM_DEPTH_M1,  R85_IFM_ZERO_POINT, R85_IFM_PRECISION,  R85_OFM_WIDTH_M1,
+                                      R85_OFM_HEIGHT_M1, R85_OFM_DEPTH_M1,   R85_OFM_ZERO_POINT, R85_OFM_PRECISION,
+                                      R85_ACTIVATION,    R85_ACTIVATION_MIN, R85_ACTIVATION_MAX, R85_ACC_FORMAT,
                                       R85_OFM_SCALE};
-static const uint8_t reads_ifm_address[] = {R85_IFM_REGION,     R85_IFM_BASE0,      R85_IFM_WIDTH0_M1,
-                                            R85_IFM_HEIGHT0_M1, R85_IFM_HEIGHT1_M1, R85_IFM_STRIDE_X,
-                                            R85_IFM_STRIDE_Y};
-static const uint8_t reads_ofm_address[] = {R85_OFM_REGION,     R85_OFM_BASE0,      R85_OFM_WIDTH0_M1,
-                                            R85_OFM_HEIGHT0_M1, R85_OFM_HEIGHT1_M1, R85_OFM_STRIDE_X,
-                                            R85_OFM_STRIDE_Y};
+static const uint8_t reads_ifm_address[] = {R85_IFM_REGION,     R85_IFM_BASE0,    R85_IFM_WIDTH0_M1, R85_IFM_HEIGHT0_M1,
+                                            R85_IFM_HEIGHT1_M1, R85_IFM_STRIDE_X, R85_IFM_STRIDE_Y};
+static const uint8_t reads_ofm_address[] = {R85_OFM_REGION,     R85_OFM_BASE0,    R85_OFM_WIDTH0_M1, R85_OFM_HEIGHT0_M1,
+                                            R85_OFM_HEIGHT1_M1, R85_OFM_STRIDE_X, R85_OFM_STRIDE_Y};
 static const uint8_t reads_kernel[] = {R85_KERNEL_WIDTH_M1, R85_KERNEL_HEIGHT_M1, R85_KERNEL_STRIDE, R85_IFM_PAD_TOP,
-                                       R85_IFM_PAD_LEFT, R85_IFM_PAD_RIGHT, R85_IFM_PAD_BOTTOM};
+                                       R85_IFM_PAD_LEFT,    R85_IFM_PAD_RIGHT,    R85_IFM_PAD_BOTTOM};
 static const uint8_t reads_weights[] = {R85_WEIGHT_REGION, R85_WEIGHT_BASE, R85_WEIGHT_LENGTH, R85_WEIGHT_FORMAT,
-                                        R85_SCALE_REGION, R85_SCALE_BASE, R85_SCALE_LENGTH, R85_OFM_BLK_DEPTH_M1};
+                                        R85_SCALE_REGION,  R85_SCALE_BASE,  R85_SCALE_LENGTH,  R85_OFM_BLK_DEPTH_M1};
 static const uint8_t reads_ifm2[] = {R85_IFM2_BROADCAST, R85_IFM2_PRECISION, R85_IFM2_ZERO_POINT};
 static const uint8_t reads_ifm2_type[] = {R85_IFM2_PRECISION, R85_IFM2_ZERO_POINT};
-static const uint8_t reads_ifm2_tensor[] = {R85_IFM2_REGION,     R85_IFM2_BASE0,   R85_IFM2_WIDTH0_M1,
+static const uint8_t reads_ifm2_tensor[] = {R85_IFM2_REGION,     R85_IFM2_BASE0,      R85_IFM2_WIDTH0_M1,
                                             R85_IFM2_HEIGHT0_M1, R85_IFM2_HEIGHT1_M1, R85_IFM2_STRIDE_X,
                                             R85_IFM2_STRIDE_Y};
 static const uint8_t reads_dma[] = {R85_DMA0_SRC_REGION, R85_DMA0_SRC, R85_DMA0_DST_REGION, R85_DMA0_DST, R85_DMA0_LEN};

@@ -18,9 +18,9 @@ enum { MUL = 0, ADD, SUB, MIN, MAX, LRELU, ABS, CLZ, SHR, SHL, LSR, DIV, EQ = 16
 enum { AND = 33, OR, XOR, NOT, AND_NOT = 42 };
 
 static const char *mode_name(unsigned mode) {
-  static const char *const names[20] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU",  "ABS",    "CLZ",    "SHR",
-                                        "SHL", "LSR", "DIV", "?",   "?",   "?",      "?",      "CMP_EQ", "CMP_NE",
-                                        "CMP_GE", "CMP_GT"};
+  static const char *const names[20] = {"MUL", "ADD", "SUB",    "MIN",    "MAX",    "LRELU", "ABS",
+                                        "CLZ", "SHR", "SHL",    "LSR",    "DIV",    "?",     "?",
+                                        "?",   "?",   "CMP_EQ", "CMP_NE", "CMP_GE", "CMP_GT"};
   if (mode < 20) return names[mode];
   switch (mode) {
     case AND: return "AND";
@@ -57,7 +57,7 @@ static int compute(unsigned mode, unsigned round, int64_t a, int64_t b, int64_t 
     case CLZ: *r = clz32((uint32_t)a); return 1;
     case SHL: *r = (int32_t)(uint32_t)((uint64_t)a << amount(b)); return 1;
     case SHR:
-      *r = round == 1 ? mx_npu_shift_right(a, (unsigned)amount(b), MX_NPU_ROUNDING_NATURAL)
+      *r = round == 1   ? mx_npu_shift_right(a, (unsigned)amount(b), MX_NPU_ROUNDING_NATURAL)
            : round == 4 ? mx_npu_shift_right(a, (unsigned)amount(b), MX_NPU_ROUNDING_TRUNCATE)
                         : a >> amount(b);
       return 1;

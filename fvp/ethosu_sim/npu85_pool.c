@@ -23,8 +23,8 @@ int mx_npu85_exec_pool(mx_npu_exec *x) {
   }
   int oh = s->ofm.height_m1 + 1, ow = s->ofm.width_m1 + 1, oc = s->ofm.depth_m1 + 1, ic = s->ifm.depth_m1 + 1;
   if (mode == REDUCE_SUM ? oc != 1 : ic != oc) {
-    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s from IFM depth %d to OFM depth %d", names[mode],
-                            ic, oc);
+    return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "POOL %s from IFM depth %d to OFM depth %d", names[mode], ic,
+                            oc);
   }
   mx_npu_fmview ifm, ofm;
   mx_npu_activation_stage act;

@@ -46,10 +46,10 @@ static size_t walk(const order *o, int core, mx_npu_exec *x, put_fn put, void *c
   int dw = o->traversal == 2, inner_step = dw ? 1 : o->sparse ? 16 : 8, dec_x = 8 / g->dil_x, dec_y = 8 / g->dil_y;
   int ifm_depth = dw ? 1 : g->ic, inc = -o->ifm_block, saved = 0;
   size_t j = 0;
-#define EMIT(t)                            \
-  do {                                     \
-    if (put != NULL) put(x, ctx, j, (t));  \
-    if (++j > limit) return j;             \
+#define EMIT(t)                           \
+  do {                                    \
+    if (put != NULL) put(x, ctx, j, (t)); \
+    if (++j > limit) return j;            \
   } while (0)
   for (int ob = 0; ob < g->oc; ob += g->block_depth) {
     inc = -inc;
@@ -208,7 +208,7 @@ int mx_npu85_load_weights(mx_npu_exec *x, const mx_npu_conv_shape *g) {
                             "microblock %u on %d MACs (%d cores) is not a known U85 weight order",
                             (unsigned)s->u85.microblock, x->macs, x->cores);
   }
-  o.ifm_block = o.traversal == 1                                                           ? 16
+  o.ifm_block = o.traversal == 1                                                          ? 16
                 : ((x->macs == 128 || x->macs == 256) && o.ofm_ublock == 16 && !o.sparse) ? 32
                 : o.sparse                                                                ? 128
                                                                                           : 64;

@@ -13,9 +13,9 @@ int mx_npu_exec_fail(mx_npu_exec *x, mx_npu_status status, const char *what, ...
   va_list ap;
   va_start(ap, what);
   uint32_t opcode = op != NULL ? op->opcode | (x->u85 ? MX_NPU_U85_OPCODE : 0u) : 0u;
-  int rc = op != NULL ? mx_npu_error_vset(x->err, status, "", 1, op->word_index, opcode, x->words[op->word_index], what,
-                                          ap)
-                      : mx_npu_error_vset(x->err, status, "mx_npu_execute: ", 0, 0, MX_NPU_NO_OPCODE, 0, what, ap);
+  int rc = op != NULL
+               ? mx_npu_error_vset(x->err, status, "", 1, op->word_index, opcode, x->words[op->word_index], what, ap)
+               : mx_npu_error_vset(x->err, status, "mx_npu_execute: ", 0, 0, MX_NPU_NO_OPCODE, 0, what, ap);
   va_end(ap);
   return rc;
 }

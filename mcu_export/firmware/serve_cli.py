@@ -68,6 +68,7 @@ def sim_command(out_dir: str, *, board: str, serial: str) -> int:
             file=sys.stderr,
             flush=True,
         )
+        assert sim.proc is not None  # started above
         code = sim.proc.wait()
         print(f"mcu-export: sim: QEMU ended (exit {code})", file=sys.stderr)
         return 0 if code == 0 else 2

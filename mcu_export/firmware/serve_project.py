@@ -93,7 +93,7 @@ def resolve_ops(spec: Optional[str], out_dir: Optional[Union[str, Path]] = None)
     from mcu_export.host_runtime import default_ops
     from mcu_export.ops.table import ALL_OPS, BY_QUALIFIED
 
-    wanted = set()
+    wanted: set = set()
     for item in [s.strip() for s in (spec or "all").split(",") if s.strip()]:
         if item == "all":
             wanted.update(op.qualified for op in default_ops())
