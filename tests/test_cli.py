@@ -53,7 +53,7 @@ def test_run_on_host_goes_through_the_same_runner_as_a_board(exported_dir, tmp_p
     assert run["outputs"] == [{"shape": [1, 12], "dtype": "float32"}]
     assert_one_line_error(
         cli("run", exported_dir, "--sim", "qemu", "--input", tmp_path / "x.npy"),
-        "board 'host' does not run on qemu (it runs on: host)",
+        "board 'host' does not run on qemu (it runs on: host, serial)",
     )
     assert_one_line_error(cli("build", exported_dir, "--board", "host"), "board 'host' needs no firmware build")
 
