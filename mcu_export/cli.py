@@ -87,7 +87,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("flash", help="put a built firmware on a board: UF2 boot drive, picotool or a pyocd probe")
-    p.add_argument("program", metavar="OUT", help="an export folder (OUT/firmware/BOARD), a firmware project, or the file")
+    p.add_argument(
+        "program", metavar="OUT", help="an export folder (OUT/firmware/BOARD), a firmware project, or the file"
+    )
     p.add_argument("--board", required=True, help="a board from `mcu-export boards`")
     p.add_argument(
         "--with",

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_runner import cli
 
+from cli_runner import cli
 from mcu_export.firmware import uf2
 
 # RP2350 datasheet 5.7.6: the boot ROM's INFO_UF2.TXT with its default Model and Board-ID.
@@ -154,7 +154,6 @@ def an505_out(tmp_path):
 def in_process(capsys, *args):
     """The CLI in this interpreter: pyocd is seen wherever this interpreter finds it (the extra, or PYTHONPATH)."""
     from cli_runner import Result
-
     from mcu_export.cli import main
 
     code = main([str(a) for a in args])

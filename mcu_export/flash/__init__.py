@@ -73,7 +73,9 @@ def flash_command(
         uf2 = firmware_file(out, b, ".uf2")
         target = drive.pick_drive(b, drive_path)
         written = drive.copy_to_drive(uf2, target)
-        print(f"wrote {uf2.stat().st_size} bytes to {written} in one write and synced it (fsync); the {b.name} ", end="")
+        print(
+            f"wrote {uf2.stat().st_size} bytes to {written} in one write and synced it (fsync); the {b.name} ", end=""
+        )
         print("reboots into the new firmware once the drive has the last block")
     elif chosen == "picotool":
         elf = firmware_file(out, b, ".elf")
