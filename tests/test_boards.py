@@ -69,7 +69,9 @@ def test_board_facts():
         None,
         "FVP_Corstone_SSE-320",
     )
-    assert pico.region("flash").origin == 0x10000000 and pico.region("flash").length == 3 << 20  # + 1 MiB of model slots
+    assert (
+        pico.region("flash").origin == 0x10000000 and pico.region("flash").length == 3 << 20
+    )  # + 1 MiB of model slots
     assert pico.region("sram").origin == 0x20000000 and pico.region("sram").length == 520 << 10
     assert (pico.uart.kind, pico.uart.base, pico.flash.method, pico.flash.uf2_family_id) == (
         "pl011",
