@@ -136,6 +136,17 @@ def test_picotool_failing_is_one_line_with_its_words(out, mounts, tmp_path):
 
 
 def test_usage_errors(out, tmp_path):
+    rp2040 = tmp_path / "rp2040.uf2"
+    rp2040.write_bytes(uf2.to_uf2(b"\x01" * 300, 0x10000000, 0xE48BFF56))
+    drive = boot_drive(tmp_path, "RP2350", RP2350_INFO)
+    one_line(cli("flash", rp2040, "--board", "pico2", "--drive", drive), "family 0xe48bff56, not pico2's 0xe48bff59")
+    assert not (drive / "rp2040.uf2").exists()
+    project = tmp_path / "proj"
+    (project / "board").mkdir(parents=True)
+    (project / "board" / "mps2-an505.toml").write_text("")
+    (project / "artifacts").mkdir()
+    (project / "artifacts" / "firmware.elf").write_bytes(b"\x7fELF")
+    one_line(cli("flash", project, "--board", "pico2", "--with", "pyocd"), "firmware for 'mps2-an505', not pico2")
     one_line(cli("flash", tmp_path / "nothing", "--board", "pico2"), "no firmware.uf2 for pico2", "mcu-export build")
     one_line(cli("flash", out, "--board", "mps2-an505", "--with", "drive"), "has no UF2 boot drive")
     one_line(cli("flash", out, "--board", "mps2-an505", "--with", "picotool"), "is not written by picotool")

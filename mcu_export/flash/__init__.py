@@ -16,6 +16,7 @@ from typing import Optional, Union
 
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import FlashError, UsageError
+from mcu_export.firmware import uf2
 from mcu_export.flash import drive, tools
 
 WAYS = ("drive", "picotool", "pyocd")
@@ -31,10 +32,30 @@ def firmware_file(out: Union[str, Path], board: Board, suffix: str) -> Path:
         return out
     for folder in (out / "firmware" / board.name / "artifacts", out / "artifacts", out):
         if (folder / f"firmware{suffix}").is_file():
+            _check_project_board(folder, board)
             return folder / f"firmware{suffix}"
     raise UsageError(
         f"no firmware{suffix} for {board.name} in {out}: build it first (`mcu-export build OUT --board {board.name}`)"
     )
+
+
+def _check_project_board(artifacts: Path, board: Board) -> None:
+    """A firmware project names its board in board/<name>.toml: another board's firmware is refused."""
+    project = artifacts.parent if artifacts.name == "artifacts" else artifacts
+    names = [p.stem for p in (project / "board").glob("*.toml")]
+    if names and board.name not in names:
+        raise UsageError(f"{project} is firmware for '{names[0]}', not {board.name}")
+
+
+def check_uf2_family(uf2_path: Path, board: Board) -> None:
+    """The boot ROM silently ignores blocks of a family it does not take: a .uf2 for another chip is refused here."""
+    try:
+        families = {b.family_id for b in uf2.read_uf2(uf2_path.read_bytes())} - {uf2.ABSOLUTE_FAMILY_ID}
+    except ValueError as exc:
+        raise UsageError(f"{uf2_path} is not a valid UF2 file: {exc}") from None
+    if families != {board.flash.uf2_family_id}:
+        found = ", ".join(f"0x{f:08x}" for f in sorted(families)) or "none"
+        raise UsageError(f"{uf2_path} has UF2 family {found}, not {board.name}'s 0x{board.flash.uf2_family_id:08x}")
 
 
 def choose_way(board: Board, way: Optional[str], drive_path: Optional[str]) -> str:
@@ -70,13 +91,12 @@ def flash_command(
         raise UsageError(f"--with {way}: expected one of {', '.join(WAYS)}")
     chosen = choose_way(b, way, drive_path)
     if chosen == "drive":
-        uf2 = firmware_file(out, b, ".uf2")
+        image = firmware_file(out, b, ".uf2")
+        check_uf2_family(image, b)
         target = drive.pick_drive(b, drive_path)
-        written = drive.copy_to_drive(uf2, target)
-        print(
-            f"wrote {uf2.stat().st_size} bytes to {written} in one write and synced it (fsync); the {b.name} ", end=""
-        )
-        print("reboots into the new firmware once the drive has the last block")
+        written = drive.copy_to_drive(image, target)
+        print(f"wrote {image.stat().st_size} bytes to {written} in one write and synced it (fsync); ", end="")
+        print(f"the {b.name} reboots into the new firmware once the drive has the last block")
     elif chosen == "picotool":
         elf = firmware_file(out, b, ".elf")
         tools.picotool_load(elf)
