@@ -172,3 +172,12 @@ def test_flash_writing_code_runs_from_sram_and_calls_nothing_in_flash(tmp_path):
                 todo.append((target, target + callee.size))
     slot_fns = [n for n in ("slots_erase", "slots_write", "mx_slot_store_open") if n in syms]
     assert slot_fns and all(syms[n].address in range(XIP, XIP + SLOTS) for n in slot_fns), "the rest runs from flash"
+
+    # This project's real .uf2 through `mcu-export flash PROJECT --board pico2` onto a fake RP2350 boot drive.
+    drive = tmp_path / "RP2350"
+    drive.mkdir()
+    (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n")
+    from mcu_export.flash import flash_command
+
+    assert flash_command(project, board="pico2", drive_path=str(drive)) == 0
+    assert (drive / "firmware.uf2").read_bytes() == result.uf2.read_bytes()
