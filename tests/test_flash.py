@@ -210,3 +210,12 @@ def test_tools_unknown_pack_line(monkeypatch):
         monkeypatch.setitem(sys.modules, name, module)
     with pytest.raises(FlashError, match=r"does not know target 'stm32h745xx'.*`pyocd pack install stm32h745xx`"):
         tools.pyocd_load(Path("fw.elf"), "stm32h745xx", None)
+
+
+def test_usual_mount_points(monkeypatch):
+    from mcu_export.flash import drive
+
+    monkeypatch.delenv("MCU_EXPORT_UF2_MOUNTS", raising=False)
+    monkeypatch.setenv("USER", "ada")
+    roots = [str(r) for r in drive.mount_roots()]
+    assert roots == ["/media/ada", "/run/media/ada", "/media", "/mnt", "/Volumes"]
