@@ -12,7 +12,8 @@ import pytest
 from cli_runner import cli
 from mcu_export.firmware import uf2
 
-# RP2350 datasheet 5.7.6: the boot ROM's INFO_UF2.TXT with its default Model and Board-ID.
+# The RP2350 boot ROM's INFO_UF2.TXT with its default Model and Board-ID (datasheet 5.7.6; its source, pico-bootrom-rp2350:
+# the template in src/nsboot/info_uf2_txt.h, the defaults in usb_virtual_disk.c). RP2040's is RP2040_INFO.
 RP2350_INFO = "UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n"
 RP2040_INFO = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
 HAS_PYOCD = importlib.util.find_spec("pyocd") is not None

@@ -1,7 +1,8 @@
 """The UF2 boot drive: a board in its bootloader (the Pico 2 with BOOTSEL held) shows a USB drive holding
 INFO_UF2.TXT; a `.uf2` written onto it is flashed, and the board reboots into it after the last block.
 
-INFO_UF2.TXT on an RP2350 (RP2350 datasheet 5.7.6; white-labelling can change Model and Board-ID):
+INFO_UF2.TXT on an RP2350 (RP2350 datasheet 5.7.6, and the boot ROM's source: a template with these defaults;
+OTP white-labelling can change Model and Board-ID):
 
     UF2 Bootloader v1.0
     Model: Raspberry Pi RP2350
