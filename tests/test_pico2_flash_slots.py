@@ -30,7 +30,8 @@ def harness(tmp_path_factory):
     cmd = [cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", *(f"-I{d}" for d in includes), f"-I{SUPPORT}"]
     cmd += ['-DMX_FLASH_ROM_FAKE="rp2350_fake_flash.h"', "-DMX_FLASH_SLOTS_OFFSET=0x300000u"]
     cmd += ["-DMX_FLASH_SLOT_BYTES=0x80000u", str(BOARDS / "rp2350" / "slot_store_flash.c")]
-    subprocess.run([*cmd, str(SUPPORT / "rp2350_flash_harness.c"), "-o", str(exe)], check=True)
+    harness = [str(SUPPORT / "rp2350_fake_flash.c"), str(SUPPORT / "rp2350_flash_harness.c")]
+    subprocess.run([*cmd, *harness, "-o", str(exe)], check=True)
 
     def run(scenario):
         out = subprocess.run([str(exe), scenario], capture_output=True, text=True)

@@ -1,5 +1,5 @@
 /* The host test's stand-in for the RP2350 facts of boards/rp2350/flash_rom.h (tests/test_pico2_flash_slots.py):
- * a RAM array is the flash and its XIP window, a fake ROM table hands out functions that act on it and log each
+ * (rp2350_fake_flash.c) a RAM array is the flash and its XIP window, a fake ROM table hands out functions that act on it and log each
  * call, and "interrupts" are a flag the fake ROM checks. Included by flash_rom.h through MX_FLASH_ROM_FAKE. */
 #ifndef MX_RP2350_FAKE_FLASH_H
 #define MX_RP2350_FAKE_FLASH_H
@@ -10,6 +10,9 @@
 extern uint8_t mx_fake_flash[MX_FAKE_FLASH_BYTES];
 extern uint32_t mx_fake_bootram[64];
 extern int mx_fake_irq_enabled;
+extern int mx_fake_missing_program; /* the ROM table then has no flash_range_program */
+extern int mx_fake_verbose;         /* print each ROM call */
+void mx_fake_violation(const char *what);
 
 mx_rom_lookup_fn mx_fake_rom_lookup_fn(void);
 mx_rom_void_fn mx_fake_xip_setup_entry(const uint32_t *copy);
