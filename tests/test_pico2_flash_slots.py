@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import torch
 
 from mcu_export.boards import load_board
 
@@ -98,6 +99,78 @@ def test_board_file_places_the_slots_after_the_firmware():
     assert int(defines["MX_FLASH_SLOT_BYTES"].rstrip("u"), 16) == SLOT
     assert SLOTS + 2 * SLOT == 4 << 20, "the top of the 4 MiB flash"
     assert tomllib.loads(board.path.read_text())["flash"]["method"] == "uf2"
+
+
+class Reshape(torch.nn.Module):
+    def __init__(self, *shape):
+        super().__init__()
+        self.shape = shape
+
+    def forward(self, x):
+        return x.reshape(*self.shape)
+
+
+def test_serial_protocol_loads_models_into_the_flash_slots(tmp_path):
+    """The device side of the serial protocol (runtime_c/serial/) with the real runtime over the flash slot store
+    and the fake ROM: model A loaded and active after a reboot; B cut half way by a power cut (A still answers); a
+    junk image whose CRC checks but which does not load is refused (A still answers); B loaded, then run from its
+    slot after a reboot (tests/support/rp2350_flash_serial.c)."""
+    from mcu_export import api
+    from mcu_export.host_runtime import default_ops, render_kernel_table
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("needs a host C compiler")
+    for name, shape in (("a", (2, 8)), ("b", (8, 2))):
+        api.export(Reshape(*shape), (torch.ones(4, 4),)).save(tmp_path / name)
+    ops = [o for o in default_ops() if (o.name, o.overload) == ("aten::view_copy", "out")]
+    (tmp_path / "table.c").write_text(render_kernel_table(ops))
+    rt = ROOT / "runtime_c"
+    sources = [*(rt / "src").glob("*.c"), *(rt / "serial").glob("*.c"), *(rt / "kernels/portable/util").glob("*.c")]
+    sources += [rt / "kernels/portable/mx_k_aten_view_copy_out.c", tmp_path / "table.c"]
+    sources += [
+        BOARDS / "rp2350/slot_store_flash.c",
+        SUPPORT / "rp2350_fake_flash.c",
+        SUPPORT / "rp2350_flash_serial.c",
+    ]
+    includes = [
+        rt / "include",
+        rt / "src",
+        rt / "serial",
+        rt / "kernels/portable",
+        BOARDS / "rp2350",
+        BOARDS / "include",
+    ]
+    exe = tmp_path / "device"
+    cmd = [
+        cc,
+        "-std=c11",
+        "-O1",
+        *(f"-I{d}" for d in [*includes, SUPPORT]),
+        '-DMX_FLASH_ROM_FAKE="rp2350_fake_flash.h"',
+    ]
+    subprocess.run([*cmd, *map(str, sources), "-o", str(exe)], check=True)
+    run = subprocess.run([str(exe), str(tmp_path / "a/model.pte"), str(tmp_path / "b/model.pte")], capture_output=True)
+    lines = run.stdout.decode().splitlines()
+    assert run.returncode == 0 and "VIOLATION" not in run.stdout.decode(), lines
+    cut = next(x for x in lines if x.startswith("B cut after"))
+    assert lines == [
+        "new active -1",
+        "A begin 0 slot 0",
+        "A end 0 slot 0",
+        "reboot active 0",
+        "B begin 0 slot 1",
+        cut,
+        "power cut active 0",
+        "junk begin 0 slot 1",
+        "junk end 0x102 slot 255",  # the runtime's "not a program" error: the header was never written
+        "reboot active 0",
+        "B begin 0 slot 1",
+        "B end 0 slot 1",
+        "reboot active 1",
+        "set 0 invoke 0 get 0 output equals input 1",
+        "irq 1",
+    ]
 
 
 SLOTS_APP = r"""
