@@ -17,7 +17,7 @@ from mcu_export.errors import UsageError
 
 COMPILERS = ("gcc", "clang")
 UART_KINDS = ("cmsdk", "pl011")
-FLASH_METHODS = ("none", "uf2")
+FLASH_METHODS = ("none", "uf2", "pyocd")  # how `mcu-export flash` writes a board (mcu_export/flash/)
 OUTPUT_FORMATS = ("elf", "bin", "uf2")
 SECTION_KEYS = ("vectors", "text", "rodata", "data", "bss", "stack")
 # [ticks].kind → the driver of mx_platform_ticks, added to the board's sources (relative to boards/).
@@ -98,6 +98,10 @@ class Flash:
     method: str
     uf2_family_id: Optional[int] = None
     uf2_abs_block: Optional[int] = None  # RP2350-E10: where the UF2's leading "absolute" block points (uf2.py)
+    uf2_board_id: Optional[str] = None  # the Board-ID in INFO_UF2.TXT of the board's boot drive
+    picotool: bool = False  # `picotool load` can write it (RP2040/RP2350 in BOOTSEL mode)
+    pyocd_target: Optional[str] = None  # pyocd's target name (builtin, or from a CMSIS pack) for a debug probe
+    slot_store: Optional[str] = None  # serving firmware's model slots in the board's flash (C file under boards/)
 
 
 @dataclass(frozen=True)
@@ -446,7 +450,22 @@ class _Reader:
         abs_block = self.get(t, "flash", "uf2_abs_block", int, None)
         if abs_block is not None and abs_block % 256:
             raise self.fail("flash.uf2_abs_block", f"0x{abs_block:x} is not a 256-byte aligned address")
-        return Flash(method=method, uf2_family_id=family, uf2_abs_block=abs_block)
+        board_id = self.get(t, "flash", "uf2_board_id", str, None)
+        if method == "uf2" and board_id is None:
+            raise self.fail("flash.uf2_board_id", "missing (needed by method 'uf2': it identifies the boot drive)")
+        pyocd_target = self.get(t, "flash", "pyocd_target", str, None)
+        if method == "pyocd" and pyocd_target is None:
+            raise self.fail("flash.pyocd_target", "missing (needed by method 'pyocd')")
+        slot_store = self.get(t, "flash", "slot_store", str, None)
+        return Flash(
+            method=method,
+            uf2_family_id=family,
+            uf2_abs_block=abs_block,
+            uf2_board_id=board_id,
+            picotool=self.get(t, "flash", "picotool", bool, False),
+            pyocd_target=pyocd_target,
+            slot_store=slot_store,
+        )
 
     def outputs(self) -> Tuple[str, ...]:
         formats = self.strings(self.table("outputs"), "outputs", "formats")

@@ -111,6 +111,22 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chart", metavar="OUT.html", help=_CHART_HELP)
     p.set_defaults(func=_cmd_run)
 
+    p = sub.add_parser("flash", help="put a built firmware on a board: UF2 boot drive, picotool or a pyocd probe")
+    p.add_argument(
+        "program", metavar="OUT", help="an export folder (OUT/firmware/BOARD), a firmware project, or the file"
+    )
+    p.add_argument("--board", required=True, help="a board from `mcu-export boards`")
+    p.add_argument(
+        "--with",
+        dest="way",
+        metavar="WAY",
+        help="drive, picotool or pyocd (default: the board's [flash] method; for a UF2 board the boot drive, or "
+        "picotool when no drive is mounted and picotool is on PATH)",
+    )
+    p.add_argument("--drive", metavar="PATH", help="the mounted UF2 boot drive (default: found by its INFO_UF2.TXT)")
+    p.add_argument("--probe", metavar="UID", help="with pyocd: the debug probe's unique id (default: the first)")
+    p.set_defaults(func=_cmd_flash)
+
     p = sub.add_parser("boards", help="list the boards with their CPU, memory and simulators")
     p.set_defaults(func=_cmd_boards)
 
@@ -243,6 +259,12 @@ def _cmd_run(args) -> int:
         port=args.port,
         baud=args.baud,
     )
+
+
+def _cmd_flash(args) -> int:
+    from mcu_export.flash import flash_command
+
+    return flash_command(args.program, board=args.board, way=args.way, drive_path=args.drive, probe=args.probe)
 
 
 def _cmd_boards(args) -> int:

@@ -43,3 +43,7 @@ class SerialLinkError(McuExportError):
 
 class DeviceError(McuExportError):
     """A device on the serial link refused a request; the message has its status text (and operator)."""
+
+
+class FlashError(McuExportError):
+    """Flashing a board failed: its drive, tool or probe is missing, or the tool refused; one line says which."""

@@ -69,7 +69,9 @@ def test_board_facts():
         None,
         "FVP_Corstone_SSE-320",
     )
-    assert pico.region("flash").origin == 0x10000000 and pico.region("flash").length == 4 << 20
+    assert (
+        pico.region("flash").origin == 0x10000000 and pico.region("flash").length == 3 << 20
+    )  # + 1 MiB of model slots
     assert pico.region("sram").origin == 0x20000000 and pico.region("sram").length == 520 << 10
     assert (pico.uart.kind, pico.uart.base, pico.flash.method, pico.flash.uf2_family_id) == (
         "pl011",
@@ -82,6 +84,8 @@ def test_board_facts():
     assert pico.ticks == "dwt" and "cortex_m/ticks_dwt.c" in pico.sources and "cortex_m/systick.c" not in pico.sources
     assert an505.ticks == "systick" and an505.sources.count("cortex_m/systick.c") == 1
     assert pico.flash.uf2_abs_block == 0x10FFFF00 and an505.flash.uf2_abs_block is None
+    assert (pico.flash.uf2_board_id, pico.flash.picotool, pico.flash.pyocd_target) == ("RP2350", True, "rp2350")
+    assert (an505.flash.method, an505.flash.pyocd_target, an505.flash.picotool) == ("pyocd", "cortex_m", False)
     assert (an505.cpu.mcpu, an505.qemu.machine, an505.region("code").origin, an505.uart.base) == (
         "cortex-m33",
         "mps2-an505",

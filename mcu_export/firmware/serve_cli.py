@@ -24,9 +24,14 @@ def build_serve_command(out_dir: str, *, board: str, ops: Optional[str], cmsis_n
     for path in (result.elf, result.bin, result.uf2, result.map):
         if path is not None:
             print(f"wrote {path}")
+    slots = (
+        f"model slots in flash ({b.flash.slot_store})"
+        if b.flash.slot_store
+        else f"model slots 2 x {layout.slot_bytes:,} bytes in {layout.slot_region}"
+    )
     print(
         f"serving firmware for {b.name}: {len(linked)} operators linked, work area {layout.work_bytes:,} bytes "
-        f"in {layout.work_region}, model slots 2 x {layout.slot_bytes:,} bytes in {layout.slot_region}"
+        f"in {layout.work_region}, {slots}"
     )
     return 0
 

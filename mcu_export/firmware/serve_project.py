@@ -43,7 +43,7 @@ MAX_WORK_BYTES = 1 << 20
 MAX_SLOT_BYTES = 1 << 20
 MIN_BYTES = 64 * 1024
 # The slot store of boards whose firmware runs on a simulator with semihosting (QEMU, FVP): a host file.
-# A board with flash (pico2) gets its own store from its bring-up.
+# A board whose file names a store over its flash ([flash].slot_store: pico2's) gets that one.
 SEMIHOST_STORE = "cortex_m/slot_store_semihost.c"
 _WRAPPERS = "kernels/cortex_m/util/mx_cm_conv_dispatch_wrappers.c"
 
@@ -59,7 +59,8 @@ class ServeLayout:
 def serve_layout(board: Board) -> ServeLayout:
     """From the board file: the work area in the board's first arena region (the one model firmware fills
     first: the fastest), as large as it leaves room for, up to MAX_WORK_BYTES; then the slots' RAM copy in the
-    roomiest arena region that is left, half of it per slot, up to MAX_SLOT_BYTES."""
+    roomiest arena region that is left, half of it per slot, up to MAX_SLOT_BYTES. A store over the board's flash
+    maps its slots in place and gets no RAM copy (0 bytes)."""
     regions = board.sections.arenas
     if not regions:
         raise UsageError(f"board '{board.name}' declares no arena regions ([sections].arenas)")
@@ -67,6 +68,13 @@ def serve_layout(board: Board) -> ServeLayout:
     work_region = regions[0]
     work = min(MAX_WORK_BYTES, free[work_region]) // 16 * 16
     free[work_region] -= work
+    if board.flash.slot_store is not None:
+        if work < MIN_BYTES:
+            raise UsageError(
+                f"board '{board.name}' has no room for serving firmware: work area {work} bytes in {work_region} "
+                f"(at least {MIN_BYTES})"
+            )
+        return ServeLayout(work, work_region, 0, work_region)
     slot_region = max(regions, key=lambda r: free[r])
     slot = min(MAX_SLOT_BYTES, free[slot_region] // 2) // 16 * 16
     if min(work, slot) < MIN_BYTES:
@@ -78,10 +86,12 @@ def serve_layout(board: Board) -> ServeLayout:
 
 
 def slot_store_source(board: Board) -> str:
+    if board.flash.slot_store is not None:
+        return board.flash.slot_store
     if board.qemu is None and board.fvp is None:
         raise UsageError(
-            f"board '{board.name}' has no model slot store for serving firmware yet "
-            "(only boards with a simulator: their slots live in a semihosting file)"
+            f"board '{board.name}' has no model slot store for serving firmware: its board file names none "
+            "([flash].slot_store) and no simulator whose semihosting could hold the slots"
         )
     return SEMIHOST_STORE
 
