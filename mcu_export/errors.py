@@ -42,7 +42,11 @@ class SerialLinkError(McuExportError):
 
 
 class DeviceError(McuExportError):
-    """A device on the serial link refused a request; the message has its status text (and operator)."""
+    """A device on the serial link refused a request; the message has its status text (and operator).
+    status and instruction: the device's (0 and -1 when the error is the host's own)."""
+
+    status: int = 0
+    instruction: int = -1
 
 
 class FlashError(McuExportError):

@@ -12,6 +12,11 @@ The project (next to the board part render_project writes):
     cmsis_nn/                  the CMSIS-NN functions the int8 kernels call; every convolution variant, since
                                the models are not known when the firmware is built
     board/.../slot_store_*.c   the board's model slot store: a semihosting file on a simulated board
+    npu/, runtime/backends/    on a board whose file describes its NPU (npu_base): the EthosUBackend delegate
+                               kernel, the driver and the NPU platform, as model firmware links them
+                               (mcu_export/firmware/npu.py), the backend in the kernel table; the work area and
+                               the slots then sit where the NPU reaches them (it reads the .pte's weights in place
+                               and the scratch in the work area's arenas)
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import BuildResult, build_project, render_project
+from mcu_export.firmware import npu as npu_mod
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.model_project import (
     RUNTIME_DIR,
@@ -60,10 +66,14 @@ def serve_layout(board: Board) -> ServeLayout:
     """From the board file: the work area in the board's first arena region (the one model firmware fills
     first: the fastest), as large as it leaves room for, up to MAX_WORK_BYTES; then the slots' RAM copy in the
     roomiest arena region that is left, half of it per slot, up to MAX_SLOT_BYTES. A store over the board's flash
-    maps its slots in place and gets no RAM copy (0 bytes)."""
+    maps its slots in place and gets no RAM copy (0 bytes). On a board whose NPU the firmware drives, only the
+    arena regions the NPU reaches count: a delegate's scratch is planned into the work area, and the NPU reads the
+    weights from the slot the program runs in place from."""
     regions = board.sections.arenas
     if not regions:
         raise UsageError(f"board '{board.name}' declares no arena regions ([sections].arenas)")
+    if npu_mod.drives_npu(board):
+        regions = list(npu_mod.reachable(board, regions, "arena"))
     free = _free_bytes(board)
     work_region = regions[0]
     work = min(MAX_WORK_BYTES, free[work_region]) // 16 * 16
@@ -123,6 +133,16 @@ def resolve_ops(spec: Optional[str], out_dir: Optional[Union[str, Path]] = None)
     return [op for op in ALL_OPS if op.qualified in wanted]
 
 
+def serve_backends(board: Board) -> tuple:
+    """The delegate backends serving firmware links: EthosUBackend where the firmware drives the board's NPU.
+    A program whose delegates ExecuTorch wrote without the scratch argument needs a platform scratch, which serving
+    firmware does not have (npu_platform.c's weak one gives none): the backend refuses it at LOAD_END
+    (0x0202, which the host names: mcu_export.serial.refusal)."""
+    from mcu_export.host_runtime import ETHOSU
+
+    return (ETHOSU,) if npu_mod.drives_npu(board) else ()
+
+
 def serve_project_dir(out_dir: Union[str, Path], board: Union[Board, str]) -> Path:
     name = board if isinstance(board, str) else board.name
     return Path(out_dir) / "firmware" / f"{name}-serial"
@@ -150,7 +170,7 @@ def serve_sources(board: Board, ops: Sequence, cmsis_nn=None) -> tuple:
         f"{SERVE_DIR}/serve_main.c": firmware / "serve_main.c",
         f"{SERVE_DIR}/mx_serve.h": firmware / "mx_serve.h",
         f"{SERVE_DIR}/mx_serve_memory.c": memory,
-        f"{SERVE_DIR}/kernel_table.c": render_kernel_table(ops),
+        f"{SERVE_DIR}/kernel_table.c": render_kernel_table(ops, serve_backends(board)),
     }
     files.update(runtime_sources())
     serial = asset_dir("runtime_c") / "serial"
@@ -162,7 +182,11 @@ def serve_sources(board: Board, ops: Sequence, cmsis_nn=None) -> tuple:
     if any(k.endswith(("util/mx_cm_conv2d.c", "util/mx_cm_depthwise_conv2d.c")) for k in kernels):
         kernels[f"{RUNTIME_DIR}/{_WRAPPERS}"] = wrappers
     files.update(kernels)
-    return files, [f"{RUNTIME_DIR}/include", f"{RUNTIME_DIR}/serial", SERVE_DIR, *include_dirs]
+    include = [f"{RUNTIME_DIR}/include", f"{RUNTIME_DIR}/serial", SERVE_DIR, *include_dirs]
+    if npu_mod.drives_npu(board):
+        files.update(npu_mod.project_files())
+        include += npu_mod.include_dirs()
+    return files, include
 
 
 def render_serve_project(board: Union[Board, str], out_dir: Union[str, Path], ops: Sequence, *, cmsis_nn=None) -> Path:
@@ -171,7 +195,16 @@ def render_serve_project(board: Union[Board, str], out_dir: Union[str, Path], op
     files, include_dirs = serve_sources(board, ops, cmsis_nn)
     project = serve_project_dir(out_dir, board)
     _remove_stale(project, files)
-    return render_project(board, project, files, include_dirs=include_dirs, board_sources=[store])
+    npu = npu_mod.drives_npu(board)
+    return render_project(
+        board,
+        project,
+        files,
+        include_dirs=include_dirs,
+        board_sources=[store],
+        defines=npu_mod.c_defines(board) if npu else None,
+        source_defines=npu_mod.SOURCE_DEFINES if npu else None,
+    )
 
 
 def build_serve_firmware(

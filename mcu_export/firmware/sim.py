@@ -4,7 +4,12 @@ board on USB. The semihosting working directory is the run folder, where the fir
 (slots.bin, boards/cortex_m/slot_store_semihost.c): they survive a restart, as flash does.
 
 QEMU runs with `-icount shift=0` as for model firmware: SysTick then counts guest instructions, and the
-per-op profile is deterministic."""
+per-op profile is deterministic.
+
+Serving firmware that links the EthosUBackend delegate (a board with an NPU: corstone-300, corstone-320) hands
+its NPU jobs to the host, as model firmware does under QEMU, which has no NPU: the run folder then also holds the
+NPU seam's pipes, served by our simulator (mcu_export.ethosu.simulator) for the life of each QEMU process
+(mcu_export/runners/npu_seam.py; one server per process, since the firmware opens the channel once)."""
 
 from __future__ import annotations
 
@@ -14,11 +19,14 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import List, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
-from mcu_export.firmware.qemu import QEMU, qemu_command
+from mcu_export.firmware.qemu import QEMU, _seam, qemu_command, runs_npu_jobs
+
+if TYPE_CHECKING:
+    from mcu_export.runners.npu_seam import NpuSeamServer
 
 _SOCKET = re.compile(r"^socket://(?P<host>[^:/]+):(?P<port>\d+)/?$")
 # what QEMU 7.2 prints on stdout for `-serial pty`
@@ -52,6 +60,9 @@ class SerialSim:
         self.backend = serial_backend(endpoint)
         self.proc: Optional[subprocess.Popen] = None
         self.port: Optional[str] = None
+        self.npu = runs_npu_jobs(self.elf)  # the firmware links the Ethos-U delegate: serve the NPU seam
+        self.seam: Optional["NpuSeamServer"] = None
+        self.npu_errors: List[str] = []  # what the seams recorded (a job the simulator refused), over all runs
 
     def command(self) -> List[str]:
         return qemu_command(self.board, self.elf, icount=True, serial=self.backend)
@@ -59,12 +70,15 @@ class SerialSim:
     def start(self, timeout: float = 10.0) -> str:
         self.workdir.mkdir(parents=True, exist_ok=True)
         log = self.workdir / LOG
+        if self.npu:  # before QEMU: the firmware finds the pipes when its first NPU job opens the channel
+            self.seam = _seam(self.workdir, True)
         with open(log, "wb") as out:  # QEMU's own lines (the pty's name, errors) and semihosting output
             self.proc = subprocess.Popen(self.command(), cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 text = log.read_text(errors="replace").strip().splitlines()
+                self._stop_seam()
                 raise ToolchainError(f"QEMU ended at start: {text[-1] if text else f'exit {self.proc.returncode}'}")
             port = self._ready(log)
             if port is not None:
@@ -92,6 +106,7 @@ class SerialSim:
             self.proc.kill()
         if self.proc is not None:
             self.proc.wait()
+        self._stop_seam()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -101,6 +116,14 @@ class SerialSim:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._stop_seam()
+
+    def _stop_seam(self) -> None:
+        """After QEMU has ended: the seam's thread ends with the channel the firmware held."""
+        if self.seam is not None:
+            self.seam.stop()
+            self.npu_errors += self.seam.errors
+            self.seam = None
 
     def __enter__(self) -> "SerialSim":
         return self

@@ -20,6 +20,7 @@ import numpy as np
 from mcu_export.errors import DeviceError, SerialLinkError, UsageError
 from mcu_export.runners.tensors import TensorSpec, from_memory_order, to_memory_order
 from mcu_export.serial import protocol as p
+from mcu_export.serial.refusal import explain
 
 INVOKE_TIMEOUT_S = 60.0  # an inference can take seconds on a small core; its request is resent only after this
 SLOW_TIMEOUT_S = 10.0  # LOAD_BEGIN (erases a slot) and LOAD_END (checks and loads the image)
@@ -171,7 +172,9 @@ class SerialClient:
         if op:
             where.append(f"operator {op}")
         detail = f" ({', '.join(where)})" if where else ""
-        raise DeviceError(f"{command} failed on the device: 0x{status:04x} {p.status_text(status)}{detail}")
+        error = DeviceError(f"{command} failed on the device: 0x{status:04x} {p.status_text(status)}{detail}")
+        error.status, error.instruction = status, instruction  # for load() to explain with the image in hand
+        raise error
 
     # ---- commands ------------------------------------------------------------------------------------
 
@@ -228,7 +231,15 @@ class SerialClient:
             self.request("LOAD_CHUNK", struct.pack("<I", offset) + image[offset : offset + chunk])
             if progress:
                 progress(min(offset + chunk, len(image)), len(image))
-        r = self.request("LOAD_END", timeout=SLOW_TIMEOUT_S)  # CRC of the whole image, then the load
+        try:
+            r = self.request("LOAD_END", timeout=SLOW_TIMEOUT_S)  # CRC of the whole image, then the load
+        except DeviceError as e:
+            line = explain(image, e.status, e.instruction)
+            if line is None:
+                raise
+            named = DeviceError(f"{line}; {e}")
+            named.status, named.instruction = e.status, e.instruction
+            raise named from None
         _slot, generation = r.take("BI")
         return generation
 
