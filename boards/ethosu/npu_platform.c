@@ -83,7 +83,10 @@ static void wait_for_event(void) { __asm volatile("wfe" ::: "memory"); }
 
 void mx_npu_irq(void) { mx_ethosu_irq_handler(&npu); }
 
+__attribute__((weak)) bool mx_ethosu_platform_quiet(void) { return false; }
+
 static void say(const char *what, int err) {
+  if (mx_ethosu_platform_quiet()) return;
   mx_platform_puts("mx: npu: ");
   mx_platform_puts(what);
   mx_platform_puts(mx_ethosu_strerror(err));
@@ -126,6 +129,7 @@ mx_ethosu *mx_ethosu_platform_begin(mx_ethosu_job *job, uint32_t *budget) {
 /* "mx: npu: job: payload compiled for an Ethos-U85, but the NPU is an Ethos-U55": the two products, which the
  * driver's error alone does not name. */
 static void say_products(void) {
+  if (mx_ethosu_platform_quiet()) return;
   mx_platform_puts("mx: npu: job: payload compiled for an ");
   mx_platform_puts(mx_ethosu_product_name(MX_ETHOSU_CONFIG_PRODUCT(npu.job_config)));
   mx_platform_puts(", but the NPU is an ");
@@ -150,7 +154,7 @@ void mx_ethosu_platform_end(const mx_ethosu_job *job, int err) {
   if (err != MX_ETHOSU_OK && init_error == MX_ETHOSU_OK) say("job: ", err);
   /* The PMU's count of a good job; 0 means no PMU answered (the seam with an executor that does not count),
    * and then nothing is said rather than 0 cycles. */
-  if (err == MX_ETHOSU_OK && npu.cycles != 0) {
+  if (err == MX_ETHOSU_OK && npu.cycles != 0 && !mx_ethosu_platform_quiet()) {
     mx_platform_puts("mx: pmu instruction=");
     mx_platform_put_dec((int32_t)job->instruction);
     mx_platform_puts(" cycles=");

@@ -10,7 +10,13 @@ from typing import Optional
 
 from mcu_export.boards import load_firmware_board
 from mcu_export.firmware.build import BuildResult
-from mcu_export.firmware.serve_project import build_serve_firmware, resolve_ops, serve_layout, serve_project_dir
+from mcu_export.firmware.serve_project import (
+    build_serve_firmware,
+    resolve_ops,
+    serve_backends,
+    serve_layout,
+    serve_project_dir,
+)
 
 RUN_DIR = "run"  # in the serving project: the simulator's working directory, holding slots.bin
 
@@ -29,8 +35,9 @@ def build_serve_command(out_dir: str, *, board: str, ops: Optional[str], cmsis_n
         if b.flash.slot_store
         else f"model slots 2 x {layout.slot_bytes:,} bytes in {layout.slot_region}"
     )
+    npu = f", the EthosUBackend delegate ({b.npu})" if serve_backends(b) else ""
     print(
-        f"serving firmware for {b.name}: {len(linked)} operators linked, work area {layout.work_bytes:,} bytes "
+        f"serving firmware for {b.name}: {len(linked)} operators linked{npu}, work area {layout.work_bytes:,} bytes "
         f"in {layout.work_region}, {slots}"
     )
     return 0

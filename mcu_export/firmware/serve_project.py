@@ -16,7 +16,8 @@ The project (next to the board part render_project writes):
                                kernel, the driver and the NPU platform, as model firmware links them
                                (mcu_export/firmware/npu.py), the backend in the kernel table; the work area and
                                the slots then sit where the NPU reaches them (it reads the .pte's weights in place
-                               and the scratch in the work area's arenas)
+                               and the scratch in the work area's arenas); serve/serve_npu.c keeps the NPU
+                               platform's report lines off the UART
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from typing import Dict, Optional, Sequence, Union
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
-from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware import npu as npu_mod
+from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.model_project import (
     RUNTIME_DIR,
@@ -73,7 +74,7 @@ def serve_layout(board: Board) -> ServeLayout:
     if not regions:
         raise UsageError(f"board '{board.name}' declares no arena regions ([sections].arenas)")
     if npu_mod.drives_npu(board):
-        regions = list(npu_mod.reachable(board, regions, "arena"))
+        regions = npu_mod.reachable(board, regions, "arena")
     free = _free_bytes(board)
     work_region = regions[0]
     work = min(MAX_WORK_BYTES, free[work_region]) // 16 * 16
@@ -185,6 +186,7 @@ def serve_sources(board: Board, ops: Sequence, cmsis_nn=None) -> tuple:
     include = [f"{RUNTIME_DIR}/include", f"{RUNTIME_DIR}/serial", SERVE_DIR, *include_dirs]
     if npu_mod.drives_npu(board):
         files.update(npu_mod.project_files())
+        files[f"{SERVE_DIR}/serve_npu.c"] = firmware / "serve_npu.c"  # the platform's report lines off the UART
         include += npu_mod.include_dirs()
     return files, include
 

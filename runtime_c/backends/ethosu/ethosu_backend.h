@@ -20,6 +20,7 @@
 #ifndef MX_ETHOSU_BACKEND_H
 #define MX_ETHOSU_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ethosu_driver.h"
@@ -62,5 +63,10 @@ void mx_ethosu_platform_end(const mx_ethosu_job *job, int err);
 /* Scratch for a call that carries none (ExecuTorch's programs): at least `bytes` bytes, 16-byte aligned,
  * NPU-reachable, valid until the next call; NULL: the platform has none (the call is refused at load). */
 uint8_t *mx_ethosu_platform_scratch(uint32_t bytes);
+
+/* Whether the platform keeps its report lines (a failed job's reason, the PMU's cycles) off the UART: false in
+ * model firmware, whose runners read them there; serving firmware, whose UART carries protocol frames only,
+ * replaces this weak default (runtime_c/firmware/serve_npu.c). */
+bool mx_ethosu_platform_quiet(void);
 
 #endif
