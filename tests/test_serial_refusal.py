@@ -1,6 +1,7 @@
 """The host's line for a device refusing a program whose delegate's backend the firmware does not link (0x0309):
 it names the delegate id from the .pte being loaded (mcu_export/serial/refusal.py). End to end on the host's
-mx_serial_device (CPU only, as a board without an NPU) with an Ethos-U55 export, and the wording alone."""
+mx_serial_device (CPU only, as a board without an NPU) with an Ethos-U55 export, and the wording alone; and which
+serving projects link the backend that avoids the refusal (rendered, not built)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,23 @@ def test_a_cpu_only_device_refuses_it_by_name(u55_image, tmp_path):
             assert (refused.value.status, client.info().active_slot) == (BACKEND_MISSING, None)
     finally:
         link.close()
+
+
+def test_serving_projects_link_the_npu_where_the_board_has_one(tmp_path):
+    """Rendered only (fast): on a board with an NPU the project has the delegate in its backend table, the driver,
+    the platform and its defines, and the work area and slots where the NPU reaches; without one, none of it."""
+    from mcu_export.boards import load_firmware_board
+    from mcu_export.firmware.serve_project import render_serve_project, resolve_ops, serve_layout
+
+    ops = resolve_ops("aten::add.out")
+    for name in ("corstone-300", "corstone-320", "mps2-an505"):
+        board = load_firmware_board(name)
+        project = render_serve_project(board, tmp_path, ops)
+        npu = board.npu_base is not None
+        assert (project / "npu" / "npu_platform.c").is_file() == npu
+        assert (project / "serve" / "serve_npu.c").is_file() == npu
+        assert ("mx_ethosu_backend" in (project / "serve" / "kernel_table.c").read_text()) == npu
+        assert ("MX_NPU_BASE" in (project / "CMakeLists.txt").read_text()) == npu
+        if npu:
+            layout = serve_layout(board)
+            assert {layout.work_region, layout.slot_region} <= set(board.npu_reachable), name
