@@ -76,7 +76,9 @@ def sim_command(out_dir: str, *, board: str, serial: str) -> int:
         print(port, flush=True)
         print(
             f"mcu-export: sim: {b.name} (qemu {b.qemu.machine}) serving the serial protocol at {port}; "
-            f"model slots in {run / 'slots.bin'}; Ctrl-C stops",
+            f"model slots in {run / 'slots.bin'}"
+            + ("; NPU jobs run on the host's simulator (the NPU seam)" if sim.npu else "")
+            + "; Ctrl-C stops",
             file=sys.stderr,
             flush=True,
         )
@@ -90,3 +92,5 @@ def sim_command(out_dir: str, *, board: str, serial: str) -> int:
         return 0
     finally:
         sim.stop()
+        for error in sim.npu_errors:  # a job the simulator refused: the device answered 0x030A for it
+            print(f"mcu-export: sim: {error}", file=sys.stderr)
