@@ -47,6 +47,13 @@ MODELS = ("mnist_mlp", "kws_dscnn", "resnet8", "autoencoder")
 MODEL_ACCELERATORS = MAIN + MAC_DEPENDENT + ("ethos-u65-512",)
 U85 = ("ethos-u85-256",)
 U85_MAC_DEPENDENT = ("ethos-u85-128", "ethos-u85-512", "ethos-u85-2048")
+
+
+def slow(*accelerators: str) -> tuple:
+    """The MAC-count variants: in the full suite only, so that `make test-fast` stays quick."""
+    return tuple(pytest.param(a, marks=pytest.mark.slow) for a in accelerators)
+
+
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -80,7 +87,7 @@ def run_case(sim, builder, accelerator: str, seed: int, tie: bool) -> None:
 
 
 # ---- single operators -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT + U85 + U85_MAC_DEPENDENT)
+@pytest.mark.parametrize("accelerator", MAIN + U85 + slow(*MAC_DEPENDENT, *U85_MAC_DEPENDENT))
 @pytest.mark.parametrize("op", ["conv", "depthwise", "fully_connected"])
 @settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
@@ -107,7 +114,7 @@ def test_convolutions_on_two_cores_bit_exact(sim, op, seed, tie):
     assert_bit_exact(sim, case.graph, "ethos-u65-512", cases.input_sets(case, rng), case.what)
 
 
-@pytest.mark.parametrize("accelerator", MAIN + MAC_DEPENDENT + U85)
+@pytest.mark.parametrize("accelerator", MAIN + U85 + slow(*MAC_DEPENDENT))
 @pytest.mark.parametrize("op", ["max_pool", "avg_pool"])
 @settings(max_examples=30, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1))

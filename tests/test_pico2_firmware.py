@@ -215,6 +215,7 @@ def test_uf2_writer_pages_and_e10_block():
         uf2.to_uf2(b"\x01", 0x10000080, RP2350_ARM_S)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="needs qemu-system-arm")
 def test_model_firmware_without_a_debugger_reports_and_sleeps(model_fw, tmp_path):
     """The Pico 2's host-less ending, on QEMU's M33 (whose DHCSR reads no debugger, as the Pico 2 on USB power does):

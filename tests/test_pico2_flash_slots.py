@@ -261,6 +261,7 @@ def test_flash_writing_code_runs_from_sram_and_calls_nothing_in_flash(tmp_path):
     any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "cmake", "ninja")),
     reason="needs gcc-arm-none-eabi, cmake and ninja",
 )
+@pytest.mark.slow
 def test_serving_firmware_for_the_pico_2_keeps_its_models_in_flash(tmp_path):
     """`mcu-export build OUT --board pico2 --serve`: the board file's [flash].slot_store is the store, so the slots
     are the top 1 MiB of flash, mapped in place (no RAM copy), and the firmware stays below them."""
