@@ -1,0 +1,69 @@
+"""Issue 11 item 3: errors that list everything at once, before the slow int8 steps; training-mode warning."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+import mcu_export
+from mcu_export.errors import UnsupportedOpError
+
+
+class ThreeUnsupported(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = F.leaky_relu(self.conv(x))  # line of leaky_relu
+        y = F.gelu(y)
+        y = F.gelu(y)
+        return F.interpolate(y, scale_factor=2.0, mode="nearest")
+
+
+def _inputs():
+    return (torch.randn(1, 3, 8, 8),)
+
+
+def test_fp32_names_every_unsupported_op_with_count_line_and_hint():
+    with pytest.raises(UnsupportedOpError) as err:
+        mcu_export.export(ThreeUnsupported(), _inputs())
+    text = str(err.value)
+    lines = text.splitlines()
+    assert lines[0] == "3 operators are not supported:"
+    assert "aten.leaky_relu" in lines[1] and "relu or hardtanh are" in lines[1]
+    assert "test_errors_early.py:" in lines[1] and "ThreeUnsupported.forward" in lines[1]
+    assert "aten.gelu" in lines[2] and "2 uses" in lines[2]
+    assert "aten.upsample_nearest2d" in lines[3]
+
+
+def test_int8_fails_before_calibration():
+    called = []
+
+    def calibrate():
+        called.append(True)
+        yield _inputs()
+
+    with pytest.raises(UnsupportedOpError) as err:
+        mcu_export.export(ThreeUnsupported(), _inputs(), quantize="int8", calibrate=calibrate)
+    assert not called
+    for name in ("aten.leaky_relu", "aten.gelu", "aten.upsample_nearest2d"):
+        assert name in str(err.value)
+
+
+def test_training_mode_warns_once_and_exports_in_eval():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    model.train()
+    x = torch.randn(1, 4)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        artifact = mcu_export.export(model, (x,))
+    texts = [str(w.message) for w in seen if "training mode" in str(w.message)]
+    assert len(texts) == 1 and "eval()" in texts[0]
+    assert not model.training
+    (out,) = artifact.run(x)
+    assert torch.allclose(torch.from_numpy(out), model(x), atol=1e-5)
