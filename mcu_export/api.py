@@ -14,6 +14,7 @@ import torch
 from mcu_export import atomic, dtypes
 from mcu_export.boards import Board, HostBoard, load_board
 from mcu_export.pte.program import Program, Tensor
+from mcu_export.report_fields import FIELDS
 
 Progress = Optional[Callable[[str], None]]
 BoardArg = Union[str, Board, HostBoard, None]  # a board's name (boards/<name>.toml) or a loaded board
@@ -186,7 +187,9 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
     constant_bytes = sum(len(b) for b in program.constant_buffer)
     arena, bound = plan.arena_bytes, plan.lower_bound_bytes
     return {
+        "fields": FIELDS,
         "ops": ops,
+        "kernel_calls": sum(ops.values()),
         "memory": {
             "arena_bytes": arena,
             "lower_bound_bytes": bound,
