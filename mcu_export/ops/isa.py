@@ -11,13 +11,16 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Set, Tuple
+from typing import List, Set, Tuple
 
 from mcu_export.assets import asset_dir
 
 _INCLUDE = re.compile(r'#include "(?:util/)?(mx_cm_\w+)\.h"')
 _CALL = re.compile(r"\b(arm_\w+)\(")
-_PATHS = (("dsp", re.compile(r"ARM_NN_USE_DSP|__ARM_FEATURE_DSP")), ("mve", re.compile(r"ARM_NN_USE_MVE|__ARM_FEATURE_MVE")))
+_PATHS = (
+    ("dsp", re.compile(r"ARM_NN_USE_DSP|__ARM_FEATURE_DSP")),
+    ("mve", re.compile(r"ARM_NN_USE_MVE|__ARM_FEATURE_MVE")),
+)
 
 
 def _read(path: Path) -> str:
@@ -29,8 +32,10 @@ def kernel_isas(kernel: str) -> Tuple[str, ...]:
     """("scalar", "dsp", "mve") or a prefix of the paths the int8 kernel `kernel` (a C symbol) reaches."""
     root = asset_dir("runtime_c") / "kernels" / "cortex_m"
     cmsis = asset_dir("cmsis_nn_kernels")
-    texts, seen_util, seen_fn = [_read(root / f"{kernel}.c")], set(), set()  # type: ignore[var-annotated]
-    pending = list(texts)
+    texts: List[str] = []
+    seen_util: Set[str] = set()
+    seen_fn: Set[str] = set()
+    pending = [_read(root / f"{kernel}.c")]
     while pending:
         text = pending.pop()
         for util in set(_INCLUDE.findall(text)) - seen_util:

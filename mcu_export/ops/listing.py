@@ -43,7 +43,9 @@ def format_ops() -> str:
     legend = ["", "paths: portable:all = plain C, on the host and every board; cortex-m:PATHS = the int8 kernel's"]
     legend.append("CMSIS-NN paths, the build picks one by the board's CPU (a kernel without it runs its scalar path):")
     for isa, names in boards_by_isa().items():
-        legend.append(f"  {isa:<6} {', '.join(names) if names else '(no board)'}" + (", host" if isa == "scalar" else ""))
+        legend.append(
+            f"  {isa:<6} {', '.join(names) if names else '(no board)'}" + (", host" if isa == "scalar" else "")
+        )
     return "\n".join(lines + legend) + "\n"
 
 
