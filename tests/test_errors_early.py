@@ -67,3 +67,27 @@ def test_training_mode_warns_once_and_exports_in_eval():
     assert not model.training
     (out,) = artifact.run(x)
     assert torch.allclose(torch.from_numpy(out), model(x), atol=1e-5)
+
+
+class Bmm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return torch.bmm(y.unsqueeze(1), y.unsqueeze(2)).flatten(1)
+
+
+def test_int8_fallback_warns_once_per_op_and_fallback_false_refuses():
+    from mcu_export.errors import McuExportWarning
+
+    x = torch.randn(2, 8)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        artifact = mcu_export.export(Bmm().eval(), (x,), quantize="int8")
+    fell = [str(w.message) for w in seen if issubclass(w.category, McuExportWarning) and "fp32" in str(w.message)]
+    assert len(fell) == 1 and "aten.bmm.default" in fell[0] and "Bmm.forward" in fell[0]
+    assert [fb["op"] for fb in artifact.report["int8"]["fallbacks"]] == ["aten.bmm.default"]
+    with pytest.raises(UnsupportedOpError, match="int8 without fallback refused: int8 aten.bmm.default"):
+        mcu_export.export(Bmm().eval(), (x,), quantize="int8", fallback=False)
