@@ -91,3 +91,17 @@ def test_int8_fallback_warns_once_per_op_and_fallback_false_refuses():
     assert [fb["op"] for fb in artifact.report["int8"]["fallbacks"]] == ["aten.bmm.default"]
     with pytest.raises(UnsupportedOpError, match="int8 without fallback refused: int8 aten.bmm.default"):
         mcu_export.export(Bmm().eval(), (x,), quantize="int8", fallback=False)
+
+
+def test_firmware_report_names_the_reserved_stack_beside_the_used(tmp_path):
+    import json
+
+    from mcu_export.boards import load_board
+    from mcu_export.firmware.flow import _record_sizes
+    from mcu_export.report_fields import FIELDS
+
+    _record_sizes(tmp_path, load_board("corstone-300"), {"ram": {"stack": 8192}, "flash_bytes": 1})
+    entry = json.loads((tmp_path / "report.json").read_text())["firmware"]["corstone-300"]
+    assert entry["stack_reserved_bytes"] == 8192 and entry["ram"]["stack"] == 8192  # the old key stays
+    assert "reserves" in FIELDS["firmware.BOARD.stack_reserved_bytes"]
+    assert "measured" in FIELDS["firmware.BOARD.stack_used_bytes"]
