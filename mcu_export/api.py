@@ -14,6 +14,7 @@ import torch
 from mcu_export import atomic, dtypes
 from mcu_export.boards import Board, HostBoard, load_board
 from mcu_export.pte.program import Program, Tensor
+from mcu_export.report_fields import FIELDS
 
 Progress = Optional[Callable[[str], None]]
 BoardArg = Union[str, Board, HostBoard, None]  # a board's name (boards/<name>.toml) or a loaded board
@@ -53,13 +54,17 @@ def export(
     calibrate=None,
     board: BoardArg = None,
     backend: Optional[str] = None,
+    fallback: bool = True,
 ) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
     cortex_m int8 kernels, with scratch sized for the ISA of `board` (e.g. "corstone-300": MVE; None: any
     board). `backend` (int8 only): "cortex-m" keeps everything on the CPU; an Ethos-U configuration such as
     "ethos-u55-128" sends the subgraphs that NPU takes to it (TOSA, then Vela). None: the board's NPU if its
-    board file names one, else the CPU."""
+    board file names one, else the CPU. int8 ops that have no int8 kernel run in fp32, each a McuExportWarning;
+    `fallback=False` refuses them instead (one UnsupportedOpError listing all). A module in training mode is
+    exported in eval mode, with a warning."""
+    from mcu_export import warn
     from mcu_export.ethosu.choice import choose_npu
     from mcu_export.pte.writer import write_program
 
@@ -67,6 +72,7 @@ def export(
     started = time.perf_counter()
     board = _board(board)
     npu = choose_npu(backend, board, quantize)
+    warn.training_mode(model)
     if quantize is None:
         from mcu_export.lower import to_program
 
@@ -78,6 +84,7 @@ def export(
 
         program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say, npu=npu)
         int8 = int8_report(info, quantized, board, npu)
+        warn.report_fallbacks(info.fallbacks, fallback)
     else:
         from mcu_export.errors import UsageError
 
@@ -133,12 +140,20 @@ def export_spec(
     calibrate=None,
     board: BoardArg = None,
     backend: Optional[str] = None,
+    fallback: bool = True,
 ) -> Artifact:
     from mcu_export.model_spec import load_model
 
     model, inputs = load_model(spec)
     artifact = export(
-        model, inputs, progress=progress, quantize=quantize, calibrate=calibrate, board=board, backend=backend
+        model,
+        inputs,
+        progress=progress,
+        quantize=quantize,
+        calibrate=calibrate,
+        board=board,
+        backend=backend,
+        fallback=fallback,
     )
     artifact.report["model"] = spec
     return artifact
@@ -172,7 +187,9 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
     constant_bytes = sum(len(b) for b in program.constant_buffer)
     arena, bound = plan.arena_bytes, plan.lower_bound_bytes
     return {
+        "fields": FIELDS,
         "ops": ops,
+        "kernel_calls": sum(ops.values()),
         "memory": {
             "arena_bytes": arena,
             "lower_bound_bytes": bound,

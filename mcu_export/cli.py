@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional
+import warnings
+from contextlib import contextmanager
+from typing import Iterator, List, Optional
 
 from mcu_export.errors import McuExportError, UsageError
 
 PROG = "mcu-export"
+_INPUT_HELP = (
+    "one .npy per model input, in order; or one .npz holding them all (keys input_0, input_1, ... or arr_0, ... "
+    "as np.savez(a, b) names them, by number; any other names in the order they were saved)"
+)
 _CHART_HELP = "write per-op time and the arena timeline as an HTML page and OUT.png (needs the charts extra)"
 
 
@@ -46,6 +52,12 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="BACKEND",
         help="with --quantize int8: cortex-m (CPU only) or an Ethos-U configuration such as ethos-u55-128, "
         "ethos-u65-256, ethos-u85-256 (default: the board's NPU if it has one, else cortex-m)",
+    )
+    p.add_argument(
+        "--no-fallback",
+        action="store_true",
+        help="with --quantize int8: refuse (exit 2, every one listed) instead of running an op without an int8 "
+        "kernel in fp32; without it each such op is one warning line",
     )
     p.set_defaults(func=_cmd_export)
 
@@ -100,7 +112,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--port", help="with --sim serial: a device path or a pyserial URL (socket://host:port)")
     p.add_argument("--baud", type=int, default=115200, help="with --sim serial: baud rate (default 115200)")
-    p.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input, in order")
+    p.add_argument("--input", action="append", default=[], metavar="X.npy|X.npz", help=_INPUT_HELP)
     p.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
     p.add_argument(
         "--json",
@@ -153,7 +165,7 @@ def _build_parser() -> argparse.ArgumentParser:
         if name == "load":
             q.add_argument("program", metavar="OUT|FILE.pte", help="an export folder or a .pte file")
         if name in ("invoke", "profile"):
-            q.add_argument("--input", action="append", default=[], metavar="X.npy", help="one per model input")
+            q.add_argument("--input", action="append", default=[], metavar="X.npy|X.npz", help=_INPUT_HELP)
         if name == "profile":
             q.add_argument("--chart", metavar="OUT.html", help=_CHART_HELP)
             q.add_argument("--program", metavar="OUT|FILE.pte", help="with --chart: the loaded model, for its arena")
@@ -179,10 +191,19 @@ def _cmd_export(args) -> int:
         from mcu_export.int8.calibrate import load_calibration
 
         calibrate = load_calibration(args.calibrate)
+    if args.no_fallback and not args.quantize:
+        raise UsageError("--no-fallback goes with --quantize int8")
     # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA (api._board)
-    artifact = export_spec(
-        args.model, progress=_progress, quantize=args.quantize, calibrate=calibrate, board=board, backend=args.backend
-    )
+    with _warnings_as_lines():
+        artifact = export_spec(
+            args.model,
+            progress=_progress,
+            quantize=args.quantize,
+            calibrate=calibrate,
+            board=board,
+            backend=args.backend,
+            fallback=not args.no_fallback,
+        )
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
@@ -302,8 +323,33 @@ def _cmd_inspect(args) -> int:
     return 0
 
 
+_WARNED: set = set()  # warnings printed: a progress line with the same text is not printed again
+
+
 def _progress(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+    if message not in _WARNED:
+        print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    """mcu-export's own warnings (McuExportWarning) as one `mcu-export: warning:` line each, printed when
+    raised and once, not as Python's two-line warning (nor again as a progress line); others as usual."""
+    from mcu_export.errors import McuExportWarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, McuExportWarning):
+            return default(message, category, filename, lineno, file, line)
+        text = str(message)
+        if text not in _WARNED:
+            _WARNED.add(text)
+            print(f"{PROG}: warning: {text}", file=sys.stderr, flush=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", McuExportWarning)
+        default = warnings.showwarning
+        warnings.showwarning = show
+        yield
 
 
 def main(argv: Optional[List[str]] = None) -> int:

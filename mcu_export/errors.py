@@ -51,3 +51,8 @@ class DeviceError(McuExportError):
 
 class FlashError(McuExportError):
     """Flashing a board failed: its drive, tool or probe is missing, or the tool refused; one line says which."""
+
+
+class McuExportWarning(UserWarning):
+    """Something the user should know that does not stop the export (training mode, an int8 op run in fp32).
+    The API raises it as a Python warning; the CLI prints each once as `mcu-export: warning: <message>`."""

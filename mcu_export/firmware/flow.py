@@ -73,6 +73,8 @@ def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
     def update(entry: dict) -> None:
         entry.clear()
         entry.update(sizes)
+        # the clearer twin of ram.stack, next to the stack_used_bytes a run adds (report_fields.py)
+        entry["stack_reserved_bytes"] = sizes.get("ram", {}).get("stack")
 
     _update_report(out_dir, board, update)
 

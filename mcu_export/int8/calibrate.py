@@ -8,7 +8,7 @@ from typing import Callable, Iterable, List, Optional, Tuple, Union
 
 import torch
 
-from mcu_export.errors import UsageError
+from mcu_export.errors import McuExportWarning, UsageError
 
 CalibrationSource = Union[None, Callable[[], Iterable], Iterable]
 
@@ -92,7 +92,7 @@ def run_calibration(
     say = say or (lambda _m: None)
     notes: List[str] = []
     if source is None:
-        warnings.warn(NOT_REPRESENTATIVE, UserWarning, stacklevel=3)
+        warnings.warn(NOT_REPRESENTATIVE, McuExportWarning, stacklevel=3)
         say(NOT_REPRESENTATIVE)
         notes.append(NOT_REPRESENTATIVE)
     batches, name = _batches(source, example_inputs)
@@ -109,7 +109,7 @@ def run_calibration(
             f"int8 calibration: {len(flat)} tensor(s) had a single-valued range (e.g. all zero), "
             f"first {flat[0]}; their scale is floored (never 0)"
         )
-        warnings.warn(text, UserWarning, stacklevel=3)
+        warnings.warn(text, McuExportWarning, stacklevel=3)
         say(text)
         notes.append(text)
     say(f"calibrated on {count} batch(es)")

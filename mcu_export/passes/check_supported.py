@@ -1,8 +1,15 @@
-"""The export-time support check: every call in the graph must map to an op in the op table."""
+"""The export-time support check: every call in the graph must map to an op in the op table.
+
+The whole graph is walked once and every unsupported operator is reported in one error, one line per
+operator with its count, first source line and the nearest supported alternative: a model with four
+unsupported ops then needs one edit round, not four (issue 11). The int8 path runs this check right after
+capture, before calibration, so it fails in a second rather than after the whole quantization.
+"""
 
 from __future__ import annotations
 
 import operator
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import torch
 from torch.export import ExportedProgram
@@ -10,6 +17,25 @@ from torch.export import ExportedProgram
 from mcu_export.errors import UnsupportedOpError
 from mcu_export.ops.table import BY_ATEN
 from mcu_export.passes.source_location import source_location
+
+# The nearest supported rewrite per op family (prefix of the display name): what a user can change in the
+# model today. Only ops with a real alternative are listed; the others get no hint.
+HINTS: Tuple[Tuple[str, str], ...] = (
+    ("aten.leaky_relu", "not supported yet; relu or hardtanh are"),
+    ("aten.elu", "not supported yet; relu or hardtanh are"),
+    ("aten.prelu", "not supported yet; relu or hardtanh are"),
+    ("aten.gelu", "not supported yet; hardswish or relu are"),
+    ("aten.silu", "not supported yet; hardswish is"),
+    ("aten.upsample_", "not supported yet; a stride-1 conv on a repeated input, or avg_pool2d to go down, are"),
+    ("aten.convolution_backward", "training ops cannot be exported; call model.eval() first"),
+    ("aten.native_layer_norm", "not supported yet; BatchNorm (folded into the conv or linear before it) is"),
+    ("aten._log_softmax", "not supported yet; softmax is (take the log on the host)"),
+    ("aten.adaptive_max_pool2d", "not supported yet; max_pool2d with a fixed kernel, or adaptive_avg_pool2d, are"),
+    ("aten.slice", "not supported yet; split the layer in two instead of slicing its output"),
+    ("aten.select", "not supported yet; a linear or conv that computes only the needed part is"),
+    ("aten.split", "not supported yet; two layers instead of one chunked output are"),
+    ("aten.abs", "not supported yet; relu(x) + relu(-x) is"),
+)
 
 
 def op_display_name(target) -> str:
@@ -22,6 +48,10 @@ def op_display_name(target) -> str:
     return getattr(target, "__qualname__", str(target))
 
 
+def hint_for(name: str) -> Optional[str]:
+    return next((hint for prefix, hint in HINTS if name.startswith(prefix)), None)
+
+
 def _first_output_dtype(node):
     val = node.meta.get("val")
     if isinstance(val, (tuple, list)):
@@ -29,19 +59,45 @@ def _first_output_dtype(node):
     return str(val.dtype).replace("torch.", "") if isinstance(val, torch.Tensor) else None
 
 
-def check_supported(ep: ExportedProgram) -> None:
+def unsupported_ops(ep: ExportedProgram, also_supported: Iterable[str] = ()) -> Dict[str, List]:
+    """{problem text: [count, first node]} in graph order; `also_supported` adds call targets another
+    backend takes (the int8 lowering's linear). dtypes are checked only without it: before quantization
+    every activation is still float."""
+    extra = set(also_supported)
+    found: Dict[str, List] = {}
     for node in ep.graph_module.graph.nodes:
+        problem = None
         if node.op == "call_function" and node.target != operator.getitem:
-            where = source_location(node)
-            suffix = f" ({where})" if where else f" (graph node {node.name})"
-            op = BY_ATEN.get(str(node.target))
-            if op is None:
-                raise UnsupportedOpError(f"operator {op_display_name(node.target)} is not supported{suffix}")
+            target = str(node.target)
+            op = BY_ATEN.get(target)
+            name = op_display_name(node.target)
             dtype = _first_output_dtype(node)
-            if dtype is not None and dtype not in op.dtypes:
-                raise UnsupportedOpError(
-                    f"operator {op_display_name(node.target)} is not supported for {dtype} "
-                    f"(supported: {', '.join(op.dtypes)}){suffix}"
-                )
-        if node.op in ("call_module", "get_attr", "call_method"):
-            raise UnsupportedOpError(f"graph node {node.name} ({node.op} {node.target}) is not supported")
+            if op is None and target not in extra:
+                problem = f"operator {name} is not supported"
+            elif op is not None and not extra and dtype is not None and dtype not in op.dtypes:
+                problem = f"operator {name} is not supported for {dtype} (supported: {', '.join(op.dtypes)})"
+        elif node.op in ("call_module", "get_attr", "call_method"):
+            problem = f"graph node {node.name} ({node.op} {node.target}) is not supported"
+        if problem is not None:
+            entry = found.setdefault(problem, [0, node])
+            entry[0] += 1
+    return found
+
+
+def _line(problem: str, count: int, node) -> str:
+    where = source_location(node)
+    text = problem + (f" ({where})" if where else f" (graph node {node.name})")
+    if count > 1:
+        text += f", {count} uses"
+    hint = hint_for(problem.split()[1]) if problem.startswith("operator ") else None
+    return text + (f": {hint}" if hint else "")
+
+
+def check_supported(ep: ExportedProgram, also_supported: Iterable[str] = ()) -> None:
+    found = unsupported_ops(ep, also_supported)
+    if not found:
+        return
+    lines = [_line(problem, count, node) for problem, (count, node) in found.items()]
+    if len(lines) == 1:
+        raise UnsupportedOpError(lines[0])
+    raise UnsupportedOpError(f"{len(lines)} operators are not supported:\n  " + "\n  ".join(lines))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -25,9 +26,42 @@ def load_input(path: str, index: int) -> np.ndarray:
     if not p.is_file():
         raise UsageError(f"input {index}: file not found: {p}")
     try:
-        return np.load(p, allow_pickle=False)
+        array = np.load(p, allow_pickle=False)
     except Exception as exc:
         raise UsageError(f"input {index}: {p} is not a readable .npy file ({type(exc).__name__})") from exc
+    if not isinstance(array, np.ndarray):  # an .npz given where one array was expected
+        raise UsageError(f"input {index}: {p} holds several arrays (an .npz): give it as the only --input")
+    return array
+
+
+_NUMBERED = re.compile(r"^(?:input|arr)_(\d+)$")
+
+
+def load_npz(path: Path) -> Tuple[List[np.ndarray], List[str]]:
+    """The arrays of one .npz, one per model input: keys input_0, input_1, ... (or numpy's arr_0, ... from
+    np.savez(a, b)) in their number's order, any other names in the order they were saved."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            keys = list(npz.files)
+            numbered = [_NUMBERED.match(k) for k in keys]
+            if keys and all(numbered):
+                keys.sort(key=lambda k: int(_NUMBERED.match(k).group(1)))  # type: ignore[union-attr]
+            arrays = [npz[k] for k in keys]
+    except Exception as exc:
+        raise UsageError(f"{path} is not a readable .npz file ({type(exc).__name__}: {exc})") from exc
+    if not arrays:
+        raise UsageError(f"{path} holds no arrays")
+    return arrays, [f"{path.name}:{k}" for k in keys]
+
+
+def load_inputs(paths: Sequence[str]) -> Tuple[List[np.ndarray], List[str]]:
+    """The model inputs from the --input files: one .npy per input, or a single .npz holding them all."""
+    if len(paths) == 1 and str(paths[0]).endswith(".npz"):
+        p = Path(paths[0])
+        if not p.is_file():
+            raise UsageError(f"input file not found: {p}")
+        return load_npz(p)
+    return [load_input(p, i) for i, p in enumerate(paths)], [str(p) for p in paths]
 
 
 def run_command(
@@ -56,8 +90,8 @@ def run_command(
         require_pillow()  # before a run that may take minutes
     runner = runner_for(board, target, timeout=timeout, **options)
     runner.open(Path(program))
-    arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
-    run = runner.run(arrays, names=list(input_paths))
+    arrays, names = load_inputs(input_paths)
+    run = runner.run(arrays, names=names)
     runner.record(run)
     print("\n".join(output_lines(run)))
     if run.instructions_per_inference is not None:

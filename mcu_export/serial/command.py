@@ -60,9 +60,9 @@ def load_command(port: str, baud: int, timeout: float, program: str) -> int:
 
 
 def invoke_command(port: str, baud: int, timeout: float, input_paths: Sequence[str], output_path: Optional[str]) -> int:
-    from mcu_export.runners.command import load_input
+    from mcu_export.runners.command import load_inputs
 
-    arrays = [load_input(p, i) for i, p in enumerate(input_paths)]
+    arrays, _names = load_inputs(input_paths)
     with SerialClient(port, baud, timeout=timeout) as c:
         start = time.monotonic()
         outputs, ticks = c.run(arrays)
@@ -105,13 +105,13 @@ def profile_command(
 ) -> int:
     """The per-op profile of the last invoke; with inputs, invokes on them first. chart_path: also write it
     as an HTML page and a PNG (mcu_export.charts), with the arena timeline of `program` when given."""
-    from mcu_export.runners.command import load_input
+    from mcu_export.runners.command import load_inputs
 
     if program and not chart_path:
         raise UsageError("--program goes with --chart (it gives the chart its arena timeline)")
     with SerialClient(port, baud, timeout=timeout) as c:
         if input_paths:
-            c.run([load_input(p, i) for i, p in enumerate(input_paths)])
+            c.run(load_inputs(input_paths)[0])
         profile = c.profile()
     print(format_profile(profile))
     if chart_path:

@@ -1,0 +1,28 @@
+"""What each report.json field counts, written into the report itself ("fields") and the README.
+
+Two pairs were easy to confuse (issue 11): `kernel_calls` (operator calls the .pte's plan makes per
+inference, on any target) vs `instructions_per_inference` (CPU instructions a simulator counted), and
+`stack_reserved_bytes` (what the linker script sets aside) vs `stack_used_bytes` (the high-water mark a run
+measured). The old keys stay: tests and users read them.
+"""
+
+from __future__ import annotations
+
+from typing import Dict
+
+FIELDS: Dict[str, str] = {
+    "ops": "kernel calls per inference, per operator (.pte operator name)",
+    "kernel_calls": "kernel calls per inference, all operators (the sum of ops); not CPU instructions",
+    "instructions": "instructions in the .pte's execution plan: kernel calls plus moves and delegate calls",
+    "memory.arena_bytes": "bytes of the planned activation arena (all intermediate tensors)",
+    "memory.lower_bound_bytes": "the largest sum of tensors alive at one time: no plan can use less",
+    "memory.constant_bytes": "bytes of weights and constants in the .pte",
+    "pte_bytes": "size of model.pte in bytes",
+    "export_seconds": "wall time of the export",
+    "int8.fallbacks": "int8 operators that run in fp32 (dequantized around a portable kernel), with why",
+    "firmware.BOARD.flash_bytes": "flash the firmware image takes (code, rodata, data's load image)",
+    "firmware.BOARD.ram_bytes": "RAM the firmware reserves statically (data, bss, arenas, stack)",
+    "firmware.BOARD.stack_reserved_bytes": "stack size the linker script reserves (ram.stack)",
+    "firmware.BOARD.stack_used_bytes": "the stack's high-water mark measured in a simulator run (painted stack)",
+    "firmware.BOARD.instructions_per_inference": "CPU instructions one inference took on the simulator",
+}
