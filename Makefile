@@ -28,8 +28,10 @@ demo: bootstrap
 test: bootstrap
 	$(PY) -m pytest -q tests
 
+# The edit-test loop: one worker per core (pytest-xdist); the whole suite stays in one process, where QEMU's
+# timeouts are not shared with a neighbour.
 test-fast: bootstrap
-	$(PY) -m pytest -q -m "not slow" tests
+	$(PY) -m pytest -q -m "not slow" -n auto tests
 
 # Every check runs, so one pass reports all of them; any failure fails the target.
 lint: bootstrap

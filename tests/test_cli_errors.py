@@ -70,6 +70,7 @@ def test_unsupported_ops_are_one_block_exit_2(tmp_path):
     assert "aten.leaky_relu" in block[1] and "relu or hardtanh are" in block[1]
 
 
+@pytest.mark.slow  # quantizes a model twice through the CLI
 def test_int8_fallback_is_one_warning_line_and_no_fallback_refuses(tmp_path):
     path = _write(tmp_path, "fb.py", BMM)
     result = cli("export", f"{path}:factory", "-o", tmp_path / "out", "--quantize", "int8")
