@@ -105,3 +105,20 @@ def test_firmware_report_names_the_reserved_stack_beside_the_used(tmp_path):
     assert entry["stack_reserved_bytes"] == 8192 and entry["ram"]["stack"] == 8192  # the old key stays
     assert "reserves" in FIELDS["firmware.BOARD.stack_reserved_bytes"]
     assert "measured" in FIELDS["firmware.BOARD.stack_used_bytes"]
+
+
+class Upsampler(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.up = nn.Conv2d(3, 4, 3), nn.ConvTranspose2d(4, 2, 3, stride=2)
+
+    def forward(self, x):
+        return self.up(self.conv(x))
+
+
+@pytest.mark.parametrize("quantize", [None, "int8"])
+def test_a_transposed_convolution_is_refused_at_export_not_at_run_time(quantize):
+    """The op table has aten.convolution, but no kernel takes transposed=True (the fp32 kernel's load-time check
+    refuses it): an export must not succeed for a program the runtime then refuses."""
+    with pytest.raises(UnsupportedOpError, match=r"^operator aten\.convolution with transposed=True"):
+        mcu_export.export(Upsampler().eval(), _inputs(), quantize=quantize)

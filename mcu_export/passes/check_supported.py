@@ -9,7 +9,7 @@ capture, before calibration, so it fails in a second rather than after the whole
 from __future__ import annotations
 
 import operator
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import torch
 from torch.export import ExportedProgram
@@ -36,6 +36,22 @@ HINTS: Tuple[Tuple[str, str], ...] = (
     ("aten.split", "not supported yet; two layers instead of one chunked output are"),
     ("aten.abs", "not supported yet; relu(x) + relu(-x) is"),
 )
+
+
+# Calls of an op the table has whose arguments no kernel takes (its load-time check refuses them): refused here,
+# so that an export never succeeds for a program the runtime then refuses. (target, refused?, problem)
+REFUSED_ARGUMENTS: Tuple[Tuple[str, Callable, str], ...] = (
+    (
+        "aten.convolution.default",
+        lambda node: len(node.args) > 6 and bool(node.args[6]),
+        "operator aten.convolution with transposed=True (nn.ConvTranspose1d/2d) is not supported yet",
+    ),
+)
+
+
+def _refused_arguments(node) -> Optional[str]:
+    target = str(node.target)
+    return next((problem for t, refused, problem in REFUSED_ARGUMENTS if t == target and refused(node)), None)
 
 
 def op_display_name(target) -> str:
@@ -76,6 +92,8 @@ def unsupported_ops(ep: ExportedProgram, also_supported: Iterable[str] = ()) -> 
                 problem = f"operator {name} is not supported"
             elif op is not None and not extra and dtype is not None and dtype not in op.dtypes:
                 problem = f"operator {name} is not supported for {dtype} (supported: {', '.join(op.dtypes)})"
+            elif op is not None:
+                problem = _refused_arguments(node)
         elif node.op in ("call_module", "get_attr", "call_method"):
             problem = f"graph node {node.name} ({node.op} {node.target}) is not supported"
         if problem is not None:
