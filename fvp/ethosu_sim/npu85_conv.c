@@ -7,17 +7,7 @@
 
 int mx_npu85_exec_conv(mx_npu_exec *x) {
   const mx_npu_state *s = &x->op->state;
-  mx_npu_conv_shape g;
-  g.depthwise = x->op->opcode == MX_NPU_OP_DEPTHWISE;
-  g.part_kernel_first = s->kernel.part_kernel_first;
-  g.dil_x = s->kernel.dilation_x;
-  g.dil_y = s->kernel.dilation_y;
-  g.kh = s->kernel.height_m1 / g.dil_y + 1;
-  g.kw = s->kernel.width_m1 / g.dil_x + 1;
-  g.oc = s->ofm.depth_m1 + 1;
-  g.ic = g.depthwise ? 1 : s->ifm.depth_m1 + 1;
-  g.ncores = x->cores;
-  g.block_depth = s->ofm.blk_depth_m1 + 1;
+  mx_npu_conv_shape g = mx_npu_conv_shape_of(x, x->cores);
   if (x->op->param & 1u) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "CONV with its weights from IFM2 is not implemented");
   }

@@ -121,9 +121,9 @@ static int load_core(mx_npu_exec *x, const conv_shape *g, int core) {
   return 0;
 }
 
-int mx_npu_exec_conv(mx_npu_exec *x) {
+mx_npu_conv_shape mx_npu_conv_shape_of(const mx_npu_exec *x, int ncores) {
   const mx_npu_state *s = &x->op->state;
-  conv_shape g;
+  mx_npu_conv_shape g;
   g.depthwise = x->op->opcode == MX_NPU_OP_DEPTHWISE;
   g.part_kernel_first = s->kernel.part_kernel_first;
   g.dil_x = s->kernel.dilation_x;
@@ -132,8 +132,14 @@ int mx_npu_exec_conv(mx_npu_exec *x) {
   g.kw = s->kernel.width_m1 / g.dil_x + 1;
   g.oc = s->ofm.depth_m1 + 1;
   g.ic = g.depthwise ? 1 : s->ifm.depth_m1 + 1;
-  g.ncores = s->parallel_mode + 1;
+  g.ncores = ncores;
   g.block_depth = s->ofm.blk_depth_m1 + 1;
+  return g;
+}
+
+int mx_npu_exec_conv(mx_npu_exec *x) {
+  const mx_npu_state *s = &x->op->state;
+  conv_shape g = mx_npu_conv_shape_of(x, s->parallel_mode + 1);
 
   if (s->ifm.fm.dtype != MX_NPU_DTYPE_S8 && s->ifm.fm.dtype != MX_NPU_DTYPE_U8) {
     return mx_npu_exec_fail(x, MX_NPU_ERR_NOT_IMPLEMENTED, "%s IFM is not implemented (8-bit only)",

@@ -12,6 +12,10 @@ typedef struct mx_npu_conv_shape {
   int depthwise, part_kernel_first, ncores, block_depth, dil_x, dil_y;
 } mx_npu_conv_shape;
 
+/* The current CONV/DEPTHWISE's shape from its registers; `ncores` from the caller (U55/U65: PARALLEL_MODE, U85:
+ * its weight decoders). */
+mx_npu_conv_shape mx_npu_conv_shape_of(const mx_npu_exec *x, int ncores);
+
 /* acc = bias + sum of (IFM - zero point) x weight, rescaled per channel with the OFM rounding mode (state's
  * ofm.rounding), plus the OFM zero point, through `act`, written to `ofm`. */
 int mx_npu_conv_compute(mx_npu_exec *x, const mx_npu_conv_shape *g, const mx_npu_fmview *ifm, const mx_npu_fmview *ofm,
