@@ -55,6 +55,14 @@ def test_int8_fails_before_calibration():
         assert name in str(err.value)
 
 
+def test_qat_fails_before_training():
+    model = ThreeUnsupported().train()
+    with pytest.raises(UnsupportedOpError) as err:
+        mcu_export.prepare_qat(model, _inputs())
+    assert str(err.value).splitlines()[0] == "3 operators are not supported:"
+    assert model.training  # the check ran on a copy: the user's module is left as it was
+
+
 def test_training_mode_warns_once_and_exports_in_eval():
     model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
     model.train()

@@ -9,6 +9,7 @@ ExportedProgram of quantize/dequantize nodes around float ops: what `mcu_export.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
@@ -54,6 +55,14 @@ def recapture(converted: torch.fx.GraphModule, example_inputs: tuple) -> Exporte
     return run_passes(capture_keeping_linear(converted, example_inputs), POST_QUANT_PASSES)
 
 
+def _check_before_quantizing(model: nn.Module, example_inputs: tuple) -> ExportedProgram:
+    """The pre-quantization graph, after every operator in it was checked: an unsupported op must fail in a
+    second, every one named, before calibration (14-22 s for a GRU) or QAT training runs."""
+    ep = run_passes(capture_keeping_linear(model, example_inputs), PRE_QUANT_PASSES)
+    check_supported(ep, also_supported=int8_targets())
+    return ep
+
+
 def quantize(
     model: nn.Module,
     example_inputs: tuple,
@@ -65,10 +74,7 @@ def quantize(
     say = progress or (lambda _m: None)
     model.eval()
     say("capturing with torch.export (int8)")
-    ep = run_passes(capture_keeping_linear(model, example_inputs), PRE_QUANT_PASSES)
-    # Before calibration: an unsupported op must fail in a second, every one named, not after the
-    # quantization ran (14-22 s for a GRU).
-    check_supported(ep, also_supported=int8_targets())
+    ep = _check_before_quantizing(model, example_inputs)
     say("inserting observers (PT2E prepare)")
     prepared = prepare_pt2e(ep.module(check_guards=False), CmsisNNQuantizer(per_channel_linear=per_channel_linear))
     say("calibrating")
@@ -82,7 +88,11 @@ def quantize(
 
 def prepare_qat(model: nn.Module, example_inputs: tuple, per_channel_linear: bool = True) -> torch.fx.GraphModule:
     """QAT: the model captured in its training form with fake-quant modules in it. Train the returned
-    module as usual (it is an nn.Module), then pass it to `export_qat`."""
+    module as usual (it is an nn.Module), then pass it to `export_qat`.
+
+    Every operator is checked first, on an eval-mode copy (the graph the export will lower): a model that
+    cannot export fails here, before the hours of training, not after them."""
+    _check_before_quantizing(copy.deepcopy(model).eval(), example_inputs)
     with export_errors():
         gm = torch.export.export(model, example_inputs, strict=False).module(check_guards=False)
     return prepare_qat_pt2e(gm, CmsisNNQuantizer(qat=True, per_channel_linear=per_channel_linear))
