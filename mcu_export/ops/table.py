@@ -366,7 +366,7 @@ OPS: Tuple[OpDef, ...] = (
         for form in ("Scalar", "Tensor")
     ),
     _op("aten::logical_not", "aten.logical_not.default", dtypes=("bool",)),
-    _op("aten::any", "aten.any.dim", dtypes=("bool",)),
+    _op("aten::any", "aten.any.dim", dtypes=("bool", "uint8")),
     _op("aten::sum", "aten.sum.dim_IntList", overload="IntList_out"),
     _op("aten::_softmax", "aten._softmax.default"),
     _op("aten::constant_pad_nd", "aten.constant_pad_nd.default"),

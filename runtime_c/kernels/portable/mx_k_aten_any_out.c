@@ -1,5 +1,5 @@
-/* aten::any.out: (self, dim, keepdim, out, ret); self of any dtype but float16, out bool: whether any
- * element along dim is nonzero. */
+/* aten::any.out: (self, dim, keepdim, out, ret); self of any dtype but float16, out bool (or uint8 for a
+ * uint8 self): whether any element along dim is nonzero. */
 #include "util/mx_args.h"
 #include "util/mx_tensor_util.h"
 #include "util/mx_truth.h"
@@ -10,7 +10,10 @@ mx_arg_error mx_k_aten_any_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   MX_CHECK(A(self), mx_check_contiguous(in));
   MX_REFUSE_IF(in->dtype == MX_DTYPE_F16, A(self), MX_ERR_BAD_DTYPE);
-  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_BOOL));
+  MX_CHECK(A(out), mx_check_contiguous(out));
+  /* torch keeps uint8 for a uint8 self (a legacy of masks before bool) */
+  MX_REFUSE_IF(out->dtype != MX_DTYPE_BOOL && !(out->dtype == MX_DTYPE_U8 && in->dtype == MX_DTYPE_U8), A(out),
+               MX_ERR_BAD_DTYPE);
   uint32_t dim = 0;
   MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &dim));
   const bool keepdim = mx_arg_bool(args, A(keepdim));
