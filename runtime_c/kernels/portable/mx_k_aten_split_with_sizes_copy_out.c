@@ -14,22 +14,24 @@ mx_arg_error mx_k_aten_split_with_sizes_copy_out_check(mx_value *const *args) {
   MX_REFUSE_IF(in->dim == 0, A(self), MX_ERR_BAD_SHAPE);
   uint32_t dim = 0;
   MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &dim));
-  MX_REFUSE_IF(splits.len != outs.len, A(out), MX_ERR_BAD_ARG_VALUE);
+  /* the sizes first: a wrong out then names out, wrong sizes name split_sizes */
   int64_t total = 0;
+  for (uint32_t k = 0; k < splits.len; ++k) {
+    MX_REFUSE_IF(splits.items[k] < 0 || splits.items[k] > in->sizes[dim], A(split_sizes), MX_ERR_BAD_ARG_VALUE);
+    total += splits.items[k];
+  }
+  MX_REFUSE_IF(total != in->sizes[dim], A(split_sizes), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(splits.len != outs.len, A(split_sizes), MX_ERR_BAD_ARG_VALUE);
   int32_t sizes[MX_MAX_DIM];
   for (uint32_t d = 0; d < in->dim; ++d) {
     sizes[d] = in->sizes[d];
   }
   for (uint32_t k = 0; k < outs.len; ++k) {
-    const int64_t part = splits.items[k];
-    MX_REFUSE_IF(part < 0 || part > in->sizes[dim], A(split_sizes), MX_ERR_BAD_ARG_VALUE);
-    total += part;
-    sizes[dim] = (int32_t)part;
+    sizes[dim] = (int32_t)splits.items[k];
     MX_CHECK(A(out), mx_check_contiguous(outs.items[k]));
     MX_REFUSE_IF(outs.items[k]->dtype != in->dtype, A(out), MX_ERR_BAD_DTYPE);
     MX_CHECK(A(out), mx_check_sizes(outs.items[k], sizes, in->dim));
   }
-  MX_REFUSE_IF(total != in->sizes[dim], A(split_sizes), MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 
