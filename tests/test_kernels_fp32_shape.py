@@ -54,12 +54,14 @@ def test_slice_copy(lib, shape, data, dtype, seed):
 def test_slice_copy_refuses_step_0_and_a_wrong_out(lib):
     x = rand(0, 4, 6)
     out = torch.zeros(4, 3)
-    assert refused(lib, "aten::slice_copy.Tensor_out", self=x, dim=1, start=0, end=6, step=0, out=out) == ERR[
-        "MX_ERR_BAD_ARG_VALUE"
-    ]
-    assert refused(lib, "aten::slice_copy.Tensor_out", self=x, dim=1, start=0, end=4, step=1, out=out) == ERR[
-        "MX_ERR_BAD_SHAPE"
-    ]
+    assert (
+        refused(lib, "aten::slice_copy.Tensor_out", self=x, dim=1, start=0, end=6, step=0, out=out)
+        == ERR["MX_ERR_BAD_ARG_VALUE"]
+    )
+    assert (
+        refused(lib, "aten::slice_copy.Tensor_out", self=x, dim=1, start=0, end=4, step=1, out=out)
+        == ERR["MX_ERR_BAD_SHAPE"]
+    )
 
 
 @SETTINGS
@@ -109,7 +111,9 @@ def test_split_with_sizes_copy_refuses_sizes_that_do_not_add_up(lib):
 def test_expand_copy(lib, shape, data, dtype, seed):
     shape = [1 if data.draw(st.booleans()) else s for s in shape]
     lead = data.draw(st.lists(st.integers(0, 3), max_size=2))
-    size = lead + [data.draw(st.sampled_from([-1, s, 3])) if s == 1 else data.draw(st.sampled_from([-1, s])) for s in shape]
+    size = lead + [
+        data.draw(st.sampled_from([-1, s, 3])) if s == 1 else data.draw(st.sampled_from([-1, s])) for s in shape
+    ]
     x = values(seed, shape, dtype)
     ref = aten.expand_copy.default(x, size)
     out = torch.zeros_like(ref)
@@ -134,9 +138,9 @@ def test_clone(lib, shape, dtype, memory_format, seed):
 
 def test_clone_refuses_channels_last(lib):
     x = rand(0, 1, 2, 2, 2)
-    assert refused(lib, "aten::clone.out", self=x, memory_format=2, out=torch.zeros_like(x)) == ERR[
-        "MX_ERR_BAD_ARG_VALUE"
-    ]
+    assert (
+        refused(lib, "aten::clone.out", self=x, memory_format=2, out=torch.zeros_like(x)) == ERR["MX_ERR_BAD_ARG_VALUE"]
+    )
 
 
 fills = st.one_of(st.integers(-200, 200), st.floats(-300, 300, allow_nan=False), st.booleans())
@@ -208,9 +212,10 @@ def test_where(lib, shapes3, dtype, seed):
 
 def test_where_refuses_a_float_condition(lib):
     x = rand(0, 3)
-    assert refused(lib, "aten::where.self_out", condition=x, self=x, other=x, out=torch.zeros(3)) == ERR[
-        "MX_ERR_BAD_DTYPE"
-    ]
+    assert (
+        refused(lib, "aten::where.self_out", condition=x, self=x, other=x, out=torch.zeros(3))
+        == ERR["MX_ERR_BAD_DTYPE"]
+    )
 
 
 # --- element-wise and reductions -------------------------------------------------------------------
@@ -226,8 +231,10 @@ def test_unary(lib, name, shape, seed):
         out = blank(x)
         run(lib, f"aten::{name}.out", self=x, out=out)
         ref = getattr(aten, name).default(x)
-        assert torch.equal(out.view(torch.int32), ref.view(torch.int32)) or name == "abs" and torch.equal(
-            out.isnan(), ref.isnan()
+        assert (
+            torch.equal(out.view(torch.int32), ref.view(torch.int32))
+            or name == "abs"
+            and torch.equal(out.isnan(), ref.isnan())
         )
         close(out, ref)
 
@@ -302,7 +309,9 @@ def test_any(lib, shape, data, dtype, keepdim, seed):
 @given(st.lists(st.integers(0, 4), max_size=4), st.data(), st.booleans(), seeds)
 def test_sum(lib, shape, data, keepdim, seed):
     r = len(shape)
-    dims = data.draw(st.one_of(st.none(), st.lists(st.integers(0, r - 1), unique=True, max_size=r) if r else st.just([])))
+    dims = data.draw(
+        st.one_of(st.none(), st.lists(st.integers(0, r - 1), unique=True, max_size=r) if r else st.just([]))
+    )
     dims = None if dims is None else [d - r if data.draw(st.booleans()) else d for d in dims]
     x = rand(seed, *shape)
     ref = aten.sum.dim_IntList(x, dims, keepdim)
@@ -313,6 +322,4 @@ def test_sum(lib, shape, data, keepdim, seed):
 
 def test_sum_refuses_a_repeated_dim(lib):
     x = rand(0, 2, 3)
-    assert refused(lib, "aten::sum.IntList_out", self=x, dim=[1, -1], out=torch.zeros(2)) == ERR[
-        "MX_ERR_BAD_ARG_VALUE"
-    ]
+    assert refused(lib, "aten::sum.IntList_out", self=x, dim=[1, -1], out=torch.zeros(2)) == ERR["MX_ERR_BAD_ARG_VALUE"]

@@ -157,7 +157,6 @@ class _Machine:
         for index, t in zip(outs, out_tensors):
             self.store(index, t.numpy())
 
-
     @staticmethod
     def _empty(t: pte.Tensor) -> torch.Tensor:
         return torch.empty(t.sizes, dtype=dtypes.torch_dtype(t.scalar_type))

@@ -53,7 +53,11 @@ def _reads_other_than_float32(node) -> bool:
 # The float32 element-wise kernels whose output dtype says nothing of the input's (abs of a complex tensor,
 # a comparison of integers): refused by the input's dtype.
 REFUSED_ARGUMENTS += tuple(
-    (target, _reads_other_than_float32, f"operator {target.rsplit('.', 1)[0]} on a tensor other than float32 is not supported")
+    (
+        target,
+        _reads_other_than_float32,
+        f"operator {target.rsplit('.', 1)[0]} on a tensor other than float32 is not supported",
+    )
     for target in (
         "aten.abs.default",
         "aten.neg.default",

@@ -220,9 +220,22 @@ class Slicing(nn.Module):
         mixed = torch.maximum(wide, e.unsqueeze(0)) - torch.minimum(-wide.abs(), rows.sum(dim=[1, 2, 3], keepdim=True))
         keep = torch.logical_not(mixed <= 0.1)
         guarded = torch.where(torch.logical_not(keep.any(dim=-1, keepdim=True)), torch.zeros_like(mixed), mixed)
-        compared = [getattr(torch, c)(mixed, other) for c in ("eq", "ne", "gt", "ge", "lt", "le") for other in (0.5, wide)]
+        compared = [
+            getattr(torch, c)(mixed, other) for c in ("eq", "ne", "gt", "ge", "lt", "le") for other in (0.5, wide)
+        ]
         flags = torch.stack(compared).any(dim=0)
         return guarded, flags, rows.sum(dim=[1, -1])
 
 
-ALL_MODELS = [SmallCnn, Mlp, PoolsAndShapes, Activations, Matmuls, LoneBatchNorm, DtypeCast, Passthrough, TinyMobileNet, Slicing]
+ALL_MODELS = [
+    SmallCnn,
+    Mlp,
+    PoolsAndShapes,
+    Activations,
+    Matmuls,
+    LoneBatchNorm,
+    DtypeCast,
+    Passthrough,
+    TinyMobileNet,
+    Slicing,
+]
