@@ -165,7 +165,7 @@ def test_executorch_runtime_runs_our_program(cls):
 
 @pytest.mark.interop
 @pytest.mark.parametrize(
-    "cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast], ids=lambda c: c.__name__
+    "cls", [fm.SmallCnn, fm.PoolsAndShapes, fm.LoneBatchNorm, fm.DtypeCast, fm.Slicing], ids=lambda c: c.__name__
 )
 @pytest.mark.slow
 def test_argument_kinds_match_executorch_emitter(cls):
