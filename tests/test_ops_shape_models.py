@@ -61,6 +61,16 @@ class Sdpa(nn.Module):
         return F.scaled_dot_product_attention(q, k, v)
 
 
+class SdpaMasked(nn.Module):
+    """A boolean mask with a fully masked row: the guard's where gives that row zeros, as torch does."""
+
+    def forward(self, q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+FULLY_MASKED_ROW = torch.tensor([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]], dtype=torch.bool)
+
+
 class PreluNarrow(nn.Module):
     """PReLU (gt.Scalar, where, mul), narrow, chunk, abs/neg/minimum/maximum, sum, embedding."""
 
@@ -83,6 +93,10 @@ FP32_MODELS = {
     "lstm": (LstmClassifier, lambda: (torch.randn(1, 4, 6, generator=_gen()),)),
     "mha": (Attention, lambda: (torch.randn(1, 5, 16, generator=_gen()),)),
     "sdpa": (Sdpa, lambda: tuple(torch.randn(1, 2, 4, 8, generator=_gen(i)) for i in range(3))),
+    "sdpa_masked": (
+        SdpaMasked,
+        lambda: tuple(torch.randn(1, 2, 4, 8, generator=_gen(i)) for i in range(3)) + (FULLY_MASKED_ROW,),
+    ),
     "prelu_narrow": (
         PreluNarrow,
         lambda: (torch.randn(1, 3, 5, 5, generator=_gen()), torch.randint(0, 7, (2, 3), generator=_gen())),
