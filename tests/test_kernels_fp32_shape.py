@@ -136,6 +136,19 @@ def test_clone(lib, shape, dtype, memory_format, seed):
     assert torch.equal(out, x.clone())
 
 
+ORDERS = [(0, 1, 2, 3), (0, 2, 3, 1), (3, 2, 1, 0)]
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 4), min_size=4, max_size=4), st.sampled_from(ORDERS), st.sampled_from(ORDERS), dtypes)
+def test_clone_dim_order(lib, shape, in_order, out_order, dtype):
+    """ExecuTorch's clone: a copy into out's memory order, the dtype kept."""
+    x = values(0, shape, dtype)
+    src, dst = kh.Strided(x, in_order), kh.Strided(torch.zeros_like(x), out_order)
+    run(lib, "dim_order_ops::_clone_dim_order.out", self=src, dim_order=list(out_order), out=dst)
+    assert torch.equal(dst.mem, x.permute(out_order).contiguous())
+
+
 def test_clone_refuses_channels_last(lib):
     x = rand(0, 1, 2, 2, 2)
     assert (

@@ -80,8 +80,9 @@ def test_every_table_op_is_exercised():
         seen |= set(lowered(cls)[3].op_counts)
     # Ops written as others (hardswish) never appear in a .pte; tests/test_interop_ops.py covers them.
     # clone (remove_noops) and full (fold_constants: it has no inputs) never reach the lowering; their
-    # kernels run programs other exporters write, and tests/test_kernels_fp32_shape.py checks them.
-    never_emitted = {"aten::clone.out", "aten::full.out"}
+    # kernels run programs other exporters write (ExecuTorch's clone is _clone_dim_order), and
+    # tests/test_kernels_fp32_shape.py and tests/test_interop_ops.py check them.
+    never_emitted = {"aten::clone.out", "aten::full.out", "dim_order_ops::_clone_dim_order.out"}
     assert seen == {op.qualified for op in OPS if not op.written_as} - never_emitted
 
 

@@ -381,6 +381,13 @@ OPS: Tuple[OpDef, ...] = (
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
         dtypes=ANY_DTYPE,
     ),
+    # ExecuTorch's clone (its programs write it; ours remove clones before lowering). No ATen target.
+    _op(
+        "dim_order_ops::_clone_dim_order",
+        schema_text="dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
+        dtypes=ANY_DTYPE,
+    ),
 )
 
 # OPS: the portable (fp32 and layout) kernels; ALL_OPS adds the int8 cortex_m ones. Kernel tables, the

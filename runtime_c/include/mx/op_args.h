@@ -426,6 +426,14 @@ enum mx_op_arg {
   MX_ARG_dim_order_ops_to_dim_order_copy_ret = 4,
   MX_NARGS_dim_order_ops_to_dim_order_copy = 5,
 
+  /* dim_order_ops::_clone_dim_order.out */
+  MX_ARG_dim_order_ops_clone_dim_order_self = 0,
+  MX_ARG_dim_order_ops_clone_dim_order_non_blocking = 1,
+  MX_ARG_dim_order_ops_clone_dim_order_dim_order = 2,
+  MX_ARG_dim_order_ops_clone_dim_order_out = 3,
+  MX_ARG_dim_order_ops_clone_dim_order_ret = 4,
+  MX_NARGS_dim_order_ops_clone_dim_order = 5,
+
   /* cortex_m::quantize_per_tensor.out */
   MX_ARG_cortex_m_quantize_per_tensor_input = 0,
   MX_ARG_cortex_m_quantize_per_tensor_scale = 1,
