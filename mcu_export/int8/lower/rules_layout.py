@@ -183,6 +183,8 @@ def lower_split(lw, node: Node) -> None:
     if qx is None:
         raise Refusal("its input is not int8")
     pieces = {u.args[1]: u for u in node.users if u.target == operator.getitem}
+    if not pieces:
+        raise Refusal("no piece of it is read")
     quantizers = {}
     for i, piece in pieces.items():
         _, _, qs = terminal(piece, fuse=False)
@@ -192,9 +194,10 @@ def lower_split(lw, node: Node) -> None:
     qx = lw.to_layout(qx, False)
     outs = [lw.new_tensor(torch.int8, list(v.shape)) for v in node.meta["val"]]
     lw.call(BY_QUALIFIED["aten::split_with_sizes_copy.out"], dict(self=T(qx.index), split_sizes=sizes, dim=dim), outs)
+    consumed = [node]  # the split itself, with the first piece
     for i, qs in quantizers.items():
-        lw.set_output(qs, QTensor(outs[i], qx.scale, qx.zp, False), [pieces[i]])
-    lw.set_output([], QTensor(outs[0], qx.scale, qx.zp, False), [node])
+        lw.set_output(qs, QTensor(outs[i], qx.scale, qx.zp, False), consumed + [pieces[i]])
+        consumed = []
 
 
 def lower_pad(lw, node: Node) -> None:
