@@ -106,6 +106,29 @@ def test_split_with_sizes_copy_refuses_sizes_that_do_not_add_up(lib):
     assert err == ERR["MX_ERR_BAD_ARG_VALUE"]
 
 
+def test_split_return_must_list_the_outs_themselves(lib):
+    """The loader holds the return TensorList to the out list, tensor for tensor (kernel_check.c)."""
+    op = BY_QUALIFIED["aten::split_with_sizes_copy.out"]
+    vals = kh.Values()
+    x, outs = rand(0, 5), [torch.zeros(2), torch.zeros(3)]
+    args = kh.schema_args(vals, op.schema(), dict(self=x, split_sizes=[2, 3], dim=0, out=outs))
+    assert lib.raw(op.kernel, args) == ERR["MX_OK"]
+    listed = args[-2].u.tensors  # the out list: the return must name these very tensors
+
+    def returning(*picks):
+        wrapped = []
+        for i in picks:
+            v = kh.MxValue(tag=kh.TAG["TENSOR"])
+            v.u.t = listed.items[i]
+            wrapped.append(v)
+        return args[:-1] + [vals.tensor_list(wrapped)]
+
+    assert lib.raw(op.kernel, returning(0, 1)) == ERR["MX_OK"]
+    for picks in ((1, 0), (0,), (0, 1, 1)):
+        assert lib.raw(op.kernel, returning(*picks)) == ERR["MX_ERR_BAD_ARG_VALUE"], picks
+        assert lib.last_arg == len(args) - 1
+
+
 @SETTINGS
 @given(st.lists(st.integers(1, 3), min_size=0, max_size=4), st.data(), dtypes, seeds)
 def test_expand_copy(lib, shape, data, dtype, seed):

@@ -252,3 +252,25 @@ def test_new_kernels_on_corstone_300_match_the_host(tmp_path):
         want = model(*inputs)
     for device, w in zip(run.outputs, want):
         np.testing.assert_allclose(device, w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
+    reason="needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja",
+)
+def test_int8_copies_on_corstone_300_match_the_reference(tmp_path):
+    """The any-dtype copies on int8 bytes beside the CMSIS-NN kernels (MVE), bit for bit."""
+    from mcu_export.firmware.model_project import build_model_firmware
+    from mcu_export.runners import run_model_firmware
+
+    torch.manual_seed(0)
+    model = DataMovement().eval()
+    calib = [(torch.randn(1, 3, 6, 6, generator=_gen(i)),) for i in range(8)]
+    artifact = _export(
+        model, calib[0], quantize="int8", calibrate=lambda: iter(calib), board="corstone-300", backend="cortex-m"
+    )
+    x = torch.randn(1, 3, 6, 6, generator=_gen(7))
+    build = build_model_firmware(artifact.save(tmp_path / "out"), "corstone-300", model=artifact)
+    run = run_model_firmware(build, "corstone-300", [x.numpy()])
+    np.testing.assert_array_equal(run.outputs[0], run_reference(artifact.program, [x])[0])
