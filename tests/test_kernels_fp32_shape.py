@@ -310,6 +310,23 @@ def test_comparisons(lib, name, shapes2, scalar, seed):
     assert torch.equal(out, ref)
 
 
+INT_DTYPES = st.sampled_from([torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool])
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+@SETTINGS
+@given(broadcast_shapes(2), INT_DTYPES, INT_DTYPES, st.sampled_from([0, 1, -3, 2.5, True]), seeds)
+def test_comparisons_of_integers(lib, name, shapes2, a_dtype, b_dtype, scalar, seed):
+    """Integers compare as integers; a float operand makes both float32, as torch promotes (token masks)."""
+    assume(not (a_dtype == torch.uint8 and isinstance(scalar, int) and scalar < 0))  # torch: overflow
+    a, b = values(seed, shapes2[0], a_dtype), values(seed + 1, shapes2[1], b_dtype)
+    for other, form in ((scalar, "Scalar"), (b, "Tensor"), (rand(seed, *shapes2[1]).round(), "Tensor")):
+        ref = getattr(getattr(aten, name), form)(a, other)
+        out = torch.zeros_like(ref)
+        run(lib, f"aten::{name}.{form}_out", self=a, other=other, out=out)
+        assert torch.equal(out, ref), (form, other)
+
+
 def test_comparison_refuses_a_float_out(lib):
     x = rand(0, 3)
     assert refused(lib, "aten::gt.Scalar_out", self=x, other=0, out=torch.zeros(3)) == ERR["MX_ERR_BAD_DTYPE"]

@@ -56,6 +56,19 @@ class Attention(nn.Module):
         return self.mha(x, x, x, need_weights=False)[0]
 
 
+class TokenAttention(nn.Module):
+    """A key-padding mask from int64 token ids (eq.Scalar on integers) into attention; a row of only padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 8)
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, tokens):
+        x = self.embed(tokens)
+        return self.mha(x, x, x, key_padding_mask=tokens == 0, need_weights=False)[0], tokens >= 5
+
+
 class Sdpa(nn.Module):
     def forward(self, q, k, v):
         return F.scaled_dot_product_attention(q, k, v)
@@ -93,6 +106,7 @@ FP32_MODELS = {
     "lstm": (LstmClassifier, lambda: (torch.randn(1, 4, 6, generator=_gen()),)),
     "mha": (Attention, lambda: (torch.randn(1, 5, 16, generator=_gen()),)),
     "sdpa": (Sdpa, lambda: tuple(torch.randn(1, 2, 4, 8, generator=_gen(i)) for i in range(3))),
+    "token_attention": (TokenAttention, lambda: (torch.tensor([[1, 5, 0, 0], [3, 9, 2, 0]]),)),
     "sdpa_masked": (
         SdpaMasked,
         lambda: tuple(torch.randn(1, 2, 4, 8, generator=_gen(i)) for i in range(3)) + (FULLY_MASKED_ROW,),

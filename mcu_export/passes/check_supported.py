@@ -44,26 +44,35 @@ REFUSED_ARGUMENTS: Tuple[Tuple[str, Callable, str], ...] = (
 )
 
 
-def _reads_other_than_float32(node) -> bool:
-    """The first argument is a tensor of another dtype than float32 (what the element-wise kernels read)."""
-    val = node.args[0].meta.get("val") if node.args and isinstance(node.args[0], torch.fx.Node) else None
-    return isinstance(val, torch.Tensor) and val.dtype != torch.float32
+def _reads_a_dtype_not_in(*dtypes: torch.dtype) -> Callable:
+    """Refuses a call whose first argument is a tensor of another dtype (what the kernel reads)."""
+
+    def refused(node) -> bool:
+        val = node.args[0].meta.get("val") if node.args and isinstance(node.args[0], torch.fx.Node) else None
+        return isinstance(val, torch.Tensor) and val.dtype not in dtypes
+
+    return refused
 
 
-# The float32 element-wise kernels whose output dtype says nothing of the input's (abs of a complex tensor,
-# a comparison of integers): refused by the input's dtype.
+_INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool)
+
+# The element-wise kernels whose output dtype says nothing of the input's (abs of a complex tensor, a
+# comparison of float64 values): refused by the input's dtype.
 REFUSED_ARGUMENTS += tuple(
     (
         target,
-        _reads_other_than_float32,
+        _reads_a_dtype_not_in(torch.float32),
         f"operator {target.rsplit('.', 1)[0]} on a tensor other than float32 is not supported",
     )
-    for target in (
-        "aten.abs.default",
-        "aten.neg.default",
-        "aten.sum.dim_IntList",
-        *(f"aten.{cmp}.{form}" for cmp in ("eq", "ne", "gt", "ge", "lt", "le") for form in ("Scalar", "Tensor")),
+    for target in ("aten.abs.default", "aten.neg.default", "aten.sum.dim_IntList")
+) + tuple(
+    (
+        f"aten.{cmp}.{form}",
+        _reads_a_dtype_not_in(torch.float32, *_INTEGERS),
+        f"operator aten.{cmp} on a tensor other than float32, integer or bool is not supported",
     )
+    for cmp in ("eq", "ne", "gt", "ge", "lt", "le")
+    for form in ("Scalar", "Tensor")
 )
 
 
