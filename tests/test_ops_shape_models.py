@@ -85,7 +85,7 @@ FULLY_MASKED_ROW = torch.tensor([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], [1, 0
 
 
 class PreluNarrow(nn.Module):
-    """PReLU (gt.Scalar, where, mul), narrow, chunk, abs/neg/minimum/maximum, sum, embedding."""
+    """PReLU (gt.Scalar, where, mul), narrow, chunk, abs/neg/minimum/maximum, sum (some dims, all), embedding."""
 
     def __init__(self):
         super().__init__()
@@ -98,7 +98,7 @@ class PreluNarrow(nn.Module):
         a, b = y.chunk(2, dim=1)
         c = y.narrow(1, 2, 3)
         d = torch.maximum(a.abs(), -b) + torch.minimum(c, b)
-        return d.sum(dim=(2, 3)), self.embed(tokens).sum(-1, keepdim=True)
+        return d.sum(dim=(2, 3)) - d.sum(), self.embed(tokens).sum(-1, keepdim=True)
 
 
 FP32_MODELS = {

@@ -367,7 +367,7 @@ OPS: Tuple[OpDef, ...] = (
     ),
     _op("aten::logical_not", "aten.logical_not.default", dtypes=("bool",)),
     _op("aten::any", "aten.any.dim", dtypes=("bool", "uint8")),
-    _op("aten::sum", "aten.sum.dim_IntList", overload="IntList_out"),
+    _op("aten::sum", "aten.sum.dim_IntList", "aten.sum.default", overload="IntList_out"),
     _op("aten::_softmax", "aten._softmax.default"),
     _op("aten::constant_pad_nd", "aten.constant_pad_nd.default"),
     _op("aten::_native_batch_norm_legit_no_training", "aten._native_batch_norm_legit_no_training.default"),
