@@ -36,7 +36,7 @@ class Net(torch.nn.Module):
     def forward(self, x):
         y = F.leaky_relu(x)
         y = F.elu(F.gelu(y))
-        return torch.abs(y)
+        return torch.atan(y)
 
 def factory():
     return Net(), (torch.randn(1, 8),)

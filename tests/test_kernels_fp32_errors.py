@@ -108,6 +108,31 @@ def samples():
             out2=e(0),
         ),
         DIM_ORDER_COPY: dict(self=x, out=e(x.shape)),
+        "aten::slice_copy.Tensor_out": dict(self=x, dim=2, start=1, end=-1, step=2, out=e(2, 3, 2, 6)),
+        "aten::select_copy.int_out": dict(self=x, dim=-1, index=-1, out=e(2, 3, 6)),
+        "aten::split_with_sizes_copy.out": dict(self=x, split_sizes=[2, 4], dim=2, out=[e(2, 3, 2, 6), e(2, 3, 4, 6)]),
+        "aten::expand_copy.out": dict(self=rand(0, 3, 1, 6), size=[2, 3, 4, -1], out=e(2, 3, 4, 6)),
+        "aten::clone.out": dict(self=x, out=e(x.shape)),
+        "dim_order_ops::_clone_dim_order.out": dict(self=x, out=e(x.shape)),
+        "aten::full.out": dict(size=[2, 3], fill_value=1.5, out=e(2, 3)),
+        "aten::full_like.out": dict(self=x, fill_value=0, out=e(x.shape)),
+        "aten::embedding.out": dict(weight=rand(0, 5, 6), indices=torch.tensor([[0, 4], [2, 2]]), out=e(2, 2, 6)),
+        "aten::where.self_out": dict(condition=x > 0, self=x, other=rand(1, 6), out=e(x.shape)),
+        "aten::abs.out": dict(self=x, out=e(x.shape)),
+        "aten::neg.out": dict(self=x, out=e(x.shape)),
+        "aten::minimum.out": dict(self=x, other=rand(1, 6), out=e(x.shape)),
+        "aten::maximum.out": dict(self=x, other=rand(1, 6), out=e(x.shape)),
+        **{
+            f"aten::{n}.Scalar_out": dict(self=x, other=0.5, out=e(x.shape, dtype=torch.bool))
+            for n in ("eq", "ne", "gt", "ge", "lt", "le")
+        },
+        **{
+            f"aten::{n}.Tensor_out": dict(self=x, other=rand(1, 6), out=e(x.shape, dtype=torch.bool))
+            for n in ("eq", "ne", "gt", "ge", "lt", "le")
+        },
+        "aten::logical_not.out": dict(self=x, out=e(x.shape, dtype=torch.bool)),
+        "aten::any.out": dict(self=x, dim=1, keepdim=False, out=e(2, 6, 6, dtype=torch.bool)),
+        "aten::sum.IntList_out": dict(self=x, dim=[1, -1], out=e(2, 6)),
     }
 
 
@@ -157,7 +182,10 @@ def test_error_codes(lib, name):
     assert lib.raw(symbol, build(name, **{first: wrong})[3]) == ERR["MX_ERR_BAD_DTYPE"]
     # an out tensor of another shape than the op computes
     out = first_out_arg(schema)
-    bigger = torch.empty(*samples()[name][out].shape[:-1], samples()[name][out].shape[-1] + 1)
+    outs = samples()[name][out]
+    last = outs[-1] if isinstance(outs, list) else outs  # a list of outs: its last one grows
+    bigger = torch.empty(*last.shape[:-1], last.shape[-1] + 1, dtype=last.dtype)
+    bigger = outs[:-1] + [bigger] if isinstance(outs, list) else bigger
     assert lib.raw(symbol, build(name, **{out: bigger})[3]) == ERR["MX_ERR_BAD_SHAPE"]
     # a non-contiguous dim order: only the dim-order copy takes one
     t = sample[0] if isinstance(sample, list) else sample
@@ -205,6 +233,24 @@ BAD_VALUES = [
     (DIM_ORDER_COPY, dict(dim_order=[0, 2, 3, 1]), "MX_ERR_BAD_ARG_VALUE"),
     (DIM_ORDER_COPY, dict(dim_order=[0, 1, 2]), "MX_ERR_BAD_ARG_VALUE"),
     (DIM_ORDER_COPY, dict(out=torch.empty(2, 3, 6, 6, dtype=torch.float16)), "MX_ERR_BAD_DTYPE"),
+    ("aten::slice_copy.Tensor_out", dict(step=0), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::slice_copy.Tensor_out", dict(dim=4), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::select_copy.int_out", dict(index=6), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::split_with_sizes_copy.out", dict(split_sizes=[2, 3]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::split_with_sizes_copy.out", dict(split_sizes=[2, 4, 0]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::expand_copy.out", dict(size=[2, 3, 4]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::expand_copy.out", dict(size=[2, 2, 4, 6]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::clone.out", dict(memory_format=2), "MX_ERR_BAD_ARG_VALUE"),
+    ("dim_order_ops::_clone_dim_order.out", dict(out=torch.empty(2, 3, 6, 6, dtype=torch.int32)), "MX_ERR_BAD_DTYPE"),
+    ("dim_order_ops::_clone_dim_order.out", dict(dim_order=[0, 2, 3, 1]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::full.out", dict(size=[2, -3]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::where.self_out", dict(other=torch.ones(6, dtype=torch.int64)), "MX_ERR_BAD_DTYPE"),
+    ("aten::where.self_out", dict(other=rand(0, 5)), "MX_ERR_BAD_SHAPE"),
+    ("aten::gt.Tensor_out", dict(other=rand(0, 5)), "MX_ERR_BAD_SHAPE"),
+    ("aten::gt.Scalar_out", dict(out=torch.empty(2, 3, 6, 6)), "MX_ERR_BAD_DTYPE"),
+    ("aten::any.out", dict(dim=4), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::sum.IntList_out", dict(dim=[1, -3]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::embedding.out", dict(indices=torch.tensor([[0.0, 1.0]])), "MX_ERR_BAD_DTYPE"),
 ]
 
 

@@ -104,6 +104,7 @@ class _Machine:
         qualified = op.qualified
         schema = _schema(qualified)
         indices, outs = split_call_args(schema, call.args)
+        outs = [i for o in outs for i in self.out_indices(o)]  # a `Tensor(a!)[] out` lists its tensors
         named: Dict[str, Any] = {name: self.value(index) for name, index in indices.items()}
         for name in ("input", "self"):
             if name in indices and isinstance(self.plan.values[indices[name]], pte.Tensor):
@@ -140,9 +141,11 @@ class _Machine:
         out_tensors: List[torch.Tensor] = []
         for arg in schema.arguments:
             if arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write:
-                t = self.plan.values[outs[len(out_tensors)]]
-                value = torch.empty(t.sizes, dtype=dtypes.torch_dtype(t.scalar_type))
-                out_tensors.append(value)
+                listed = arg.type.kind() == "ListType"
+                mine = outs[len(out_tensors) :] if listed else [outs[len(out_tensors)]]
+                made = [self._empty(cast(pte.Tensor, self.plan.values[i])) for i in mine]
+                out_tensors.extend(made)
+                value = made if listed else made[0]
             else:
                 value = _to_torch(named[arg.name], str(arg.type))
             if arg.kwarg_only:
@@ -153,6 +156,10 @@ class _Machine:
             fn(*positional, **keywords)
         for index, t in zip(outs, out_tensors):
             self.store(index, t.numpy())
+
+    @staticmethod
+    def _empty(t: pte.Tensor) -> torch.Tensor:
+        return torch.empty(t.sizes, dtype=dtypes.torch_dtype(t.scalar_type))
 
 
 def _to_torch(value, type_name: str):

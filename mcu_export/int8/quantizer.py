@@ -5,8 +5,9 @@ Which tensors get observed, and how (specs in `qspecs`):
   relu/relu6/hardtanh/clamp right after (sole user) is folded in: the output is observed after the
   activation, so the lowering can turn the activation into the kernel's output clamp.
 - add / sub / mul: both operands and the output (add/sub fold a following activation too).
-- max/avg/adaptive-avg pooling, mean over H and W, views, flatten, permute, pad and cat: outputs share
-  their input's parameters (the int8 kernels move or average values without rescaling).
+- max/avg/adaptive-avg pooling, mean over H and W, views, flatten, permute, pad, cat, slice, select,
+  split (each piece), expand and clone: outputs share their input's parameters (the int8 kernels move or
+  average values without rescaling).
 - softmax: output fixed at 1/256, -128.
 - sigmoid, tanh, hardswish, hardsigmoid and unfused relu-likes: input and output (lookup tables).
 Anything else is left in float; the lowering runs it on the fp32 kernels between dequantize/quantize.
@@ -64,7 +65,12 @@ SHARED = {
     aten.permute_copy.default,
     aten.constant_pad_nd.default,
     aten.pad.default,
+    aten.slice.Tensor,
+    aten.select.int,
+    aten.expand.default,
+    aten.clone.default,
 } | MAX_POOL
+SPLIT = {aten.split_with_sizes.default, aten.split.Tensor}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
 CAT = {aten.cat.default, aten.concat.default}
 
@@ -170,6 +176,8 @@ class CmsisNNQuantizer(Quantizer):
                 self._shared(node)
             elif node.target in CAT:
                 self._cat(node)
+            elif node.target in SPLIT:
+                self._split(node)
         return model
 
     def _output_spec(self, node: Node):
@@ -222,6 +230,14 @@ class CmsisNNQuantizer(Quantizer):
                     _mark(user, {}, shared)
             return
         _mark(node, {x: self.act}, shared)
+
+    def _split(self, node: Node) -> None:
+        """The pieces (read through getitem) share the input's parameters, as the views do."""
+        x = node.args[0]
+        _mark(node, {x: self.act}, None)
+        for user in node.users:
+            if user.target == operator.getitem:
+                _mark(user, {}, SharedQuantizationSpec((x, node)))
 
     def _cat(self, node: Node) -> None:
         tensors = node.args[0]

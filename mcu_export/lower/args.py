@@ -18,6 +18,7 @@ from mcu_export.lower.values import ValueTable, scalar_type
 from mcu_export.ops.table import OpDef
 
 _MISSING = object()
+_MEMORY_FORMATS = (torch.contiguous_format, torch.preserve_format, torch.channels_last, torch.channels_last_3d)
 
 
 def bind_node(node: Node) -> Dict[str, Any]:
@@ -77,6 +78,8 @@ def _emit_as(table: ValueTable, typ, n, value, tensor_of: TensorOf, where: str, 
     if kind in ("IntType", "SymIntType"):
         if isinstance(value, torch.dtype):  # ScalarType arguments are ints in the schema
             return table.int(int(scalar_type(value)))
+        if isinstance(value, torch.memory_format):  # so are MemoryFormat ones (c10's enum order)
+            return table.int(_MEMORY_FORMATS.index(value))
         return table.int(value)
     if kind == "FloatType":
         return table.double(value)
@@ -103,7 +106,9 @@ def kernel_args(
     out_iter = iter(outs)
     for arg in op.schema().arguments:
         if is_out_argument(arg):
-            args.append(next(out_iter))
+            # `Tensor(a!)[] out` (split_with_sizes_copy) takes every out as one TensorList
+            is_list = arg.type.kind() == "ListType"
+            args.append(table.tensor_list(list(out_iter)) if is_list else next(out_iter))
             continue
         value = bound.get(arg.name, _MISSING)
         if value is _MISSING:

@@ -19,6 +19,7 @@ from mcu_export.ops.table import BY_ATEN, BY_QUALIFIED, OpDef
 _VIEW_OP = BY_QUALIFIED["aten::view_copy.out"]
 _PERMUTE_OP = BY_QUALIFIED["aten::permute_copy.out"]
 _TO_DIM_ORDER_OP = BY_QUALIFIED["dim_order_ops::_to_dim_order_copy.out"]
+_SPLIT_OP = BY_QUALIFIED["aten::split_with_sizes_copy.out"]
 
 
 def bound_args(builder: ProgramBuilder, node: Node, op: OpDef) -> Dict[str, object]:
@@ -29,6 +30,9 @@ def bound_args(builder: ProgramBuilder, node: Node, op: OpDef) -> Dict[str, obje
     if op is _PERMUTE_OP:
         rank = builder.rank(node.args[0])
         bound["dims"] = [d % rank if rank else d for d in bound["dims"]]
+    if op is _SPLIT_OP:  # split.Tensor's one split_size: the sizes its outputs have
+        dim = bound.get("dim", 0)
+        bound = {"self": bound["self"], "dim": dim, "split_sizes": [v.shape[dim] for v in node.meta["val"]]}
     if op is _TO_DIM_ORDER_OP and bound.get("dim_order") is None:  # explicit, as ExecuTorch emits it
         bound["dim_order"] = list(range(len(node.meta["val"].shape)))
     return bound

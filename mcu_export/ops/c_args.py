@@ -39,9 +39,13 @@ _KINDS = {
 
 
 def c_stem(op: OpDef) -> str:
-    """<namespace>_<name> without the name's leading underscores, as in the kernel symbol."""
+    """<namespace>_<name> without the name's leading underscores, as in the kernel symbol; an op whose name
+    several overloads share (gt.Scalar_out, gt.Tensor_out) adds its overload without the `_out`."""
     ns, base = op.name.split("::")
-    return f"{ns}_{base.lstrip('_')}"
+    stem = f"{ns}_{base.lstrip('_')}"
+    if sum(other.name == op.name for other in ALL_OPS) > 1:
+        stem += "_" + op.overload.removesuffix("_out")
+    return stem
 
 
 def build_ranges(ops: Iterable[OpDef]) -> List[str]:

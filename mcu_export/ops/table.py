@@ -338,6 +338,36 @@ OPS: Tuple[OpDef, ...] = (
     ),
     _op("aten::permute_copy", "aten.permute.default", "aten.permute_copy.default", dtypes=ANY_DTYPE),
     _op("aten::cat", "aten.cat.default", dtypes=ANY_DTYPE),
+    # Data movement: copies of a part of the input (or of it repeated), for every dtype.
+    _op("aten::slice_copy", "aten.slice.Tensor", "aten.slice_copy.Tensor", overload="Tensor_out", dtypes=ANY_DTYPE),
+    _op("aten::select_copy", "aten.select.int", "aten.select_copy.int", overload="int_out", dtypes=ANY_DTYPE),
+    _op(
+        "aten::split_with_sizes_copy",
+        "aten.split_with_sizes.default",
+        "aten.split_with_sizes_copy.default",
+        "aten.split.Tensor",
+        "aten.split_copy.Tensor",
+        dtypes=ANY_DTYPE,
+    ),
+    _op("aten::expand_copy", "aten.expand.default", "aten.expand_copy.default", dtypes=ANY_DTYPE),
+    _op("aten::clone", "aten.clone.default", dtypes=ANY_DTYPE),
+    _op("aten::full", "aten.full.default", dtypes=ANY_DTYPE),
+    _op("aten::full_like", "aten.full_like.default", dtypes=ANY_DTYPE),
+    _op("aten::embedding", "aten.embedding.default", dtypes=ANY_DTYPE),
+    _op("aten::where", "aten.where.self", overload="self_out", dtypes=ANY_DTYPE),
+    # Element-wise and reductions.
+    _op("aten::abs", "aten.abs.default"),
+    _op("aten::neg", "aten.neg.default"),
+    _op("aten::minimum", "aten.minimum.default"),
+    _op("aten::maximum", "aten.maximum.default"),
+    *(
+        _op(f"aten::{cmp}", f"aten.{cmp}.{form}", overload=f"{form}_out", dtypes=("bool",))
+        for cmp in ("eq", "ne", "gt", "ge", "lt", "le")
+        for form in ("Scalar", "Tensor")
+    ),
+    _op("aten::logical_not", "aten.logical_not.default", dtypes=("bool",)),
+    _op("aten::any", "aten.any.dim", dtypes=("bool", "uint8")),
+    _op("aten::sum", "aten.sum.dim_IntList", "aten.sum.default", overload="IntList_out"),
     _op("aten::_softmax", "aten._softmax.default"),
     _op("aten::constant_pad_nd", "aten.constant_pad_nd.default"),
     _op("aten::_native_batch_norm_legit_no_training", "aten._native_batch_norm_legit_no_training.default"),
@@ -348,6 +378,13 @@ OPS: Tuple[OpDef, ...] = (
         "aten._to_copy.default",
         "dim_order_ops._to_dim_order_copy.default",
         schema_text="dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
+        dtypes=ANY_DTYPE,
+    ),
+    # ExecuTorch's clone (its programs write it; ours remove clones before lowering). No ATen target.
+    _op(
+        "dim_order_ops::_clone_dim_order",
+        schema_text="dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
         dtypes=ANY_DTYPE,
     ),

@@ -14,7 +14,7 @@ from mcu_export.passes.check_supported import check_supported
 from mcu_export.passes.decompose_hard_activations import decompose_hard_activations
 from mcu_export.passes.fold_batch_norm import fold_batch_norm, fold_linear_batch_norm
 from mcu_export.passes.fold_constants import fold_constants, fold_float_constants
-from mcu_export.passes.remove_noops import remove_noops
+from mcu_export.passes.remove_noops import remove_noops, remove_noops_keeping_layout
 from mcu_export.passes.scalars_to_tensors import scalars_to_tensors
 
 Pass = Callable[[ExportedProgram], None]
@@ -38,8 +38,9 @@ PASSES: List[Pass] = [
 # int8, before PT2E prepare: the graph the quantizer observes (linear kept whole). No hardswish
 # decomposition: the int8 lowering makes each hard activation one lookup table.
 PRE_QUANT_PASSES: List[Pass] = [
-    # First, as in the fp32 list: clones would hide conv -> BN.
-    remove_noops,
+    # First, as in the fp32 list: clones would hide conv -> BN. Calibration runs this graph in torch, so the
+    # clones that make a permuted value contiguous for the view after it stay.
+    remove_noops_keeping_layout,
     # Both BN folds before prepare: the folded weights are the tensors that get observed and quantized.
     fold_batch_norm,
     fold_linear_batch_norm,

@@ -23,7 +23,6 @@ from mcu_export.passes.source_location import source_location
 HINTS: Tuple[Tuple[str, str], ...] = (
     ("aten.leaky_relu", "not supported yet; relu or hardtanh are"),
     ("aten.elu", "not supported yet; relu or hardtanh are"),
-    ("aten.prelu", "not supported yet; relu or hardtanh are"),
     ("aten.gelu", "not supported yet; hardswish or relu are"),
     ("aten.silu", "not supported yet; hardswish is"),
     ("aten.upsample_", "not supported yet; a stride-1 conv on a repeated input, or avg_pool2d to go down, are"),
@@ -31,10 +30,6 @@ HINTS: Tuple[Tuple[str, str], ...] = (
     ("aten.native_layer_norm", "not supported yet; BatchNorm (folded into the conv or linear before it) is"),
     ("aten._log_softmax", "not supported yet; softmax is (take the log on the host)"),
     ("aten.adaptive_max_pool2d", "not supported yet; max_pool2d with a fixed kernel, or adaptive_avg_pool2d, are"),
-    ("aten.slice", "not supported yet; split the layer in two instead of slicing its output"),
-    ("aten.select", "not supported yet; a linear or conv that computes only the needed part is"),
-    ("aten.split", "not supported yet; two layers instead of one chunked output are"),
-    ("aten.abs", "not supported yet; relu(x) + relu(-x) is"),
 )
 
 
@@ -46,6 +41,38 @@ REFUSED_ARGUMENTS: Tuple[Tuple[str, Callable, str], ...] = (
         lambda node: len(node.args) > 6 and bool(node.args[6]),
         "operator aten.convolution with transposed=True (nn.ConvTranspose1d/2d) is not supported yet",
     ),
+)
+
+
+def _reads_a_dtype_not_in(*dtypes: torch.dtype) -> Callable:
+    """Refuses a call whose first argument is a tensor of another dtype (what the kernel reads)."""
+
+    def refused(node) -> bool:
+        val = node.args[0].meta.get("val") if node.args and isinstance(node.args[0], torch.fx.Node) else None
+        return isinstance(val, torch.Tensor) and val.dtype not in dtypes
+
+    return refused
+
+
+_INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool)
+
+# The element-wise kernels whose output dtype says nothing of the input's (abs of a complex tensor, a
+# comparison of float64 values): refused by the input's dtype.
+REFUSED_ARGUMENTS += tuple(
+    (
+        target,
+        _reads_a_dtype_not_in(torch.float32),
+        f"operator {target.rsplit('.', 1)[0]} on a tensor other than float32 is not supported",
+    )
+    for target in ("aten.abs.default", "aten.neg.default", "aten.sum.dim_IntList")
+) + tuple(
+    (
+        f"aten.{cmp}.{form}",
+        _reads_a_dtype_not_in(torch.float32, *_INTEGERS),
+        f"operator aten.{cmp} on a tensor other than float32, integer or bool is not supported",
+    )
+    for cmp in ("eq", "ne", "gt", "ge", "lt", "le")
+    for form in ("Scalar", "Tensor")
 )
 
 

@@ -4,6 +4,11 @@ clone/alias/detach/dropout(eval) return their input's values; `_to_copy` to the 
 `expand` to the same shape change nothing either. Our tensors are always contiguous, so a clone whose
 purpose is a memory format is a no-op too. Shape/metadata asserts have no users and no effect at run
 time. Each removed node's users read its input instead.
+
+`remove_noops_keeping_layout` is the variant for a graph that torch still runs (the int8 path's graph
+before PT2E prepare, which calibration runs eagerly): there a clone that makes a permuted (non-contiguous)
+value contiguous is what lets the `view` after it run, so it stays; the int8 lowering treats it as a copy
+that shares its input's quantization, and the list after convert removes it.
 """
 
 from __future__ import annotations
@@ -45,10 +50,20 @@ def _same_meta(a, b) -> bool:
     )
 
 
-def _is_noop(node) -> bool:
+def _makes_contiguous(node) -> bool:
+    """A clone/contiguous whose input is laid out otherwise than its output (e.g. after a permute)."""
+    before, after = _val(node.args[0]), _val(node)
+    return (
+        isinstance(before, torch.Tensor)
+        and isinstance(after, torch.Tensor)
+        and before.is_contiguous() != after.is_contiguous()
+    )
+
+
+def _is_noop(node, keep_layout: bool = False) -> bool:
     target = node.target
     if target in _IDENTITY:
-        return True
+        return not (keep_layout and _makes_contiguous(node))
     if target == aten.dropout.default:  # (input, p, train): eval-mode dropout passes its input through
         return not (node.args[2] if len(node.args) > 2 else node.kwargs.get("train", True))
     if target in (aten._to_copy.default, aten.expand.default, aten.expand_copy.default):
@@ -57,13 +72,21 @@ def _is_noop(node) -> bool:
 
 
 def remove_noops(ep: ExportedProgram) -> None:
+    _remove(ep, keep_layout=False)
+
+
+def remove_noops_keeping_layout(ep: ExportedProgram) -> None:
+    _remove(ep, keep_layout=True)
+
+
+def _remove(ep: ExportedProgram, keep_layout: bool) -> None:
     graph = ep.graph_module.graph
     for node in list(graph.nodes):
         if node.op != "call_function":
             continue
         if node.target in _ASSERTS and not node.users:
             graph.erase_node(node)
-        elif _is_noop(node):
+        elif _is_noop(node, keep_layout):
             node.replace_all_uses_with(node.args[0])
             graph.erase_node(node)
     finish(ep)

@@ -45,12 +45,21 @@ static mx_error check_arg(uint8_t kind, const mx_value *v) {
   return MX_OK;
 }
 
-/* The return repeats the outs args[first_out..nargs-1): the same tensor, or a list of exactly those. */
+/* The return repeats the outs args[first_out..nargs-1): the same tensor, or a list of exactly those; a
+ * single `Tensor(a!)[] out` (split_with_sizes_copy) is repeated as a list of the same tensors. */
 static bool ret_matches(uint32_t first_out, mx_value *const *args, uint32_t nargs) {
   const mx_value *ret = args[nargs - 1];
   const bool one = ret->tag == MX_TAG_TENSOR;
   mx_tensor *const *items = one ? &ret->u.t : ret->u.tensors.items;
   const uint32_t n = one ? 1u : ret->u.tensors.len;
+  const mx_value *first = args[first_out];
+  if (!one && nargs - 1u - first_out == 1u && first->tag == MX_TAG_TENSOR_LIST) {
+    if (n != first->u.tensors.len) return false;
+    for (uint32_t i = 0; i < n; i++) {
+      if (items[i] != first->u.tensors.items[i]) return false;
+    }
+    return true;
+  }
   if (n != nargs - 1u - first_out) return false;
   for (uint32_t i = 0; i < n; i++) {
     if (items[i] != args[first_out + i]->u.t) return false;

@@ -149,6 +149,8 @@ def inputs_for(model: nn.Module):
         return (torch.randn(4, generator=g),)
     if isinstance(model, TinyMobileNet):
         return (torch.randn(1, 3, 32, 32, generator=g),)
+    if isinstance(model, Slicing):
+        return (torch.randn(1, 4, 6, 6, generator=g), torch.randint(0, 10, (2, 3), generator=g))
     raise KeyError(type(model).__name__)
 
 
@@ -201,4 +203,39 @@ class TinyMobileNet(nn.Module):
         return self.head(F.adaptive_avg_pool2d(y, 1).flatten(1))
 
 
-ALL_MODELS = [SmallCnn, Mlp, PoolsAndShapes, Activations, Matmuls, LoneBatchNorm, DtypeCast, Passthrough, TinyMobileNet]
+class Slicing(nn.Module):
+    """slice (negative, stepped, past the end), select, chunk/split (getitem), expand, embedding, and the
+    where/comparison/logical ops of a masked-softmax guard, abs, neg, minimum, maximum, sum, full_like."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 6)
+
+    def forward(self, x, tokens):
+        a, b = torch.chunk(x, 2, dim=1)  # [1, 2, 6, 6] each
+        rows = a[:, :, 1:-1:2, -4:99]  # [1, 2, 2, 4]
+        last = b.select(2, -1)  # [1, 2, 6]
+        wide = last.unsqueeze(2).expand(1, 2, 3, 6)
+        e = self.embed(tokens).sum(dim=(0, 1), keepdim=True)  # [1, 1, 6]
+        mixed = torch.maximum(wide, e.unsqueeze(0)) - torch.minimum(-wide.abs(), rows.sum(dim=[1, 2, 3], keepdim=True))
+        keep = torch.logical_not(mixed <= 0.1)
+        guarded = torch.where(torch.logical_not(keep.any(dim=-1, keepdim=True)), torch.zeros_like(mixed), mixed)
+        compared = [
+            getattr(torch, c)(mixed, other) for c in ("eq", "ne", "gt", "ge", "lt", "le") for other in (0.5, wide)
+        ]
+        flags = torch.stack(compared).any(dim=0)
+        return guarded, flags, rows.sum(dim=[1, -1])
+
+
+ALL_MODELS = [
+    SmallCnn,
+    Mlp,
+    PoolsAndShapes,
+    Activations,
+    Matmuls,
+    LoneBatchNorm,
+    DtypeCast,
+    Passthrough,
+    TinyMobileNet,
+    Slicing,
+]

@@ -248,6 +248,15 @@ class Values:
         v.u.tensors.len = len(tensors)
         return v
 
+    def tensor_list_of(self, listed: MxValue) -> MxValue:
+        """A second TensorList naming the tensors another one names (the emitter's return of a list out)."""
+        n = listed.u.tensors.len
+        arr = self._hold((ctypes.POINTER(MxTensor) * max(n, 1))(*[listed.u.tensors.items[i] for i in range(n)]))
+        v = self._hold(MxValue(tag=TAG["TENSOR_LIST"]))
+        v.u.tensors.items = ctypes.cast(arr, ctypes.POINTER(ctypes.POINTER(MxTensor)))
+        v.u.tensors.len = n
+        return v
+
     def from_schema_type(self, type_str: str, x) -> MxValue:
         """One argument as the emitter would write it for a schema type (str(torch.Argument.type))."""
         if type_str.startswith("Optional["):
@@ -287,7 +296,12 @@ def schema_args(values: Values, schema: torch.FunctionSchema, kwargs: dict) -> L
         args.append(v)
         if a.alias_info is not None and a.alias_info.is_write:
             outs.append(v)
-    args.append(outs[0] if len(schema.returns) == 1 else values.tensor_list(outs))
+    if len(schema.returns) == 1:
+        args.append(outs[0])
+    elif len(outs) == 1 and outs[0].tag == TAG["TENSOR_LIST"]:  # `Tensor(a!)[] out`: the return lists its tensors
+        args.append(values.tensor_list_of(outs[0]))
+    else:
+        args.append(values.tensor_list(outs))
     return args
 
 

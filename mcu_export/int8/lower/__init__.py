@@ -41,7 +41,10 @@ RULES: Dict[object, Callable] = {
     aten.permute_copy.default: lay.lower_permute,
     aten.constant_pad_nd.default: lay.lower_pad,
     aten.cat.default: lay.lower_cat,
+    aten.split_with_sizes.default: lay.lower_split,
 }
+for _t in (aten.slice.Tensor, aten.select.int, aten.expand.default, aten.clone.default):
+    RULES[_t] = lay.lower_copy
 for _t in (
     aten.view.default,
     aten.view_copy.default,

@@ -1,4 +1,5 @@
-"""Pooling, views, permute, pad and cat on int8 values (their output shares the input's parameters).
+"""Pooling, views, permute, pad, cat and the copies (slice, select, split, expand, clone) on int8 values
+(their output shares the input's parameters).
 
 Pools read and write channels-last; views, cat and transposes work on contiguous data (what their
 logical shapes mean); pad is given its amounts in memory order, as ExecuTorch's pad kernel takes them.
@@ -6,6 +7,7 @@ logical shapes mean); pad is given its amounts in memory order, as ExecuTorch's 
 
 from __future__ import annotations
 
+import operator
 from typing import List, Tuple
 
 import torch
@@ -16,7 +18,8 @@ from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import CHANNELS_LAST, QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op, scratch_of
 from mcu_export.int8.lower.rules_common import Refusal, terminal
-from mcu_export.ops.table import BY_QUALIFIED
+from mcu_export.lower.args import bind_node
+from mcu_export.ops.table import BY_ATEN, BY_QUALIFIED
 
 aten = torch.ops.aten
 
@@ -149,13 +152,52 @@ def lower_view(lw, node: Node) -> None:
 def lower_permute(lw, node: Node) -> None:
     x = node.args[0]
     rank = len(lw.shape(x))
-    if rank > 4:
-        raise Refusal("transpose of more than 4 dimensions")
     qx, quantizers = _shared_input(lw, node, x, node)
     qx = lw.to_layout(qx, False)
     result = lw.new_tensor(torch.int8, lw.shape(node))
-    lw.call(cortex_m_op("transpose"), dict(input=T(qx.index), perm=[d % rank for d in node.args[1]]), [result])
+    perm = [d % rank for d in node.args[1]]
+    if rank > 4:  # CMSIS-NN's transpose stops at 4 dims; the portable one moves int8 bytes at any rank
+        lw.call(BY_QUALIFIED["aten::permute_copy.out"], dict(self=T(qx.index), dims=perm), [result])
+    else:
+        lw.call(cortex_m_op("transpose"), dict(input=T(qx.index), perm=perm), [result])
     lw.set_output(quantizers, QTensor(result, qx.scale, qx.zp, False), [node])
+
+
+def lower_copy(lw, node: Node) -> None:
+    """slice, select, expand, clone: the portable copy kernel (any dtype) on the int8 bytes, the output at
+    the input's parameters."""
+    qx, quantizers = _shared_input(lw, node, node.args[0], node)
+    qx = lw.to_layout(qx, False)
+    result = lw.new_tensor(torch.int8, lw.shape(node))
+    bound = bind_node(node)
+    bound["self"] = T(qx.index)
+    lw.call(BY_ATEN[str(node.target)], bound, [result])
+    lw.set_output(quantizers, QTensor(result, qx.scale, qx.zp, False), [node])
+
+
+def lower_split(lw, node: Node) -> None:
+    """split_with_sizes: one portable call writing every piece, each at the input's parameters."""
+    x, sizes = node.args[0], [int(s) for s in node.args[1]]
+    dim = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0)
+    qx = lw.qinput(x)
+    if qx is None:
+        raise Refusal("its input is not int8")
+    pieces = {u.args[1]: u for u in node.users if u.target == operator.getitem}
+    if not pieces:
+        raise Refusal("no piece of it is read")
+    quantizers = {}
+    for i, piece in pieces.items():
+        _, _, qs = terminal(piece, fuse=False)
+        if match.qparams(qs[0]) != qx.q:
+            raise Refusal("a piece's quantization differs from the input's")
+        quantizers[i] = qs
+    qx = lw.to_layout(qx, False)
+    outs = [lw.new_tensor(torch.int8, list(v.shape)) for v in node.meta["val"]]
+    lw.call(BY_QUALIFIED["aten::split_with_sizes_copy.out"], dict(self=T(qx.index), split_sizes=sizes, dim=dim), outs)
+    consumed = [node]  # the split itself, with the first piece
+    for i, qs in quantizers.items():
+        lw.set_output(qs, QTensor(outs[i], qx.scale, qx.zp, False), consumed + [pieces[i]])
+        consumed = []
 
 
 def lower_pad(lw, node: Node) -> None:

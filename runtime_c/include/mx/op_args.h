@@ -181,6 +181,213 @@ enum mx_op_arg {
   MX_ARG_aten_cat_ret = 3,
   MX_NARGS_aten_cat = 4,
 
+  /* aten::slice_copy.Tensor_out */
+  MX_ARG_aten_slice_copy_self = 0,
+  MX_ARG_aten_slice_copy_dim = 1,
+  MX_ARG_aten_slice_copy_start = 2,
+  MX_ARG_aten_slice_copy_end = 3,
+  MX_ARG_aten_slice_copy_step = 4,
+  MX_ARG_aten_slice_copy_out = 5,
+  MX_ARG_aten_slice_copy_ret = 6,
+  MX_NARGS_aten_slice_copy = 7,
+
+  /* aten::select_copy.int_out */
+  MX_ARG_aten_select_copy_self = 0,
+  MX_ARG_aten_select_copy_dim = 1,
+  MX_ARG_aten_select_copy_index = 2,
+  MX_ARG_aten_select_copy_out = 3,
+  MX_ARG_aten_select_copy_ret = 4,
+  MX_NARGS_aten_select_copy = 5,
+
+  /* aten::split_with_sizes_copy.out */
+  MX_ARG_aten_split_with_sizes_copy_self = 0,
+  MX_ARG_aten_split_with_sizes_copy_split_sizes = 1,
+  MX_ARG_aten_split_with_sizes_copy_dim = 2,
+  MX_ARG_aten_split_with_sizes_copy_out = 3,
+  MX_ARG_aten_split_with_sizes_copy_ret = 4,
+  MX_NARGS_aten_split_with_sizes_copy = 5,
+
+  /* aten::expand_copy.out */
+  MX_ARG_aten_expand_copy_self = 0,
+  MX_ARG_aten_expand_copy_size = 1,
+  MX_ARG_aten_expand_copy_implicit = 2,
+  MX_ARG_aten_expand_copy_out = 3,
+  MX_ARG_aten_expand_copy_ret = 4,
+  MX_NARGS_aten_expand_copy = 5,
+
+  /* aten::clone.out */
+  MX_ARG_aten_clone_self = 0,
+  MX_ARG_aten_clone_memory_format = 1,
+  MX_ARG_aten_clone_out = 2,
+  MX_ARG_aten_clone_ret = 3,
+  MX_NARGS_aten_clone = 4,
+
+  /* aten::full.out */
+  MX_ARG_aten_full_size = 0,
+  MX_ARG_aten_full_fill_value = 1,
+  MX_ARG_aten_full_out = 2,
+  MX_ARG_aten_full_ret = 3,
+  MX_NARGS_aten_full = 4,
+
+  /* aten::full_like.out */
+  MX_ARG_aten_full_like_self = 0,
+  MX_ARG_aten_full_like_fill_value = 1,
+  MX_ARG_aten_full_like_memory_format = 2,
+  MX_ARG_aten_full_like_out = 3,
+  MX_ARG_aten_full_like_ret = 4,
+  MX_NARGS_aten_full_like = 5,
+
+  /* aten::embedding.out */
+  MX_ARG_aten_embedding_weight = 0,
+  MX_ARG_aten_embedding_indices = 1,
+  MX_ARG_aten_embedding_padding_idx = 2,
+  MX_ARG_aten_embedding_scale_grad_by_freq = 3,
+  MX_ARG_aten_embedding_sparse = 4,
+  MX_ARG_aten_embedding_out = 5,
+  MX_ARG_aten_embedding_ret = 6,
+  MX_NARGS_aten_embedding = 7,
+
+  /* aten::where.self_out */
+  MX_ARG_aten_where_condition = 0,
+  MX_ARG_aten_where_self = 1,
+  MX_ARG_aten_where_other = 2,
+  MX_ARG_aten_where_out = 3,
+  MX_ARG_aten_where_ret = 4,
+  MX_NARGS_aten_where = 5,
+
+  /* aten::abs.out */
+  MX_ARG_aten_abs_self = 0,
+  MX_ARG_aten_abs_out = 1,
+  MX_ARG_aten_abs_ret = 2,
+  MX_NARGS_aten_abs = 3,
+
+  /* aten::neg.out */
+  MX_ARG_aten_neg_self = 0,
+  MX_ARG_aten_neg_out = 1,
+  MX_ARG_aten_neg_ret = 2,
+  MX_NARGS_aten_neg = 3,
+
+  /* aten::minimum.out */
+  MX_ARG_aten_minimum_self = 0,
+  MX_ARG_aten_minimum_other = 1,
+  MX_ARG_aten_minimum_out = 2,
+  MX_ARG_aten_minimum_ret = 3,
+  MX_NARGS_aten_minimum = 4,
+
+  /* aten::maximum.out */
+  MX_ARG_aten_maximum_self = 0,
+  MX_ARG_aten_maximum_other = 1,
+  MX_ARG_aten_maximum_out = 2,
+  MX_ARG_aten_maximum_ret = 3,
+  MX_NARGS_aten_maximum = 4,
+
+  /* aten::eq.Scalar_out */
+  MX_ARG_aten_eq_Scalar_self = 0,
+  MX_ARG_aten_eq_Scalar_other = 1,
+  MX_ARG_aten_eq_Scalar_out = 2,
+  MX_ARG_aten_eq_Scalar_ret = 3,
+  MX_NARGS_aten_eq_Scalar = 4,
+
+  /* aten::eq.Tensor_out */
+  MX_ARG_aten_eq_Tensor_self = 0,
+  MX_ARG_aten_eq_Tensor_other = 1,
+  MX_ARG_aten_eq_Tensor_out = 2,
+  MX_ARG_aten_eq_Tensor_ret = 3,
+  MX_NARGS_aten_eq_Tensor = 4,
+
+  /* aten::ne.Scalar_out */
+  MX_ARG_aten_ne_Scalar_self = 0,
+  MX_ARG_aten_ne_Scalar_other = 1,
+  MX_ARG_aten_ne_Scalar_out = 2,
+  MX_ARG_aten_ne_Scalar_ret = 3,
+  MX_NARGS_aten_ne_Scalar = 4,
+
+  /* aten::ne.Tensor_out */
+  MX_ARG_aten_ne_Tensor_self = 0,
+  MX_ARG_aten_ne_Tensor_other = 1,
+  MX_ARG_aten_ne_Tensor_out = 2,
+  MX_ARG_aten_ne_Tensor_ret = 3,
+  MX_NARGS_aten_ne_Tensor = 4,
+
+  /* aten::gt.Scalar_out */
+  MX_ARG_aten_gt_Scalar_self = 0,
+  MX_ARG_aten_gt_Scalar_other = 1,
+  MX_ARG_aten_gt_Scalar_out = 2,
+  MX_ARG_aten_gt_Scalar_ret = 3,
+  MX_NARGS_aten_gt_Scalar = 4,
+
+  /* aten::gt.Tensor_out */
+  MX_ARG_aten_gt_Tensor_self = 0,
+  MX_ARG_aten_gt_Tensor_other = 1,
+  MX_ARG_aten_gt_Tensor_out = 2,
+  MX_ARG_aten_gt_Tensor_ret = 3,
+  MX_NARGS_aten_gt_Tensor = 4,
+
+  /* aten::ge.Scalar_out */
+  MX_ARG_aten_ge_Scalar_self = 0,
+  MX_ARG_aten_ge_Scalar_other = 1,
+  MX_ARG_aten_ge_Scalar_out = 2,
+  MX_ARG_aten_ge_Scalar_ret = 3,
+  MX_NARGS_aten_ge_Scalar = 4,
+
+  /* aten::ge.Tensor_out */
+  MX_ARG_aten_ge_Tensor_self = 0,
+  MX_ARG_aten_ge_Tensor_other = 1,
+  MX_ARG_aten_ge_Tensor_out = 2,
+  MX_ARG_aten_ge_Tensor_ret = 3,
+  MX_NARGS_aten_ge_Tensor = 4,
+
+  /* aten::lt.Scalar_out */
+  MX_ARG_aten_lt_Scalar_self = 0,
+  MX_ARG_aten_lt_Scalar_other = 1,
+  MX_ARG_aten_lt_Scalar_out = 2,
+  MX_ARG_aten_lt_Scalar_ret = 3,
+  MX_NARGS_aten_lt_Scalar = 4,
+
+  /* aten::lt.Tensor_out */
+  MX_ARG_aten_lt_Tensor_self = 0,
+  MX_ARG_aten_lt_Tensor_other = 1,
+  MX_ARG_aten_lt_Tensor_out = 2,
+  MX_ARG_aten_lt_Tensor_ret = 3,
+  MX_NARGS_aten_lt_Tensor = 4,
+
+  /* aten::le.Scalar_out */
+  MX_ARG_aten_le_Scalar_self = 0,
+  MX_ARG_aten_le_Scalar_other = 1,
+  MX_ARG_aten_le_Scalar_out = 2,
+  MX_ARG_aten_le_Scalar_ret = 3,
+  MX_NARGS_aten_le_Scalar = 4,
+
+  /* aten::le.Tensor_out */
+  MX_ARG_aten_le_Tensor_self = 0,
+  MX_ARG_aten_le_Tensor_other = 1,
+  MX_ARG_aten_le_Tensor_out = 2,
+  MX_ARG_aten_le_Tensor_ret = 3,
+  MX_NARGS_aten_le_Tensor = 4,
+
+  /* aten::logical_not.out */
+  MX_ARG_aten_logical_not_self = 0,
+  MX_ARG_aten_logical_not_out = 1,
+  MX_ARG_aten_logical_not_ret = 2,
+  MX_NARGS_aten_logical_not = 3,
+
+  /* aten::any.out */
+  MX_ARG_aten_any_self = 0,
+  MX_ARG_aten_any_dim = 1,
+  MX_ARG_aten_any_keepdim = 2,
+  MX_ARG_aten_any_out = 3,
+  MX_ARG_aten_any_ret = 4,
+  MX_NARGS_aten_any = 5,
+
+  /* aten::sum.IntList_out */
+  MX_ARG_aten_sum_self = 0,
+  MX_ARG_aten_sum_dim = 1,
+  MX_ARG_aten_sum_keepdim = 2,
+  MX_ARG_aten_sum_dtype = 3,
+  MX_ARG_aten_sum_out = 4,
+  MX_ARG_aten_sum_ret = 5,
+  MX_NARGS_aten_sum = 6,
+
   /* aten::_softmax.out */
   MX_ARG_aten_softmax_self = 0,
   MX_ARG_aten_softmax_dim = 1,
@@ -218,6 +425,14 @@ enum mx_op_arg {
   MX_ARG_dim_order_ops_to_dim_order_copy_out = 3,
   MX_ARG_dim_order_ops_to_dim_order_copy_ret = 4,
   MX_NARGS_dim_order_ops_to_dim_order_copy = 5,
+
+  /* dim_order_ops::_clone_dim_order.out */
+  MX_ARG_dim_order_ops_clone_dim_order_self = 0,
+  MX_ARG_dim_order_ops_clone_dim_order_non_blocking = 1,
+  MX_ARG_dim_order_ops_clone_dim_order_dim_order = 2,
+  MX_ARG_dim_order_ops_clone_dim_order_out = 3,
+  MX_ARG_dim_order_ops_clone_dim_order_ret = 4,
+  MX_NARGS_dim_order_ops_clone_dim_order = 5,
 
   /* cortex_m::quantize_per_tensor.out */
   MX_ARG_cortex_m_quantize_per_tensor_input = 0,

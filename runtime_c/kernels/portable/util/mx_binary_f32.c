@@ -12,6 +12,10 @@ _Static_assert(MX_ARG_aten_sub_self == MX_ARG_aten_add_self && MX_ARG_aten_sub_o
 _Static_assert(MX_ARG_aten_div_self == MX_ARG_aten_mul_self && MX_ARG_aten_div_other == MX_ARG_aten_mul_other &&
                    MX_ARG_aten_div_out == MX_ARG_aten_mul_out,
                "div's arguments sit where mul's do");
+_Static_assert(MX_ARG_aten_minimum_self == MX_ARG_aten_mul_self && MX_ARG_aten_minimum_other == MX_ARG_aten_mul_other &&
+                   MX_ARG_aten_minimum_out == MX_ARG_aten_mul_out && MX_ARG_aten_maximum_self == MX_ARG_aten_mul_self &&
+                   MX_ARG_aten_maximum_other == MX_ARG_aten_mul_other && MX_ARG_aten_maximum_out == MX_ARG_aten_mul_out,
+               "minimum's and maximum's arguments sit where mul's do");
 _Static_assert(MX_ARG_aten_add_self == MX_ARG_aten_mul_self && MX_ARG_aten_add_other == MX_ARG_aten_mul_other,
                "add's and mul's operands sit alike");
 
@@ -52,6 +56,14 @@ static const float *operand(const mx_tensor *t, float *scalar) {
   return scalar;
 }
 
+/* torch.minimum/maximum: a NaN in either operand is the result. */
+static inline float pick(float a, float b, bool larger) {
+  if (a != a || b != b) {
+    return a != a ? a : b;
+  }
+  return (larger ? a > b : a < b) ? a : b;
+}
+
 static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const float *b, uint32_t sb, float *o,
                 uint32_t n) {
   switch (op) {
@@ -66,6 +78,12 @@ static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const flo
       break;
     case MX_BINOP_DIV:
       for (uint32_t i = 0; i < n; ++i) o[i] = a[i * sa] / b[i * sb];
+      break;
+    case MX_BINOP_MIN:
+      for (uint32_t i = 0; i < n; ++i) o[i] = pick(a[i * sa], b[i * sb], false);
+      break;
+    case MX_BINOP_MAX:
+      for (uint32_t i = 0; i < n; ++i) o[i] = pick(a[i * sa], b[i * sb], true);
       break;
   }
 }
