@@ -16,6 +16,7 @@ from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
+from mcu_export.int8.lower import rules_lut, rules_matmul, rules_norm
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
@@ -60,6 +61,12 @@ for _t in (
     *FUSABLE_ACTIVATIONS,
 ):
     RULES[_t] = ew.lower_lut
+
+
+RULES.update(rules_lut.RULES)  # more tables; sigmoid also takes silu's `x * sigmoid(x)`
+RULES[aten.bmm.default] = rules_matmul.lower_batch_matmul
+RULES[aten.mm.default] = rules_matmul.lower_batch_matmul
+RULES[aten.native_layer_norm.default] = rules_norm.lower_layer_norm
 
 
 def int8_backends(board: Optional[Board] = None, npu: Optional[NpuChoice] = None, progress=None) -> list:
