@@ -157,6 +157,8 @@ class CmsisNNQuantizer(Quantizer):
         # Producers with a foldable activation first, so that they claim their relu before the
         # generic relu rule sees it.
         for node in nodes:
+            if _annotated(node):
+                continue
             if node.target in CONV | LINEAR:
                 self._weighted(node)
             elif node.target in ADD | MUL:
