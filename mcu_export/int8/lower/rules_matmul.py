@@ -2,11 +2,13 @@
 
 arm_batch_matmul_s8 reads the right-hand matrix transposed (rows of the shared dim K), so the rule
 emits a transpose of it first, unless the right-hand side is itself the transpose of an int8 value that
-this backend made (k.transpose(-2, -1)): then that value, already [.., N, K], is read directly."""
+this backend made (k.transpose(-2, -1)): then that value, already [.., N, K], is read directly, and the
+transpose made for the permute, if nothing else reads it, is dropped when the backend finishes."""
 
 from __future__ import annotations
 
-from typing import Optional
+from collections import Counter
+from typing import List, Optional
 
 import torch
 from torch.fx import Node
@@ -14,8 +16,10 @@ from torch.fx import Node
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op, scratch_of
+from mcu_export.int8.lower.fold_views import _named
 from mcu_export.int8.lower.rules_common import Refusal, terminal
 from mcu_export.int8.reference.batch_matmul import batch_matmul_params
+from mcu_export.pte import program as pte
 
 aten = torch.ops.aten
 fc_scratch = scratch_of("quantized_batch_matmul")
@@ -79,3 +83,26 @@ def lower_batch_matmul(lw, node: Node) -> None:
         [result],
     )
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, False), [node])
+
+
+def _read_by(instruction) -> List[int]:
+    if isinstance(instruction, pte.MoveCall):
+        return [instruction.move_from]
+    return list(getattr(instruction, "args", []))
+
+
+def unread_transposes(instructions: List[pte.Instruction], operators: List[pte.Operator], values: list, outputs) -> List[int]:
+    """Indices of cortex_m::transpose calls whose result nothing reads (a kᵀ that the batch matmul read
+    untransposed instead), for the backend's finish to remove; their out tensors become Null (no arena)."""
+    name = [f"{op.name}.{op.overload}" for op in operators]
+    # every instruction that names values (kernel and delegate calls, moves) counts as a reader
+    uses = Counter(a for i in instructions for a in _named(values, _read_by(i)))
+    removed = []
+    for step, call in enumerate(instructions):
+        if not isinstance(call, pte.KernelCall) or name[call.op_index] != "cortex_m::transpose.out":
+            continue
+        dst = call.args[-1]
+        if dst not in outputs and uses[dst] == 2:  # its own out and return only
+            values[dst] = pte.Null()
+            removed.append(step)
+    return removed
