@@ -68,7 +68,12 @@ def test_kernel_matches_reference(run, lead, tail, in_scale, out_scale, eps, out
         x[...] = x.reshape(-1)[0]
     p = _params(rng, int(np.prod(tail)), in_scale, out_scale, eps)
     want = quantized_layer_norm(
-        x, p["weight"], p["bias"], epsilon=p["epsilon"], output_zero_point=out_zp, multiplier=p["multiplier"],
+        x,
+        p["weight"],
+        p["bias"],
+        epsilon=p["epsilon"],
+        output_zero_point=out_zp,
+        multiplier=p["multiplier"],
         shift=p["shift"],
     )
     np.testing.assert_array_equal(run(_program(x, p, out_zp), [x]), want)
@@ -91,7 +96,12 @@ def test_reference_tracks_float_layer_norm(n, in_scale):
     gamma, beta = rng.normal(1, 0.3, n), rng.normal(0, 0.3, n)
     p = layer_norm_params(gamma, beta, n, 1e-5, in_scale, out_scale)
     got = quantized_layer_norm(
-        x, p["weight"], p["bias"], epsilon=p["epsilon"], output_zero_point=out_zp, multiplier=p["multiplier"],
+        x,
+        p["weight"],
+        p["bias"],
+        epsilon=p["epsilon"],
+        output_zero_point=out_zp,
+        multiplier=p["multiplier"],
         shift=p["shift"],
     )
     real = torch.nn.functional.layer_norm(

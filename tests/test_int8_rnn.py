@@ -113,6 +113,8 @@ def test_torch_rnn_moves_keep_their_input_quantization(kind):
         assert {match.qparams(u) for u in users} == {match.qparams(source)}, node.name
         checked += 1
     assert checked >= 6
-    floats = [n for n in graph.nodes if n.op == "call_function" and n.target in (aten.sigmoid.default, aten.tanh.default)]
+    floats = [
+        n for n in graph.nodes if n.op == "call_function" and n.target in (aten.sigmoid.default, aten.tanh.default)
+    ]
     for node in floats:  # every gate activation reads int8 and is quantized after: a table each
         assert match.is_dq(node.args[0]) and all(match.is_q(u) for u in node.users), node.name

@@ -13,8 +13,8 @@ from mcu_export.int8.arith import requantize
 from mcu_export.int8.reference.batch_matmul import arm_batch_matmul_s8
 from mcu_export.int8.reference.convolution import arm_convolve_s8
 from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
-from mcu_export.int8.reference.layer_norm import quantized_layer_norm as layer_norm_reference
 from mcu_export.int8.reference.elementwise import ADD_LEFT_SHIFT, arm_elementwise_add_s8, arm_elementwise_mul_s8
+from mcu_export.int8.reference.layer_norm import quantized_layer_norm as layer_norm_reference
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8
 from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.pooling import arm_avgpool_s8, arm_max_pool_s8

@@ -29,7 +29,7 @@ def _transposed_source(lw, b: Node, rank: int) -> Optional[QTensor]:
     """The int8 value whose last two dims `b` swaps, when b dequantizes a permute of it that shares its
     quantization (the permute's own output then needs no second transpose)."""
     q = b.args[0] if match.is_dq(b) else None
-    perm_node = q.args[0] if match.is_q(q) else None
+    perm_node = q.args[0] if isinstance(q, Node) and match.is_q(q) else None
     if not (isinstance(perm_node, Node) and perm_node.target in (aten.permute.default, aten.permute_copy.default)):
         return None
     swap = list(range(rank - 2)) + [rank - 1, rank - 2]
@@ -91,7 +91,9 @@ def _read_by(instruction) -> List[int]:
     return list(getattr(instruction, "args", []))
 
 
-def unread_transposes(instructions: List[pte.Instruction], operators: List[pte.Operator], values: list, outputs) -> List[int]:
+def unread_transposes(
+    instructions: List[pte.Instruction], operators: List[pte.Operator], values: list, outputs
+) -> List[int]:
     """Indices of cortex_m::transpose calls whose result nothing reads (a kᵀ that the batch matmul read
     untransposed instead), for the backend's finish to remove; their out tensors become Null (no arena)."""
     name = [f"{op.name}.{op.overload}" for op in operators]

@@ -19,7 +19,7 @@ epsilon >= 2^31, which keeps V * 2^16 within int64 (V <= 255^2 N^2 + 2^31)."""
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -32,7 +32,7 @@ NORM_BITS = 8  # n_i is Q8
 
 def layer_norm_params(
     gamma: Optional[np.ndarray], beta: Optional[np.ndarray], n: int, eps: float, in_scale: float, out_scale: float
-) -> Dict[str, object]:
+) -> Dict[str, Any]:
     """The kernel's constants for a LayerNorm of `n` values: int16 weight, int32 bias, epsilon, multiplier, shift."""
     g = np.ones(n, np.float64) if gamma is None else np.asarray(gamma, np.float64).reshape(-1)
     bt = np.zeros(n, np.float64) if beta is None else np.asarray(beta, np.float64).reshape(-1)
