@@ -5,6 +5,7 @@
 - single-input float functions (gelu, leaky_relu, elu, ...): input and output (one lookup table each).
 - silu as torch.export writes it, `x * sigmoid(x)`: x and the product only, so that the pair becomes one
   table (nothing is observed between sigmoid and mul).
+- embedding: the weight table (per tensor) and rows gathered from it, which share its parameters.
 - slice, select, split_with_sizes (and its getitems), expand: outputs share their input's parameters,
   so GRU/LSTM cells, which torch.export unrolls into them, stay int8 between their linear layers.
 """
@@ -44,6 +45,7 @@ SHARED_MOVES = {
     aten.expand.default,
     aten.expand_copy.default,
 }
+EMBEDDING = {aten.embedding.default}
 SPLIT = {aten.split_with_sizes.default, aten.split.Tensor, aten.split_with_sizes_copy.default}
 
 
@@ -81,6 +83,8 @@ def annotate(quantizer, nodes: Iterable[Node], annotated, mark) -> None:
         elif node.target in LAYER_NORM:
             _layer_norm(node, act, mark)
         elif node.target in SHARED_MOVES:
+            mark(node, {node.args[0]: act}, SharedQuantizationSpec((node.args[0], node)))
+        elif node.target in EMBEDDING:
             mark(node, {node.args[0]: act}, SharedQuantizationSpec((node.args[0], node)))
         elif node.target in SPLIT:
             shared = SharedQuantizationSpec((node.args[0], node))
