@@ -15,8 +15,8 @@ from torch.export import ExportedProgram
 from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
-from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm
+from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
