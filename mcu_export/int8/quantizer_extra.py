@@ -25,6 +25,8 @@ MATMUL = {aten.bmm.default, aten.mm.default, aten.matmul.default}
 LAYER_NORM = {aten.native_layer_norm.default, aten.layer_norm.default}
 # Functions of one float tensor (plus constant scalars) that a 256-entry table computes exactly as the
 # fake-quantized graph does: the lowering evaluates the node's own target on the 256 dequantized values.
+# The composite ones (silu, selu, celu, softplus, mish) stay whole in the int8 capture
+# (int8/prepare.py: KEPT_WHOLE_FOR_TABLES), which would otherwise decompose them into several ops.
 FLOAT_LUT_FUNCTIONS = {
     aten.gelu.default,
     aten.leaky_relu.default,
@@ -34,9 +36,13 @@ FLOAT_LUT_FUNCTIONS = {
     aten.silu.default,
     aten.silu_.default,
     aten.selu.default,
+    aten.celu.default,
+    aten.softplus.default,
+    aten.mish.default,
     aten.exp.default,
     aten.erf.default,
 }
+KEPT_WHOLE_FOR_TABLES = ("aten.silu", "aten.selu", "aten.celu", "aten.softplus", "aten.mish")
 SHARED_MOVES = {
     aten.slice.Tensor,
     aten.slice_copy.Tensor,
