@@ -1,5 +1,5 @@
-"""Recurrent cells in int8. A GRU cell written by hand (Linear layers, sigmoid, tanh, mul, add, `1 - z`),
-unrolled over time steps, lowers to int8 kernels only, bit-exact on the host C runtime and close to fp32
+"""Recurrent cells in int8. GRU and LSTM cells written by hand (Linear layers, sigmoid, tanh, mul, add,
+`1 - z`) lower to int8 kernels only, bit-exact on the host C runtime and close to fp32
 torch. nn.GRU / nn.LSTM as torch.export unrolls them (slice, split_with_sizes, select between the linear
 layers) are annotated so that those moves keep their input's int8 parameters: once int8 kernels for the
 moves exist, the whole cell stays int8 (here: checked on the converted PT2E graph)."""
@@ -47,32 +47,51 @@ class HandGRU(nn.Module):
         return self.fc(h)
 
 
+class HandLSTM(nn.Module):
+    """One LSTM step from a state (h, c) that Linear layers make from the input, a Linear layer per gate."""
+
+    def __init__(self, inputs=10, hidden=16):
+        super().__init__()
+        self.h0, self.c0 = nn.Linear(inputs, hidden), nn.Linear(inputs, hidden)
+        self.gx = nn.ModuleList(nn.Linear(inputs, hidden) for _ in range(4))
+        self.gh = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(4))
+        self.fc = nn.Linear(hidden, 4)
+
+    def forward(self, x):
+        h, c = torch.tanh(self.h0(x)), torch.tanh(self.c0(x))
+        i, f, g, o = (self.gx[k](x) + self.gh[k](h) for k in range(4))
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        return self.fc(torch.sigmoid(o) * torch.tanh(c))
+
+
 SHAPE = (2, 10)
+CELLS = {"gru": (lambda: HandGRU(steps=1), 3), "lstm": (HandLSTM, 7)}  # tables: GRU 2 sigmoid + tanh; LSTM 3 + 4
 
 
-@pytest.fixture(scope="module")
-def lowered():
+@pytest.fixture(scope="module", params=sorted(CELLS))
+def lowered(request):
+    make, tables = CELLS[request.param]
     torch.manual_seed(2)
-    model = HandGRU(steps=1).eval()
+    model = make().eval()
     program, quantized = M.lower(model, SHAPE)
-    return model, program, quantized
+    return model, program, quantized, tables
 
 
-def test_hand_gru_cell_is_int8_throughout(lowered):
-    _model, program, _q = lowered
+def test_hand_cell_is_int8_throughout(lowered):
+    _model, program, _q, tables = lowered
     ops = M.ops(program)
-    assert ops.count("cortex_m::quantized_activation.out") == 3  # two sigmoids, one tanh (h0 is folded)
+    assert ops.count("cortex_m::quantized_activation.out") == tables  # sigmoid/tanh (GRU's h0 is folded)
     assert not any(op.startswith("aten::") for op in ops), ops
 
 
-def test_hand_gru_cell_close_to_float(lowered):
-    model, program, quantized = lowered
+def test_hand_cell_close_to_float(lowered):
+    model, program, quantized, _tables = lowered
     M.check_against_torch(model, program, quantized, SHAPE)
 
 
 @needs_c
-def test_hand_gru_cell_host_equals_reference(lowered):
-    _model, program, _q = lowered
+def test_hand_cell_host_equals_reference(lowered):
+    _model, program, _q, _tables = lowered
     M.check_host_bit_exact(program, SHAPE)
 
 
