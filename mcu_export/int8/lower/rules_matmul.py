@@ -50,6 +50,8 @@ def lower_batch_matmul(lw, node: Node) -> None:
     rank = len(shape_a)
     if rank not in (2, 3) or len(shape_b) != rank or (rank == 3 and shape_a[0] != shape_b[0]):
         raise Refusal("operands are not two matrices or two equal batches of them")
+    if shape_a[-1] * 255 * 255 >= 1 << 31:  # each product of offset operands is at most 255 * 255
+        raise Refusal(f"an inner dimension of {shape_a[-1]} could overflow the int32 accumulator")
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])
     qa = lw.to_layout(qa, False)
