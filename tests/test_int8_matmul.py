@@ -147,3 +147,31 @@ def test_export_with_fallback_false():
     calib = M.data((2, 6, 16), 4, 1)
     art = export(Attention().eval(), calib[0], quantize="int8", calibrate=lambda: iter(calib), fallback=False)
     assert art.report["int8"]["fallbacks"] == []
+
+
+def test_qat_attention_scores_are_int8_throughout():
+    """QAT's training IR writes kᵀ as aten.transpose.int and keeps layer_norm whole: all annotated. (torch.matmul
+    stays whole there too, and its core-ATen views around bmm are not int8 yet: a fallback.)"""
+    from mcu_export.api import export_qat
+    from mcu_export.int8.prepare import prepare_qat
+
+    class Scores(nn.Module):
+        def __init__(self, d=16):
+            super().__init__()
+            self.ln, self.q, self.k, self.o = nn.LayerNorm(d), nn.Linear(d, d), nn.Linear(d, d), nn.Linear(6, 4)
+
+        def forward(self, x):
+            h = self.ln(x)
+            return self.o(torch.nn.functional.gelu(torch.bmm(self.q(h), self.k(h).transpose(1, 2))))
+
+    torch.manual_seed(4)
+    model = Scores().eval()
+    calib = M.data((2, 6, 16), 8, 1)
+    prepared = prepare_qat(model, calib[0])
+    for (x,) in calib:
+        prepared(x)
+    art = export_qat(prepared, calib[0])
+    assert art.report["int8"]["fallbacks"] == []
+    ops = M.ops(art.program)
+    assert {"cortex_m::quantized_batch_matmul.out", "cortex_m::quantized_layer_norm.out"} <= set(ops)
+    assert M.cosine(art.run(calib[1][0])[0], model(calib[1][0]).detach().numpy()) >= 0.95

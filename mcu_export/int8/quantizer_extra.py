@@ -50,6 +50,8 @@ SHARED_MOVES = {
     aten.select_copy.int,
     aten.expand.default,
     aten.expand_copy.default,
+    aten.transpose.int,  # the training IR's (QAT) kᵀ; core ATen writes a permute, shared already
+    aten.t.default,
 }
 EMBEDDING = {aten.embedding.default}
 SPLIT = {aten.split_with_sizes.default, aten.split.Tensor, aten.split_with_sizes_copy.default}
