@@ -1,6 +1,6 @@
 """Annotations CmsisNNQuantizer adds for attention, LayerNorm, table-lookup activations and recurrent cells.
 
-- bmm / mm / matmul of two float activations: both operands and the output (one int8 batch matmul).
+- bmm / mm of two float activations: both operands and the output (one int8 batch matmul).
 - LayerNorm: its input and its normalized output (mean and rstd stay unobserved).
 - single-input float functions (gelu, leaky_relu, elu, ...): input and output (one lookup table each).
 - silu as torch.export writes it, `x * sigmoid(x)`: x and the product only, so that the pair becomes one
@@ -21,7 +21,7 @@ from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
 aten = torch.ops.aten
 
-MATMUL = {aten.bmm.default, aten.mm.default, aten.matmul.default}
+MATMUL = {aten.bmm.default, aten.mm.default}  # not aten.matmul (QAT): its core-ATen views around bmm are float
 LAYER_NORM = {aten.native_layer_norm.default, aten.layer_norm.default}
 # Functions of one float tensor (plus constant scalars) that a 256-entry table computes exactly as the
 # fake-quantized graph does: the lowering evaluates the node's own target on the 256 dequantized values.
