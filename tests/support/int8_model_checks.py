@@ -23,7 +23,7 @@ def lower(model: torch.nn.Module, shape: Sequence[int], calib_batches: int = 16)
     """(program, quantized) of `model` in int8, calibrated on random batches; every op on an int8 kernel."""
     calib = data(shape, calib_batches, 1)
     program, info, _plan, quantized = to_int8_program(model.eval(), calib[0], calibrate=calib)
-    assert info.fallbacks == [], [(f.op, f.reason) for f in info.fallbacks]
+    assert info.fallbacks == [], info.fallbacks
     return program, quantized
 
 
