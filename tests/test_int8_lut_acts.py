@@ -1,5 +1,5 @@
 """Table-lookup activations beyond sigmoid/tanh/hardswish (gelu erf and tanh, silu as torch.export writes it,
-leaky_relu, elu, selu, celu, softplus, mish, exp): each becomes one cortex_m::quantized_activation with no fp32
+leaky_relu, elu, selu, celu, softplus, mish, exp, abs, neg): each becomes one cortex_m::quantized_activation with no fp32
 fallback, equal to the fake-quantized graph within one output step, close to fp32 torch, and the host C
 runtime equals the reference interpreter bit for bit."""
 
@@ -30,6 +30,8 @@ ACTIVATIONS = {
     "celu": lambda x: F.celu(x, 0.5),
     "softplus": F.softplus,
     "mish": F.mish,
+    "abs": torch.abs,
+    "neg": torch.neg,
 }
 
 

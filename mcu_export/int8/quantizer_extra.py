@@ -41,6 +41,8 @@ FLOAT_LUT_FUNCTIONS = {
     aten.mish.default,
     aten.exp.default,
     aten.erf.default,
+    aten.abs.default,
+    aten.neg.default,
 }
 KEPT_WHOLE_FOR_TABLES = ("aten.silu", "aten.selu", "aten.celu", "aten.softplus", "aten.mish")
 SHARED_MOVES = {
