@@ -22,15 +22,18 @@ from mcu_export.int8.reference.lut import build_lut
 aten = torch.ops.aten
 
 
+_OUT_OF_PLACE = {
+    aten.leaky_relu_.default: aten.leaky_relu.default,
+    aten.elu_.default: aten.elu.default,
+    aten.silu_.default: aten.silu.default,
+}
+
+
 def _torch_function(node: Node) -> Callable[[np.ndarray], np.ndarray]:
     for arg in list(node.args[1:]) + list(node.kwargs.values()):
         if isinstance(arg, Node):
             raise Refusal("an argument other than the input is not a constant")
-    target = {aten.leaky_relu_.default: aten.leaky_relu.default, aten.elu_.default: aten.elu.default}.get(
-        node.target, node.target
-    )
-    if target == aten.silu_.default:
-        target = aten.silu.default
+    target = _OUT_OF_PLACE.get(node.target, node.target)
 
     def fn(x: np.ndarray) -> np.ndarray:
         return target(torch.from_numpy(x), *node.args[1:], **node.kwargs).numpy()
