@@ -6,11 +6,13 @@ Per row of N int8 values x (the normalized dims flattened), with int16 weights w
     d_i   = N * x_i - sum                               (int32: N * (x_i - mean), exact; the zero point cancels)
     V     = floor(sum_i d_i^2 / N) + epsilon            (int64; epsilon = round(eps * N^2 / in_scale^2))
     R     = isqrt(V * 2^16)                             (floor of the square root: sqrt(V) in Q8)
-    n_i   = round_half_away(d_i * 2^16 / R), 0 if R = 0 (the normalized value (x_i - mean) / std in Q8)
+    inv   = floor(2^46 / R), 0 if R = 0                 (one division per row)
+    n_i   = round_half_away(d_i * inv / 2^30)           (the normalized value (x_i - mean) / std in Q8)
     acc_i = sat_int32(n_i * w_i + b_i)
     out_i = clamp(requantize(acc_i, multiplier, shift) + output_zero_point, -128, 127)
 
-since (x_i - mean) / sqrt(var + eps / in_scale^2) = d_i / sqrt(sum d^2 / N + eps N^2 / in_scale^2). The
+since (x_i - mean) / sqrt(var + eps / in_scale^2) = d_i / sqrt(sum d^2 / N + eps N^2 / in_scale^2), and
+d_i * 2^16 / R = d_i * (2^46 / R) / 2^30, where |d_i| <= sqrt(N (V + 1)) keeps |d_i * inv| below 2^46. The
 exporter quantizes gamma symmetrically to int16 (w_i = round(gamma_i / w_scale), w_scale = max|gamma| /
 32767), beta at the product's scale (b_i = round(beta_i * 2^8 / w_scale)), and (multiplier, shift) is
 quantize_multiplier(w_scale / (2^8 * out_scale)); see `layer_norm_params`. The kernel refuses N > 2^14 and
@@ -28,6 +30,7 @@ from mcu_export.int8.arith import INT32_MAX, INT32_MIN, quantize_multiplier, req
 MAX_NORMALIZED = 1 << 14
 MAX_EPSILON = (1 << 31) - 1  # the op table's "nonnegative" range, checked by the loader
 NORM_BITS = 8  # n_i is Q8
+INV_BITS = 46  # inv = 2^46 / R
 
 
 def layer_norm_params(
@@ -45,8 +48,8 @@ def layer_norm_params(
     return dict(weight=weight, bias=bias, epsilon=epsilon, multiplier=multiplier, shift=shift)
 
 
-def _round_half_away_div(num: np.ndarray, den: int) -> np.ndarray:
-    mag = (np.abs(num) * 2 + den) // (2 * den)
+def _round_half_away_shift(num: np.ndarray, bits: int) -> np.ndarray:
+    mag = (np.abs(num) + (1 << (bits - 1))) >> bits
     return np.where(num < 0, -mag, mag)
 
 
@@ -72,7 +75,8 @@ def quantized_layer_norm(
     out = np.empty_like(rows)
     for r in range(rows.shape[0]):
         root = math.isqrt(int(v[r]) << (2 * NORM_BITS))
-        norm = _round_half_away_div(d[r] << (2 * NORM_BITS), root) if root > 0 else np.zeros(n, np.int64)
+        inv = (1 << INV_BITS) // root if root > 0 else 0
+        norm = _round_half_away_shift(d[r] * inv, INV_BITS - 2 * NORM_BITS)
         acc = np.clip(norm * w + b, INT32_MIN, INT32_MAX)
         out[r] = requantize(acc, multiplier, shift) + output_zero_point
     return np.clip(out, -128, 127).astype(np.int8).reshape(x.shape)

@@ -1,7 +1,8 @@
 /* cortex_m::quantized_layer_norm.out: LayerNorm over the trailing dims of an int8 tensor in integers only.
  * CMSIS-NN has no LayerNorm; the arithmetic is ours, written down (and held bit-exact by the tests) in
  * mcu_export/int8/reference/layer_norm.py: int32 sum, exact N * (x - mean), int64 sum of squares, an
- * integer square root, a Q8 normalized value, then int16 weight, int32 bias and one requantization.
+ * integer square root and one reciprocal per row, a Q8 normalized value, then int16 weight, int32 bias and one
+ * requantization.
  * weight int16 and bias int32 hold N values each, N the product of the input's trailing dims. */
 #include "arm_nnsupportfunctions.h"
 #include "util/mx_cm_args.h"
@@ -9,6 +10,7 @@
 #define A(name) MX_ARG_cortex_m_quantized_layer_norm_##name
 #define MX_CM_LN_MAX_N 16384 /* keeps V * 2^16 in int64 (reference: MAX_NORMALIZED) */
 #define MX_CM_LN_NORM_BITS 8
+#define MX_CM_LN_INV_BITS 46
 
 mx_arg_error mx_k_cortex_m_quantized_layer_norm_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
@@ -74,13 +76,13 @@ mx_error mx_k_cortex_m_quantized_layer_norm_out(mx_kernel_ctx *ctx, mx_value *co
     }
     const uint64_t v = (uint64_t)(squares / n + epsilon);
     const int64_t root = (int64_t)isqrt_u64(v << (2 * MX_CM_LN_NORM_BITS));
+    /* one division per row: |d * inv| < 2^46 (reference docstring), so the product needs no more than int64 */
+    const int64_t inv = root > 0 ? ((int64_t)1 << MX_CM_LN_INV_BITS) / root : 0;
+    const int32_t drop = MX_CM_LN_INV_BITS - 2 * MX_CM_LN_NORM_BITS;
     for (int32_t i = 0; i < n; ++i) {
-      int64_t norm = 0;
-      if (root > 0) {
-        const int64_t num = ((int64_t)n * x[i] - sum) * ((int64_t)1 << (2 * MX_CM_LN_NORM_BITS));
-        const int64_t mag = ((num < 0 ? -num : num) * 2 + root) / (2 * root);
-        norm = num < 0 ? -mag : mag;
-      }
+      const int64_t num = ((int64_t)n * x[i] - sum) * inv;
+      const int64_t mag = ((num < 0 ? -num : num) + ((int64_t)1 << (drop - 1))) >> drop;
+      const int64_t norm = num < 0 ? -mag : mag;
       const int32_t acc = sat_i32(norm * weight[i] + bias[i]);
       int32_t out = arm_nn_requantize(acc, mult, shift) + out_zp;
       y[i] = (int8_t)(out < INT8_MIN ? INT8_MIN : out > INT8_MAX ? INT8_MAX : out);
