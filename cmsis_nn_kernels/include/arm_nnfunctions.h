@@ -148,6 +148,19 @@ arm_cmsis_nn_status arm_vector_sum_s8(int32_t *vector_sum_buf,
                                       int32_t rhs_offset,
                                       const int32_t *bias_data);
 
+/* Batch matmul: lhs [n, h, w, c] x rhs [n, h, w', c]^T -> [n, h, w, w'] (a batch dim of 1 broadcasts),
+ * per-tensor requantization, offsets in bmm_params->fc_params (filter_offset is the rhs offset). On MVE
+ * ctx->buf holds arm_fully_connected_s8_get_buffer_size(output_dims) bytes of kernel sums. */
+arm_cmsis_nn_status arm_batch_matmul_s8(const cmsis_nn_context *ctx,
+                                        const cmsis_nn_bmm_params *bmm_params,
+                                        const cmsis_nn_per_tensor_quant_params *quant_params,
+                                        const cmsis_nn_dims *input_lhs_dims,
+                                        const int8_t *input_lhs,
+                                        const cmsis_nn_dims *input_rhs_dims,
+                                        const int8_t *input_rhs,
+                                        const cmsis_nn_dims *output_dims,
+                                        int8_t *output);
+
 #undef ARM_NN_CONV_ARGS
 #undef ARM_NN_DW_CONV_ARGS
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from mcu_export.int8.arith import requantize
+from mcu_export.int8.reference.batch_matmul import arm_batch_matmul_s8
 from mcu_export.int8.reference.convolution import arm_convolve_s8
 from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
 from mcu_export.int8.reference.elementwise import ADD_LEFT_SHIFT, arm_elementwise_add_s8, arm_elementwise_mul_s8
+from mcu_export.int8.reference.layer_norm import quantized_layer_norm as layer_norm_reference
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8
 from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.pooling import arm_avgpool_s8, arm_max_pool_s8
@@ -165,3 +167,27 @@ def quantized_max_pool2d(a, out_shape):
         a["activation_max"],
     )
     return _nchw(out)
+
+
+def quantized_batch_matmul(a, out_shape):
+    return arm_batch_matmul_s8(
+        a["lhs"],
+        a["rhs_transposed"],
+        lhs_offset=a["lhs_zero_point"],
+        rhs_offset=a["rhs_zero_point"],
+        output_offset=a["output_zero_point"],
+        multiplier=a["output_multiplier"],
+        shift=a["output_shift"],
+    )
+
+
+def quantized_layer_norm(a, out_shape):
+    return layer_norm_reference(
+        a["input"],
+        a["weight"],
+        a["bias"],
+        epsilon=a["epsilon"],
+        output_zero_point=a["output_zero_point"],
+        multiplier=a["output_multiplier"],
+        shift=a["output_shift"],
+    )

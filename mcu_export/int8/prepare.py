@@ -3,7 +3,7 @@ POST_QUANT_PASSES (the lists are in mcu_export/passes/__init__.py).
 
 The graph handed to the quantizer is the same core-ATen graph the fp32 path lowers (BatchNorm already
 folded into conv and linear weights), except that `linear` stays whole so that its weight is one
-observed tensor. After `convert_pt2e` the fake-quantized module is captured again, giving an
+observed tensor, and so do the activations one int8 lookup table computes (softplus, mish, silu, ...). After `convert_pt2e` the fake-quantized module is captured again, giving an
 ExportedProgram of quantize/dequantize nodes around float ops: what `mcu_export.int8.lower` lowers.
 """
 
@@ -27,8 +27,13 @@ Progress = Optional[Callable[[str], None]]
 
 
 def _table_keeping_linear() -> dict:
+    from mcu_export.int8.quantizer_extra import KEPT_WHOLE_FOR_TABLES
+
     table = _decomposition_table()
     table.pop(torch.ops.aten.linear.default, None)
+    for op in list(table):  # activations that one int8 lookup table computes whole
+        if str(op).rsplit(".", 1)[0] in KEPT_WHOLE_FOR_TABLES:
+            del table[op]
     return table
 
 

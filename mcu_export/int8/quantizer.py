@@ -10,6 +10,7 @@ Which tensors get observed, and how (specs in `qspecs`):
   average values without rescaling).
 - softmax: output fixed at 1/256, -128.
 - sigmoid, tanh, hardswish, hardsigmoid and unfused relu-likes: input and output (lookup tables).
+Attention, LayerNorm, more table-lookup activations and the moves of unrolled GRU/LSTM cells: `quantizer_extra`.
 Anything else is left in float; the lowering runs it on the fp32 kernels between dequantize/quantize.
 The targets cover both the core-ATen graph (PTQ) and the training IR (QAT).
 """
@@ -23,7 +24,7 @@ import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import QuantizationAnnotation, Quantizer, SharedQuantizationSpec
 
-from mcu_export.int8 import qspecs
+from mcu_export.int8 import qspecs, quantizer_extra
 
 aten = torch.ops.aten
 
@@ -158,9 +159,12 @@ class CmsisNNQuantizer(Quantizer):
 
     def annotate(self, model: GraphModule) -> GraphModule:
         nodes = [n for n in model.graph.nodes if n.op == "call_function"]
+        quantizer_extra.annotate(self, nodes, _annotated, _mark)  # attention, LayerNorm, more tables, RNN cells
         # Producers with a foldable activation first, so that they claim their relu before the
         # generic relu rule sees it.
         for node in nodes:
+            if _annotated(node):
+                continue
             if node.target in CONV | LINEAR:
                 self._weighted(node)
             elif node.target in ADD | MUL:

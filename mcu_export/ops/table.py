@@ -106,6 +106,7 @@ ARG_RANGES: Dict[str, Tuple[int, int]] = {
     "nonpositive": (-(1 << 31), 0),
     "window": (1, 1 << 16),
     "padding": (0, 1 << 16),
+    "nonnegative": (0, (1 << 31) - 1),
 }
 
 # Layout and copy kernels move bytes and so take every dtype the runtime knows.
@@ -163,6 +164,7 @@ _SCRATCH = {
         ("quantized_depthwise_conv2d", "depthwise_scratch"),
         ("quantized_avg_pool2d", "avgpool_scratch"),
         ("quantized_linear", "fc_scratch"),
+        ("quantized_batch_matmul", "fc_scratch"),
     )
 }
 
@@ -292,6 +294,27 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
     _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m("cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)"),
+    # ExecuTorch's schema: the *_zero_point inputs carry CMSIS-NN offsets (minus the zero points), as its kernel
+    # passes them to arm_batch_matmul_s8.
+    _cortex_m(
+        "cortex_m::quantized_batch_matmul.out(Tensor lhs, int lhs_zero_point, Tensor rhs_transposed, "
+        "int rhs_zero_point, int output_zero_point, int output_multiplier, int output_shift, Tensor scratch, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        lhs_zero_point="offset",
+        rhs_zero_point="offset",
+        output_zero_point="int8",
+        output_multiplier="int32",
+        output_shift="shift",
+    ),
+    # Ours (CMSIS-NN has no LayerNorm): the integer arithmetic of mcu_export/int8/reference/layer_norm.py.
+    _cortex_m(
+        "cortex_m::quantized_layer_norm.out(Tensor input, Tensor weight, Tensor bias, int epsilon, "
+        "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)",
+        epsilon="nonnegative",
+        output_zero_point="int8",
+        output_multiplier="int32",
+        output_shift="shift",
+    ),
 )
 
 OPS: Tuple[OpDef, ...] = (

@@ -50,6 +50,7 @@ OPS = {
     "lut": 6,
     "pad": 7,
     "transpose": 8,
+    "batch_matmul": 1,  # the BATCH_MATMUL suite (tests/test_int8_batch_matmul_isa.py)
 }
 STATUS_SCRATCH_OVERRUN, STATUS_SCRATCH_TOO_BIG = -101, -100  # the dispatchers' own statuses (int8_runner_c)
 

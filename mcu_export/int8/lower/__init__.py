@@ -15,6 +15,7 @@ from torch.export import ExportedProgram
 from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
+from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm, rules_scalar
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
@@ -63,6 +64,16 @@ for _t in (
     *FUSABLE_ACTIVATIONS,
 ):
     RULES[_t] = ew.lower_lut
+
+
+RULES.update(rules_lut.RULES)  # more tables; sigmoid also takes silu's `x * sigmoid(x)`
+RULES[aten.bmm.default] = rules_matmul.lower_batch_matmul
+RULES[aten.mm.default] = rules_matmul.lower_batch_matmul
+RULES[aten.native_layer_norm.default] = rules_norm.lower_layer_norm
+for _t in (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor):  # `1 - z`, `x * scale`: one table
+    RULES[_t] = rules_scalar.with_scalar_table(RULES[_t])
+if rules_gather.embedding_op() is not None:  # the int8 gather needs the table's any-dtype embedding kernel
+    RULES[aten.embedding.default] = rules_gather.lower_embedding
 
 
 def int8_backends(board: Optional[Board] = None, npu: Optional[NpuChoice] = None, progress=None) -> list:

@@ -88,6 +88,11 @@ class CortexMBackend(KernelBackend):
         builder.remove_instructions(
             set(fold_flatten_into_linear(builder.instructions, builder.operators, builder.table.values, outputs))
         )
+        from mcu_export.int8.lower.rules_matmul import unread_transposes
+
+        builder.remove_instructions(
+            set(unread_transposes(builder.instructions, builder.operators, builder.table.values, outputs))
+        )
 
     def _resolve(self, builder: ProgramBuilder, node: Node) -> Optional[NodeValue]:
         """A float value for a dequantize (emitting it now), or the contiguous int8 tensor of a quantize

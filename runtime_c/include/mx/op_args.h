@@ -668,6 +668,31 @@ enum mx_op_arg {
   MX_ARG_cortex_m_quantized_activation_out = 2,
   MX_ARG_cortex_m_quantized_activation_ret = 3,
   MX_NARGS_cortex_m_quantized_activation = 4,
+
+  /* cortex_m::quantized_batch_matmul.out */
+  MX_ARG_cortex_m_quantized_batch_matmul_lhs = 0,
+  MX_ARG_cortex_m_quantized_batch_matmul_lhs_zero_point = 1,
+  MX_ARG_cortex_m_quantized_batch_matmul_rhs_transposed = 2,
+  MX_ARG_cortex_m_quantized_batch_matmul_rhs_zero_point = 3,
+  MX_ARG_cortex_m_quantized_batch_matmul_output_zero_point = 4,
+  MX_ARG_cortex_m_quantized_batch_matmul_output_multiplier = 5,
+  MX_ARG_cortex_m_quantized_batch_matmul_output_shift = 6,
+  MX_ARG_cortex_m_quantized_batch_matmul_scratch = 7,
+  MX_ARG_cortex_m_quantized_batch_matmul_out = 8,
+  MX_ARG_cortex_m_quantized_batch_matmul_ret = 9,
+  MX_NARGS_cortex_m_quantized_batch_matmul = 10,
+
+  /* cortex_m::quantized_layer_norm.out */
+  MX_ARG_cortex_m_quantized_layer_norm_input = 0,
+  MX_ARG_cortex_m_quantized_layer_norm_weight = 1,
+  MX_ARG_cortex_m_quantized_layer_norm_bias = 2,
+  MX_ARG_cortex_m_quantized_layer_norm_epsilon = 3,
+  MX_ARG_cortex_m_quantized_layer_norm_output_zero_point = 4,
+  MX_ARG_cortex_m_quantized_layer_norm_output_multiplier = 5,
+  MX_ARG_cortex_m_quantized_layer_norm_output_shift = 6,
+  MX_ARG_cortex_m_quantized_layer_norm_out = 7,
+  MX_ARG_cortex_m_quantized_layer_norm_ret = 8,
+  MX_NARGS_cortex_m_quantized_layer_norm = 9,
 };
 
 #endif

@@ -1,0 +1,120 @@
+"""Annotations CmsisNNQuantizer adds for attention, LayerNorm, table-lookup activations and recurrent cells.
+
+- bmm / mm of two float activations: both operands and the output (one int8 batch matmul).
+- LayerNorm: its input and its normalized output (mean and rstd stay unobserved).
+- single-input float functions (gelu, leaky_relu, elu, ...): input and output (one lookup table each).
+- silu as torch.export writes it, `x * sigmoid(x)`: x and the product only, so that the pair becomes one
+  table (nothing is observed between sigmoid and mul).
+- embedding: the weight table (per tensor) and rows gathered from it, which share its parameters.
+- slice, select, split_with_sizes (and its getitems), expand: outputs share their input's parameters,
+  so GRU/LSTM cells, which torch.export unrolls into them, stay int8 between their linear layers.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Iterable
+
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
+
+aten = torch.ops.aten
+
+MATMUL = {aten.bmm.default, aten.mm.default}  # not aten.matmul (QAT): its core-ATen views around bmm are float
+LAYER_NORM = {aten.native_layer_norm.default, aten.layer_norm.default}
+# Functions of one float tensor (plus constant scalars) that a 256-entry table computes exactly as the
+# fake-quantized graph does: the lowering evaluates the node's own target on the 256 dequantized values.
+# The composite ones (silu, selu, celu, softplus, mish) stay whole in the int8 capture
+# (int8/prepare.py: KEPT_WHOLE_FOR_TABLES), which would otherwise decompose them into several ops.
+FLOAT_LUT_FUNCTIONS = {
+    aten.gelu.default,
+    aten.leaky_relu.default,
+    aten.leaky_relu_.default,
+    aten.elu.default,
+    aten.elu_.default,
+    aten.silu.default,
+    aten.silu_.default,
+    aten.selu.default,
+    aten.celu.default,
+    aten.softplus.default,
+    aten.mish.default,
+    aten.exp.default,
+    aten.erf.default,
+    aten.abs.default,
+    aten.neg.default,
+}
+KEPT_WHOLE_FOR_TABLES = ("aten.silu", "aten.selu", "aten.celu", "aten.softplus", "aten.mish")
+SHARED_MOVES = {
+    aten.slice.Tensor,
+    aten.slice_copy.Tensor,
+    aten.select.int,
+    aten.select_copy.int,
+    aten.expand.default,
+    aten.expand_copy.default,
+    aten.transpose.int,  # the training IR's (QAT) kᵀ; core ATen writes a permute, shared already
+    aten.t.default,
+}
+EMBEDDING = {aten.embedding.default}
+SPLIT = {aten.split_with_sizes.default, aten.split.Tensor, aten.split_with_sizes_copy.default}
+
+
+def _float(node) -> bool:
+    val = node.meta.get("val") if isinstance(node, Node) else None
+    return isinstance(val, torch.Tensor) and val.dtype == torch.float32
+
+
+def silu_mul(sigmoid: Node):
+    """The mul of `x * sigmoid(x)` (either operand order) that `sigmoid` feeds alone, or None."""
+    if sigmoid.target != aten.sigmoid.default or len(sigmoid.users) != 1:
+        return None
+    mul = next(iter(sigmoid.users))
+    if mul.op != "call_function" or mul.target != aten.mul.Tensor or len(mul.args) != 2:
+        return None
+    other = mul.args[1] if mul.args[0] is sigmoid else mul.args[0]
+    return mul if other is sigmoid.args[0] and other is not sigmoid else None
+
+
+def annotate(quantizer, nodes: Iterable[Node], annotated, mark) -> None:
+    """Runs before CmsisNNQuantizer's own rules (so the silu mul is claimed before the generic mul rule)."""
+    act = quantizer.act
+    for node in nodes:
+        if annotated(node) or not node.args or not _float(node.args[0]):
+            continue
+        if node.target == aten.sigmoid.default and silu_mul(node) is not None:
+            mul = silu_mul(node)
+            if not annotated(mul):
+                mark(node, {node.args[0]: act}, None)
+                mark(mul, {node.args[0]: act}, act)
+        elif node.target in MATMUL and _float(node.args[1]) and not _is_param(node.args[1]):
+            mark(node, {node.args[0]: act, node.args[1]: act}, act)
+        elif node.target in FLOAT_LUT_FUNCTIONS:
+            mark(node, {node.args[0]: act}, act)
+        elif node.target in LAYER_NORM:
+            _layer_norm(node, act, mark)
+        elif node.target in SHARED_MOVES:
+            mark(node, {node.args[0]: act}, SharedQuantizationSpec((node.args[0], node)))
+        elif node.target in EMBEDDING:
+            mark(node, {node.args[0]: act}, SharedQuantizationSpec((node.args[0], node)))
+        elif node.target in SPLIT:
+            shared = SharedQuantizationSpec((node.args[0], node))
+            mark(node, {node.args[0]: act}, None)
+            for user in node.users:
+                if user.target == operator.getitem:
+                    mark(user, {}, shared)
+
+
+def _is_param(node: Node) -> bool:
+    """A weight (the prepared module's parameters are get_attr nodes): mm with a weight is a linear layer."""
+    return node.op == "get_attr"
+
+
+def _layer_norm(node: Node, act, mark) -> None:
+    x = node.args[0]
+    if node.target == aten.layer_norm.default:  # training IR (QAT): one output
+        mark(node, {x: act}, act)
+        return
+    mark(node, {x: act}, None)
+    for user in node.users:
+        if user.target == operator.getitem and user.args[1] == 0:
+            mark(user, {}, act)
