@@ -1,0 +1,69 @@
+"""The model families of examples/families/ plus MLPerf Tiny's examples (examples/kws_dscnn.py, resnet8.py,
+autoencoder.py; the fourth, VWW, is examples/families/vww_mobilenet_v1.py), addressed by name, with the seeded
+inputs and calibration batches that tests/test_model_families.py and tests/support/family_status.py share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+FAMILIES_DIR = ROOT / "examples" / "families"
+
+# name -> model spec; the MLPerf Tiny examples keep living at examples/ top level.
+FAMILIES: Dict[str, str] = {
+    **{name: str(ROOT / "examples" / f"{name}.py:factory") for name in ("kws_dscnn", "resnet8", "autoencoder")},
+    **{p.stem: f"{p}:factory" for p in sorted(FAMILIES_DIR.glob("[a-z]*.py"))},
+}
+MLPERF_EXAMPLES = ("kws_dscnn", "resnet8", "autoencoder")  # also covered by tests/test_int8_firmware.py
+
+CALIBRATION_BATCHES = 16
+COSINE_FLOOR = 0.99
+# fp32 host runtime against torch: float32 kernels accumulate in another order than torch's
+FP32_RTOL, FP32_ATOL = 1e-4, 1e-4
+
+
+def load(name: str) -> Tuple[torch.nn.Module, tuple]:
+    from mcu_export.model_spec import load_model
+
+    model, inputs = load_model(FAMILIES[name])
+    return model.eval(), inputs
+
+
+def batches(like: tuple, n: int, seed: int) -> List[tuple]:
+    """n seeded input tuples shaped like `like`: every family's input is a normalised feature map (MFCC,
+    image, token features), so a standard normal draw is representative of it."""
+    gen = torch.Generator().manual_seed(seed)
+    return [tuple(torch.randn(x.shape, generator=gen) for x in like) for _ in range(n)]
+
+
+def calibration(like: tuple) -> List[tuple]:
+    return batches(like, CALIBRATION_BATCHES, 123)
+
+
+def torch_out(model: torch.nn.Module, inputs: tuple) -> np.ndarray:
+    with torch.no_grad():
+        return model(*inputs).numpy()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def export_fp32(name: str):
+    from mcu_export.api import export
+
+    model, inputs = load(name)
+    return export(model, inputs)
+
+
+def export_int8(name: str, *, fallback: bool = False):
+    from mcu_export.api import export
+
+    model, inputs = load(name)
+    calib = calibration(inputs)
+    return export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), fallback=fallback)
