@@ -1,0 +1,135 @@
+"""Where every model family stands, one row each: `python tests/support/family_status.py [name ...]`.
+
+Columns: fp32 export; fp32 host C runtime's max error against torch (max |diff| / max |torch|); int8 export
+with fallback=False ("ok", else the refusal's first line and, exported again with fallbacks allowed, the ops
+that stay fp32); cosine (min over seeded inputs) of the int8 host output against fp32 torch; host C runtime ==
+int8 reference interpreter, bit for bit. The same checks, as assertions, are tests/test_model_families.py."""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+from pathlib import Path
+from typing import Dict, List
+
+HERE = Path(__file__).resolve().parent
+for path in (str(HERE.parent.parent), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import numpy as np  # noqa: E402
+
+from model_families import FAMILIES, batches, cosine, export_fp32, export_int8, load, torch_out  # noqa: E402
+
+COSINE_INPUTS = 6
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error in one line: for an unsupported-op or int8 refusal, the ops it names (and why, for int8)."""
+    text = str(exc)
+    unsupported = re.findall(r"operator (\S+) is not supported", text)
+    if unsupported:
+        return "unsupported: " + ", ".join(dict.fromkeys(unsupported))
+    refused = re.findall(r"int8 ([a-z_]+[.:]\S+)(?: \((\d+) uses\))? .*? runs in fp32: ([^\n]*)", text)
+    if refused:
+        return "refused: " + "; ".join(f"{op} x{n or 1} ({why})" for op, n, why in refused)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return f"{type(exc).__name__}: {first}"
+
+
+def _fp32(name: str, row: Dict[str, str]) -> None:
+    try:
+        artifact = export_fp32(name)
+    except Exception as exc:
+        row["fp32 export"] = _one_line(exc)
+        return
+    row["fp32 export"] = "ok"
+    model, inputs = load(name)
+    try:
+        want = torch_out(model, inputs)
+        got = artifact.run(*inputs)[0]
+        row["fp32 host err"] = f"{np.abs(got - want).max() / max(np.abs(want).max(), 1e-12):.1e}"
+    except Exception as exc:
+        row["fp32 host err"] = _one_line(exc)
+
+
+def _fallback_ops(name: str) -> str:
+    try:
+        artifact = export_int8(name, fallback=True)
+    except Exception as exc:
+        return f"(with fallback: {_one_line(exc)})"
+    ops: Dict[str, int] = {}
+    for fb in artifact.report["int8"]["fallbacks"]:
+        ops[fb["op"]] = ops.get(fb["op"], 0) + 1
+    return "with fallback, fp32: " + ", ".join(f"{op} x{n}" for op, n in sorted(ops.items()))
+
+
+def _int8(name: str, row: Dict[str, str]) -> None:
+    from mcu_export.int8.interpreter import run_reference
+
+    try:
+        artifact = export_int8(name, fallback=False)
+    except Exception as exc:
+        row["int8 (fallback=False)"] = _one_line(exc)
+        row["fallbacks"] = _fallback_ops(name)
+        return
+    row["int8 (fallback=False)"] = "ok"
+    model, inputs = load(name)
+    try:
+        cosines, same = [], True
+        for x in batches(inputs, COSINE_INPUTS, 7):
+            host = artifact.run(*x)
+            cosines.append(cosine(host[0], torch_out(model, x)))
+            reference = run_reference(artifact.program, list(x))
+            same &= all(h.shape == r.shape and np.array_equal(h.view(np.uint8), r.view(np.uint8)) for h, r in zip(host, reference))
+        row["int8 cosine"] = f"{min(cosines):.4f}"
+        row["host==ref"] = "yes" if same else "NO"
+    except Exception as exc:
+        row["int8 cosine"] = _one_line(exc)
+
+
+def status(names: List[str]) -> List[Dict[str, str]]:
+    rows = []
+    for name in names:
+        row = {"family": name}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _fp32(name, row)
+            _int8(name, row)
+        rows.append(row)
+        print(_format([row], header=not rows[:-1]), flush=True)
+    return rows
+
+
+COLUMNS = ["family", "fp32 export", "fp32 host err", "int8 (fallback=False)", "int8 cosine", "host==ref"]
+WIDTHS = [18, 11, 13, 0, 11, 9]  # 0: the rest of the line (int8 status, then the fallbacks under it)
+
+
+def _format(rows: List[Dict[str, str]], header: bool) -> str:
+    lines = []
+    order = [0, 1, 2, 4, 5, 3]  # the long int8 column last
+    if header:
+        lines.append("  ".join(COLUMNS[i].ljust(WIDTHS[i]) for i in order).rstrip())
+    for row in rows:
+        cells = []
+        for i in order:
+            text = row.get(COLUMNS[i], "-")
+            short = text if WIDTHS[i] == 0 or len(text) <= WIDTHS[i] else "see below"
+            cells.append(short.ljust(WIDTHS[i]))
+        lines.append("  ".join(cells).rstrip())
+        for i in (1, 2, 4):
+            text = row.get(COLUMNS[i], "-")
+            if len(text) > WIDTHS[i]:
+                lines.append(f"    {COLUMNS[i]}: {text}")
+        if "fallbacks" in row:
+            lines.append(f"    {row['fallbacks']}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    wanted = sys.argv[1:] or sorted(FAMILIES)
+    unknown = [n for n in wanted if n not in FAMILIES]
+    if unknown:
+        sys.exit(f"family_status: unknown family {', '.join(unknown)} (known: {', '.join(sorted(FAMILIES))})")
+    status(wanted)
