@@ -26,7 +26,9 @@ class Block(nn.Module):
 class TCResNet8(nn.Module):
     def __init__(self, mfcc: int = 40, classes: int = 12, widths=(16, 24, 32, 48)):
         super().__init__()
-        self.stem = nn.Sequential(nn.Conv1d(mfcc, widths[0], 3, padding=1, bias=False), nn.BatchNorm1d(widths[0]), nn.ReLU())
+        self.stem = nn.Sequential(
+            nn.Conv1d(mfcc, widths[0], 3, padding=1, bias=False), nn.BatchNorm1d(widths[0]), nn.ReLU()
+        )
         self.blocks = nn.Sequential(*[Block(a, b, 2) for a, b in zip(widths, widths[1:])])
         self.pool = nn.AdaptiveAvgPool1d(1)
         self.fc = nn.Linear(widths[-1], classes)

@@ -8,7 +8,11 @@ from _weights import seeded, settle_batchnorm
 
 
 def _conv_bn_relu(cin, cout, kernel, stride=1, groups=1):
-    return [nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+    return [
+        nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(),
+    ]
 
 
 # (output channels at width 1.0, stride of the depthwise convolution)

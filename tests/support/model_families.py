@@ -21,7 +21,20 @@ FAMILIES: Dict[str, str] = {
 MLPERF_EXAMPLES = ("kws_dscnn", "resnet8", "autoencoder")  # also covered by tests/test_int8_firmware.py
 
 CALIBRATION_BATCHES = 16
+COSINE_INPUTS = 6
 COSINE_FLOOR = 0.99
+# Global pooling makes seeded-noise inputs look alike, so most of a classifier's output is the same for all of
+# them and the cosine above would hold for a program that ignored its input. The centred cosine compares
+# only what changes with the input (each output minus fp32 torch's mean output over the inputs); its mean
+# over the inputs must reach this floor (measured: ResNet-8 0.93, MobileNetV2 0.97, VWW 0.98).
+CENTRED_COSINE_FLOOR = 0.9
+# Examples whose fp32 output hardly changes with the input (spread over inputs / output size, 6 inputs):
+# their BatchNorm statistics (examples/_init.py) do not match the activations, the signal fades layer by
+# layer and the output is mostly biases; nothing a quantizer does can follow what is left of the input.
+INPUT_INDEPENDENT = {
+    "kws_dscnn": "output spread 1e-5: examples/_init.py's BatchNorm statistics fade the signal",
+    "autoencoder": "output spread 2e-3: examples/_init.py's BatchNorm statistics fade the signal",
+}
 # fp32 host runtime against torch: float32 kernels accumulate in another order than torch's
 FP32_RTOL, FP32_ATOL = 1e-4, 1e-4
 
@@ -52,6 +65,12 @@ def torch_out(model: torch.nn.Module, inputs: tuple) -> np.ndarray:
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def centred_cosines(got, want) -> List[float]:
+    """Per input, the cosine of the int8 output and the fp32 output, both minus the fp32 mean output."""
+    mean = np.mean([np.asarray(w, np.float64) for w in want], axis=0)
+    return [cosine(np.asarray(g, np.float64) - mean, np.asarray(w, np.float64) - mean) for g, w in zip(got, want)]
 
 
 def export_fp32(name: str):
