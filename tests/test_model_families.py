@@ -42,14 +42,14 @@ HAS_FIRMWARE_TOOLS = all(shutil.which(t) for t in ("arm-none-eabi-gcc", "qemu-sy
 def fp32(request):
     name = request.param
     model, inputs = load(name)
-    return name, model, inputs, export_fp32(name)
+    return name, model, inputs, export_fp32(model, inputs)
 
 
 @pytest.fixture(scope="module", params=NAMES)
 def int8(request, tmp_path_factory):
     name = request.param
     model, inputs = load(name)
-    artifact = export_int8(name, fallback=False)
+    artifact = export_int8(model, inputs, fallback=False)
     out_dir = artifact.save(tmp_path_factory.mktemp("families_int8") / name)
     return name, model, inputs, artifact, out_dir
 

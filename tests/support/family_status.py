@@ -47,14 +47,13 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}"
 
 
-def _fp32(name: str, row: Dict[str, str]) -> None:
+def _fp32(model, inputs: tuple, row: Dict[str, str]) -> None:
     try:
-        artifact = export_fp32(name)
+        artifact = export_fp32(model, inputs)
     except Exception as exc:
         row["fp32 export"] = _one_line(exc)
         return
     row["fp32 export"] = "ok"
-    model, inputs = load(name)
     try:
         want = torch_out(model, inputs)
         got = artifact.run(*inputs)[0]
@@ -63,9 +62,9 @@ def _fp32(name: str, row: Dict[str, str]) -> None:
         row["fp32 host err"] = _one_line(exc)
 
 
-def _fallback_ops(name: str) -> str:
+def _fallback_ops(model, inputs: tuple) -> str:
     try:
-        artifact = export_int8(name, fallback=True)
+        artifact = export_int8(model, inputs, fallback=True)
     except Exception as exc:
         return f"(with fallback: {_one_line(exc)})"
     ops: Dict[str, int] = {}
@@ -74,17 +73,16 @@ def _fallback_ops(name: str) -> str:
     return "with fallback, fp32: " + ", ".join(f"{op} x{n}" for op, n in sorted(ops.items()))
 
 
-def _int8(name: str, row: Dict[str, str]) -> None:
+def _int8(model, inputs: tuple, row: Dict[str, str]) -> None:
     from mcu_export.int8.interpreter import run_reference
 
     try:
-        artifact = export_int8(name, fallback=False)
+        artifact = export_int8(model, inputs, fallback=False)
     except Exception as exc:
         row["int8 (fallback=False)"] = _one_line(exc)
-        row["fallbacks"] = _fallback_ops(name)
+        row["fallbacks"] = _fallback_ops(model, inputs)
         return
     row["int8 (fallback=False)"] = "ok"
-    model, inputs = load(name)
     try:
         got, want, same = [], [], True
         for x in batches(inputs, COSINE_INPUTS, 7):
@@ -111,8 +109,13 @@ def status(names: List[str]) -> List[Dict[str, str]]:
         row = {"family": name}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _fp32(name, row)
-            _int8(name, row)
+            try:
+                model, inputs = load(name)
+            except Exception as exc:
+                row["fp32 export"] = _one_line(exc)
+            else:
+                _fp32(model, inputs, row)
+                _int8(model, inputs, row)
         rows.append(row)
         print(_format([row], header=not rows[:-1]), flush=True)
     return rows

@@ -73,16 +73,15 @@ def centred_cosines(got, want) -> List[float]:
     return [cosine(np.asarray(g, np.float64) - mean, np.asarray(w, np.float64) - mean) for g, w in zip(got, want)]
 
 
-def export_fp32(name: str):
+def export_fp32(model: torch.nn.Module, inputs: tuple):
     from mcu_export.api import export
 
-    model, inputs = load(name)
     return export(model, inputs)
 
 
-def export_int8(name: str, *, fallback: bool = False):
+def export_int8(model: torch.nn.Module, inputs: tuple, *, fallback: bool = False):
+    """int8, calibrated on CALIBRATION_BATCHES seeded batches; for no board, so one export serves every ISA."""
     from mcu_export.api import export
 
-    model, inputs = load(name)
     calib = calibration(inputs)
     return export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), fallback=fallback)
