@@ -1,10 +1,12 @@
 """Where every model family stands, one row each: `python tests/support/family_status.py [name ...]`.
 
-Columns: fp32 export; fp32 host C runtime's max error against torch (max |diff| / max |torch|); int8 export
-with fallback=False ("ok", else the refusal's first line and, exported again with fallbacks allowed, the ops
-that stay fp32); cosine (min over seeded inputs) of the int8 host output against fp32 torch; host C runtime ==
-int8 reference interpreter, bit for bit; "centred cos", the mean cosine of what changes with the input
-(see model_families.CENTRED_COSINE_FLOOR). A long cell is written out under its row. The same checks, as assertions, are tests/test_model_families.py."""
+Columns: fp32 export; the fp32 host C runtime's max error against torch (max |diff| / max |torch|); the int8
+(PT2E, calibrated) host output's cosine to fp32 torch, min over seeded inputs; "centred cos", the mean cosine of
+what changes with the input (see model_families.CENTRED_COSINE_FLOOR); host C runtime == int8 reference
+interpreter, bit for bit; int8 export with fallback=False: "ok", else the unsupported or refused ops (and, when
+export with fallbacks allowed works, the ops that then stay fp32, on the line below). A long cell is written
+out under its row; FAIL*: failed with the error of the int8 column. The same checks, as assertions, are
+tests/test_model_families.py."""
 
 from __future__ import annotations
 
@@ -135,6 +137,8 @@ def _format(rows: List[Dict[str, str]], header: bool) -> str:
         for i in order:
             text = row.get(COLUMNS[i], "-")
             short = text if WIDTHS[i] == 0 or len(text) <= WIDTHS[i] else "see below"
+            if i != 3 and len(text) > WIDTHS[i] and text == row.get(COLUMNS[3]):
+                short = "FAIL*"
             cells.append(short.ljust(WIDTHS[i]))
         lines.append("  ".join(cells).rstrip())
         for i in (1, 2, 4):
