@@ -39,7 +39,7 @@ from model_families import (  # noqa: E402
 def _one_line(exc: BaseException) -> str:
     """The error in one line: for an unsupported-op or int8 refusal, the ops it names (and why, for int8)."""
     text = str(exc)
-    unsupported = re.findall(r"operator (\S+) is not supported", text)
+    unsupported = re.findall(r"operator (.+?) is not supported", text)
     if unsupported:
         return "unsupported: " + ", ".join(dict.fromkeys(unsupported))
     refused = re.findall(r"int8 ([a-z_]+[.:]\S+)(?: \((\d+) uses\))? .*? runs in fp32: ([^\n]*)", text)
