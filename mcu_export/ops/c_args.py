@@ -35,6 +35,8 @@ _KINDS = {
     "number": "MX_KIND_SCALAR",
     "Optional[number]": "MX_KIND_OPT_SCALAR",
     "List[Tensor]": "MX_KIND_TENSOR_LIST",
+    "str": "MX_KIND_STRING",
+    "Optional[List[float]]": "MX_KIND_OPT_FLOAT_LIST",
 }
 
 

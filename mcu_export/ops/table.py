@@ -351,6 +351,15 @@ OPS: Tuple[OpDef, ...] = (
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
         dtypes=ANY_DTYPE,
     ),
+    _op("aten::leaky_relu", "aten.leaky_relu.default"),
+    _op("aten::elu", "aten.elu.default"),
+    _op("aten::gelu", "aten.gelu.default"),
+    _op("aten::_log_softmax", "aten._log_softmax.default"),
+    _op("aten::native_layer_norm", "aten.native_layer_norm.default"),
+    # ExecuTorch's portable library has none; torch's out variant (and its indices) is the convention.
+    _op("aten::adaptive_max_pool2d", "aten.adaptive_max_pool2d.default"),
+    _op("aten::upsample_nearest2d", "aten.upsample_nearest2d.vec", overload="vec_out"),
+    _op("aten::upsample_bilinear2d", "aten.upsample_bilinear2d.vec", overload="vec_out"),
 )
 
 # OPS: the portable (fp32 and layout) kernels; ALL_OPS adds the int8 cortex_m ones. Kernel tables, the
