@@ -3,6 +3,7 @@ native_layer_norm (all three outputs), adaptive_max_pool2d (values and indices),
 (output sizes and scale factors, align_corners both ways). Each C kernel is called through ctypes with the
 emitter's argument layout (kernel_harness)."""
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import assume, given, settings
@@ -167,3 +168,23 @@ def test_upsample_scale_factor_is_used_not_the_size_ratio(lib):
             **extra,
         )
         close(out, ref)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int64, torch.bool])
+def test_upsample_nearest_moves_any_dtype(lib, dtype):
+    """The int8 path runs it on quantized bytes: the same gather as on floats, for every element size."""
+    from mcu_export.int8.reference.resize import upsample_nearest2d
+
+    x = torch.randint(0, 100, (2, 3, 4, 5)).to(dtype)
+    for output_size, scale_factors in (([7, 9], None), (None, [1.5, 2.0])):
+        want = upsample_nearest2d(x.numpy(), output_size, scale_factors)
+        out = torch.zeros(want.shape, dtype=dtype)
+        run(
+            lib,
+            "aten::upsample_nearest2d.vec_out",
+            input=x,
+            output_size=output_size,
+            scale_factors=scale_factors,
+            out=out,
+        )
+        assert np.array_equal(out.numpy(), want)

@@ -16,6 +16,7 @@ from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
+from mcu_export.int8.lower import rules_resize as rsz
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
@@ -41,6 +42,7 @@ RULES: Dict[object, Callable] = {
     aten.permute_copy.default: lay.lower_permute,
     aten.constant_pad_nd.default: lay.lower_pad,
     aten.cat.default: lay.lower_cat,
+    aten.upsample_nearest2d.vec: rsz.lower_upsample_nearest,
 }
 for _t in (
     aten.view.default,

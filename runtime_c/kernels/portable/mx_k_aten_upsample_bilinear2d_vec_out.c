@@ -11,7 +11,7 @@
 
 mx_arg_error mx_k_aten_upsample_bilinear2d_vec_out_check(mx_value *const *args) {
   uint32_t bad = 0;
-  MX_CHECK(bad, mx_upsample2d_check(args, A(input), A(output_size), A(scale_factors), A(out), &bad));
+  MX_CHECK(bad, mx_upsample2d_check(args, A(input), A(output_size), A(scale_factors), A(out), MX_DTYPE_F32, &bad));
   return MX_OK;
 }
 

@@ -11,12 +11,12 @@ static bool scaled_size(int32_t in, double scale, int32_t *out) {
 }
 
 mx_error mx_upsample2d_check(mx_value *const *args, uint32_t input_i, uint32_t output_size_i, uint32_t scale_factors_i,
-                             uint32_t out_i, uint32_t *bad) {
+                             uint32_t out_i, mx_dtype dtype, uint32_t *bad) {
   const mx_tensor *in = mx_arg_tensor(args, input_i), *out = mx_arg_tensor(args, out_i);
   *bad = input_i;
-  MX_TRY(mx_check_tensor(in, MX_DTYPE_F32));
+  MX_TRY(mx_check_tensor(in, dtype));
   *bad = out_i;
-  MX_TRY(mx_check_tensor(out, MX_DTYPE_F32));
+  MX_TRY(mx_check_tensor(out, dtype));
   *bad = input_i;
   const uint32_t r = in->dim;
   if (r != 4) return MX_ERR_BAD_SHAPE; /* torch's 2-D upsampling takes NCHW only */
