@@ -108,6 +108,7 @@ def samples():
             out2=e(0),
         ),
         DIM_ORDER_COPY: dict(self=x, out=e(x.shape)),
+        "aten::clamp.Tensor_out": dict(self=x, min=rand(1, 6), max=None, out=e(x.shape)),
         "aten::leaky_relu.out": dict(self=x, negative_slope=0.1, out=e(x.shape)),
         "aten::elu.out": dict(self=x, out=e(x.shape)),
         "aten::gelu.out": dict(self=x, approximate="tanh", out=e(x.shape)),
@@ -232,6 +233,10 @@ BAD_VALUES = [
     ("aten::constant_pad_nd.out", dict(pad=[-4, -3], out=torch.empty(2, 3, 6, 0)), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::_native_batch_norm_legit_no_training.out", dict(running_mean=rand(0, 4)), "MX_ERR_BAD_SHAPE"),
     ("aten::gelu.out", dict(approximate="erf"), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::clamp.Tensor_out", dict(min=None, max=None), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::clamp.Tensor_out", dict(max=rand(0, 5)), "MX_ERR_BAD_SHAPE"),
+    # min widens the result to 5-D: out, still 4-D, is refused
+    ("aten::clamp.Tensor_out", dict(min=rand(0, 3, 1, 1, 1, 1), out=torch.empty(2, 3, 6, 6)), "MX_ERR_BAD_SHAPE"),
     ("aten::_log_softmax.out", dict(dim=-5), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::native_layer_norm.out", dict(normalized_shape=[6, 5]), "MX_ERR_BAD_SHAPE"),
     ("aten::native_layer_norm.out", dict(weight=rand(0, 6)), "MX_ERR_BAD_SHAPE"),

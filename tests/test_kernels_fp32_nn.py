@@ -188,3 +188,28 @@ def test_upsample_nearest_moves_any_dtype(lib, dtype):
             out=out,
         )
         assert np.array_equal(out.numpy(), want)
+
+
+@st.composite
+def clamp_tensor_shapes(draw):
+    """self, min and max shapes that broadcast together (any of them may be the widest)."""
+    rank = draw(st.integers(0, 4))
+    base = draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+
+    def operand():
+        kept = base[rank - draw(st.integers(0, rank)) :]
+        return [1 if draw(st.booleans()) else s for s in kept]
+
+    return operand(), operand(), operand()
+
+
+@SETTINGS
+@given(clamp_tensor_shapes(), st.sampled_from(["both", "min", "max"]), seeds)
+def test_clamp_tensor(lib, shapes, which, seed):
+    x = rand(seed, *shapes[0], scale=3.0)
+    lo = rand(seed + 1, *shapes[1]) - 0.5 if which != "max" else None
+    hi = rand(seed + 2, *shapes[2]) + 0.5 if which != "min" else None
+    ref = aten.clamp.Tensor(x, lo, hi)
+    out = blank(ref)
+    run(lib, "aten::clamp.Tensor_out", self=x, min=lo, max=hi, out=out)
+    assert torch.equal(out, ref)

@@ -101,6 +101,22 @@ def test_transposed_convolution(module):
     _check(module, x, atol=1e-4)
 
 
+class ClampByTensors(nn.Module):
+    """torch.clamp with tensor bounds (aten.clamp.Tensor): per-channel limits from buffers."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("lo", torch.linspace(-1.0, 0.0, 4).reshape(4, 1, 1))
+        self.register_buffer("hi", torch.linspace(0.2, 1.5, 4).reshape(4, 1, 1))
+
+    def forward(self, x):
+        return torch.clamp(x, self.lo, self.hi) + torch.clamp(x, max=self.hi)
+
+
+def test_clamp_by_tensors():
+    _check(ClampByTensors(), _r(2, 4, 6, 7))
+
+
 class TinyUNet(nn.Module):
     """Down by a strided conv and a pool, up by a transposed conv and by bilinear upsampling, with a skip."""
 

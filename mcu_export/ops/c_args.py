@@ -41,9 +41,11 @@ _KINDS = {
 
 
 def c_stem(op: OpDef) -> str:
-    """<namespace>_<name> without the name's leading underscores, as in the kernel symbol."""
+    """<namespace>_<name> without the name's leading underscores, as in the kernel symbol, then the overload
+    without its `out` when it says more than `out` (clamp.Tensor_out: aten_clamp_Tensor; clamp.out: aten_clamp)."""
     ns, base = op.name.split("::")
-    return f"{ns}_{base.lstrip('_')}"
+    overload = op.overload[: -len("out")].rstrip("_") if op.overload.endswith("out") else op.overload
+    return f"{ns}_{base.lstrip('_')}" + (f"_{overload}" if overload else "")
 
 
 def build_ranges(ops: Iterable[OpDef]) -> List[str]:

@@ -370,6 +370,7 @@ OPS: Tuple[OpDef, ...] = (
         reference="mcu_export.int8.reference.resize:upsample_nearest2d_call",
     ),
     _op("aten::upsample_bilinear2d", "aten.upsample_bilinear2d.vec", overload="vec_out"),
+    _op("aten::clamp", "aten.clamp.Tensor", overload="Tensor_out"),
 )
 
 # OPS: the portable (fp32 and layout) kernels; ALL_OPS adds the int8 cortex_m ones. Kernel tables, the

@@ -79,19 +79,20 @@ class Activations(nn.Module):
 
 class NeuralNetOps(nn.Module):
     """leaky_relu, elu, gelu (a str argument), log_softmax, layer_norm (three outputs, one read through getitem),
-    nearest and bilinear upsampling (float[]? scale factors), transposed convolution."""
+    nearest and bilinear upsampling (float[]? scale factors), transposed convolution, clamp by a tensor."""
 
     def __init__(self):
         super().__init__()
         self.up = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)
         self.norm = nn.LayerNorm(8)
+        self.register_buffer("ceiling", torch.linspace(0.5, 2.0, 4).reshape(4, 1, 1))
 
     def forward(self, x):
         y = F.gelu(self.norm(F.leaky_relu(self.up(x), 0.1)), approximate="tanh")  # [1,4,8,8]
         y = F.avg_pool2d(F.elu(y), (3, 2), stride=(2, 2))  # [1,4,3,4]
         near = F.interpolate(y, scale_factor=2.0)
         smooth = F.interpolate(y, size=(6, 8), mode="bilinear")
-        return F.log_softmax(near + smooth, dim=1)
+        return F.log_softmax(torch.clamp(near + smooth, max=self.ceiling), dim=1)
 
 
 class AdaptiveMaxPool(nn.Module):

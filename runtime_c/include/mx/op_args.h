@@ -271,21 +271,29 @@ enum mx_op_arg {
   MX_NARGS_aten_adaptive_max_pool2d = 5,
 
   /* aten::upsample_nearest2d.vec_out */
-  MX_ARG_aten_upsample_nearest2d_input = 0,
-  MX_ARG_aten_upsample_nearest2d_output_size = 1,
-  MX_ARG_aten_upsample_nearest2d_scale_factors = 2,
-  MX_ARG_aten_upsample_nearest2d_out = 3,
-  MX_ARG_aten_upsample_nearest2d_ret = 4,
-  MX_NARGS_aten_upsample_nearest2d = 5,
+  MX_ARG_aten_upsample_nearest2d_vec_input = 0,
+  MX_ARG_aten_upsample_nearest2d_vec_output_size = 1,
+  MX_ARG_aten_upsample_nearest2d_vec_scale_factors = 2,
+  MX_ARG_aten_upsample_nearest2d_vec_out = 3,
+  MX_ARG_aten_upsample_nearest2d_vec_ret = 4,
+  MX_NARGS_aten_upsample_nearest2d_vec = 5,
 
   /* aten::upsample_bilinear2d.vec_out */
-  MX_ARG_aten_upsample_bilinear2d_input = 0,
-  MX_ARG_aten_upsample_bilinear2d_output_size = 1,
-  MX_ARG_aten_upsample_bilinear2d_align_corners = 2,
-  MX_ARG_aten_upsample_bilinear2d_scale_factors = 3,
-  MX_ARG_aten_upsample_bilinear2d_out = 4,
-  MX_ARG_aten_upsample_bilinear2d_ret = 5,
-  MX_NARGS_aten_upsample_bilinear2d = 6,
+  MX_ARG_aten_upsample_bilinear2d_vec_input = 0,
+  MX_ARG_aten_upsample_bilinear2d_vec_output_size = 1,
+  MX_ARG_aten_upsample_bilinear2d_vec_align_corners = 2,
+  MX_ARG_aten_upsample_bilinear2d_vec_scale_factors = 3,
+  MX_ARG_aten_upsample_bilinear2d_vec_out = 4,
+  MX_ARG_aten_upsample_bilinear2d_vec_ret = 5,
+  MX_NARGS_aten_upsample_bilinear2d_vec = 6,
+
+  /* aten::clamp.Tensor_out */
+  MX_ARG_aten_clamp_Tensor_self = 0,
+  MX_ARG_aten_clamp_Tensor_min = 1,
+  MX_ARG_aten_clamp_Tensor_max = 2,
+  MX_ARG_aten_clamp_Tensor_out = 3,
+  MX_ARG_aten_clamp_Tensor_ret = 4,
+  MX_NARGS_aten_clamp_Tensor = 5,
 
   /* cortex_m::quantize_per_tensor.out */
   MX_ARG_cortex_m_quantize_per_tensor_input = 0,

@@ -7,7 +7,7 @@
 #include "util/mx_tensor_util.h"
 #include "util/mx_upsample2d.h"
 
-#define A(name) MX_ARG_aten_upsample_bilinear2d_##name
+#define A(name) MX_ARG_aten_upsample_bilinear2d_vec_##name
 
 mx_arg_error mx_k_aten_upsample_bilinear2d_vec_out_check(mx_value *const *args) {
   uint32_t bad = 0;
