@@ -5,8 +5,9 @@ Which tensors get observed, and how (specs in `qspecs`):
   relu/relu6/hardtanh/clamp right after (sole user) is folded in: the output is observed after the
   activation, so the lowering can turn the activation into the kernel's output clamp.
 - add / sub / mul: both operands and the output (add/sub fold a following activation too).
-- max/avg/adaptive-avg pooling, mean over H and W, views, flatten, permute, pad, cat and nearest upsampling: outputs share
-  their input's parameters (the int8 kernels move or average values without rescaling).
+- max/avg/adaptive-avg pooling, mean over H and W, views, flatten, permute, pad, cat and nearest
+  upsampling: outputs share their input's parameters (the int8 kernels move or average values without
+  rescaling).
 - softmax: output fixed at 1/256, -128.
 - sigmoid, tanh, hardswish, hardsigmoid and unfused relu-likes: input and output (lookup tables).
 Anything else is left in float; the lowering runs it on the fp32 kernels between dequantize/quantize.

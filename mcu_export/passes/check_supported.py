@@ -32,12 +32,17 @@ HINTS: Tuple[Tuple[str, str], ...] = (
 )
 
 
+def _input_rank(node) -> Optional[int]:
+    val = getattr(node.args[0], "meta", {}).get("val") if node.args else None
+    return val.dim() if isinstance(val, torch.Tensor) else None
+
+
 # Calls of an op the table has whose arguments no kernel takes (its load-time check refuses them): refused here,
 # so that an export never succeeds for a program the runtime then refuses. (target, refused?, problem)
 REFUSED_ARGUMENTS: Tuple[Tuple[str, Callable, str], ...] = (
     (
         "aten.convolution.default",
-        lambda node: getattr(node.args[0], "meta", {}).get("val") is not None and node.args[0].meta["val"].dim() == 5,
+        lambda node: _input_rank(node) == 5,
         "operator aten.convolution in 3-D (nn.Conv3d/ConvTranspose3d) is not supported",
     ),
 )
