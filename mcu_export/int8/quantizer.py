@@ -24,6 +24,7 @@ from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import QuantizationAnnotation, Quantizer, SharedQuantizationSpec
 
 from mcu_export.int8 import qspecs
+from mcu_export.int8.transposed_conv import int8_refusal
 
 aten = torch.ops.aten
 
@@ -187,9 +188,11 @@ class CmsisNNQuantizer(Quantizer):
         bias = node.args[2] if len(node.args) > 2 else None
         if not (_is_float_tensor(x) and _is_float_tensor(w)):
             return
-        if node.target == aten.convolution.default and node.args[6]:  # transposed: no int8 kernel here
+        transposed = node.target == aten.convolution.default and bool(node.args[6])
+        if transposed and int8_refusal(node) is not None:  # left in float: no int8 kernel runs it
             return
-        per_channel = node.target in CONV or self.per_channel_linear
+        # a transposed weight has its output channels on axis 1; per tensor keeps one scale for all
+        per_channel = (node.target in CONV and not transposed) or (node.target in LINEAR and self.per_channel_linear)
         inputs = {x: self.act, w: qspecs.weight_spec(self.qat, per_channel)}
         if isinstance(bias, Node) and _is_float_tensor(bias):
             inputs[bias] = qspecs.bias_spec((x, node), (w, node), per_channel)

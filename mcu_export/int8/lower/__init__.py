@@ -17,6 +17,7 @@ from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_resize as rsz
+from mcu_export.int8.lower import rules_transposed_conv as tc
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
@@ -28,7 +29,7 @@ from mcu_export.pte import program as pte
 aten = torch.ops.aten
 
 RULES: Dict[object, Callable] = {
-    aten.convolution.default: wt.lower_conv,
+    aten.convolution.default: tc.lower_convolution,
     aten.linear.default: wt.lower_linear,
     aten.add.Tensor: ew.lower_add,
     aten.sub.Tensor: ew.lower_add,
