@@ -133,6 +133,30 @@ def samples():
         "aten::logical_not.out": dict(self=x, out=e(x.shape, dtype=torch.bool)),
         "aten::any.out": dict(self=x, dim=1, keepdim=False, out=e(2, 6, 6, dtype=torch.bool)),
         "aten::sum.IntList_out": dict(self=x, dim=[1, -1], out=e(2, 6)),
+        "aten::clamp.Tensor_out": dict(self=x, min=rand(1, 6), max=None, out=e(x.shape)),
+        "aten::leaky_relu.out": dict(self=x, negative_slope=0.1, out=e(x.shape)),
+        "aten::elu.out": dict(self=x, out=e(x.shape)),
+        "aten::gelu.out": dict(self=x, approximate="tanh", out=e(x.shape)),
+        "aten::_log_softmax.out": dict(self=x, dim=1, half_to_float=False, out=e(x.shape)),
+        "aten::native_layer_norm.out": dict(
+            input=x,
+            normalized_shape=[6, 6],
+            weight=rand(1, 6, 6),
+            bias=None,
+            eps=1e-5,
+            out0=e(x.shape),
+            out1=e(2, 3, 1, 1),
+            out2=e(2, 3, 1, 1),
+        ),
+        "aten::adaptive_max_pool2d.out": dict(
+            self=x, output_size=[4, 3], out=e(2, 3, 4, 3), indices=e(2, 3, 4, 3, dtype=torch.int64)
+        ),
+        "aten::upsample_nearest2d.vec_out": dict(
+            input=x, output_size=None, scale_factors=[2.0, 1.5], out=e(2, 3, 12, 9)
+        ),
+        "aten::upsample_bilinear2d.vec_out": dict(
+            input=x, output_size=[4, 8], align_corners=True, scale_factors=None, out=e(2, 3, 4, 8)
+        ),
     }
 
 
@@ -164,9 +188,12 @@ def test_error_codes(lib, name):
     # argument count, one too few and one too many
     assert lib.raw(symbol, args[:-1]) == ERR["MX_ERR_BAD_ARG_COUNT"]
     assert lib.raw(symbol, args + [vals.null()]) == ERR["MX_ERR_BAD_ARG_COUNT"]
-    # every position checks its tag (no kernel takes a String), and a NULL value pointer is an error
+    # every position checks its tag (a String where no str is taken, an Int where one is), and a NULL value
+    # pointer is an error
+    types = [str(a.type) for a in schema.arguments] + ["ret"]
     for i in range(len(args)):
-        assert lib.raw(symbol, args[:i] + [vals.string()] + args[i + 1 :]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
+        wrong = vals.int_(0) if types[i] == "str" else vals.string()
+        assert lib.raw(symbol, args[:i] + [wrong] + args[i + 1 :]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
         assert lib.last_arg == i  # the refusal names the argument
         assert lib.raw(symbol, args[:i] + [None] + args[i + 1 :]) == ERR["MX_ERR_BAD_ARG_TYPE"], i
         assert lib.last_arg == i
@@ -201,7 +228,10 @@ def test_malformed_tensor_is_rejected(lib):
 
 
 BAD_VALUES = [
-    ("aten::convolution.out", dict(transposed=True), "MX_ERR_UNSUPPORTED"),
+    ("aten::convolution.out", dict(transposed=True, output_padding=[1, 0]), "MX_ERR_BAD_ARG_VALUE"),
+    # a transposed weight is [c_in, c_out / groups, ...]: this [4, 3, 3, 3] has 4 where the input has 3 channels
+    ("aten::convolution.out", dict(transposed=True, weight=rand(1, 4, 3, 3, 3)), "MX_ERR_BAD_SHAPE"),
+    ("aten::convolution.out", dict(input=rand(0, 1, 3, 2, 2, 2)), "MX_ERR_UNSUPPORTED"),
     ("aten::convolution.out", dict(groups=2), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::convolution.out", dict(stride=[0, 1]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::convolution.out", dict(padding=[1, 1, 1]), "MX_ERR_BAD_ARG_VALUE"),
@@ -230,6 +260,21 @@ BAD_VALUES = [
     ("aten::constant_pad_nd.out", dict(pad=[1]), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::constant_pad_nd.out", dict(pad=[-4, -3], out=torch.empty(2, 3, 6, 0)), "MX_ERR_BAD_ARG_VALUE"),
     ("aten::_native_batch_norm_legit_no_training.out", dict(running_mean=rand(0, 4)), "MX_ERR_BAD_SHAPE"),
+    ("aten::gelu.out", dict(approximate="erf"), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::clamp.Tensor_out", dict(min=None, max=None), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::clamp.Tensor_out", dict(max=rand(0, 5)), "MX_ERR_BAD_SHAPE"),
+    # min widens the result to 5-D: out, still 4-D, is refused
+    ("aten::clamp.Tensor_out", dict(min=rand(0, 3, 1, 1, 1, 1), out=torch.empty(2, 3, 6, 6)), "MX_ERR_BAD_SHAPE"),
+    ("aten::_log_softmax.out", dict(dim=-5), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::native_layer_norm.out", dict(normalized_shape=[6, 5]), "MX_ERR_BAD_SHAPE"),
+    ("aten::native_layer_norm.out", dict(weight=rand(0, 6)), "MX_ERR_BAD_SHAPE"),
+    ("aten::native_layer_norm.out", dict(out1=torch.empty(2, 3)), "MX_ERR_BAD_SHAPE"),
+    ("aten::adaptive_max_pool2d.out", dict(output_size=[0, 3]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::adaptive_max_pool2d.out", dict(indices=torch.empty(2, 3, 4, 3)), "MX_ERR_BAD_DTYPE"),
+    ("aten::upsample_nearest2d.vec_out", dict(output_size=[12, 9]), "MX_ERR_BAD_ARG_VALUE"),  # both given
+    ("aten::upsample_nearest2d.vec_out", dict(scale_factors=[2.0]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::upsample_nearest2d.vec_out", dict(scale_factors=[-1.0, 2.0]), "MX_ERR_BAD_ARG_VALUE"),
+    ("aten::upsample_bilinear2d.vec_out", dict(out=torch.empty(2, 3, 4, 7)), "MX_ERR_BAD_SHAPE"),
     (DIM_ORDER_COPY, dict(dim_order=[0, 2, 3, 1]), "MX_ERR_BAD_ARG_VALUE"),
     (DIM_ORDER_COPY, dict(dim_order=[0, 1, 2]), "MX_ERR_BAD_ARG_VALUE"),
     (DIM_ORDER_COPY, dict(out=torch.empty(2, 3, 6, 6, dtype=torch.float16)), "MX_ERR_BAD_DTYPE"),

@@ -83,6 +83,10 @@ class _Machine:
             return [self.plan.values[i].int_val for i in v.items]
         if isinstance(v, pte.TensorList):
             return [self.value(i) for i in v.items]
+        if isinstance(v, pte.DoubleList):
+            return list(v.items)
+        if isinstance(v, pte.String):
+            return v.string_val
         raise UsageError(f"value {index} of kind {type(v).__name__} is not supported by the interpreter")
 
     def out_indices(self, index: int) -> List[int]:

@@ -6,8 +6,8 @@ Which tensors get observed, and how (specs in `qspecs`):
   activation, so the lowering can turn the activation into the kernel's output clamp.
 - add / sub / mul: both operands and the output (add/sub fold a following activation too).
 - max/avg/adaptive-avg pooling, mean over H and W, views, flatten, permute, pad, cat, slice, select,
-  split (each piece), expand and clone: outputs share their input's parameters (the int8 kernels move or
-  average values without rescaling).
+  split (each piece), expand, clone and nearest upsampling: outputs share their input's parameters (the int8
+  kernels move or average values without rescaling).
 - softmax: output fixed at 1/256, -128.
 - sigmoid, tanh, hardswish, hardsigmoid and unfused relu-likes: input and output (lookup tables).
 Attention, LayerNorm, more table-lookup activations and the moves of unrolled GRU/LSTM cells: `quantizer_extra`.
@@ -25,6 +25,7 @@ from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import QuantizationAnnotation, Quantizer, SharedQuantizationSpec
 
 from mcu_export.int8 import qspecs, quantizer_extra
+from mcu_export.int8.transposed_conv import int8_refusal
 
 aten = torch.ops.aten
 
@@ -70,6 +71,7 @@ SHARED = {
     aten.select.int,
     aten.expand.default,
     aten.clone.default,
+    aten.upsample_nearest2d.vec,
 } | MAX_POOL
 SPLIT = {aten.split_with_sizes.default, aten.split.Tensor}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
@@ -197,9 +199,11 @@ class CmsisNNQuantizer(Quantizer):
         bias = node.args[2] if len(node.args) > 2 else None
         if not (_is_float_tensor(x) and _is_float_tensor(w)):
             return
-        if node.target == aten.convolution.default and node.args[6]:  # transposed: no int8 kernel here
+        transposed = node.target == aten.convolution.default and bool(node.args[6])
+        if transposed and int8_refusal(node) is not None:  # left in float: no int8 kernel runs it
             return
-        per_channel = node.target in CONV or self.per_channel_linear
+        # a transposed weight has its output channels on axis 1; per tensor keeps one scale for all
+        per_channel = (node.target in CONV and not transposed) or (node.target in LINEAR and self.per_channel_linear)
         inputs = {x: self.act, w: qspecs.weight_spec(self.qat, per_channel)}
         if isinstance(bias, Node) and _is_float_tensor(bias):
             inputs[bias] = qspecs.bias_spec((x, node), (w, node), per_channel)

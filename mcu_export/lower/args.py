@@ -75,6 +75,10 @@ def _emit_as(table: ValueTable, typ, n, value, tensor_of: TensorOf, where: str, 
         if elem in ("IntType", "SymIntType"):
             items = [value] * (n or 1) if isinstance(value, int) else list(value)
             return table.int_list(items)
+        if elem == "FloatType":
+            return table.double_list(list(value))
+    if kind == "StringType":
+        return table.string(value)
     if kind in ("IntType", "SymIntType"):
         if isinstance(value, torch.dtype):  # ScalarType arguments are ints in the schema
             return table.int(int(scalar_type(value)))

@@ -71,6 +71,12 @@ class ValueTable:
     def int_list(self, items) -> builtins.int:
         return self.add(pte.IntList([self.int(i) for i in items]))
 
+    def double_list(self, items) -> builtins.int:
+        return self.add(pte.DoubleList([float(v) for v in items]))
+
+    def string(self, text: str) -> builtins.int:
+        return self.add(pte.String(text))
+
     def tensor_list(self, indices) -> builtins.int:
         return self.add(pte.TensorList(list(indices)))
 

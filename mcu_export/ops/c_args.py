@@ -35,15 +35,18 @@ _KINDS = {
     "number": "MX_KIND_SCALAR",
     "Optional[number]": "MX_KIND_OPT_SCALAR",
     "List[Tensor]": "MX_KIND_TENSOR_LIST",
+    "str": "MX_KIND_STRING",
+    "Optional[List[float]]": "MX_KIND_OPT_FLOAT_LIST",
 }
 
 
 def c_stem(op: OpDef) -> str:
     """<namespace>_<name> without the name's leading underscores, as in the kernel symbol; an op whose name
-    several overloads share (gt.Scalar_out, gt.Tensor_out) adds its overload without the `_out`."""
+    several overloads share adds its overload without the `_out`, unless that overload is `out` (gt.Scalar_out:
+    aten_gt_Scalar; clamp.out: aten_clamp, clamp.Tensor_out: aten_clamp_Tensor)."""
     ns, base = op.name.split("::")
     stem = f"{ns}_{base.lstrip('_')}"
-    if sum(other.name == op.name for other in ALL_OPS) > 1:
+    if op.overload != "out" and sum(other.name == op.name for other in ALL_OPS) > 1:
         stem += "_" + op.overload.removesuffix("_out")
     return stem
 

@@ -38,7 +38,7 @@ class OpDef:
     # the tags, before the kernel's own check (every item of an int[]).
     ranges: Tuple[Tuple[str, str], ...] = ()
     # "module:function" of the bit-exact Python reference of the kernel (the int8 interpreter runs it);
-    # empty for the portable ops, whose reference is torch's own out variant.
+    # empty for most portable ops, whose reference is torch's own out variant.
     reference: str = ""
     # "module:function" giving the bytes of the kernel's scratch tensor per ISA (the twins of CMSIS-NN's
     # *_get_buffer_size, bound to the C by tests/test_int8_scratch.py); empty for ops without scratch.
@@ -121,6 +121,7 @@ def _op(
     dtypes: Tuple[str, ...] = ("float32",),
     written_as: Tuple[str, ...] = (),
     fused_by: str = "",
+    reference: str = "",
 ) -> OpDef:
     return OpDef(
         name=name,
@@ -130,6 +131,7 @@ def _op(
         dtypes=dtypes,
         written_as=written_as,
         fused_by=fused_by,
+        reference=reference,
     )
 
 
@@ -411,6 +413,24 @@ OPS: Tuple[OpDef, ...] = (
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
         dtypes=ANY_DTYPE,
     ),
+    _op("aten::leaky_relu", "aten.leaky_relu.default"),
+    _op("aten::elu", "aten.elu.default"),
+    _op("aten::gelu", "aten.gelu.default"),
+    _op("aten::_log_softmax", "aten._log_softmax.default"),
+    _op("aten::native_layer_norm", "aten.native_layer_norm.default"),
+    # ExecuTorch's portable library has none; torch's out variant (and its indices) is the convention.
+    _op("aten::adaptive_max_pool2d", "aten.adaptive_max_pool2d.default"),
+    # Moves elements only: int8 programs run it on the quantized bytes (int8/lower/rules_resize.py), where torch
+    # has no kernel to serve as the reference.
+    _op(
+        "aten::upsample_nearest2d",
+        "aten.upsample_nearest2d.vec",
+        overload="vec_out",
+        dtypes=ANY_DTYPE,
+        reference="mcu_export.int8.reference.resize:upsample_nearest2d_call",
+    ),
+    _op("aten::upsample_bilinear2d", "aten.upsample_bilinear2d.vec", overload="vec_out"),
+    _op("aten::clamp", "aten.clamp.Tensor", overload="Tensor_out"),
 )
 
 # OPS: the portable (fp32 and layout) kernels; ALL_OPS adds the int8 cortex_m ones. Kernel tables, the

@@ -21,16 +21,14 @@ from mcu_export.passes.source_location import source_location
 # The nearest supported rewrite per op family (prefix of the display name): what a user can change in the
 # model today. Only ops with a real alternative are listed; the others get no hint.
 HINTS: Tuple[Tuple[str, str], ...] = (
-    ("aten.leaky_relu", "not supported yet; relu or hardtanh are"),
-    ("aten.elu", "not supported yet; relu or hardtanh are"),
-    ("aten.gelu", "not supported yet; hardswish or relu are"),
-    ("aten.silu", "not supported yet; hardswish is"),
-    ("aten.upsample_", "not supported yet; a stride-1 conv on a repeated input, or avg_pool2d to go down, are"),
     ("aten.convolution_backward", "training ops cannot be exported; call model.eval() first"),
-    ("aten.native_layer_norm", "not supported yet; BatchNorm (folded into the conv or linear before it) is"),
-    ("aten._log_softmax", "not supported yet; softmax is (take the log on the host)"),
-    ("aten.adaptive_max_pool2d", "not supported yet; max_pool2d with a fixed kernel, or adaptive_avg_pool2d, are"),
+    ("aten.cumsum", "not supported yet; a linear layer (or matmul) with a triangular weight of ones is"),
 )
+
+
+def _input_rank(node) -> Optional[int]:
+    val = getattr(node.args[0], "meta", {}).get("val") if node.args else None
+    return val.dim() if isinstance(val, torch.Tensor) else None
 
 
 # Calls of an op the table has whose arguments no kernel takes (its load-time check refuses them): refused here,
@@ -38,8 +36,8 @@ HINTS: Tuple[Tuple[str, str], ...] = (
 REFUSED_ARGUMENTS: Tuple[Tuple[str, Callable, str], ...] = (
     (
         "aten.convolution.default",
-        lambda node: len(node.args) > 6 and bool(node.args[6]),
-        "operator aten.convolution with transposed=True (nn.ConvTranspose1d/2d) is not supported yet",
+        lambda node: _input_rank(node) == 5,
+        "operator aten.convolution in 3-D (nn.Conv3d/ConvTranspose3d) is not supported",
     ),
 )
 

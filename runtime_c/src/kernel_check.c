@@ -25,6 +25,8 @@ static const uint16_t accepts[] = {
     [MX_KIND_TENSOR_LIST] = TAG(MX_TAG_TENSOR_LIST),
     [MX_KIND_RET] = TAG(MX_TAG_TENSOR),
     [MX_KIND_RET_LIST] = TAG(MX_TAG_TENSOR_LIST),
+    [MX_KIND_STRING] = TAG(MX_TAG_STRING),
+    [MX_KIND_OPT_FLOAT_LIST] = TAG(MX_TAG_DOUBLE_LIST) | NONE_TAGS,
 };
 
 /* v's tag is one its kind accepts, and its ints (one Int, or an IntList's items) lie in the kind's range.

@@ -77,6 +77,32 @@ class Activations(nn.Module):
         return F.hardswish(x) * 0.5 + F.hardsigmoid(x), F.relu6(x * 4)
 
 
+class NeuralNetOps(nn.Module):
+    """leaky_relu, elu, gelu (a str argument), log_softmax, layer_norm (three outputs, one read through getitem),
+    nearest and bilinear upsampling (float[]? scale factors), transposed convolution, clamp by a tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)
+        self.norm = nn.LayerNorm(8)
+        self.register_buffer("ceiling", torch.linspace(0.5, 2.0, 4).reshape(4, 1, 1))
+
+    def forward(self, x):
+        y = F.gelu(self.norm(F.leaky_relu(self.up(x), 0.1)), approximate="tanh")  # [1,4,8,8]
+        y = F.avg_pool2d(F.elu(y), (3, 2), stride=(2, 2))  # [1,4,3,4]
+        near = F.interpolate(y, scale_factor=2.0)
+        smooth = F.interpolate(y, size=(6, 8), mode="bilinear")
+        return F.log_softmax(torch.clamp(near + smooth, max=self.ceiling), dim=1)
+
+
+class AdaptiveMaxPool(nn.Module):
+    """adaptive_max_pool2d: values and indices (an op ExecuTorch's portable library does not have)."""
+
+    def forward(self, x):
+        values, indices = F.adaptive_max_pool2d(x, (3, 5), return_indices=True)
+        return values, indices
+
+
 class Matmuls(nn.Module):
     """mm and bmm on inputs (not weights), unsqueeze/squeeze."""
 
@@ -139,6 +165,10 @@ def inputs_for(model: nn.Module):
         return (torch.randn(1, 4, 6, 6, generator=g),)
     if isinstance(model, Activations):
         return (torch.randn(2, 5, generator=g) * 4,)
+    if isinstance(model, AdaptiveMaxPool):
+        return (torch.randn(1, 2, 7, 9, generator=g),)
+    if isinstance(model, NeuralNetOps):
+        return (torch.randn(1, 3, 4, 4, generator=g),)
     if isinstance(model, Matmuls):
         return (torch.randn(3, 4, generator=g), torch.randn(4, 5, generator=g), torch.randn(2, 3, 4, generator=g))
     if isinstance(model, LoneBatchNorm):
@@ -238,4 +268,6 @@ ALL_MODELS = [
     Passthrough,
     TinyMobileNet,
     Slicing,
+    NeuralNetOps,
+    AdaptiveMaxPool,
 ]

@@ -240,6 +240,13 @@ class Values:
         v.u.ints.len = len(items)
         return v
 
+    def double_list(self, items: Sequence[float]) -> MxValue:
+        arr = self._hold((ctypes.c_double * max(len(items), 1))(*items))
+        v = self._hold(MxValue(tag=TAG["DOUBLE_LIST"]))
+        v.u.doubles.items = ctypes.cast(arr, ctypes.POINTER(ctypes.c_double))
+        v.u.doubles.len = len(items)
+        return v
+
     def tensor_list(self, tensors: Sequence[MxValue]) -> MxValue:
         """A TensorList naming the tensors of these (Tensor) values, as the loader resolves one."""
         arr = self._hold((ctypes.POINTER(MxTensor) * max(len(tensors), 1))(*[t.u.t for t in tensors]))
@@ -267,6 +274,10 @@ class Values:
             return self.tensor_list([self.tensor(t) for t in x])
         if type_str == "List[int]":
             return self.int_list(list(x))
+        if type_str == "List[float]":
+            return self.double_list(list(x))
+        if type_str == "str":
+            return self.string(x)
         if type_str == "bool":
             return self.bool_(x)
         if type_str == "int":

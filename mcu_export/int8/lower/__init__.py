@@ -17,6 +17,8 @@ from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm, rules_scalar
 from mcu_export.int8.lower import rules_layout as lay
+from mcu_export.int8.lower import rules_resize as rsz
+from mcu_export.int8.lower import rules_transposed_conv as tc
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
@@ -28,7 +30,7 @@ from mcu_export.pte import program as pte
 aten = torch.ops.aten
 
 RULES: Dict[object, Callable] = {
-    aten.convolution.default: wt.lower_conv,
+    aten.convolution.default: tc.lower_convolution,
     aten.linear.default: wt.lower_linear,
     aten.add.Tensor: ew.lower_add,
     aten.sub.Tensor: ew.lower_add,
@@ -43,6 +45,7 @@ RULES: Dict[object, Callable] = {
     aten.constant_pad_nd.default: lay.lower_pad,
     aten.cat.default: lay.lower_cat,
     aten.split_with_sizes.default: lay.lower_split,
+    aten.upsample_nearest2d.vec: rsz.lower_upsample_nearest,
 }
 for _t in (aten.slice.Tensor, aten.select.int, aten.expand.default, aten.clone.default):
     RULES[_t] = lay.lower_copy

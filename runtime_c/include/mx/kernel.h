@@ -48,7 +48,9 @@ typedef enum mx_arg_kind {
   MX_KIND_OPT_SCALAR,
   MX_KIND_TENSOR_LIST,    /* Tensor[]: no None items */
   MX_KIND_RET,            /* the return of a single-out op: the out tensor itself */
-  MX_KIND_RET_LIST        /* the return of a multi-out op: a TensorList of the outs, in order */
+  MX_KIND_RET_LIST,       /* the return of a multi-out op: a TensorList of the outs, in order */
+  MX_KIND_STRING,         /* str (gelu's approximate) */
+  MX_KIND_OPT_FLOAT_LIST  /* float[]? (upsampling's scale_factors) */
 } mx_arg_kind;
 
 typedef struct mx_kernel_entry {

@@ -434,6 +434,82 @@ enum mx_op_arg {
   MX_ARG_dim_order_ops_clone_dim_order_ret = 4,
   MX_NARGS_dim_order_ops_clone_dim_order = 5,
 
+  /* aten::leaky_relu.out */
+  MX_ARG_aten_leaky_relu_self = 0,
+  MX_ARG_aten_leaky_relu_negative_slope = 1,
+  MX_ARG_aten_leaky_relu_out = 2,
+  MX_ARG_aten_leaky_relu_ret = 3,
+  MX_NARGS_aten_leaky_relu = 4,
+
+  /* aten::elu.out */
+  MX_ARG_aten_elu_self = 0,
+  MX_ARG_aten_elu_alpha = 1,
+  MX_ARG_aten_elu_scale = 2,
+  MX_ARG_aten_elu_input_scale = 3,
+  MX_ARG_aten_elu_out = 4,
+  MX_ARG_aten_elu_ret = 5,
+  MX_NARGS_aten_elu = 6,
+
+  /* aten::gelu.out */
+  MX_ARG_aten_gelu_self = 0,
+  MX_ARG_aten_gelu_approximate = 1,
+  MX_ARG_aten_gelu_out = 2,
+  MX_ARG_aten_gelu_ret = 3,
+  MX_NARGS_aten_gelu = 4,
+
+  /* aten::_log_softmax.out */
+  MX_ARG_aten_log_softmax_self = 0,
+  MX_ARG_aten_log_softmax_dim = 1,
+  MX_ARG_aten_log_softmax_half_to_float = 2,
+  MX_ARG_aten_log_softmax_out = 3,
+  MX_ARG_aten_log_softmax_ret = 4,
+  MX_NARGS_aten_log_softmax = 5,
+
+  /* aten::native_layer_norm.out */
+  MX_ARG_aten_native_layer_norm_input = 0,
+  MX_ARG_aten_native_layer_norm_normalized_shape = 1,
+  MX_ARG_aten_native_layer_norm_weight = 2,
+  MX_ARG_aten_native_layer_norm_bias = 3,
+  MX_ARG_aten_native_layer_norm_eps = 4,
+  MX_ARG_aten_native_layer_norm_out0 = 5,
+  MX_ARG_aten_native_layer_norm_out1 = 6,
+  MX_ARG_aten_native_layer_norm_out2 = 7,
+  MX_ARG_aten_native_layer_norm_ret = 8,
+  MX_NARGS_aten_native_layer_norm = 9,
+
+  /* aten::adaptive_max_pool2d.out */
+  MX_ARG_aten_adaptive_max_pool2d_self = 0,
+  MX_ARG_aten_adaptive_max_pool2d_output_size = 1,
+  MX_ARG_aten_adaptive_max_pool2d_out = 2,
+  MX_ARG_aten_adaptive_max_pool2d_indices = 3,
+  MX_ARG_aten_adaptive_max_pool2d_ret = 4,
+  MX_NARGS_aten_adaptive_max_pool2d = 5,
+
+  /* aten::upsample_nearest2d.vec_out */
+  MX_ARG_aten_upsample_nearest2d_input = 0,
+  MX_ARG_aten_upsample_nearest2d_output_size = 1,
+  MX_ARG_aten_upsample_nearest2d_scale_factors = 2,
+  MX_ARG_aten_upsample_nearest2d_out = 3,
+  MX_ARG_aten_upsample_nearest2d_ret = 4,
+  MX_NARGS_aten_upsample_nearest2d = 5,
+
+  /* aten::upsample_bilinear2d.vec_out */
+  MX_ARG_aten_upsample_bilinear2d_input = 0,
+  MX_ARG_aten_upsample_bilinear2d_output_size = 1,
+  MX_ARG_aten_upsample_bilinear2d_align_corners = 2,
+  MX_ARG_aten_upsample_bilinear2d_scale_factors = 3,
+  MX_ARG_aten_upsample_bilinear2d_out = 4,
+  MX_ARG_aten_upsample_bilinear2d_ret = 5,
+  MX_NARGS_aten_upsample_bilinear2d = 6,
+
+  /* aten::clamp.Tensor_out */
+  MX_ARG_aten_clamp_Tensor_self = 0,
+  MX_ARG_aten_clamp_Tensor_min = 1,
+  MX_ARG_aten_clamp_Tensor_max = 2,
+  MX_ARG_aten_clamp_Tensor_out = 3,
+  MX_ARG_aten_clamp_Tensor_ret = 4,
+  MX_NARGS_aten_clamp_Tensor = 5,
+
   /* cortex_m::quantize_per_tensor.out */
   MX_ARG_cortex_m_quantize_per_tensor_input = 0,
   MX_ARG_cortex_m_quantize_per_tensor_scale = 1,

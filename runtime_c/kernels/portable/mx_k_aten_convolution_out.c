@@ -1,7 +1,9 @@
 /* aten::convolution.out for float32: 2-D NCHW (and 1-D NCL, run as H = 1) direct convolution with
- * stride, padding, dilation and groups (depthwise included). Transposed convolution is not supported. */
+ * stride, padding, dilation and groups (depthwise included), and the transposed convolution
+ * (nn.ConvTranspose1d/2d) with the same parameters and output_padding. */
 #include "util/mx_args.h"
 #include "util/mx_conv2d_f32.h"
+#include "util/mx_conv_transpose2d_f32.h"
 #include "util/mx_tensor_util.h"
 
 #define MX_PARAM_MAX (1 << 20)
@@ -26,26 +28,50 @@ static mx_arg_error read_params(mx_value *const *args, uint32_t spatial, int32_t
   return MX_OK;
 }
 
-/* The loop nest's shape; out_h/out_w <= 0 when the dilated kernel exceeds the padded input. */
-static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][2]) {
+/* output_padding as (h, w), one value or one per spatial dim: only a transposed convolution reads it, and
+ * torch takes each below its stride or its dilation (it picks one of the output sizes the stride leaves open). */
+static mx_arg_error read_output_padding(mx_value *const *args, uint32_t spatial, const int32_t p[3][2], int32_t op[2]) {
+  const mx_int_list *l = mx_arg_int_list(args, A(output_padding));
+  MX_REFUSE_IF(l->len != 1 && l->len != spatial, A(output_padding), MX_ERR_BAD_ARG_VALUE);
+  const int64_t v[2] = {spatial == 2 ? l->items[0] : 0, l->items[l->len - 1]};
+  for (uint32_t a = 0; a < 2; ++a) {
+    MX_REFUSE_IF(v[a] < 0 || (v[a] >= p[0][a] && v[a] >= p[2][a]), A(output_padding), MX_ERR_BAD_ARG_VALUE);
+    op[a] = (int32_t)v[a];
+  }
+  return MX_OK;
+}
+
+/* One output size: a convolution's windows over the padded input, or a transposed convolution's span,
+ * (in - 1) * stride - 2 * pad + dil * (k - 1) + output_padding + 1; <= 0 when there is no output. */
+static int32_t out_size(bool transposed, int32_t in, int32_t k, int32_t stride, int32_t pad, int32_t dil, int32_t op) {
+  /* 64-bit: sizes and parameters fit int32, their sums need not */
+  const int64_t span = (int64_t)dil * (k - 1) + 1;
+  if (transposed) {
+    const int64_t n = ((int64_t)in - 1) * stride - 2 * (int64_t)pad + span + op;
+    return n < 1 || n > INT32_MAX ? 0 : (int32_t)n;
+  }
+  const int64_t room = (int64_t)in + 2 * (int64_t)pad - span;
+  return room < 0 ? 0 : (int32_t)(room / stride + 1);
+}
+
+/* The loop nest's shape; out_h/out_w <= 0 when there is no output. A transposed weight is
+ * [c_in, c_out / groups, k_h, k_w]. */
+static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][2], const int32_t op[2]) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
-  const bool two = in->dim == 4;
+  const bool two = in->dim == 4, transposed = mx_arg_bool(args, A(transposed));
   const int32_t in_h = two ? in->sizes[2] : 1, in_w = in->sizes[in->dim - 1];
   const int32_t k_h = two ? w->sizes[2] : 1, k_w = w->sizes[w->dim - 1];
-  /* 64-bit: sizes and parameters fit int32, their sums need not */
-  const int64_t span_h = (int64_t)p[2][0] * (k_h - 1) + 1, span_w = (int64_t)p[2][1] * (k_w - 1) + 1;
-  const int64_t room_h = (int64_t)in_h + 2 * (int64_t)p[1][0] - span_h,
-                room_w = (int64_t)in_w + 2 * (int64_t)p[1][1] - span_w;
+  const int32_t groups = (int32_t)mx_arg_int(args, A(groups));
   return (mx_conv2d_f32_shape){
       .c_in = in->sizes[1],
       .in_h = in_h,
       .in_w = in_w,
-      .c_out = w->sizes[0],
-      .out_h = room_h < 0 ? 0 : (int32_t)(room_h / p[0][0] + 1),
-      .out_w = room_w < 0 ? 0 : (int32_t)(room_w / p[0][1] + 1),
+      .c_out = transposed ? w->sizes[1] * groups : w->sizes[0],
+      .out_h = out_size(transposed, in_h, k_h, p[0][0], p[1][0], p[2][0], op[0]),
+      .out_w = out_size(transposed, in_w, k_w, p[0][1], p[1][1], p[2][1], op[1]),
       .k_h = k_h,
       .k_w = k_w,
-      .groups = (int32_t)mx_arg_int(args, A(groups)),
+      .groups = groups,
       .stride = {p[0][0], p[0][1]},
       .pad = {p[1][0], p[1][1]},
       .dil = {p[2][0], p[2][1]},
@@ -61,17 +87,25 @@ mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   if (bias != NULL) {
     MX_TRY(mx_check_arg_tensor(args, A(bias), MX_DTYPE_F32));
   }
-  MX_REFUSE_IF(mx_arg_bool(args, A(transposed)), A(transposed), MX_ERR_UNSUPPORTED);
   MX_REFUSE_IF(in->dim == 5, A(input), MX_ERR_UNSUPPORTED); /* 3-D convolution */
   MX_REFUSE_IF(in->dim != 3 && in->dim != 4, A(input), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(w->dim != in->dim, A(weight), MX_ERR_BAD_SHAPE);
-  int32_t p[3][2];
+  const bool transposed = mx_arg_bool(args, A(transposed));
+  int32_t p[3][2], op[2] = {0, 0};
   MX_TRY(read_params(args, in->dim - 2u, p));
-  const mx_conv2d_f32_shape s = conv_shape(args, p);
-  MX_REFUSE_IF(s.k_h < 1 || s.k_w < 1 || s.out_h < 1 || s.out_w < 1, A(weight), MX_ERR_BAD_SHAPE);
+  if (transposed) {
+    MX_TRY(read_output_padding(args, in->dim - 2u, p, op));
+  }
   const int64_t groups = mx_arg_int(args, A(groups));
-  MX_REFUSE_IF(groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0 || w->sizes[1] != s.c_in / groups, A(groups),
-               MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(groups < 1 || groups > INT32_MAX, A(groups), MX_ERR_BAD_ARG_VALUE);
+  /* a transposed convolution's output channels are the weight's per-group ones times groups */
+  MX_REFUSE_IF(transposed && (int64_t)w->sizes[1] * groups > INT32_MAX, A(groups), MX_ERR_BAD_ARG_VALUE);
+  const mx_conv2d_f32_shape s = conv_shape(args, p, op);
+  MX_REFUSE_IF(s.k_h < 1 || s.k_w < 1 || s.out_h < 1 || s.out_w < 1, A(weight), MX_ERR_BAD_SHAPE);
+  /* the weight's group dimension: output channels of a convolution, input channels of a transposed one */
+  const int32_t grouped = transposed ? s.c_out : s.c_in, whole = transposed ? s.c_in : s.c_out;
+  MX_REFUSE_IF(s.c_in % groups != 0 || s.c_out % groups != 0, A(groups), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(w->sizes[0] != whole || w->sizes[1] != grouped / groups, A(weight), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(bias != NULL && (bias->dim != 1 || bias->sizes[0] != s.c_out), A(bias), MX_ERR_BAD_SHAPE);
   int32_t sizes[4] = {in->sizes[0], s.c_out, s.out_h, s.out_w};
   if (in->dim == 3) {
@@ -85,16 +119,25 @@ mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
-  int32_t p[3][2];
+  const bool transposed = mx_arg_bool(args, A(transposed));
+  int32_t p[3][2], op[2] = {0, 0};
   (void)read_params(args, in->dim - 2u, p); /* checked at load */
-  const mx_conv2d_f32_shape shape = conv_shape(args, p);
+  if (transposed) {
+    (void)read_output_padding(args, in->dim - 2u, p, op);
+  }
+  const mx_conv2d_f32_shape shape = conv_shape(args, p, op);
   const int32_t n_batch = in->sizes[0];
   const size_t in_image = (size_t)shape.c_in * (size_t)(shape.in_h * shape.in_w);
   const size_t out_image = (size_t)shape.c_out * (size_t)(shape.out_h * shape.out_w);
   const float *b = bias != NULL ? (const float *)bias->data : NULL;
   for (int32_t n = 0; n < n_batch; ++n) {
-    mx_conv2d_f32(&shape, (const float *)in->data + (size_t)n * in_image, (const float *)w->data, b,
-                  (float *)out->data + (size_t)n * out_image);
+    const float *x = (const float *)in->data + (size_t)n * in_image;
+    float *y = (float *)out->data + (size_t)n * out_image;
+    if (transposed) {
+      mx_conv_transpose2d_f32(&shape, x, (const float *)w->data, b, y);
+    } else {
+      mx_conv2d_f32(&shape, x, (const float *)w->data, b, y);
+    }
   }
   return MX_OK;
 }

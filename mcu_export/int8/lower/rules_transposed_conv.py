@@ -1,0 +1,66 @@
+"""aten.convolution as cortex_m int8 kernels: ordinary ones by rules_weighted.lower_conv, stride-1 transposed ones
+as the convolution they are (int8/transposed_conv.py), through quantized_conv2d."""
+
+from __future__ import annotations
+
+import torch
+from torch.fx import Node
+
+from mcu_export.int8.lower import match
+from mcu_export.int8.lower.backend import QTensor, T
+from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
+from mcu_export.int8.lower.rules_common import Refusal, activation_range, bias, terminal, weight
+from mcu_export.int8.lower.rules_weighted import conv_scratch, lower_conv, requant_params
+from mcu_export.int8.transposed_conv import as_convolution, int8_refusal
+
+
+def lower_convolution(lw, node: Node) -> None:
+    if node.args[6]:
+        lower_transposed_conv(lw, node)
+    else:
+        lower_conv(lw, node)
+
+
+def lower_transposed_conv(lw, node: Node) -> None:
+    refusal = int8_refusal(node)
+    if refusal is not None:
+        raise Refusal(refusal)
+    x, w, b, _stride, padding, dilation = node.args[:6]
+    qx = lw.qinput(x)
+    if qx is None:
+        raise Refusal("its input is not int8")
+    _last, act, quantizers = terminal(node)
+    out = match.qparams(quantizers[0])
+    n, c_in, h, wd = lw.shape(x)
+    _, c_out, oh, ow = lw.shape(node)
+    wq, wscales = weight(lw, w, c_out)  # [C_in, C_out, KH, KW], one scale (per tensor)
+    conv_w, conv_pad = as_convolution(wq, padding, dilation)
+    bq = bias(lw, b, qx.scale, wscales)
+    mults, shifts = requant_params(qx.scale, wscales, out.scale)
+    act_min, act_max = activation_range(act, out)
+    dil = tuple(int(d) for d in dilation) * (2 // len(dilation))
+    ohwi = conv_w.permute(0, 2, 3, 1)
+    in_nhwc, out_nhwc = (n, h, wd, c_in), (n, oh, ow, c_out)
+    size = max(conv_scratch(isa, in_nhwc, tuple(ohwi.shape), out_nhwc, (1, 1), conv_pad, dil) for isa in lw.isas)
+    qx = lw.to_layout(qx, True)
+    result = lw.new_tensor(torch.int8, [n, c_out, oh, ow], cl=True)
+    lw.call(
+        cortex_m_op("quantized_conv2d"),
+        dict(
+            input=T(qx.index),
+            weight=T(lw.const(ohwi)),
+            bias=T(lw.const(bq)) if bq is not None else None,
+            stride=(1, 1),
+            padding=conv_pad,
+            dilation=dil,
+            input_offset=-qx.zp,
+            output_offset=out.zp,
+            requantize_multipliers=T(lw.const(torch.tensor(mults, dtype=torch.int32))),
+            requantize_shifts=T(lw.const(torch.tensor(shifts, dtype=torch.int32))),
+            activation_min=act_min,
+            activation_max=act_max,
+            scratch=T(lw.new_tensor(torch.uint8, [size])),
+        ),
+        [result],
+    )
+    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, True), [node] + ([act] if act else []))
