@@ -30,6 +30,7 @@ CONV = {aten.conv2d.default, aten.convolution.default}
 LINEAR = {aten.linear.default}
 ADD = {aten.add.Tensor, aten.sub.Tensor, aten.add_.Tensor, aten.sub_.Tensor}
 MUL = {aten.mul.Tensor, aten.mul_.Tensor}
+DIV_BY_NUMBER = {aten.div.Tensor, aten.rsub.Scalar}  # only with a number operand: an int8 table lookup
 FUSABLE_ACTIVATIONS = {
     aten.relu.default,
     aten.relu_.default,
@@ -72,6 +73,13 @@ CAT = {aten.cat.default, aten.concat.default}
 def _is_float_tensor(node) -> bool:
     val = node.meta.get("val") if isinstance(node, Node) else None
     return isinstance(val, torch.Tensor) and val.dtype == torch.float32
+
+
+def _is_constant(node) -> bool:
+    """A Python number, or a tensor the graph holds as a constant (scalars_to_tensors' form of a number)."""
+    if not isinstance(node, Node):
+        return isinstance(node, (int, float))
+    return node.op == "get_attr"
 
 
 def _annotated(node: Node) -> bool:
@@ -159,6 +167,8 @@ class CmsisNNQuantizer(Quantizer):
                 self._weighted(node)
             elif node.target in ADD | MUL:
                 self._binary(node)
+            elif node.target in DIV_BY_NUMBER and _is_constant(node.args[1]):
+                _mark(node, {node.args[0]: self.act}, self.act)
         for node in nodes:
             if _annotated(node) or not _is_float_tensor(node.args[0] if node.args else None):
                 continue

@@ -14,6 +14,7 @@ from torch.export import ExportedProgram
 
 from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
+from mcu_export.int8.lower import rules_broadcast as bc
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
@@ -29,9 +30,11 @@ aten = torch.ops.aten
 RULES: Dict[object, Callable] = {
     aten.convolution.default: wt.lower_conv,
     aten.linear.default: wt.lower_linear,
-    aten.add.Tensor: ew.lower_add,
-    aten.sub.Tensor: ew.lower_add,
-    aten.mul.Tensor: ew.lower_mul,
+    aten.add.Tensor: bc.lower_add,
+    aten.sub.Tensor: bc.lower_add,
+    aten.rsub.Scalar: bc.lower_add,
+    aten.mul.Tensor: bc.lower_mul,
+    aten.div.Tensor: bc.lower_div,
     aten._softmax.default: ew.lower_softmax,
     aten.max_pool2d_with_indices.default: lay.lower_max_pool,
     aten.avg_pool2d.default: lay.lower_avg_pool,
