@@ -15,6 +15,7 @@ from torch.export import ExportedProgram
 from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
 from mcu_export.int8.lower import rules_broadcast as bc
+from mcu_export.int8.lower import rules_conv1d as c1
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_weighted as wt
@@ -28,7 +29,7 @@ from mcu_export.pte import program as pte
 aten = torch.ops.aten
 
 RULES: Dict[object, Callable] = {
-    aten.convolution.default: wt.lower_conv,
+    aten.convolution.default: c1.lower_convolution,
     aten.linear.default: wt.lower_linear,
     aten.add.Tensor: bc.lower_add,
     aten.sub.Tensor: bc.lower_add,
@@ -55,6 +56,8 @@ for _t in (
     aten.unsqueeze.default,
 ):
     RULES[_t] = lay.lower_view
+RULES[aten.unsqueeze.default] = c1.lower_unsqueeze
+RULES[aten.squeeze.dim] = RULES[aten.squeeze.dims] = c1.lower_squeeze
 for _t in (
     aten.sigmoid.default,
     aten.tanh.default,
