@@ -165,3 +165,39 @@ def quantized_max_pool2d(a, out_shape):
         a["activation_max"],
     )
     return _nchw(out)
+
+
+# The explicit-layout spellings: logical [N, H, W, C], contiguous, what the references take as they are.
+
+
+def quantized_conv2d_nhwc(a, out_shape):
+    return arm_convolve_s8(a["input"], a["weight"], a["bias"], output_hw=tuple(out_shape[1:3]), **_conv_common(a))
+
+
+def quantized_depthwise_conv2d_nhwc(a, out_shape):
+    return arm_depthwise_conv_s8(
+        a["input"],
+        a["weight"],
+        a["bias"],
+        ch_mult=a["depth_multiplier"],
+        output_hw=tuple(out_shape[1:3]),
+        **_conv_common(a),
+    )
+
+
+def quantized_avg_pool2d_nhwc(a, out_shape):
+    return arm_avgpool_s8(
+        a["input"], tuple(a["kernel_size"]), tuple(a["stride"]), tuple(a["padding"]), tuple(out_shape[1:3])
+    )
+
+
+def quantized_max_pool2d_nhwc(a, out_shape):
+    return arm_max_pool_s8(
+        a["input"],
+        tuple(a["kernel_size"]),
+        tuple(a["stride"]),
+        tuple(a["padding"]),
+        tuple(out_shape[1:3]),
+        a["activation_min"],
+        a["activation_max"],
+    )

@@ -68,6 +68,7 @@ SHARED = {
 } | MAX_POOL
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
 CAT = {aten.cat.default, aten.concat.default}
+SUM = {aten.sum.dim_IntList}  # its own output scale: the sum's range is not the input's
 
 
 def _is_float_tensor(node) -> bool:
@@ -174,7 +175,7 @@ class CmsisNNQuantizer(Quantizer):
                 continue
             if node.target in SOFTMAX:
                 _mark(node, {node.args[0]: self.act}, qspecs.softmax_output_spec(self.qat))
-            elif node.target in LUT_ACTIVATIONS:
+            elif node.target in LUT_ACTIVATIONS or node.target in SUM:
                 _mark(node, {node.args[0]: self.act}, self.act)
             elif node.target in SHARED:
                 self._shared(node)

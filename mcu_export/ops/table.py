@@ -149,8 +149,7 @@ def _cortex_m(
         dtypes=dtypes,
         library="cortex_m",
         ranges=tuple({**(shared or {}), **ranges}.items()),
-        # the explicit-layout *_nhwc twins have none: the int8 lowering never emits them
-        reference="" if base.endswith("_nhwc") else f"mcu_export.int8.interpreter_ops:{base}",
+        reference=f"mcu_export.int8.interpreter_ops:{base}",
         scratch=_SCRATCH.get(base.removesuffix("_nhwc"), ""),
     )
 

@@ -18,6 +18,7 @@ from mcu_export.int8.lower import rules_broadcast as bc
 from mcu_export.int8.lower import rules_conv1d as c1
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_layout as lay
+from mcu_export.int8.lower import rules_reduce as red
 from mcu_export.int8.lower import rules_weighted as wt
 from mcu_export.int8.lower.backend import CortexMBackend
 from mcu_export.int8.quantizer import FUSABLE_ACTIVATIONS
@@ -40,7 +41,8 @@ RULES: Dict[object, Callable] = {
     aten.max_pool2d_with_indices.default: lay.lower_max_pool,
     aten.avg_pool2d.default: lay.lower_avg_pool,
     aten._adaptive_avg_pool2d.default: lay.lower_adaptive_avg_pool,
-    aten.mean.dim: lay.lower_mean,
+    aten.mean.dim: red.lower_mean,
+    aten.sum.dim_IntList: red.lower_sum,
     aten.permute.default: lay.lower_permute,
     aten.permute_copy.default: lay.lower_permute,
     aten.constant_pad_nd.default: lay.lower_pad,
