@@ -168,6 +168,8 @@ class CmsisNNQuantizer(Quantizer):
                 self._weighted(node)
             elif node.target in ADD | MUL:
                 self._binary(node)
+            elif node.target == aten._native_batch_norm_legit_no_training.default:
+                self._batch_norm(node)
             elif node.target in DIV_BY_NUMBER and _is_constant(node.args[1]):
                 _mark(node, {node.args[0]: self.act}, self.act)
         for node in nodes:
@@ -221,6 +223,16 @@ class CmsisNNQuantizer(Quantizer):
             return
         output = self._output_spec(node) if node.target in ADD else self.act
         _mark(node, {a: self.act for a in operands}, output)
+
+    def _batch_norm(self, node: Node) -> None:
+        """A BatchNorm left standing (no conv/linear before it to fold into): an int8 per-channel affine,
+        observed at its value (getitem 0, or the activation folded after it)."""
+        if not _is_float_tensor(node.args[0]):
+            return
+        _mark(node, {node.args[0]: self.act}, None)
+        for user in node.users:
+            if user.target == operator.getitem and user.args[1] == 0:
+                _mark(user, {}, self._output_spec(user))
 
     def _shared(self, node: Node) -> None:
         x = node.args[0]

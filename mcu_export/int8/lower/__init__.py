@@ -14,6 +14,7 @@ from torch.export import ExportedProgram
 
 from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
+from mcu_export.int8.lower import rules_affine as aff
 from mcu_export.int8.lower import rules_broadcast as bc
 from mcu_export.int8.lower import rules_conv1d as c1
 from mcu_export.int8.lower import rules_elementwise as ew
@@ -47,6 +48,7 @@ RULES: Dict[object, Callable] = {
     aten.permute_copy.default: lay.lower_permute,
     aten.constant_pad_nd.default: lay.lower_pad,
     aten.cat.default: lay.lower_cat,
+    aten._native_batch_norm_legit_no_training.default: aff.lower_batch_norm,
 }
 for _t in (
     aten.view.default,
