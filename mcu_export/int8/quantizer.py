@@ -173,6 +173,8 @@ class CmsisNNQuantizer(Quantizer):
             elif node.target in DIV_BY_NUMBER and _is_constant(node.args[1]):
                 _mark(node, {node.args[0]: self.act}, self.act)
         for node in nodes:
+            if not _annotated(node) and node.target in CAT:  # its first argument is a list
+                self._cat(node)
             if _annotated(node) or not _is_float_tensor(node.args[0] if node.args else None):
                 continue
             if node.target in SOFTMAX:
@@ -181,8 +183,6 @@ class CmsisNNQuantizer(Quantizer):
                 _mark(node, {node.args[0]: self.act}, self.act)
             elif node.target in SHARED:
                 self._shared(node)
-            elif node.target in CAT:
-                self._cat(node)
         return model
 
     def _output_spec(self, node: Node):
