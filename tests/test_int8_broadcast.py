@@ -58,3 +58,68 @@ def test_number_operands_are_table_lookups():
 
 def test_gate_products():
     check_int8(GateProducts(), [(3, 6), (3, 6)], floor=0.98, ops=[ADD, MUL])
+
+
+# ---- the kernels' broadcast plan: one-op programs on the host C runtime against the numpy reference ----
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    from cortex_m_programs import pte_runner
+
+    return pte_runner(tmp_path_factory.mktemp("broadcast"))
+
+
+def _binary_program(op, a, b, orders, out_shape, params):
+    from cortex_m_programs import OpProgram
+
+    p = OpProgram(f"cortex_m::{op}.out")
+    ai, bi = p.input(a, orders[0]), p.input(b, orders[1])
+    out = p.planned(out_shape, np.int8, orders[2])
+    if op == "quantized_add":
+        args = [ai, *map(p.int_, params[0:3]), bi, *map(p.int_, params[3:6]), *map(p.int_, params[6:11])]
+    else:
+        args = [ai, p.int_(params[0]), bi, p.int_(params[1]), *map(p.int_, params[2:5])]
+    return p.build(args, out)
+
+
+def _random_case(rng):
+    rank = int(rng.integers(1, 5))
+    out_shape = [int(s) for s in rng.integers(1, 6, rank)]
+    operands = []
+    for _ in range(2):
+        own = out_shape[int(rng.integers(0, rank)) :] if rng.random() < 0.3 else list(out_shape)
+        own = [1 if rng.random() < 0.4 else s for s in own]
+        operands.append(rng.integers(-128, 128, own).astype(np.int8))
+    out_shape = list(np.broadcast_shapes(*(o.shape for o in operands)))
+    orders = [tuple(int(d) for d in rng.permutation(len(s))) for s in (operands[0].shape, operands[1].shape, out_shape)]
+    return operands, orders, out_shape
+
+
+@pytest.mark.parametrize("op", ["quantized_add", "quantized_mul"])
+@pytest.mark.parametrize("seed", range(12))
+def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
+    from mcu_export.int8.reference.elementwise import (
+        add_params,
+        arm_elementwise_add_s8,
+        arm_elementwise_mul_s8,
+        mul_params,
+    )
+
+    rng = np.random.default_rng(seed)
+    (a, b), orders, out_shape = _random_case(rng)
+    zps = [int(z) for z in rng.integers(-100, 100, 3)]
+    if op == "quantized_add":
+        p = add_params(0.05, zps[0], 0.08, zps[1], 0.1, zps[2])
+        if seed % 2:
+            p["input_2_mult"] = -p["input_2_mult"]  # sub
+        params = [zps[0], p["input_1_mult"], p["input_1_shift"], zps[1], p["input_2_mult"], p["input_2_shift"]]
+        params += [zps[2], p["out_mult"], p["out_shift"], -128, 127]
+        want = arm_elementwise_add_s8(a, b, **p, out_activation_min=-128, out_activation_max=127)
+    else:
+        p = mul_params(0.05, zps[0], 0.08, zps[1], 0.1, zps[2])
+        params = [zps[0], zps[1], zps[2], p["out_mult"], p["out_shift"]]
+        want = arm_elementwise_mul_s8(a, b, -zps[0], -zps[1], zps[2], p["out_mult"], p["out_shift"], -128, 127)
+    assert want.shape == tuple(out_shape)
+    got = run(_binary_program(op, a, b, orders, out_shape, params), [a, b])
+    np.testing.assert_array_equal(got, want)
