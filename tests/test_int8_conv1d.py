@@ -2,11 +2,10 @@
 fallback, as the 2-D cortex_m kernels at H = 1: host C runtime == reference interpreter bit for bit, both
 close to fp32 torch; a TC-ResNet block and its .pte smaller than fp32's."""
 
-import pytest
 import torch
 from torch import nn
 
-from int8_export_check import check_int8, export_int8
+from int8_export_check import check_int8
 from mcu_export.api import export
 
 CONV, DW = "cortex_m::quantized_conv2d.out", "cortex_m::quantized_depthwise_conv2d.out"
@@ -42,7 +41,9 @@ class TCResBlock(nn.Module):  # TC-ResNet: MFCC channels in, 1-D convolutions ov
     def __init__(self, c_in=10, c=16, classes=6):
         super().__init__()
         self.stem = nn.Conv1d(c_in, c, 3, padding=1, bias=False)
-        self.a = nn.Sequential(nn.Conv1d(c, 2 * c, 9, stride=2, padding=4, bias=False), nn.BatchNorm1d(2 * c), nn.ReLU())
+        self.a = nn.Sequential(
+            nn.Conv1d(c, 2 * c, 9, stride=2, padding=4, bias=False), nn.BatchNorm1d(2 * c), nn.ReLU()
+        )
         self.b = nn.Sequential(nn.Conv1d(2 * c, 2 * c, 9, padding=4, bias=False), nn.BatchNorm1d(2 * c))
         self.short = nn.Sequential(nn.Conv1d(c, 2 * c, 1, stride=2, bias=False), nn.BatchNorm1d(2 * c), nn.ReLU())
         self.fc = nn.Linear(2 * c, classes)

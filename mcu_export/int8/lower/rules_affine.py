@@ -24,17 +24,24 @@ from mcu_export.int8.lower.rules_conv1d import VIEW, set_1d_output, twin_of
 
 
 def _per_channel(lw, node: Node):
-    x, weight, bias, mean, var = node.args[:5]
+    """(a, b) of y = a * x + b per channel, in float64, from the BatchNorm's constant parameters."""
+    weight, bias, mean, var = node.args[1:5]
     eps = float(node.args[6])
-    values = [lw.constant_of(t) if t is not None else None for t in (weight, bias, mean, var)]
-    if values[2] is None or values[3] is None or any(t is not None and v is None for t, v in zip((weight, bias), values)):
+    mean_t, var_t = lw.constant_of(mean), lw.constant_of(var)
+    gamma_t = lw.constant_of(weight) if weight is not None else None
+    beta_t = lw.constant_of(bias) if bias is not None else None
+    if (
+        mean_t is None
+        or var_t is None
+        or (weight is not None and gamma_t is None)
+        or (bias is not None and beta_t is None)
+    ):
         raise Refusal("its statistics and affine parameters are not constants")
-    c = values[2].numel()
-    gamma = np.ones(c) if values[0] is None else values[0].double().numpy()
-    beta = np.zeros(c) if values[1] is None else values[1].double().numpy()
-    scale = gamma / np.sqrt(values[3].double().numpy() + eps)
-    shift = beta - values[2].double().numpy() * scale
-    return scale, shift
+    c = mean_t.numel()
+    gamma = np.ones(c) if gamma_t is None else gamma_t.double().numpy()
+    beta = np.zeros(c) if beta_t is None else beta_t.double().numpy()
+    scale = gamma / np.sqrt(var_t.double().numpy() + eps)
+    return scale, beta - mean_t.double().numpy() * scale
 
 
 def lower_batch_norm(lw, node: Node) -> None:

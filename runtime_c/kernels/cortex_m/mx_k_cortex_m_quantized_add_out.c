@@ -31,9 +31,9 @@ mx_error mx_k_cortex_m_quantized_add_out(mx_kernel_ctx *ctx, mx_value *const *ar
   for (uint32_t r = 0; r < plan.rows; ++r) {
     uint32_t ao, bo;
     mx_cm_binary_row(&plan, r, &ao, &bo);
-    MX_TRY(mx_cm_status(arm_elementwise_add_s8(pa + ao, pb + bo, -a_zp, a_mult, a_shift,
-                                               -b_zp, b_mult, b_shift, MX_CM_ADD_LEFT_SHIFT, po + r * plan.row_len,
-                                               out_zp, out_mult, out_shift, act_min, act_max, (int32_t)plan.row_len)));
+    MX_TRY(mx_cm_status(arm_elementwise_add_s8(pa + ao, pb + bo, -a_zp, a_mult, a_shift, -b_zp, b_mult, b_shift,
+                                               MX_CM_ADD_LEFT_SHIFT, po + r * plan.row_len, out_zp, out_mult, out_shift,
+                                               act_min, act_max, (int32_t)plan.row_len)));
   }
   return MX_OK;
 }

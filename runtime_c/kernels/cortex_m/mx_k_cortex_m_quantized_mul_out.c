@@ -25,9 +25,8 @@ mx_error mx_k_cortex_m_quantized_mul_out(mx_kernel_ctx *ctx, mx_value *const *ar
   for (uint32_t r = 0; r < plan.rows; ++r) {
     uint32_t ao, bo;
     mx_cm_binary_row(&plan, r, &ao, &bo);
-    MX_TRY(mx_cm_status(arm_elementwise_mul_s8(pa + ao, pb + bo, -a_zp, -b_zp,
-                                               po + r * plan.row_len, out_zp, out_mult, out_shift, INT8_MIN, INT8_MAX,
-                                               (int32_t)plan.row_len)));
+    MX_TRY(mx_cm_status(arm_elementwise_mul_s8(pa + ao, pb + bo, -a_zp, -b_zp, po + r * plan.row_len, out_zp, out_mult,
+                                               out_shift, INT8_MIN, INT8_MAX, (int32_t)plan.row_len)));
   }
   return MX_OK;
 }
