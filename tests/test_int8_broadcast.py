@@ -44,6 +44,15 @@ class GateProducts(nn.Module):  # a GRU cell's tail: (1 - z) * n + z * h
         return (1 - z) * n + z * h
 
 
+class MinMax(nn.Module):
+    def forward(self, x, row):
+        return torch.minimum(x, x * 2), torch.maximum(x, row), torch.minimum(row, x)
+
+
+def test_minimum_maximum_broadcast():
+    check_int8(MinMax(), [(2, 3, 5), (3, 1)], ops=["cortex_m::minimum.out", "cortex_m::maximum.out"])
+
+
 def test_squeeze_excite_multiplies_by_a_channel_row():
     check_int8(SqueezeExcite(), [(1, 3, 8, 8)], ops=[MUL])
 
@@ -76,7 +85,9 @@ def _binary_program(op, a, b, orders, out_shape, params):
     p = OpProgram(f"cortex_m::{op}.out")
     ai, bi = p.input(a, orders[0]), p.input(b, orders[1])
     out = p.planned(out_shape, np.int8, orders[2])
-    if op == "quantized_add":
+    if op in ("minimum", "maximum"):
+        args = [ai, bi]
+    elif op == "quantized_add":
         args = [ai, *map(p.int_, params[0:3]), bi, *map(p.int_, params[3:6]), *map(p.int_, params[6:11])]
     else:
         args = [ai, p.int_(params[0]), bi, p.int_(params[1]), *map(p.int_, params[2:5])]
@@ -96,7 +107,7 @@ def _random_case(rng):
     return operands, orders, out_shape
 
 
-@pytest.mark.parametrize("op", ["quantized_add", "quantized_mul"])
+@pytest.mark.parametrize("op", ["quantized_add", "quantized_mul", "minimum", "maximum"])
 @pytest.mark.parametrize("seed", range(12))
 def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
     from mcu_export.int8.reference.elementwise import (
@@ -116,6 +127,8 @@ def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
         params = [zps[0], p["input_1_mult"], p["input_1_shift"], zps[1], p["input_2_mult"], p["input_2_shift"]]
         params += [zps[2], p["out_mult"], p["out_shift"], -128, 127]
         want = arm_elementwise_add_s8(a, b, **p, out_activation_min=-128, out_activation_max=127)
+    elif op in ("minimum", "maximum"):
+        params, want = [], (np.minimum if op == "minimum" else np.maximum)(a, b)
     else:
         p = mul_params(0.05, zps[0], 0.08, zps[1], 0.1, zps[2])
         params = [zps[0], zps[1], zps[2], p["out_mult"], p["out_shift"]]

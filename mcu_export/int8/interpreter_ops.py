@@ -14,6 +14,7 @@ from mcu_export.int8.reference.convolution import arm_convolve_s8
 from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
 from mcu_export.int8.reference.elementwise import ADD_LEFT_SHIFT, arm_elementwise_add_s8, arm_elementwise_mul_s8
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8
+from mcu_export.int8.reference.minmax import arm_maximum_s8, arm_minimum_s8
 from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.pooling import arm_avgpool_s8, arm_max_pool_s8
 from mcu_export.int8.reference.softmax import arm_softmax_s8
@@ -121,6 +122,14 @@ def quantized_mul(a, out_shape):
         -128,
         127,
     )
+
+
+def minimum(a, out_shape):
+    return arm_minimum_s8(a["self"], a["other"])
+
+
+def maximum(a, out_shape):
+    return arm_maximum_s8(a["self"], a["other"])
 
 
 def quantized_activation(a, out_shape):

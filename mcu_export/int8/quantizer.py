@@ -68,6 +68,7 @@ SHARED = {
 } | MAX_POOL
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
 CAT = {aten.cat.default, aten.concat.default}
+MIN_MAX = {aten.minimum.default, aten.maximum.default}  # raw int8 compares: one scale for all
 SUM = {aten.sum.dim_IntList}  # its own output scale: the sum's range is not the input's
 
 
@@ -175,6 +176,8 @@ class CmsisNNQuantizer(Quantizer):
         for node in nodes:
             if not _annotated(node) and node.target in CAT:  # its first argument is a list
                 self._cat(node)
+            elif not _annotated(node) and node.target in MIN_MAX:
+                self._cat(node, list(node.args[:2]))
             if _annotated(node) or not _is_float_tensor(node.args[0] if node.args else None):
                 continue
             if node.target in SOFTMAX:
@@ -246,8 +249,9 @@ class CmsisNNQuantizer(Quantizer):
             return
         _mark(node, {x: self.act}, shared)
 
-    def _cat(self, node: Node) -> None:
-        tensors = node.args[0]
+    def _cat(self, node: Node, tensors=None) -> None:
+        """cat (or `tensors` of another op whose inputs and output share one scale): one observer for all."""
+        tensors = node.args[0] if tensors is None else tensors
         if not tensors or not all(_is_float_tensor(t) for t in tensors):
             return
         first = tensors[0]

@@ -291,6 +291,8 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
     _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m("cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
 )
 
 OPS: Tuple[OpDef, ...] = (

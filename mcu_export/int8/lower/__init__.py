@@ -38,6 +38,8 @@ RULES: Dict[object, Callable] = {
     aten.rsub.Scalar: bc.lower_add,
     aten.mul.Tensor: bc.lower_mul,
     aten.div.Tensor: bc.lower_div,
+    aten.minimum.default: bc.lower_min_max,
+    aten.maximum.default: bc.lower_min_max,
     aten._softmax.default: ew.lower_softmax,
     aten.max_pool2d_with_indices.default: lay.lower_max_pool,
     aten.avg_pool2d.default: lay.lower_avg_pool,

@@ -173,3 +173,16 @@ def lower_div(lw, node: Node) -> None:
     if scalar is None:
         raise Refusal("division by a tensor has no int8 kernel (CMSIS-NN and TOSA's int8 profile have none)")
     _lower_scalar(lw, node, *scalar)
+
+
+def lower_min_max(lw, node: Node) -> None:
+    """minimum / maximum compare raw int8 values, so both operands are first made the output's (a table
+    lookup each, none when the quantizer shared one observer among them, as it does)."""
+    _, _, quantizers = terminal(node, fuse=False)
+    out = match.qparams(quantizers[0])
+    qa, qb, cl = _operands(lw, node)
+    qa, qb = lw.requantize(qa, out), lw.requantize(qb, out)
+    result = lw.new_tensor(torch.int8, lw.shape(node), cl)
+    name = "minimum" if node.target == aten.minimum.default else "maximum"
+    lw.call(cortex_m_op(name), dict(self=T(qa.index), other=T(qb.index)), [result])
+    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, cl), [node])

@@ -453,6 +453,20 @@ enum mx_op_arg {
   MX_ARG_cortex_m_quantized_activation_out = 2,
   MX_ARG_cortex_m_quantized_activation_ret = 3,
   MX_NARGS_cortex_m_quantized_activation = 4,
+
+  /* cortex_m::minimum.out */
+  MX_ARG_cortex_m_minimum_self = 0,
+  MX_ARG_cortex_m_minimum_other = 1,
+  MX_ARG_cortex_m_minimum_out = 2,
+  MX_ARG_cortex_m_minimum_ret = 3,
+  MX_NARGS_cortex_m_minimum = 4,
+
+  /* cortex_m::maximum.out */
+  MX_ARG_cortex_m_maximum_self = 0,
+  MX_ARG_cortex_m_maximum_other = 1,
+  MX_ARG_cortex_m_maximum_out = 2,
+  MX_ARG_cortex_m_maximum_ret = 3,
+  MX_NARGS_cortex_m_maximum = 4,
 };
 
 #endif
