@@ -49,6 +49,15 @@ class MinMax(nn.Module):
         return torch.minimum(x, x * 2), torch.maximum(x, row), torch.minimum(row, x)
 
 
+class Divide(nn.Module):  # a normalisation by a (positive) tensor, broadcast over the last dim
+    def forward(self, x, d, row):
+        return x / (torch.sigmoid(d) + 0.5), x / (torch.sigmoid(row) + 0.5)
+
+
+def test_division_by_a_tensor():
+    check_int8(Divide(), [(3, 6), (3, 6), (3, 1)], floor=0.98, ops=["cortex_m::quantized_div.out"])
+
+
 def test_minimum_maximum_broadcast():
     check_int8(MinMax(), [(2, 3, 5), (3, 1)], ops=["cortex_m::minimum.out", "cortex_m::maximum.out"])
 
@@ -87,6 +96,8 @@ def _binary_program(op, a, b, orders, out_shape, params):
     out = p.planned(out_shape, np.int8, orders[2])
     if op in ("minimum", "maximum"):
         args = [ai, bi]
+    elif op == "quantized_div":
+        args = [ai, p.int_(params[0]), bi, p.int_(params[1]), p.int_(params[2]), p.double(params[3])]
     elif op == "quantized_add":
         args = [ai, *map(p.int_, params[0:3]), bi, *map(p.int_, params[3:6]), *map(p.int_, params[6:11])]
     else:
@@ -107,7 +118,7 @@ def _random_case(rng):
     return operands, orders, out_shape
 
 
-@pytest.mark.parametrize("op", ["quantized_add", "quantized_mul", "minimum", "maximum"])
+@pytest.mark.parametrize("op", ["quantized_add", "quantized_mul", "quantized_div", "minimum", "maximum"])
 @pytest.mark.parametrize("seed", range(12))
 def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
     from mcu_export.int8.reference.elementwise import (
@@ -129,6 +140,11 @@ def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
         want = arm_elementwise_add_s8(a, b, **p, out_activation_min=-128, out_activation_max=127)
     elif op in ("minimum", "maximum"):
         params, want = [], (np.minimum if op == "minimum" else np.maximum)(a, b)
+    elif op == "quantized_div":
+        from mcu_export.int8.reference.division import quantized_div_s8
+
+        params = [zps[0], zps[1], zps[2], 0.05 / (0.08 * 0.1)]
+        want = quantized_div_s8(a, zps[0], b, zps[1], zps[2], params[3])
     else:
         p = mul_params(0.05, zps[0], 0.08, zps[1], 0.1, zps[2])
         params = [zps[0], zps[1], zps[2], p["out_mult"], p["out_shift"]]

@@ -12,6 +12,7 @@ import numpy as np
 from mcu_export.int8.arith import requantize
 from mcu_export.int8.reference.convolution import arm_convolve_s8
 from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
+from mcu_export.int8.reference.division import quantized_div_s8
 from mcu_export.int8.reference.elementwise import ADD_LEFT_SHIFT, arm_elementwise_add_s8, arm_elementwise_mul_s8
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8
 from mcu_export.int8.reference.minmax import arm_maximum_s8, arm_minimum_s8
@@ -121,6 +122,12 @@ def quantized_mul(a, out_shape):
         a["output_shift"],
         -128,
         127,
+    )
+
+
+def quantized_div(a, out_shape):
+    return quantized_div_s8(
+        a["self"], a["self_zero_point"], a["other"], a["other_zero_point"], a["output_zero_point"], a["output_scale"]
     )
 
 

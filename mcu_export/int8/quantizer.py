@@ -30,7 +30,7 @@ CONV = {aten.conv2d.default, aten.convolution.default}
 LINEAR = {aten.linear.default}
 ADD = {aten.add.Tensor, aten.sub.Tensor, aten.add_.Tensor, aten.sub_.Tensor}
 MUL = {aten.mul.Tensor, aten.mul_.Tensor}
-DIV_BY_NUMBER = {aten.div.Tensor, aten.rsub.Scalar}  # only with a number operand: an int8 table lookup
+DIV = {aten.div.Tensor, aten.rsub.Scalar}  # by a number: a table lookup; by a tensor: quantized_div
 FUSABLE_ACTIVATIONS = {
     aten.relu.default,
     aten.relu_.default,
@@ -171,8 +171,10 @@ class CmsisNNQuantizer(Quantizer):
                 self._binary(node)
             elif node.target == aten._native_batch_norm_legit_no_training.default:
                 self._batch_norm(node)
-            elif node.target in DIV_BY_NUMBER and _is_constant(node.args[1]):
+            elif node.target in DIV and _is_constant(node.args[1]):
                 _mark(node, {node.args[0]: self.act}, self.act)
+            elif node.target in DIV:
+                self._binary(node)
         for node in nodes:
             if not _annotated(node) and node.target in CAT:  # its first argument is a list
                 self._cat(node)

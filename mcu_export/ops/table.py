@@ -291,6 +291,13 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
     _cortex_m(f"cortex_m::quantized_max_pool2d.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_max_pool2d_nhwc.out({_MAX_POOL_ARGS}", shared=_MAX_POOL_RANGES),
     _cortex_m("cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m(
+        "cortex_m::quantized_div.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+        "int output_zero_point, float output_scale, *, Tensor(a!) out) -> Tensor(a!)",
+        self_zero_point="int8",
+        other_zero_point="int8",
+        output_zero_point="int8",
+    ),
     _cortex_m("cortex_m::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
     _cortex_m("cortex_m::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
 )

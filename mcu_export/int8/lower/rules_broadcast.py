@@ -1,4 +1,4 @@
-"""add, sub, mul and div under broadcasting, and with a scalar operand, as cortex_m int8 kernels.
+"""add, sub, mul, div, minimum and maximum under broadcasting, and with a scalar operand, as cortex_m int8 kernels.
 
 Two int8 operands of any broadcastable shapes go to quantized_add / quantized_mul, which walk the
 broadcast in runs (runtime_c/kernels/cortex_m/util/mx_cm_binary.h); sub is add with the second
@@ -7,9 +7,8 @@ of the output's shape, so a squeeze-and-excite `x * s` on a channels-last x mult
 
 With a number as the other operand the op is a function of one int8 value: a 256-entry table
 (quantized_activation) of dequantize -> the float op -> quantize, which is what PT2E's graph computes,
-entry for entry (TOSA lowers such ops to TABLE too). Division by a tensor has no int8 kernel: CMSIS-NN
-has none and TOSA's int8 profile none either (its reciprocal is a table of one operand, and the
-quotient's scale would need a tensor PT2E never observes), so it stays on the fp32 kernel.
+entry for entry (TOSA lowers such ops to TABLE too). Division by a tensor is ExecuTorch's
+cortex_m::quantized_div (CMSIS-NN has none): the zero-point-corrected quotient in float32, scaled once.
 """
 
 from __future__ import annotations
@@ -170,9 +169,26 @@ def lower_mul(lw, node: Node) -> None:
 
 def lower_div(lw, node: Node) -> None:
     scalar = _scalar_function(lw, node)
-    if scalar is None:
-        raise Refusal("division by a tensor has no int8 kernel (CMSIS-NN and TOSA's int8 profile have none)")
-    _lower_scalar(lw, node, *scalar)
+    if scalar is not None:
+        _lower_scalar(lw, node, *scalar)
+        return
+    _, _, quantizers = terminal(node, fuse=False)
+    out = match.qparams(quantizers[0])
+    qa, qb, cl = _operands(lw, node)
+    result = lw.new_tensor(torch.int8, lw.shape(node), cl)
+    lw.call(
+        cortex_m_op("quantized_div"),
+        dict(
+            self=T(qa.index),
+            self_zero_point=qa.zp,
+            other=T(qb.index),
+            other_zero_point=qb.zp,
+            output_zero_point=out.zp,
+            output_scale=qa.scale / (qb.scale * out.scale),
+        ),
+        [result],
+    )
+    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, cl), [node])
 
 
 def lower_min_max(lw, node: Node) -> None:
