@@ -1,6 +1,6 @@
 """One model of the int8 ops that used to fall back to fp32 (Conv1d and depthwise Conv1d, MaxPool1d,
 standalone BatchNorm1d/2d, squeeze-and-excite and other broadcasting add/sub/mul, number operands, mean and
-sum over any dims, minimum/maximum, cat as the output), exported with fallback=False: on QEMU for Cortex-M55 (MVE),
+sum over any dims, minimum/maximum, division, cat as the output), exported with fallback=False: on QEMU for Cortex-M55 (MVE),
 Cortex-M33 and Cortex-M4 (DSP) equal to the host C runtime and the reference interpreter, bit for bit."""
 
 import numpy as np
@@ -37,7 +37,13 @@ class NoFallback(nn.Module):
         z = z * torch.sigmoid(self.fc2(torch.relu(self.fc1(z.mean((2, 3), keepdim=True)))))
         pooled = z.sum((2, 3)) * 0.25
         tokens = z.flatten(2).permute(0, 2, 1).mean(1)
-        return torch.cat([self.lin(spread + torch.maximum(pooled, spread)), torch.minimum(1 - tokens, tokens)], dim=1)
+        return torch.cat(
+            [
+                self.lin(spread + torch.maximum(pooled, spread)),
+                torch.minimum(1 - tokens, tokens / (torch.sigmoid(tokens) + 0.5)),
+            ],
+            dim=1,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -65,4 +71,9 @@ def test_device_equals_host_and_reference(exported, board):
         assert np.array_equal(d, r)
     ops = {op.op for op in run.per_op}
     called = {o.split(".")[0] for o in ops}
-    assert {"cortex_m::quantized_depthwise_conv2d", "cortex_m::quantized_mul", "cortex_m::maximum"} <= called
+    assert {
+        "cortex_m::quantized_depthwise_conv2d",
+        "cortex_m::quantized_mul",
+        "cortex_m::maximum",
+        "cortex_m::quantized_div",
+    } <= called
