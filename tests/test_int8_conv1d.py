@@ -65,8 +65,15 @@ def _randomize_bn(model):
     return model
 
 
+def _calls(artifact, qualified):
+    plan = artifact.program.method("forward")
+    return sum(plan.operators[i.op_index].qualified == qualified for i in plan.chains[0].instructions)
+
+
 def test_conv1d_variants():
-    check_int8(Convs(), [(1, 4, 40)], ops=[CONV, DW])
+    artifact = check_int8(Convs(), [(1, 4, 40)], ops=[CONV, DW])
+    # the layers pass channels-last [N, C, 1, L] twins: one layout copy in (C_in > 1) and one out, none between
+    assert _calls(artifact, "dim_order_ops::_to_dim_order_copy.out") == 2
 
 
 def test_pools_1d():

@@ -74,14 +74,10 @@ def lower_convolution(lw, node: Node) -> None:
     set_1d_output(lw, quantizers, QTensor(result, out.scale, out.zp, True), [n, c_out, length], [node, last])
 
 
-def _dim(d: int, rank: int) -> int:
-    return d % rank
-
-
 def lower_unsqueeze(lw, node: Node) -> None:
     x, dim = node.args[0], node.args[1]
     qx = lw.qinput_deferred(x)
-    if qx is not None and qx.index in lw.twins and _dim(dim, 4) == 2:
+    if qx is not None and qx.index in lw.twins and dim % 4 == 2:  # [N, C, L] -> [N, C, 1, L]
         _, _, quantizers = terminal(node, fuse=False)
         if match.qparams(quantizers[0]) == qx.q:
             lw.set_output(quantizers, lw.twins[qx.index], [node])

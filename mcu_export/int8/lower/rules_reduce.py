@@ -98,6 +98,8 @@ def _reduce(lw, node: Node, mean: bool) -> None:
         raise Refusal("reduction with a dtype")
     shape = [int(s) for s in lw.shape(x)]
     rank = len(shape)
+    if rank == 0:
+        raise Refusal("reduction of a 0-dim tensor")
     dims = _dims(node, rank)
     qx = lw.qinput_deferred(x)
     if qx is None:
