@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from int8_export_check import check_int8
+from int8_export_check import check_against_fake_quant, check_int8
 
 DW = "cortex_m::quantized_depthwise_conv2d.out"
 
@@ -56,3 +56,7 @@ class Sequence(nn.Module):  # BatchNorm1d over [N, C, L] first, then a Conv1d
 )
 def test_standalone_batch_norm(model, shape):
     check_int8(_randomize(model()), [shape], ops=[DW])
+
+
+def test_batch_norm_tracks_pt2e_fake_quant():
+    check_against_fake_quant(_randomize(Features()), [(4, 6)], lsb=2)

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from int8_export_check import check_int8
+from int8_export_check import check_against_fake_quant, check_int8
 
 ADD, MUL, LUT = "cortex_m::quantized_add.out", "cortex_m::quantized_mul.out", "cortex_m::quantized_activation.out"
 
@@ -152,3 +152,9 @@ def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
     assert want.shape == tuple(out_shape)
     got = run(_binary_program(op, a, b, orders, out_shape, params), [a, b])
     np.testing.assert_array_equal(got, want)
+
+
+def test_division_min_max_and_numbers_track_pt2e_fake_quant():
+    check_against_fake_quant(Divide(), [(3, 6), (3, 6), (3, 1)])
+    check_against_fake_quant(MinMax(), [(2, 3, 5), (3, 1)])
+    check_against_fake_quant(Scalars(), [(2, 16)])

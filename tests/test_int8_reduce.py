@@ -4,7 +4,7 @@ REDUCE_SUM + RESCALE): host C runtime == reference interpreter bit for bit, clos
 import torch
 from torch import nn
 
-from int8_export_check import check_int8
+from int8_export_check import check_against_fake_quant, check_int8
 
 DW_NHWC = "cortex_m::quantized_depthwise_conv2d_nhwc.out"
 
@@ -35,3 +35,8 @@ def test_mean_over_token_and_last_dims():
 
 def test_sum_and_mean_over_any_dims():
     check_int8(Sums(), [(1, 3, 6, 7)], ops=[DW_NHWC])
+
+
+def test_reductions_track_pt2e_fake_quant():
+    check_against_fake_quant(Sums(), [(1, 3, 6, 7)])
+    check_against_fake_quant(TokenMean(), [(2, 5, 8)])

@@ -49,3 +49,23 @@ def check_int8(model: torch.nn.Module, shapes: Sequence[Sequence[int]], floor: f
             assert h.shape == tuple(e.shape)
             assert cosine(h, e.numpy()) >= floor, cosine(h, e.numpy())
     return artifact
+
+
+def check_against_fake_quant(model: torch.nn.Module, shapes: Sequence[Sequence[int]], lsb: float = 1.0) -> None:
+    """The reference interpreter's outputs against PT2E's fake-quantized model (quantize → float op →
+    quantize, in torch): within `lsb` output steps for 99% of the elements, every output."""
+    from mcu_export.int8.pipeline import to_int8_program
+
+    model.eval()
+    data = batches(shapes, 24, 1)
+    program, _info, _plan, quantized = to_int8_program(model, data[0], calibrate=data)
+    output_node = next(n for n in quantized.ep.graph.nodes if n.op == "output")
+    steps = [float(d.args[1]) for d in output_node.args[0]]  # each output's dequantize: its scale
+    for inputs in batches(shapes, 2, 7):
+        ours = run_reference(program, list(inputs))
+        with torch.no_grad():
+            fake = quantized.converted(*inputs)
+        fake = fake if isinstance(fake, (tuple, list)) else (fake,)
+        for o, f, step in zip(ours, fake, steps):
+            close = np.abs(o.astype(np.float64) - f.numpy()) <= step * lsb * 1.001
+            assert close.mean() >= 0.99, (close.mean(), step)
