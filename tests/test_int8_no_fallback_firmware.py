@@ -48,7 +48,7 @@ class NoFallback(nn.Module):
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    artifact = check_int8(NoFallback().eval(), SHAPES, floor=0.98)
+    artifact = check_int8(NoFallback().eval(), SHAPES)
     inputs = batches(SHAPES, 1, 99)[0]
     return artifact, artifact.save(tmp_path_factory.mktemp("no_fallback")), inputs
 
