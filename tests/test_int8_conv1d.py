@@ -2,6 +2,8 @@
 fallback, as the 2-D cortex_m kernels at H = 1: host C runtime == reference interpreter bit for bit, both
 close to fp32 torch; a TC-ResNet block and its .pte smaller than fp32's."""
 
+import numpy as np
+import pytest
 import torch
 from torch import nn
 
@@ -85,3 +87,35 @@ def test_tc_resnet_block_runs_int8_and_is_smaller():
     artifact = check_int8(model, [(1, 10, 49)], ops=[CONV])
     fp32 = export(model, (torch.randn(1, 10, 49),))
     assert len(artifact.pte) < len(fp32.pte)
+
+
+class QatNet1d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.fc = nn.Conv1d(4, 6, 3, padding=1), nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).mean(-1))
+
+
+@pytest.mark.slow
+def test_qat_conv1d():
+    from mcu_export.api import export_qat, prepare_qat
+    from mcu_export.int8.interpreter import run_reference
+
+    torch.manual_seed(0)
+    data = [(torch.randn(2, 4, 16),) for _ in range(6)]
+    prepared = prepare_qat(QatNet1d().train(), data[0])
+    opt = torch.optim.SGD(prepared.parameters(), lr=0.01)
+    for (x,) in data:
+        loss = prepared(x).square().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    artifact = export_qat(prepared, data[0])
+    assert CONV in set(artifact.report["ops"]) and artifact.report["int8"]["fallbacks"] == []
+    x = data[1][0]
+    ours = run_reference(artifact.program, [x])[0]
+    assert np.array_equal(artifact.run(x)[0], ours)
+    fake = prepared(x).detach().numpy()  # converted in place: the fake-quantized model
+    assert np.mean(np.abs(ours - fake) <= np.abs(fake).max() / 100 + 1e-6) > 0.99

@@ -26,7 +26,7 @@ from mcu_export.int8 import qspecs
 
 aten = torch.ops.aten
 
-CONV = {aten.conv2d.default, aten.convolution.default}
+CONV = {aten.conv1d.default, aten.conv2d.default, aten.convolution.default}
 LINEAR = {aten.linear.default}
 ADD = {aten.add.Tensor, aten.sub.Tensor, aten.add_.Tensor, aten.sub_.Tensor}
 MUL = {aten.mul.Tensor, aten.mul_.Tensor}
