@@ -126,8 +126,8 @@ def test_quantized_add_broadcasts_a_channel_row(run):
     np.testing.assert_array_equal(run(pte, [row, full]), want.transpose(0, 3, 1, 2))
 
 
-def test_quantized_add_refuses_other_broadcasts(run):
-    a, b = np.zeros((2, 6), I8), np.zeros((2, 1), I8)
+def test_quantized_add_refuses_operands_that_do_not_broadcast(run):
+    a, b = np.zeros((2, 6), I8), np.zeros((2, 4), I8)
     with pytest.raises(RuntimeFailure, match=BAD_SHAPE):
         run(_add_program(a, b, add_params(0.1, 0, 0.1, 0, 0.1, 0), (-128, 127)), [a, b])
 

@@ -13,9 +13,11 @@ from mcu_export.int8.arith import requantize
 from mcu_export.int8.reference.batch_matmul import arm_batch_matmul_s8
 from mcu_export.int8.reference.convolution import arm_convolve_s8
 from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
+from mcu_export.int8.reference.division import quantized_div_s8
 from mcu_export.int8.reference.elementwise import ADD_LEFT_SHIFT, arm_elementwise_add_s8, arm_elementwise_mul_s8
 from mcu_export.int8.reference.layer_norm import quantized_layer_norm as layer_norm_reference
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8
+from mcu_export.int8.reference.minmax import arm_maximum_s8, arm_minimum_s8
 from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.pooling import arm_avgpool_s8, arm_max_pool_s8
 from mcu_export.int8.reference.softmax import arm_softmax_s8
@@ -125,6 +127,20 @@ def quantized_mul(a, out_shape):
     )
 
 
+def quantized_div(a, out_shape):
+    return quantized_div_s8(
+        a["self"], a["self_zero_point"], a["other"], a["other_zero_point"], a["output_zero_point"], a["output_scale"]
+    )
+
+
+def minimum(a, out_shape):
+    return arm_minimum_s8(a["self"], a["other"])
+
+
+def maximum(a, out_shape):
+    return arm_maximum_s8(a["self"], a["other"])
+
+
 def quantized_activation(a, out_shape):
     return arm_quantized_activation_s8(a["input"], a["lut"])
 
@@ -190,4 +206,40 @@ def quantized_layer_norm(a, out_shape):
         output_zero_point=a["output_zero_point"],
         multiplier=a["output_multiplier"],
         shift=a["output_shift"],
+    )
+
+
+# The explicit-layout spellings: logical [N, H, W, C], contiguous, what the references take as they are.
+
+
+def quantized_conv2d_nhwc(a, out_shape):
+    return arm_convolve_s8(a["input"], a["weight"], a["bias"], output_hw=tuple(out_shape[1:3]), **_conv_common(a))
+
+
+def quantized_depthwise_conv2d_nhwc(a, out_shape):
+    return arm_depthwise_conv_s8(
+        a["input"],
+        a["weight"],
+        a["bias"],
+        ch_mult=a["depth_multiplier"],
+        output_hw=tuple(out_shape[1:3]),
+        **_conv_common(a),
+    )
+
+
+def quantized_avg_pool2d_nhwc(a, out_shape):
+    return arm_avgpool_s8(
+        a["input"], tuple(a["kernel_size"]), tuple(a["stride"]), tuple(a["padding"]), tuple(out_shape[1:3])
+    )
+
+
+def quantized_max_pool2d_nhwc(a, out_shape):
+    return arm_max_pool_s8(
+        a["input"],
+        tuple(a["kernel_size"]),
+        tuple(a["stride"]),
+        tuple(a["padding"]),
+        tuple(out_shape[1:3]),
+        a["activation_min"],
+        a["activation_max"],
     )

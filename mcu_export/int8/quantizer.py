@@ -29,10 +29,11 @@ from mcu_export.int8.transposed_conv import int8_refusal
 
 aten = torch.ops.aten
 
-CONV = {aten.conv2d.default, aten.convolution.default}
+CONV = {aten.conv1d.default, aten.conv2d.default, aten.convolution.default}
 LINEAR = {aten.linear.default}
 ADD = {aten.add.Tensor, aten.sub.Tensor, aten.add_.Tensor, aten.sub_.Tensor}
 MUL = {aten.mul.Tensor, aten.mul_.Tensor}
+DIV = {aten.div.Tensor, aten.rsub.Scalar}  # by a number: a table lookup; by a tensor: quantized_div
 FUSABLE_ACTIVATIONS = {
     aten.relu.default,
     aten.relu_.default,
@@ -76,11 +77,20 @@ SHARED = {
 SPLIT = {aten.split_with_sizes.default, aten.split.Tensor}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
 CAT = {aten.cat.default, aten.concat.default}
+MIN_MAX = {aten.minimum.default, aten.maximum.default}  # raw int8 compares: one scale for all
+SUM = {aten.sum.dim_IntList}  # its own output scale: the sum's range is not the input's
 
 
 def _is_float_tensor(node) -> bool:
     val = node.meta.get("val") if isinstance(node, Node) else None
     return isinstance(val, torch.Tensor) and val.dtype == torch.float32
+
+
+def _is_constant(node) -> bool:
+    """A Python number, or a tensor the graph holds as a constant (scalars_to_tensors' form of a number)."""
+    if not isinstance(node, Node):
+        return isinstance(node, (int, float))
+    return node.op == "get_attr"
 
 
 def _annotated(node: Node) -> bool:
@@ -171,17 +181,25 @@ class CmsisNNQuantizer(Quantizer):
                 self._weighted(node)
             elif node.target in ADD | MUL:
                 self._binary(node)
+            elif node.target == aten._native_batch_norm_legit_no_training.default:
+                self._batch_norm(node)
+            elif node.target in DIV and _is_constant(node.args[1]):
+                _mark(node, {node.args[0]: self.act}, self.act)
+            elif node.target in DIV:
+                self._binary(node)
         for node in nodes:
+            if not _annotated(node) and node.target in CAT:  # its first argument is a list
+                self._cat(node)
+            elif not _annotated(node) and node.target in MIN_MAX:
+                self._cat(node, list(node.args[:2]))
             if _annotated(node) or not _is_float_tensor(node.args[0] if node.args else None):
                 continue
             if node.target in SOFTMAX:
                 _mark(node, {node.args[0]: self.act}, qspecs.softmax_output_spec(self.qat))
-            elif node.target in LUT_ACTIVATIONS:
+            elif node.target in LUT_ACTIVATIONS or node.target in SUM:
                 _mark(node, {node.args[0]: self.act}, self.act)
             elif node.target in SHARED:
                 self._shared(node)
-            elif node.target in CAT:
-                self._cat(node)
             elif node.target in SPLIT:
                 self._split(node)
         return model
@@ -227,6 +245,16 @@ class CmsisNNQuantizer(Quantizer):
         output = self._output_spec(node) if node.target in ADD else self.act
         _mark(node, {a: self.act for a in operands}, output)
 
+    def _batch_norm(self, node: Node) -> None:
+        """A BatchNorm left standing (no conv/linear before it to fold into): an int8 per-channel affine,
+        observed at its value (getitem 0, or the activation folded after it)."""
+        if not _is_float_tensor(node.args[0]):
+            return
+        _mark(node, {node.args[0]: self.act}, None)
+        for user in node.users:
+            if user.target == operator.getitem and user.args[1] == 0:
+                _mark(user, {}, self._output_spec(user))
+
     def _shared(self, node: Node) -> None:
         x = node.args[0]
         shared = SharedQuantizationSpec((x, node))
@@ -247,8 +275,9 @@ class CmsisNNQuantizer(Quantizer):
             if user.target == operator.getitem:
                 _mark(user, {}, SharedQuantizationSpec((x, node)))
 
-    def _cat(self, node: Node) -> None:
-        tensors = node.args[0]
+    def _cat(self, node: Node, tensors=None) -> None:
+        """cat (or `tensors` of another op whose inputs and output share one scale): one observer for all."""
+        tensors = node.args[0] if tensors is None else tensors
         if not tensors or not all(_is_float_tensor(t) for t in tensors):
             return
         first = tensors[0]

@@ -152,8 +152,7 @@ def _cortex_m(
         dtypes=dtypes,
         library="cortex_m",
         ranges=tuple({**(shared or {}), **ranges}.items()),
-        # the explicit-layout *_nhwc twins have none: the int8 lowering never emits them
-        reference="" if base.endswith("_nhwc") else f"mcu_export.int8.interpreter_ops:{base}",
+        reference=f"mcu_export.int8.interpreter_ops:{base}",
         scratch=_SCRATCH.get(base.removesuffix("_nhwc"), ""),
     )
 
@@ -317,6 +316,15 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
         output_multiplier="int32",
         output_shift="shift",
     ),
+    _cortex_m(
+        "cortex_m::quantized_div.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+        "int output_zero_point, float output_scale, *, Tensor(a!) out) -> Tensor(a!)",
+        self_zero_point="int8",
+        other_zero_point="int8",
+        output_zero_point="int8",
+    ),
+    _cortex_m("cortex_m::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
+    _cortex_m("cortex_m::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
 )
 
 OPS: Tuple[OpDef, ...] = (

@@ -14,9 +14,13 @@ from torch.export import ExportedProgram
 
 from mcu_export.boards import Board
 from mcu_export.ethosu.choice import NpuChoice
+from mcu_export.int8.lower import rules_affine as aff
+from mcu_export.int8.lower import rules_broadcast as bc
+from mcu_export.int8.lower import rules_conv1d as c1
 from mcu_export.int8.lower import rules_elementwise as ew
 from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm, rules_scalar
 from mcu_export.int8.lower import rules_layout as lay
+from mcu_export.int8.lower import rules_reduce as red
 from mcu_export.int8.lower import rules_resize as rsz
 from mcu_export.int8.lower import rules_transposed_conv as tc
 from mcu_export.int8.lower import rules_weighted as wt
@@ -32,20 +36,26 @@ aten = torch.ops.aten
 RULES: Dict[object, Callable] = {
     aten.convolution.default: tc.lower_convolution,
     aten.linear.default: wt.lower_linear,
-    aten.add.Tensor: ew.lower_add,
-    aten.sub.Tensor: ew.lower_add,
-    aten.mul.Tensor: ew.lower_mul,
+    aten.add.Tensor: bc.lower_add,
+    aten.sub.Tensor: bc.lower_add,
+    aten.rsub.Scalar: bc.lower_add,
+    aten.mul.Tensor: bc.lower_mul,
+    aten.div.Tensor: bc.lower_div,
+    aten.minimum.default: bc.lower_min_max,
+    aten.maximum.default: bc.lower_min_max,
     aten._softmax.default: ew.lower_softmax,
     aten.max_pool2d_with_indices.default: lay.lower_max_pool,
     aten.avg_pool2d.default: lay.lower_avg_pool,
     aten._adaptive_avg_pool2d.default: lay.lower_adaptive_avg_pool,
-    aten.mean.dim: lay.lower_mean,
+    aten.mean.dim: red.lower_mean,
+    aten.sum.dim_IntList: red.lower_sum,
     aten.permute.default: lay.lower_permute,
     aten.permute_copy.default: lay.lower_permute,
     aten.constant_pad_nd.default: lay.lower_pad,
     aten.cat.default: lay.lower_cat,
     aten.split_with_sizes.default: lay.lower_split,
     aten.upsample_nearest2d.vec: rsz.lower_upsample_nearest,
+    aten._native_batch_norm_legit_no_training.default: aff.lower_batch_norm,
 }
 for _t in (aten.slice.Tensor, aten.select.int, aten.expand.default, aten.clone.default):
     RULES[_t] = lay.lower_copy
@@ -59,6 +69,8 @@ for _t in (
     aten.unsqueeze.default,
 ):
     RULES[_t] = lay.lower_view
+RULES[aten.unsqueeze.default] = c1.lower_unsqueeze
+RULES[aten.squeeze.dim] = RULES[aten.squeeze.dims] = c1.lower_squeeze
 for _t in (
     aten.sigmoid.default,
     aten.tanh.default,

@@ -66,6 +66,10 @@ class CortexMBackend(KernelBackend):
         self.qvals: Dict[Node, QTensor] = {}
         self._layout_cache: Dict[Tuple[int, bool], QTensor] = {}
         self._const_cache: Dict[Node, int] = {}
+        # 1-D spatial values ([N, C, L], Conv1d's) live as [N, C, 1, L] channels-last twins between int8
+        # kernels (rules_conv1d); their own 3-D tensor is written only if something reads it (`pending`).
+        self.twins: Dict[int, QTensor] = {}
+        self.pending: Dict[int, Callable[[], None]] = {}
         builder.resolvers.append(self._resolve)
 
     # ---- the backend interface ----------------------------------------------------------------
@@ -98,7 +102,7 @@ class CortexMBackend(KernelBackend):
         """A float value for a dequantize (emitting it now), or the contiguous int8 tensor of a quantize
         node that the model returns."""
         if node in self.qvals:
-            return self.to_layout(self.qvals[node], False).index
+            return self.to_layout(self.written(self.qvals[node]), False).index
         if match.is_dq(node):
             qt = self.qinput(node)
             if qt is None:
@@ -142,8 +146,20 @@ class CortexMBackend(KernelBackend):
     def const(self, tensor: torch.Tensor, cl: bool = False) -> int:
         return self.b.constant(tensor, CHANNELS_LAST if cl else None)
 
+    def written(self, qt: QTensor) -> QTensor:
+        """`qt`, its deferred instructions emitted now if it had any (see `twins`)."""
+        emit = self.pending.pop(qt.index, None)
+        if emit is not None:
+            emit()
+        return qt
+
     def qinput(self, node) -> Optional[QTensor]:
         """The int8 value behind a per-tensor int8 dequantize node, or None."""
+        qt = self.qinput_deferred(node)
+        return None if qt is None else self.written(qt)
+
+    def qinput_deferred(self, node) -> Optional[QTensor]:
+        """As qinput, without writing a value whose instructions are deferred: for rules that read its twin."""
         if not (match.is_dq(node) and match.is_int8_qdq(node)):
             return None
         src, q = node.args[0], match.qparams(node)

@@ -1,4 +1,4 @@
-"""aten.convolution as cortex_m int8 kernels: ordinary ones by rules_weighted.lower_conv, stride-1 transposed ones
+"""aten.convolution as cortex_m int8 kernels: ordinary ones by rules_conv1d (1-D, else rules_weighted), stride-1 transposed ones
 as the convolution they are (int8/transposed_conv.py), through quantized_conv2d."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.rules_common import Refusal, activation_range, bias, terminal, weight
-from mcu_export.int8.lower.rules_weighted import conv_scratch, lower_conv, requant_params
+from mcu_export.int8.lower.rules_conv1d import lower_convolution as lower_conv
+from mcu_export.int8.lower.rules_weighted import conv_scratch, requant_params
 from mcu_export.int8.transposed_conv import as_convolution, int8_refusal
 
 

@@ -46,15 +46,30 @@ def lower_conv(lw, node: Node) -> None:
         raise Refusal("its input is not int8")
     last, act, quantizers = terminal(node)
     out = match.qparams(quantizers[0])
-    n, c_in, h, wd = lw.shape(x)
-    _, c_out, oh, ow = lw.shape(node)
+    c_out = lw.shape(node)[1]
     wq, wscales = weight(lw, w, c_out)
-    bq = bias(lw, b, qx.scale, wscales)
+    stride, padding, dilation = (tuple(int(v) for v in p) for p in (stride, padding, dilation))
+    result = conv_call(
+        lw, qx, wq, wscales, b, (stride, padding, dilation), groups, lw.shape(x), lw.shape(node), act, out
+    )
+    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, True), [node] + ([act] if act else []))
+
+
+def conv_call(
+    lw, qx: QTensor, wq, wscales, b, geometry, groups: int, in_shape, out_shape, act, out, depthwise=None
+) -> int:
+    """Emits the int8 convolution (depthwise kernel where it is one) of `qx` ([N, C, H, W]) with the int8
+    weight `wq` [C_out, C_in / groups, KH, KW]; returns its channels-last result tensor [N, C_out, OH, OW].
+    `geometry`: (stride, padding, dilation), pairs of (h, w); `b`: the bias node, or an int32 tensor;
+    `depthwise`: True to take the depthwise kernel at any batch (None: ExecuTorch's choice)."""
+    stride, padding, dilation = geometry
+    n, c_in, h, wd = in_shape
+    _, c_out, oh, ow = out_shape
+    bq = b if isinstance(b, torch.Tensor) else bias(lw, b, qx.scale, wscales)
     if bq is None:  # grouped kernels index the bias per group/channel block: give them a real one
         bq = torch.zeros(c_out, dtype=torch.int32)
     mults, shifts = requant_params(qx.scale, wscales, out.scale)
     act_min, act_max = activation_range(act, out)
-    stride, padding, dilation = (tuple(int(v) for v in p) for p in (stride, padding, dilation))
     kh, kw = wq.shape[2], wq.shape[3]
     qx = lw.to_layout(qx, True)
     result = lw.new_tensor(torch.int8, [n, c_out, oh, ow], cl=True)
@@ -72,7 +87,7 @@ def lower_conv(lw, node: Node) -> None:
         activation_max=act_max,
     )
     in_nhwc, out_nhwc = (n, h, wd, c_in), (n, oh, ow, c_out)
-    if _is_depthwise(c_in, c_out, groups, n):
+    if depthwise or (depthwise is None and _is_depthwise(c_in, c_out, groups, n)):
         size = max(depthwise_scratch(isa, in_nhwc, (kh, kw), out_nhwc, stride, padding, dilation) for isa in lw.isas)
         lw.call(
             cortex_m_op("quantized_depthwise_conv2d"),
@@ -94,7 +109,7 @@ def lower_conv(lw, node: Node) -> None:
             dict(common, weight=T(lw.const(ohwi)), scratch=T(lw.new_tensor(torch.uint8, [size]))),
             [result],
         )
-    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, True), [node] + ([act] if act else []))
+    return result
 
 
 def lower_linear(lw, node: Node) -> None:

@@ -1,5 +1,6 @@
-"""arm_elementwise_add_s8 and arm_elementwise_mul_s8, bit for bit (same-shape operands: CMSIS-NN has no
-broadcasting int8 add/mul, so the exporter feeds equal shapes)."""
+"""arm_elementwise_add_s8 and arm_elementwise_mul_s8, bit for bit. CMSIS-NN's functions take equal-length
+vectors; the runtime kernels call them on runs of a broadcast (util/mx_cm_binary.h), which is elementwise
+the same arithmetic, so these take any operands that broadcast (numpy's rules, as torch's)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def arm_elementwise_add_s8(
     a = requantize(wrap_int32((_i32(input_1) + input_1_offset) << left_shift), input_1_mult, input_1_shift)
     b = requantize(wrap_int32((_i32(input_2) + input_2_offset) << left_shift), input_2_mult, input_2_shift)
     out = requantize(wrap_int32(a + b), out_mult, out_shift) + out_offset
-    return np.clip(out, out_activation_min, out_activation_max).astype(np.int8).reshape(np.shape(input_1))
+    return np.clip(out, out_activation_min, out_activation_max).astype(np.int8)
 
 
 def arm_elementwise_mul_s8(
@@ -49,7 +50,7 @@ def arm_elementwise_mul_s8(
 ) -> np.ndarray:
     prod = (_i32(input_1) + input_1_offset) * (_i32(input_2) + input_2_offset)
     out = requantize(prod, out_mult, out_shift) + out_offset
-    return np.clip(out, out_activation_min, out_activation_max).astype(np.int8).reshape(np.shape(input_1))
+    return np.clip(out, out_activation_min, out_activation_max).astype(np.int8)
 
 
 ADD_LEFT_SHIFT = 20  # TFLite's headroom for int8 ADD: (q - zp) << 20 keeps 8 bits plus ~11 of fraction

@@ -769,6 +769,31 @@ enum mx_op_arg {
   MX_ARG_cortex_m_quantized_layer_norm_out = 7,
   MX_ARG_cortex_m_quantized_layer_norm_ret = 8,
   MX_NARGS_cortex_m_quantized_layer_norm = 9,
+
+  /* cortex_m::quantized_div.out */
+  MX_ARG_cortex_m_quantized_div_self = 0,
+  MX_ARG_cortex_m_quantized_div_self_zero_point = 1,
+  MX_ARG_cortex_m_quantized_div_other = 2,
+  MX_ARG_cortex_m_quantized_div_other_zero_point = 3,
+  MX_ARG_cortex_m_quantized_div_output_zero_point = 4,
+  MX_ARG_cortex_m_quantized_div_output_scale = 5,
+  MX_ARG_cortex_m_quantized_div_out = 6,
+  MX_ARG_cortex_m_quantized_div_ret = 7,
+  MX_NARGS_cortex_m_quantized_div = 8,
+
+  /* cortex_m::minimum.out */
+  MX_ARG_cortex_m_minimum_self = 0,
+  MX_ARG_cortex_m_minimum_other = 1,
+  MX_ARG_cortex_m_minimum_out = 2,
+  MX_ARG_cortex_m_minimum_ret = 3,
+  MX_NARGS_cortex_m_minimum = 4,
+
+  /* cortex_m::maximum.out */
+  MX_ARG_cortex_m_maximum_self = 0,
+  MX_ARG_cortex_m_maximum_other = 1,
+  MX_ARG_cortex_m_maximum_out = 2,
+  MX_ARG_cortex_m_maximum_ret = 3,
+  MX_NARGS_cortex_m_maximum = 4,
 };
 
 #endif

@@ -1,5 +1,5 @@
 /* cortex_m::quantized_mul.out via arm_elementwise_mul_s8, clamped to the int8 range.
- * Operands: laid out like out, or one a channel row. */
+ * Operands broadcast to out (util/mx_cm_binary.h). */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 #include "util/mx_cm_binary.h"
@@ -23,9 +23,10 @@ mx_error mx_k_cortex_m_quantized_mul_out(mx_kernel_ctx *ctx, mx_value *const *ar
   const int8_t *pa = (const int8_t *)a->data, *pb = (const int8_t *)b->data;
   int8_t *po = (int8_t *)out->data;
   for (uint32_t r = 0; r < plan.rows; ++r) {
-    MX_TRY(mx_cm_status(arm_elementwise_mul_s8(pa + r * plan.a_step, pb + r * plan.b_step, -a_zp, -b_zp,
-                                               po + r * plan.row_len, out_zp, out_mult, out_shift, INT8_MIN, INT8_MAX,
-                                               (int32_t)plan.row_len)));
+    uint32_t ao, bo;
+    mx_cm_binary_row(&plan, r, &ao, &bo);
+    MX_TRY(mx_cm_status(arm_elementwise_mul_s8(pa + ao, pb + bo, -a_zp, -b_zp, po + r * plan.row_len, out_zp, out_mult,
+                                               out_shift, INT8_MIN, INT8_MAX, (int32_t)plan.row_len)));
   }
   return MX_OK;
 }

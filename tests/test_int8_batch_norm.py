@@ -1,0 +1,62 @@
+"""A BatchNorm no conv/linear absorbs (first layer, after an activation) in int8 without fp32 fallback: a
+1x1 depthwise convolution with per-channel multipliers; host C runtime == reference interpreter bit for
+bit, both close to fp32 torch, for [N, C], [N, C, L] and [N, C, H, W]."""
+
+import pytest
+import torch
+from torch import nn
+
+from int8_export_check import check_against_fake_quant, check_int8
+
+DW = "cortex_m::quantized_depthwise_conv2d.out"
+
+
+def _randomize(model):
+    torch.manual_seed(3)
+    for m in model.modules():
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.3, 2.0)
+            m.weight.data.uniform_(-1.5, 1.5)
+            m.bias.data.uniform_(-0.3, 0.3)
+    return model.eval()
+
+
+class Features(nn.Module):  # BatchNorm1d as the input layer of an MLP, and after a folded-in Linear
+    def __init__(self):
+        super().__init__()
+        self.bn0, self.lin, self.bn1 = nn.BatchNorm1d(6), nn.Linear(6, 8), nn.BatchNorm1d(8)
+
+    def forward(self, x):
+        return torch.relu(self.bn1(self.lin(self.bn0(x))))
+
+
+class Image(nn.Module):  # BatchNorm2d first and after a ReLU (not foldable into the conv)
+    def __init__(self):
+        super().__init__()
+        self.bn0, self.conv, self.bn1 = nn.BatchNorm2d(3), nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return self.bn1(torch.relu(self.conv(self.bn0(x))))
+
+
+class Sequence(nn.Module):  # BatchNorm1d over [N, C, L] first, then a Conv1d
+    def __init__(self):
+        super().__init__()
+        self.bn0, self.conv = nn.BatchNorm1d(5), nn.Conv1d(5, 4, 3)
+
+    def forward(self, x):
+        return self.conv(self.bn0(x))
+
+
+@pytest.mark.parametrize(
+    "model,shape",
+    [(Features, (4, 6)), (Image, (1, 3, 8, 8)), (Image, (2, 3, 6, 6)), (Sequence, (1, 5, 12)), (Sequence, (2, 5, 9))],
+    ids=["features", "image", "image-batch2", "sequence", "sequence-batch2"],
+)
+def test_standalone_batch_norm(model, shape):
+    check_int8(_randomize(model()), [shape], ops=[DW])
+
+
+def test_batch_norm_tracks_pt2e_fake_quant():
+    check_against_fake_quant(_randomize(Features()), [(4, 6)], lsb=2)
