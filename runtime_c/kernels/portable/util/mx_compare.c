@@ -50,6 +50,11 @@ mx_arg_error mx_compare_check(mx_value *const *args, bool tensor_other) {
   if (!(b->numel == 1 && b->dtype != MX_DTYPE_F16)) { /* one element of any numeric dtype: read as it is */
     MX_CHECK(OTHER, check_elementwise(b));
   }
+  /* torch would first cast one integer operand to the other's dtype (wrapping values that do not fit, by
+   * rules that depend on which is 0-dim): integers of two dtypes are compared only beside a bool */
+  MX_REFUSE_IF(is_integer(a->dtype) && is_integer(b->dtype) && a->dtype != b->dtype && a->dtype != MX_DTYPE_BOOL &&
+                   b->dtype != MX_DTYPE_BOOL,
+               OTHER, MX_ERR_BAD_DTYPE);
   int32_t sizes[MX_MAX_DIM];
   uint32_t dim = 0;
   MX_CHECK(OTHER, mx_broadcast_shape(a->sizes, a->dim, b->sizes, b->dim, sizes, &dim));
