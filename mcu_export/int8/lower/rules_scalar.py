@@ -14,7 +14,7 @@ from torch.fx import Node
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
-from mcu_export.int8.lower.rules_common import Refusal, terminal
+from mcu_export.int8.lower.rules_common import terminal
 from mcu_export.int8.quantizer import constant_bounds
 from mcu_export.int8.reference.lut import build_lut
 
@@ -47,8 +47,6 @@ def lower_scalar_table(lw, node: Node, split: Tuple[int, torch.Tensor]) -> None:
     pos, value = split
     x = node.args[pos]
     qx = lw.qinput(x)
-    if list(lw.shape(x)) != list(lw.shape(node)):
-        raise Refusal("the constant broadcasts the int8 operand")
     last, act, quantizers = terminal(node, fuse=node.target != aten.mul.Tensor)
     out = match.qparams(quantizers[0])
     bounds = constant_bounds(act) if act is not None else (None, None)
@@ -71,8 +69,8 @@ def with_scalar_table(rule: Callable) -> Callable:
 
     def lower(lw, node: Node) -> None:
         split = _split(lw, node) if node.kwargs.get("alpha", 1) == 1 else None
-        if split is None:
-            return rule(lw, node)
+        if split is None or list(lw.shape(node.args[split[0]])) != list(lw.shape(node)):
+            return rule(lw, node)  # two int8 operands, or a constant that broadcasts the int8 one up
         return lower_scalar_table(lw, node, split)
 
     lower.__name__ = f"{rule.__name__}_or_scalar_table"
