@@ -15,6 +15,7 @@ from mcu_export.passes import PASSES, POST_QUANT_PASSES, PRE_QUANT_PASSES, check
 from mcu_export.passes.decompose_hard_activations import decompose_hard_activations
 from mcu_export.passes.fold_batch_norm import fold_batch_norm, fold_linear_batch_norm
 from mcu_export.passes.fold_constants import fold_constants, fold_float_constants
+from mcu_export.passes.fold_finite_guards import fold_finite_guards
 from mcu_export.passes.remove_noops import remove_noops, remove_noops_keeping_layout
 from mcu_export.passes.scalars_to_tensors import scalars_to_tensors
 
@@ -163,7 +164,7 @@ def test_pass_lists_are_ordered_and_complete():
         scalars_to_tensors,
         fold_constants,
     ]
-    assert POST_QUANT_PASSES == [remove_noops, scalars_to_tensors, fold_float_constants]
+    assert POST_QUANT_PASSES == [remove_noops, fold_finite_guards, scalars_to_tensors, fold_float_constants]
 
 
 class FftNet(nn.Module):
@@ -263,3 +264,30 @@ def test_fold_float_constants_keeps_the_dequantize_of_a_weight():
     assert "quantized_decomposed.dequantize_per_tensor.default" in targets
     assert "aten.rsqrt.default" not in targets and "aten.add.Tensor" not in targets
     _same_outputs(ep, model, inputs, atol=0)
+
+
+class _MaskedRowGuard(nn.Module):
+    """Attention's guard for fully masked rows, as F.scaled_dot_product_attention decomposes it."""
+
+    def forward(self, x):
+        s = x * 2.0
+        p = torch.softmax(s, dim=-1)
+        dead = torch.logical_not(torch.logical_not(s == float("-inf")).any(dim=-1, keepdim=True))
+        return torch.where(dead, torch.zeros_like(p), p) + torch.where(s != float("nan"), p, s)
+
+
+def _call_names(ep):
+    return {str(n.target).split(".")[1] for n in ep.graph.nodes if n.op == "call_function"}
+
+
+def test_fold_finite_guards_drops_the_guard_on_dequantized_values_only():
+    from mcu_export.int8.prepare import quantize
+
+    x = torch.randn(2, 5, 6)
+    fp32 = capture(_MaskedRowGuard(), (x,))
+    assert {"eq", "ne", "any", "logical_not", "where"} <= _call_names(fp32)  # fp32 keeps it: a score may be -inf
+    quantized = quantize(_MaskedRowGuard(), (x,))  # runs POST_QUANT_PASSES, fold_finite_guards among them
+    assert not {"eq", "ne", "any", "logical_not", "where", "full_like"} & _call_names(quantized.ep)
+    want = _MaskedRowGuard()(x)
+    got = quantized.ep.module()(x)
+    assert torch.allclose(got, want, atol=0.05)  # the folded graph still computes the model (within int8 steps)

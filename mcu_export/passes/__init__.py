@@ -14,6 +14,7 @@ from mcu_export.passes.check_supported import check_supported
 from mcu_export.passes.decompose_hard_activations import decompose_hard_activations
 from mcu_export.passes.fold_batch_norm import fold_batch_norm, fold_linear_batch_norm
 from mcu_export.passes.fold_constants import fold_constants, fold_float_constants
+from mcu_export.passes.fold_finite_guards import fold_finite_guards
 from mcu_export.passes.remove_noops import remove_noops, remove_noops_keeping_layout
 from mcu_export.passes.scalars_to_tensors import scalars_to_tensors
 
@@ -55,6 +56,9 @@ POST_QUANT_PASSES: List[Pass] = [
     # First, as in the other lists: clones and asserts from the re-capture would count as users and
     # hide the patterns the int8 lowering matches.
     remove_noops,
+    # After convert, where the guard's scores are dequantized (finite) values: the attention's masked-row guard
+    # folds away before its bool ops reach the lowering. Before the constant fold: zeros_like it leaves unused.
+    fold_finite_guards,
     # Before the fold, so that arithmetic between two constants folds.
     scalars_to_tensors,
     # Last, and the float-only fold: a dequantized weight must stay a dequantize of int8 data.
