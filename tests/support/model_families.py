@@ -28,13 +28,11 @@ COSINE_FLOOR = 0.99
 # only what changes with the input (each output minus fp32 torch's mean output over the inputs); its mean
 # over the inputs must reach this floor (measured: ResNet-8 0.93, MobileNetV2 0.97, VWW 0.97).
 CENTRED_COSINE_FLOOR = 0.9
-# Examples whose fp32 output hardly changes with the input (largest difference between two seeded inputs'
-# outputs, against the output's size): their BatchNorm statistics (examples/_init.py) do not match the
-# activations, the signal fades layer by layer and the output is mostly biases; nothing a quantizer does can
-# follow what is left of the input.
+# Examples whose fp32 output changes with the input by little more than int8 resolves (strict xfails: a
+# better example or a better int8 path turns them into failures to act on).
 INPUT_INDEPENDENT = {
-    "kws_dscnn": "outputs of two inputs differ by 3e-6 of 0.1: examples/_init.py's BatchNorm statistics fade the signal",
-    "autoencoder": "outputs of two inputs differ by 3e-4 of 0.3: examples/_init.py's BatchNorm statistics fade the signal",
+    "kws_dscnn": "global average pooling over 25x5 positions of random-noise inputs: outputs of two inputs differ by "
+    "~2.5% of their size, about what int8 resolves there (centred cosine 0.80)",
 }
 # fp32 host runtime against torch: float32 kernels accumulate in another order than torch's
 FP32_RTOL, FP32_ATOL = 1e-4, 1e-4
