@@ -11,9 +11,10 @@ import pytest
 
 from cli_runner import cli
 
-BMM = """
+FALLS_BACK = """
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 class FB(nn.Module):
     def __init__(self):
@@ -22,7 +23,7 @@ class FB(nn.Module):
 
     def forward(self, x):
         y = self.fc(x)
-        return torch.bmm(y.unsqueeze(1), y.unsqueeze(2)).flatten(1)
+        return F.adaptive_max_pool2d(y.view(2, 1, 2, 4), (1, 2)).flatten(1)
 
 def factory():
     return FB(), (torch.randn(2, 8),)
@@ -72,13 +73,13 @@ def test_unsupported_ops_are_one_block_exit_2(tmp_path):
 
 @pytest.mark.slow  # quantizes a model twice through the CLI
 def test_int8_fallback_is_one_warning_line_and_no_fallback_refuses(tmp_path):
-    path = _write(tmp_path, "fb.py", BMM)
+    path = _write(tmp_path, "fb.py", FALLS_BACK)
     result = cli("export", f"{path}:factory", "-o", tmp_path / "out", "--quantize", "int8")
     assert result.code == 0, result.err
     warned = [line for line in result.err.splitlines() if "runs in fp32" in line]
     assert warned == [
-        "mcu-export: warning: int8 aten.bmm.default at fb.py:12 in FB.forward runs in fp32: "
-        "no int8 kernel for aten.bmm.default"
+        "mcu-export: warning: int8 aten.adaptive_max_pool2d.default at fb.py:13 in FB.forward runs in fp32: "
+        "no int8 kernel for aten.adaptive_max_pool2d.default"
     ]
     assert "McuExportWarning" not in result.err
     assert result.err.count("not representative") == 1  # the calibration warning, once
@@ -86,7 +87,7 @@ def test_int8_fallback_is_one_warning_line_and_no_fallback_refuses(tmp_path):
     assert report["kernel_calls"] == sum(report["ops"].values()) and "kernel_calls" in report["fields"]
     refused = cli("export", f"{path}:factory", "-o", tmp_path / "out2", "--quantize", "int8", "--no-fallback")
     assert refused.code == 2 and "Traceback" not in refused.err
-    assert "int8 without fallback refused: int8 aten.bmm.default" in refused.err
+    assert "int8 without fallback refused: int8 aten.adaptive_max_pool2d.default" in refused.err
     assert not (tmp_path / "out2").exists()
 
 
