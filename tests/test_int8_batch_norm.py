@@ -51,12 +51,19 @@ class Sequence(nn.Module):  # BatchNorm1d over [N, C, L] first, then a Conv1d
 
 @pytest.mark.parametrize(
     "model,shape",
-    [(Features, (4, 6)), (Image, (1, 3, 8, 8)), (Image, (2, 3, 6, 6)), (Sequence, (1, 5, 12)), (Sequence, (2, 5, 9))],
+    [
+        (Features, (4, 6)),
+        pytest.param(Image, (1, 3, 8, 8), marks=pytest.mark.slow),  # each calibrates and checks for ~10 s
+        pytest.param(Image, (2, 3, 6, 6), marks=pytest.mark.slow),
+        pytest.param(Sequence, (1, 5, 12), marks=pytest.mark.slow),
+        pytest.param(Sequence, (2, 5, 9), marks=pytest.mark.slow),
+    ],
     ids=["features", "image", "image-batch2", "sequence", "sequence-batch2"],
 )
 def test_standalone_batch_norm(model, shape):
     check_int8(_randomize(model()), [shape], ops=[DW])
 
 
+@pytest.mark.slow
 def test_batch_norm_tracks_pt2e_fake_quant():
     check_against_fake_quant(_randomize(Features()), [(4, 6)], lsb=2)

@@ -72,12 +72,14 @@ def _calls(artifact, qualified):
     return sum(plan.operators[i.op_index].qualified == qualified for i in plan.chains[0].instructions)
 
 
+@pytest.mark.slow  # the TC-ResNet block below is the fast tier's case
 def test_conv1d_variants():
     artifact = check_int8(Convs(), [(1, 4, 40)], ops=[CONV, DW])
     # the layers pass channels-last [N, C, 1, L] twins: one layout copy in (C_in > 1) and one out, none between
     assert _calls(artifact, "dim_order_ops::_to_dim_order_copy.out") == 2
 
 
+@pytest.mark.slow  # the TC-ResNet block below is the fast tier's case
 def test_pools_1d():
     check_int8(Pools(), [(1, 3, 32)], ops=[CONV, "cortex_m::quantized_max_pool2d.out"])
 

@@ -53,6 +53,7 @@ def exported(tmp_path_factory):
     return artifact, artifact.save(tmp_path_factory.mktemp("no_fallback")), inputs
 
 
+@pytest.mark.slow  # exporting the model calibrates it (~20 s)
 def test_host_runtime_equals_reference(exported):
     artifact, _, inputs = exported
     for h, r in zip(artifact.run(*inputs), run_reference(artifact.program, list(inputs))):

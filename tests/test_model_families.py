@@ -38,7 +38,12 @@ BOARDS = ("corstone-300", "mps2-an505", "mps2-an386")
 HAS_FIRMWARE_TOOLS = all(shutil.which(t) for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja"))
 
 
-@pytest.fixture(scope="module", params=NAMES)
+# The fast tier exports the families that take a few seconds; the larger ones are slow-only.
+SLOW_FP32 = {"lstm_kws", "gru_kws", "vww_mobilenet_v1", "mobilenet_v2", "kws_dscnn", "resnet8", "autoencoder"}
+FP32_PARAMS = [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_FP32 else n for n in NAMES]
+
+
+@pytest.fixture(scope="module", params=FP32_PARAMS)
 def fp32(request):
     name = request.param
     model, inputs = load(name)
