@@ -18,7 +18,7 @@ from mcu_export.int8.lower import rules_affine as aff
 from mcu_export.int8.lower import rules_broadcast as bc
 from mcu_export.int8.lower import rules_conv1d as c1
 from mcu_export.int8.lower import rules_elementwise as ew
-from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm, rules_scalar
+from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_reduce as red
 from mcu_export.int8.lower import rules_resize as rsz
@@ -85,8 +85,6 @@ RULES.update(rules_lut.RULES)  # more tables; sigmoid also takes silu's `x * sig
 RULES[aten.bmm.default] = rules_matmul.lower_batch_matmul
 RULES[aten.mm.default] = rules_matmul.lower_batch_matmul
 RULES[aten.native_layer_norm.default] = rules_norm.lower_layer_norm
-for _t in (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor):  # `1 - z`, `x * scale`: one table
-    RULES[_t] = rules_scalar.with_scalar_table(RULES[_t])
 if rules_gather.embedding_op() is not None:  # the int8 gather needs the table's any-dtype embedding kernel
     RULES[aten.embedding.default] = rules_gather.lower_embedding
 

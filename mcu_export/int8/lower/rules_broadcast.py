@@ -6,14 +6,12 @@ operand's multiplier negated, as TFLite and CMSIS-NN do it. The output takes the
 of the output's shape, so a squeeze-and-excite `x * s` on a channels-last x multiplies runs of C.
 
 With a number as the other operand the op is a function of one int8 value: a 256-entry table
-(quantized_activation) of dequantize -> the float op -> quantize, which is what PT2E's graph computes,
-entry for entry (TOSA lowers such ops to TABLE too). Division by a tensor is ExecuTorch's
+(rules_scalar.py), which is what PT2E's graph computes, entry for entry (TOSA lowers such ops to TABLE too). Division by a tensor is ExecuTorch's
 cortex_m::quantized_div (CMSIS-NN has none): the zero-point-corrected quotient in float32, scaled once.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch.fx import Node
 
@@ -21,69 +19,12 @@ from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.rules_common import Refusal, activation_range, terminal
+from mcu_export.int8.lower.rules_scalar import lower_scalar_table, scalar_split
 from mcu_export.int8.reference.elementwise import add_params, mul_params
-from mcu_export.int8.reference.lut import build_lut
 
 aten = torch.ops.aten
 
 SUB = (aten.sub.Tensor, aten.sub_.Tensor, aten.rsub.Scalar)
-
-
-def _number(lw, v):
-    """The float32 value of a number operand: a Python number, or a one-element constant (a number that
-    scalars_to_tensors made a tensor, dequantized if the quantizer observed it), else None."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return np.float32(v)
-    if not isinstance(v, Node):
-        return None
-    if match.is_dq(v):
-        data = lw.constant_of(v.args[0])
-        if data is None or data.numel() != 1 or data.dtype != torch.int8:
-            return None
-        q = match.qparams(v)
-        return (np.float32(int(data.reshape(-1)[0]) - q.zp) * np.float32(q.scale)).astype(np.float32)
-    data = lw.constant_of(v)
-    if data is None or data.numel() != 1 or not data.is_floating_point():
-        return None
-    return np.float32(float(data.reshape(-1)[0]))
-
-
-def _scalar_function(lw, node: Node):
-    """(tensor operand, float32 function of it) when one operand is a number, else None: the float op as
-    PT2E's graph computes it on the dequantized operand."""
-    a, b = node.args[0], node.args[1]
-    na, nb = _number(lw, a), _number(lw, b)
-    if (na is None) == (nb is None):
-        return None
-    if node.kwargs.get("alpha", 1) != 1:
-        raise Refusal("add/sub with alpha")
-    x, k = (b, na) if na is not None else (a, nb)
-    reversed_operands = (na is not None) != (node.target == aten.rsub.Scalar)
-    t = node.target
-    if t in SUB:
-        return x, (lambda v: k - v) if reversed_operands else (lambda v: v - k)
-    if t in (aten.add.Tensor, aten.add_.Tensor):
-        return x, lambda v: v + k
-    if t in (aten.mul.Tensor, aten.mul_.Tensor):
-        return x, lambda v: v * k
-    if t == aten.div.Tensor:
-        return x, (lambda v: k / v) if reversed_operands else (lambda v: v / k)
-    return None
-
-
-def _lower_scalar(lw, node: Node, x: Node, fn) -> None:
-    qx = lw.qinput(x)
-    if qx is None:
-        raise Refusal("its input is not int8")
-    _, _, quantizers = terminal(node, fuse=False)
-    out = match.qparams(quantizers[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lut = build_lut(lambda v: np.asarray(fn(v), dtype=np.float32), qx.scale, qx.zp, out.scale, out.zp)
-    result = lw.new_tensor(torch.int8, lw.shape(node), qx.cl)
-    lw.call(
-        cortex_m_op("quantized_activation"), dict(input=T(qx.index), lut=T(lw.const(torch.from_numpy(lut)))), [result]
-    )
-    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qx.cl), [node])
 
 
 def _operands(lw, node: Node):
@@ -103,9 +44,9 @@ def _operands(lw, node: Node):
 
 
 def lower_add(lw, node: Node) -> None:
-    scalar = _scalar_function(lw, node)
-    if scalar is not None:
-        _lower_scalar(lw, node, *scalar)
+    split = scalar_split(lw, node)
+    if split is not None:
+        lower_scalar_table(lw, node, split)
         return
     if node.kwargs.get("alpha", 1) != 1:
         raise Refusal("add with alpha")
@@ -142,9 +83,9 @@ def lower_add(lw, node: Node) -> None:
 
 
 def lower_mul(lw, node: Node) -> None:
-    scalar = _scalar_function(lw, node)
-    if scalar is not None:
-        _lower_scalar(lw, node, *scalar)
+    split = scalar_split(lw, node)
+    if split is not None:
+        lower_scalar_table(lw, node, split)
         return
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])
@@ -168,9 +109,9 @@ def lower_mul(lw, node: Node) -> None:
 
 
 def lower_div(lw, node: Node) -> None:
-    scalar = _scalar_function(lw, node)
-    if scalar is not None:
-        _lower_scalar(lw, node, *scalar)
+    split = scalar_split(lw, node)
+    if split is not None:
+        lower_scalar_table(lw, node, split)
         return
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])

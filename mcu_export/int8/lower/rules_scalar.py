@@ -1,11 +1,11 @@
-"""add, sub and mul of an int8 value and a constant that holds one value (`1 - z` in a GRU cell, attention's
-`scores * scale`) as one cortex_m::quantized_activation: the table of quantize(f(dequantize(q))) where f is
+"""add, sub, rsub, mul and div of an int8 value and a constant that holds one value (`1 - z` in a GRU cell,
+attention's `scores * scale`, `x / 4`) as one cortex_m::quantized_activation: the table of quantize(f(dequantize(q))) where f is
 the node's own torch operator (and a folded relu-like) applied in float32 with the constant dequantized, as
 the fake-quantized graph computes it, rather than a two-operand kernel reading a tensor of copies."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 import torch
@@ -27,7 +27,11 @@ def _one_value(lw, operand) -> Optional[torch.Tensor]:
     if isinstance(operand, (int, float)) and not isinstance(operand, bool):
         return torch.tensor(float(operand), dtype=torch.float32)
     if not match.is_dq(operand):
-        return None
+        data = lw.constant_of(operand) if isinstance(operand, Node) else None
+        if data is None or not data.is_floating_point() or data.numel() == 0:
+            return None
+        flat = data.flatten().to(torch.float32)
+        return flat[0].reshape(()) if bool((flat == flat[0]).all()) else None
     data = lw.constant_of(operand.args[0])
     if data is None or data.dtype != torch.int8 or data.numel() == 0 or not bool((data == data.flatten()[0]).all()):
         return None
@@ -47,12 +51,15 @@ def lower_scalar_table(lw, node: Node, split: Tuple[int, torch.Tensor]) -> None:
     pos, value = split
     x = node.args[pos]
     qx = lw.qinput(x)
-    last, act, quantizers = terminal(node, fuse=node.target != aten.mul.Tensor)
+    # The quantizer folds a following relu-like into add and sub only (their output is observed after it).
+    last, act, quantizers = terminal(node, fuse=node.target in (aten.add.Tensor, aten.sub.Tensor))
     out = match.qparams(quantizers[0])
     bounds = constant_bounds(act) if act is not None else (None, None)
 
+    other = float(value) if node.target == aten.rsub.Scalar else value  # its `other` is a Scalar, not a tensor
+
     def fn(v: np.ndarray) -> np.ndarray:
-        args = [torch.from_numpy(v), value] if pos == 0 else [value, torch.from_numpy(v)]
+        args = [torch.from_numpy(v), other] if pos == 0 else [other, torch.from_numpy(v)]
         y = node.target(*args, **node.kwargs)
         return torch.clamp(y, *bounds).numpy() if act is not None else y.numpy()
 
@@ -64,14 +71,10 @@ def lower_scalar_table(lw, node: Node, split: Tuple[int, torch.Tensor]) -> None:
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qx.cl), [node] + ([act] if act else []))
 
 
-def with_scalar_table(rule: Callable) -> Callable:
-    """`rule` for two int8 operands; a table when one operand is a one-value constant."""
-
-    def lower(lw, node: Node) -> None:
-        split = _split(lw, node) if node.kwargs.get("alpha", 1) == 1 else None
-        if split is None or list(lw.shape(node.args[split[0]])) != list(lw.shape(node)):
-            return rule(lw, node)  # two int8 operands, or a constant that broadcasts the int8 one up
-        return lower_scalar_table(lw, node, split)
-
-    lower.__name__ = f"{rule.__name__}_or_scalar_table"
-    return lower
+def scalar_split(lw, node: Node) -> Optional[Tuple[int, torch.Tensor]]:
+    """(position of the int8 operand, the constant's value) when `node` is a table of its int8 operand: the other
+    operand holds one value and does not broadcast the int8 one up; else None (two int8 operands)."""
+    split = _split(lw, node) if node.kwargs.get("alpha", 1) == 1 else None
+    if split is None or list(lw.shape(node.args[split[0]])) != list(lw.shape(node)):
+        return None
+    return split
