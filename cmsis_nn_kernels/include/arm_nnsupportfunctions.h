@@ -281,6 +281,14 @@ static inline int32x4_t arm_nn_divide_by_power_of_two_mve(const int32x4_t divide
     return vrshlq_s32(vqaddq_s32(dividend, fixup), shift);
 }
 #endif
+/* The shared body of arm_maximum_s8 (take_max 1) and arm_minimum_s8 (take_max 0). */
+arm_cmsis_nn_status arm_nn_elementwise_min_max_s8(const int8_t *input_1_data,
+                                                  const cmsis_nn_dims *input_1_dims,
+                                                  const int8_t *input_2_data,
+                                                  const cmsis_nn_dims *input_2_dims,
+                                                  int8_t *output_data,
+                                                  const cmsis_nn_dims *output_dims,
+                                                  const int32_t take_max);
 /* ---- end of the elementwise/pool/softmax additions ---- */
 
 #endif /* ARM_NNSUPPORTFUNCTIONS_H */

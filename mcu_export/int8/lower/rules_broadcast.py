@@ -82,7 +82,8 @@ def lower_add(lw, node: Node) -> None:
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, cl), [node] + ([act] if act else []))
 
 
-def lower_mul(lw, node: Node) -> None:
+def _two_operands(lw, node: Node, op: str, params) -> None:
+    """`op` on two int8 operands (or one table for a one-value constant): the zero points, then `params(qa, qb, out)`."""
     split = scalar_split(lw, node)
     if split is not None:
         lower_scalar_table(lw, node, split)
@@ -90,46 +91,24 @@ def lower_mul(lw, node: Node) -> None:
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])
     qa, qb, cl = _operands(lw, node)
-    p = mul_params(qa.scale, qa.zp, qb.scale, qb.zp, out.scale, out.zp)
     result = lw.new_tensor(torch.int8, lw.shape(node), cl)
-    lw.call(
-        cortex_m_op("quantized_mul"),
-        dict(
-            self=T(qa.index),
-            self_zero_point=qa.zp,
-            other=T(qb.index),
-            other_zero_point=qb.zp,
-            output_zero_point=out.zp,
-            output_multiplier=p["out_mult"],
-            output_shift=p["out_shift"],
-        ),
-        [result],
-    )
+    args = dict(self=T(qa.index), self_zero_point=qa.zp, other=T(qb.index), other_zero_point=qb.zp)
+    args.update(output_zero_point=out.zp, **params(qa, qb, out))
+    lw.call(cortex_m_op(op), args, [result])
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, cl), [node])
+
+
+def _mul_params(qa, qb, out) -> dict:
+    p = mul_params(qa.scale, qa.zp, qb.scale, qb.zp, out.scale, out.zp)
+    return dict(output_multiplier=p["out_mult"], output_shift=p["out_shift"])
+
+
+def lower_mul(lw, node: Node) -> None:
+    _two_operands(lw, node, "quantized_mul", _mul_params)
 
 
 def lower_div(lw, node: Node) -> None:
-    split = scalar_split(lw, node)
-    if split is not None:
-        lower_scalar_table(lw, node, split)
-        return
-    _, _, quantizers = terminal(node, fuse=False)
-    out = match.qparams(quantizers[0])
-    qa, qb, cl = _operands(lw, node)
-    result = lw.new_tensor(torch.int8, lw.shape(node), cl)
-    lw.call(
-        cortex_m_op("quantized_div"),
-        dict(
-            self=T(qa.index),
-            self_zero_point=qa.zp,
-            other=T(qb.index),
-            other_zero_point=qb.zp,
-            output_zero_point=out.zp,
-            output_scale=qa.scale / (qb.scale * out.scale),
-        ),
-        [result],
-    )
-    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, cl), [node])
+    _two_operands(lw, node, "quantized_div", lambda qa, qb, out: dict(output_scale=qa.scale / (qb.scale * out.scale)))
 
 
 def lower_min_max(lw, node: Node) -> None:

@@ -1,8 +1,5 @@
-"""add, sub, mul, softmax and table-lookup activations as cortex_m int8 kernels.
-
-Elementwise kernels read both operands and write their output in one memory order, so channels-last
-operands stay channels-last; operands in different orders are both made contiguous.
-"""
+"""softmax and table-lookup activations as cortex_m int8 kernels (add, sub, mul, div, minimum and maximum:
+rules_broadcast.py)."""
 
 from __future__ import annotations
 
@@ -13,92 +10,12 @@ from torch.fx import Node
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
-from mcu_export.int8.lower.rules_common import Refusal, activation_range, terminal
+from mcu_export.int8.lower.rules_common import Refusal, terminal
 from mcu_export.int8.quantizer import constant_bounds
-from mcu_export.int8.reference.elementwise import add_params, mul_params
 from mcu_export.int8.reference.lut import FUNCTIONS, build_lut
 from mcu_export.int8.reference.softmax import softmax_params
 
 aten = torch.ops.aten
-
-
-def _operands(lw, node: Node):
-    """Both operands as int8 values of the output's shape, in one layout."""
-    a, b = node.args[0], node.args[1]
-    qa, qb = lw.qinput(a), lw.qinput(b)
-    if qa is None or qb is None:
-        raise Refusal("an operand is not int8")
-    shape = lw.shape(node)
-    qa, qb = (_full_shape(lw, q, operand, shape) for q, operand in ((qa, a), (qb, b)))
-    if qa.cl != qb.cl:
-        qa, qb = lw.to_layout(qa, False), lw.to_layout(qb, False)
-    return qa, qb
-
-
-def _full_shape(lw, qt: QTensor, operand: Node, shape) -> QTensor:
-    if list(lw.table.values[qt.index].sizes) == list(shape):
-        return qt
-    data = lw.constant_of(operand.args[0])
-    if data is None:  # the kernels do not broadcast
-        raise Refusal(f"operand shapes differ ({list(lw.shape(operand))} vs {list(shape)}): no broadcasting kernel")
-    return QTensor(lw.const(data.expand(shape).contiguous()), qt.scale, qt.zp, False)
-
-
-def lower_add(lw, node: Node) -> None:
-    if node.kwargs.get("alpha", 1) != 1:
-        raise Refusal("add with alpha")
-    last, act, quantizers = terminal(node)
-    out = match.qparams(quantizers[0])
-    qa, qb = _operands(lw, node)
-    p = add_params(qa.scale, qa.zp, qb.scale, qb.zp, out.scale, out.zp)
-    if node.target in (aten.sub.Tensor, aten.sub_.Tensor):
-        p["input_2_mult"] = -p["input_2_mult"]  # a - b = a + (-1) * b: the sign rides on b's multiplier
-    if p["out_shift"] > 0:  # left shift of the int32 sum: it could wrap (see ExecuTorch's add lowering)
-        raise Refusal("the output scale is so small against the operands' that int32 requantization could wrap")
-    act_min, act_max = activation_range(act, out)
-    result = lw.new_tensor(torch.int8, lw.shape(last), qa.cl)
-    lw.call(
-        cortex_m_op("quantized_add"),
-        dict(
-            self=T(qa.index),
-            self_zero_point=qa.zp,
-            self_multiplier=p["input_1_mult"],
-            self_shift=p["input_1_shift"],
-            other=T(qb.index),
-            other_zero_point=qb.zp,
-            other_multiplier=p["input_2_mult"],
-            other_shift=p["input_2_shift"],
-            output_zero_point=out.zp,
-            output_multiplier=p["out_mult"],
-            output_shift=p["out_shift"],
-            activation_min=act_min,
-            activation_max=act_max,
-        ),
-        [result],
-    )
-    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qa.cl), [node] + ([act] if act else []))
-
-
-def lower_mul(lw, node: Node) -> None:
-    _, _, quantizers = terminal(node, fuse=False)
-    out = match.qparams(quantizers[0])
-    qa, qb = _operands(lw, node)
-    p = mul_params(qa.scale, qa.zp, qb.scale, qb.zp, out.scale, out.zp)
-    result = lw.new_tensor(torch.int8, lw.shape(node), qa.cl)
-    lw.call(
-        cortex_m_op("quantized_mul"),
-        dict(
-            self=T(qa.index),
-            self_zero_point=qa.zp,
-            other=T(qb.index),
-            other_zero_point=qb.zp,
-            output_zero_point=out.zp,
-            output_multiplier=p["out_mult"],
-            output_shift=p["out_shift"],
-        ),
-        [result],
-    )
-    lw.set_output(quantizers, QTensor(result, out.scale, out.zp, qa.cl), [node])
 
 
 def lower_softmax(lw, node: Node) -> None:
