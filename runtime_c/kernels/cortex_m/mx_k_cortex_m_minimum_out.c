@@ -1,4 +1,5 @@
 /* cortex_m::minimum.out: arm_minimum_s8 over the runs of the broadcast (util/mx_cm_min_max.h). */
+#include "util/mx_cm_args.h"
 #include "util/mx_cm_binary.h"
 #include "util/mx_cm_min_max.h"
 
