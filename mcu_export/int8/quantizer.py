@@ -73,6 +73,7 @@ SHARED = {
     aten.expand.default,
     aten.clone.default,
     aten.upsample_nearest2d.vec,
+    aten.upsample_bilinear2d.vec,  # a convex combination: the input's range (mcu_export/int8/reference/bilinear.py)
 } | MAX_POOL
 SPLIT = {aten.split_with_sizes.default, aten.split.Tensor}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
