@@ -16,6 +16,7 @@ typedef struct {
 
 static int32_t gcd(int32_t a, int32_t b) {
   a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
   while (b != 0) {
     const int32_t r = a % b;
     a = b;
@@ -48,9 +49,9 @@ static void element_strides(const mx_tensor *t, int32_t strides[4]) {
 }
 
 mx_arg_error mx_k_cortex_m_quantized_upsample_bilinear2d_out_check(mx_value *const *args) {
-  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_I8));
-  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_I8));
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
+  MX_REFUSE_IF(in->dtype != MX_DTYPE_I8, A(input), MX_ERR_BAD_DTYPE); /* any dim order: strides follow it */
+  MX_REFUSE_IF(out->dtype != MX_DTYPE_I8, A(out), MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(in->dim != 4, A(input), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(out->dim != 4 || out->sizes[0] != in->sizes[0] || out->sizes[1] != in->sizes[1], A(out),
                MX_ERR_BAD_SHAPE);
