@@ -12,8 +12,7 @@ static void taps(int32_t full, int32_t kernel, int32_t stride, int32_t in, int32
 {
     int32_t k = full % stride;
     int32_t i = full / stride;
-    if (i >= in)
-    {
+    if (i >= in) {
         k += (i - in + 1) * stride;
     }
     *first = k;
@@ -46,30 +45,23 @@ arm_cmsis_nn_status arm_transpose_conv_s8(const cmsis_nn_context *ctx,
     const int32_t act_min = transpose_conv_params->activation.min;
     const int32_t act_max = transpose_conv_params->activation.max;
 
-    for (int32_t n = 0; n < input_dims->n; n++)
-    {
+    for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *input = input_data + n * in_h * in_w * in_c;
-        for (int32_t oy = 0; oy < out_h; oy++)
-        {
+        for (int32_t oy = 0; oy < out_h; oy++) {
             int32_t ky0, ky1;
             taps(oy + pad_h, k_h, stride_h, in_h, &ky0, &ky1);
-            for (int32_t ox = 0; ox < out_w; ox++)
-            {
+            for (int32_t ox = 0; ox < out_w; ox++) {
                 int32_t kx0, kx1;
                 taps(ox + pad_w, k_w, stride_w, in_w, &kx0, &kx1);
-                for (int32_t o = 0; o < out_c; o++)
-                {
+                for (int32_t o = 0; o < out_c; o++) {
                     int32_t acc = bias_data != NULL ? bias_data[o] : 0;
-                    for (int32_t ky = ky0; ky <= ky1; ky += stride_h)
-                    {
+                    for (int32_t ky = ky0; ky <= ky1; ky += stride_h) {
                         const int32_t iy = (oy + pad_h - ky) / stride_h;
-                        for (int32_t kx = kx0; kx <= kx1; kx += stride_w)
-                        {
+                        for (int32_t kx = kx0; kx <= kx1; kx += stride_w) {
                             const int32_t ix = (ox + pad_w - kx) / stride_w;
                             const int8_t *x = input + (iy * in_w + ix) * in_c;
                             const int8_t *w = filter_data + ((o * k_h + ky) * k_w + kx) * in_c;
-                            for (int32_t i = 0; i < in_c; i++)
-                            {
+                            for (int32_t i = 0; i < in_c; i++) {
                                 acc += (x[i] + input_offset) * w[i];
                             }
                         }

@@ -11,8 +11,8 @@ int32_t arm_transpose_conv_s8_get_buffer_size(const cmsis_nn_transpose_conv_para
                                               const cmsis_nn_dims *out_dims)
 {
     const int32_t stride_h = transpose_conv_params->stride.h;
-    const int32_t buf_x = ((input_dims->w - 1) * transpose_conv_params->stride.w + MAX(filter_dims->w, stride_h)) *
-        out_dims->c;
+    const int32_t buf_x =
+        ((input_dims->w - 1) * transpose_conv_params->stride.w + MAX(filter_dims->w, stride_h)) * out_dims->c;
     const int32_t buf_y = MAX(filter_dims->h, stride_h);
     return buf_x * buf_y * (int32_t)sizeof(int32_t);
 }

@@ -42,14 +42,24 @@ def test_reference_sums_are_torchs_transposed_convolution():
     stride, pad, out_pad, offset = (2, 3), (1, 0), (1, 2), 1
     out_hw = _out_hw((4, 5), (3, 2), stride, pad, out_pad)
     got = arm_transpose_conv_s8(
-        x, w, bias, input_offset=offset, output_offset=0, multipliers=[1 << 30] * 5, shifts=[1] * 5,
-        stride=stride, padding=pad, output_hw=out_hw,
+        x,
+        w,
+        bias,
+        input_offset=offset,
+        output_offset=0,
+        multipliers=[1 << 30] * 5,
+        shifts=[1] * 5,
+        stride=stride,
+        padding=pad,
+        output_hw=out_hw,
     )
     want = torch.nn.functional.conv_transpose2d(
         torch.tensor(x.astype(np.float64) + offset).permute(0, 3, 1, 2),
         torch.tensor(w.astype(np.float64)).permute(3, 0, 1, 2),  # torch: [C_in, C_out, KH, KW]
         torch.tensor(bias.astype(np.float64)),
-        stride=stride, padding=pad, output_padding=out_pad,
+        stride=stride,
+        padding=pad,
+        output_padding=out_pad,
     ).permute(0, 2, 3, 1)
     assert np.abs(want.numpy()).max() < 127
     np.testing.assert_array_equal(got, want.numpy().astype(I8))

@@ -301,8 +301,7 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
     ),
     # Ours (CMSIS-NN has no resize): TOSA's RESIZE BILINEAR on shared qparams, mcu_export/int8/reference/bilinear.py.
     _cortex_m(
-        "cortex_m::quantized_upsample_bilinear2d.out(Tensor input, bool align_corners, *, Tensor(a!) out) "
-        "-> Tensor(a!)"
+        "cortex_m::quantized_upsample_bilinear2d.out(Tensor input, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)"
     ),
     _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),

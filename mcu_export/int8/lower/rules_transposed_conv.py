@@ -72,6 +72,10 @@ def lower_transposed_conv(lw, node: Node) -> None:
     lw.set_output(quantizers, QTensor(result, out.scale, out.zp, True), [node] + ([act] if act else []))
 
 
+def pair(v) -> tuple:
+    return tuple(int(i) for i in v) * (2 // len(v))
+
+
 def _lower_strided(lw, node: Node, qx: QTensor, wq: torch.Tensor, wscales, out, act, quantizers) -> None:
     x, _w, b, stride, padding, _dilation, _t, output_padding = node.args[:8]
     n, c_in, h, wd = lw.shape(x)
@@ -80,7 +84,6 @@ def _lower_strided(lw, node: Node, qx: QTensor, wq: torch.Tensor, wscales, out, 
     bq = bias(lw, b, qx.scale, wscales)
     mults, shifts = requant_params(qx.scale, wscales, out.scale)
     act_min, act_max = activation_range(act, out)
-    pair = lambda v: tuple(int(i) for i in v) * (2 // len(v))  # noqa: E731
     size = max(
         transpose_conv_scratch(isa, (n, h, wd, c_in), tuple(ohwi.shape), (n, oh, ow, c_out), pair(stride))
         for isa in lw.isas

@@ -79,8 +79,8 @@ mx_arg_error mx_k_cortex_m_quantized_transpose_conv2d_out_check(mx_value *const 
   MX_REFUSE_IF(!axis_ok(t.in_dims.h, t.out_dims.h, t.filter.h, p->stride.h, p->padding.h, p->padding_offsets.h) ||
                    !axis_ok(t.in_dims.w, t.out_dims.w, t.filter.w, p->stride.w, p->padding.w, p->padding_offsets.w),
                A(out), MX_ERR_BAD_SHAPE);
-  MX_CHECK(A(scratch),
-           mx_cm_scratch_check(t.scratch, arm_transpose_conv_s8_get_buffer_size(p, &t.in_dims, &t.filter, &t.out_dims)));
+  MX_CHECK(A(scratch), mx_cm_scratch_check(
+                           t.scratch, arm_transpose_conv_s8_get_buffer_size(p, &t.in_dims, &t.filter, &t.out_dims)));
   return MX_OK;
 }
 
