@@ -199,3 +199,15 @@ def test_close_to_float_and_fake_quant(lowered):
 def test_host_runtime_equals_reference(lowered):
     _model, program, _q = lowered
     M.check_host_bit_exact(program, SHAPE)
+
+
+def test_weights_are_quantized_per_output_channel(lowered):
+    """arm_transpose_conv_s8 requantizes per output channel: torch's weight [C_in, C_out, KH, KW] is observed
+    along axis 1."""
+    _model, _program, quantized = lowered
+    axes = [
+        n.args[3]
+        for n in quantized.ep.graph_module.graph.nodes
+        if n.op == "call_function" and "dequantize_per_channel" in str(n.target)
+    ]
+    assert 1 in axes, axes

@@ -7,8 +7,8 @@ the reversed filter), so the int8 arithmetic is CMSIS-NN's convolution's, kernel
 Other strides, and output_padding, run as CMSIS-NN's own arm_transpose_conv_s8 (cortex_m
 quantized_transpose_conv2d): dilation 1, and padding plus output within the (in - 1) * stride + MAX(kernel,
 stride) rows and columns its rolling buffer holds.
-The quantizer observes only the convolutions this accepts (weights per tensor: torch's transposed weight has
-its output channels on axis 1); the lowering turns them into quantized_conv2d or quantized_transpose_conv2d.
+The quantizer observes only the convolutions this accepts (weights per channel along axis 1, where torch's
+transposed weight has its output channels); the lowering turns them into quantized_conv2d or quantized_transpose_conv2d.
 """
 
 from __future__ import annotations

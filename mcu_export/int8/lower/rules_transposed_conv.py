@@ -36,7 +36,7 @@ def lower_transposed_conv(lw, node: Node) -> None:
     out = match.qparams(quantizers[0])
     n, c_in, h, wd = lw.shape(x)
     _, c_out, oh, ow = lw.shape(node)
-    wq, wscales = weight(lw, w, c_out)  # [C_in, C_out, KH, KW], one scale (per tensor)
+    wq, wscales = weight(lw, w, c_out, axis=1)  # [C_in, C_out, KH, KW], a scale per output channel
     if not is_convolution(node):
         _lower_strided(lw, node, qx, wq, wscales, out, act, quantizers)
         return
