@@ -1,12 +1,17 @@
 """int8 strided transposed convolution (cortex_m::quantized_transpose_conv2d, CMSIS-NN's arm_transpose_conv_s8
 arithmetic: mcu_export/int8/reference/transpose_conv.py). The reference's sums are torch's conv_transpose2d on
 the offset integers, its output within a step of torch on the dequantized values; the host C kernel equals it
-bit for bit over drawn geometries and refuses what Arm's kernel cannot run; models with strided and
+bit for bit over drawn geometries and refuses what Arm's kernel cannot run; with $CMSIS_NN_REPO set, the reference
+reproduces Arm's own arm_transpose_conv_s8 test vectors; models with strided and
 output-padded ConvTranspose2d lower with no fp32 fallback, host C == interpreter, close to fp32 torch."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -211,3 +216,54 @@ def test_weights_are_quantized_per_output_channel(lowered):
         if n.op == "call_function" and "dequantize_per_channel" in str(n.target)
     ]
     assert 1 in axes, axes
+
+
+def _arm_test_data():
+    """Arm's CMSIS-NN unit-test vectors (TFLite's outputs) from a CMSIS-NN checkout or bare git dir at
+    $CMSIS_NN_REPO, or None."""
+    root = os.environ.get("CMSIS_NN_REPO")
+    if not root:
+        return None
+    root_path = Path(root)
+
+    def show(rel: str) -> str:
+        if (root_path / rel).is_file():
+            return (root_path / rel).read_text()
+        proc = subprocess.run(["git", f"--git-dir={root}", "show", f"HEAD:{rel}"], capture_output=True, text=True)
+        return proc.stdout
+
+    return show
+
+
+@pytest.mark.parametrize("case", ["transpose_conv_1", "transpose_conv_2", "transpose_conv_3", "transpose_conv_4"])
+def test_reference_and_kernel_reproduce_arms_test_vectors(run, case):
+    show = _arm_test_data()
+    if show is None:
+        pytest.skip("set CMSIS_NN_REPO to a CMSIS-NN checkout (or bare git dir) for Arm's transpose_conv test data")
+    folder = f"Tests/UnitTest/TestCases/TestData/{case}/"
+    cfg = {k: int(v) for k, v in re.findall(r"#define \w+?_\d+_(\w+) (-?\d+)", show(folder + "config_data.h"))}
+    assert cfg, f"no {case} in $CMSIS_NN_REPO"
+
+    def array(name):
+        found = re.search(r"\{(.*?)\}", show(folder + name + ".h"), re.S)
+        return None if found is None else np.array([int(v) for v in re.findall(r"-?\d+", found.group(1))], np.int64)
+
+    n, c_in, c_out = cfg["INPUT_BATCHES"], cfg["IN_CH"], cfg["OUT_CH"]
+    bias = array("biases_data")
+    x = array("input_data").astype(I8).reshape(n, cfg["INPUT_H"], cfg["INPUT_W"], c_in)
+    w = array("weights_data").astype(I8).reshape(c_out, cfg["FILTER_Y"], cfg["FILTER_X"], c_in)
+    bias = None if bias is None else bias.astype(I32)
+    q = dict(
+        input_offset=cfg["INPUT_OFFSET"],
+        output_offset=cfg["OUTPUT_OFFSET"],
+        multipliers=array("output_mult_data").astype(I32),
+        shifts=array("output_shift_data").astype(I32),
+        stride=(cfg["STRIDE_Y"], cfg["STRIDE_X"]),
+        padding=(cfg["PAD_Y"], cfg["PAD_X"]),
+    )
+    act, out_hw = (cfg["OUT_ACTIVATION_MIN"], cfg["OUT_ACTIVATION_MAX"]), (cfg["OUTPUT_H"], cfg["OUTPUT_W"])
+    want = array("output_ref_data").astype(I8).reshape(n, *out_hw, c_out)
+    np.testing.assert_array_equal(arm_transpose_conv_s8(x, w, bias, activation=act, output_hw=out_hw, **q), want)
+    if out_hw == _out_hw(x.shape[1:3], w.shape[1:3], q["stride"], q["padding"], (0, 0)):  # torch's size: 1, 2, 4
+        got = run(_program(x, w, bias, q, out_hw, (0, 0), act), [np.ascontiguousarray(x.transpose(0, 3, 1, 2))])
+        np.testing.assert_array_equal(got, want.transpose(0, 3, 1, 2))
