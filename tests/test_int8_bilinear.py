@@ -80,9 +80,18 @@ def test_kernel_matches_reference(run, nc, in_hw, out_hw, align, channels_last, 
 
 
 @needs_c
+def test_kernel_at_the_weight_limit_matches_reference(run):
+    """N = 2048 * 2048 = 2**22, the largest accepted, with the extreme values: the sums' int32 edge."""
+    x = np.array([[-128, 127], [127, -128]], I8).reshape(1, 1, 2, 2)
+    x = np.concatenate([x, np.full_like(x, -128)], axis=1)
+    got = run(_program(x, (2049, 2049), True, False), [x])
+    np.testing.assert_array_equal(got, upsample_bilinear2d_s8(x, (2049, 2049), True))
+
+
+@needs_c
 def test_kernel_refuses_weights_past_int32(run):
     x = np.zeros((1, 1, 2, 2), I8)
-    with pytest.raises(RuntimeFailure, match=BAD_SHAPE):  # 8194 * 2050 > 2**23
+    with pytest.raises(RuntimeFailure, match=BAD_SHAPE):  # 8194 * 2050 > 2**22
         run(_program(x, (4097, 1025), False, False), [x])
 
 

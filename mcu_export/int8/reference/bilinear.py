@@ -12,7 +12,7 @@ i0 * n in [0, n), the two taps i0 and i0 + 1 clamped into [0, in - 1] with integ
     out = floor((2 * acc + N) / (2 * N)),  N = n_h * n_w              (round half up)
 
 Raw int8 values suffice: the weights sum to N, so the zero point passes through unchanged. The C kernel
-(mx_k_cortex_m_quantized_upsample_bilinear2d_out) refuses N > 2**23, which keeps 2 * acc + N in int32. Against
+(mx_k_cortex_m_quantized_upsample_bilinear2d_out) refuses N > 2**22, which keeps 2 * acc + N and its floor division in int32. Against
 torch's float bilinear on the dequantized input the result is off by at most half a step (the rounding): the
 positions and weights are exact.
 """
@@ -24,7 +24,7 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
-MAX_WEIGHT = 1 << 23
+MAX_WEIGHT = 1 << 22
 
 
 def axis_scale(size_in: int, size_out: int, align_corners: bool) -> Tuple[int, int, int]:

@@ -8,7 +8,7 @@
 #include "util/mx_cm_args.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_upsample_bilinear2d_##name
-#define MX_CM_BILINEAR_MAX_WEIGHT (1 << 23) /* scale_n_h * scale_n_w: keeps 2 * 128 * it + it in int32 */
+#define MX_CM_BILINEAR_MAX_WEIGHT (1 << 22) /* scale_n_h * scale_n_w: keeps floor_div's operands in int32 */
 
 typedef struct {
   int32_t n, d, offset;
