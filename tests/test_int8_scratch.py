@@ -25,6 +25,7 @@ SIZE_SOURCES = [
     "arm_depthwise_conv_get_buffer_sizes_s8.c",
     "arm_avgpool_s8_get_buffer_size.c",
     "arm_fully_connected_get_buffer_sizes_s8.c",
+    "arm_transpose_conv_s8_get_buffer_size.c",
 ]
 # The compiler macros an Arm compiler defines for each ISA (M4/M33: DSP; M55: DSP and MVE). The dispatch file
 # reads only these and includes no intrinsics header, so the host compiler builds it for each ISA.
@@ -174,6 +175,40 @@ def test_pool_and_fc_sizes_equal_c(sizes, out_w, channels, c_in):
         assert S.fc_scratch(isa, channels) == _c(sizes, "arm_fully_connected_s8_get_buffer_size", isa)(
             ctypes.byref(H.Dims(c_in, 1, 1, channels))
         )
+
+
+class TransposeConvParams(ctypes.Structure):
+    _fields_ = [
+        ("input_offset", ctypes.c_int32),
+        ("output_offset", ctypes.c_int32),
+        ("stride", H.Tile),
+        ("padding", H.Tile),
+        ("padding_offsets", H.Tile),
+        ("dilation", H.Tile),
+        ("act_min", ctypes.c_int32),
+        ("act_max", ctypes.c_int32),
+    ]
+
+
+@needs_cc
+@HYP
+@given(
+    in_hw=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    k=st.tuples(st.integers(1, 5), st.integers(1, 5)),
+    stride=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+    c_in=st.integers(1, 16),
+    c_out=st.integers(1, 16),
+)
+def test_transpose_conv_size_equals_c(sizes, in_hw, k, stride, c_in, c_out):
+    in_nhwc, f = (1, *in_hw, c_in), (c_out, *k, c_in)
+    out_nhwc = (1, (in_hw[0] - 1) * stride[0] + k[0], (in_hw[1] - 1) * stride[1] + k[1], c_out)
+    t = (H.Tile(stride[1], stride[0]), H.Tile(0, 0), H.Tile(0, 0), H.Tile(1, 1))
+    params = TransposeConvParams(0, 0, *t, -128, 127)
+    want = sizes.arm_transpose_conv_s8_get_buffer_size(
+        ctypes.byref(params), ctypes.byref(H.Dims(*in_nhwc)), ctypes.byref(H.Dims(*f)), ctypes.byref(H.Dims(*out_nhwc))
+    )
+    for isa in S.ISAS:
+        assert S.transpose_conv_scratch(isa, in_nhwc, f, out_nhwc, stride) == want
 
 
 def test_isa_comes_from_the_board_file():

@@ -104,6 +104,29 @@ int32_t arm_depthwise_conv_s8_opt_get_buffer_size_dsp(const cmsis_nn_dims *input
 int32_t arm_depthwise_conv_s8_opt_get_buffer_size_mve(const cmsis_nn_dims *input_dims,
                                                       const cmsis_nn_dims *filter_dims);
 
+/* ---- transposed convolution ---- */
+
+/* NHWC, filter [C_OUT, KH, KW, C_IN], per-channel requantization; padding crops the full output's top and
+ * left, output_dims give its size (at most (in - 1) * stride + MAX(filter, stride) - padding per axis, the
+ * rows Arm's kernel buffers); dilation 1. Arm's kernel needs ctx->buf of
+ * arm_transpose_conv_s8_get_buffer_size bytes; ours reads neither ctx nor output_ctx. */
+arm_cmsis_nn_status arm_transpose_conv_s8(const cmsis_nn_context *ctx,
+                                          const cmsis_nn_context *output_ctx,
+                                          const cmsis_nn_transpose_conv_params *transpose_conv_params,
+                                          const cmsis_nn_per_channel_quant_params *quant_params,
+                                          const cmsis_nn_dims *input_dims,
+                                          const int8_t *input_data,
+                                          const cmsis_nn_dims *filter_dims,
+                                          const int8_t *filter_data,
+                                          const cmsis_nn_dims *bias_dims,
+                                          const int32_t *bias_data,
+                                          const cmsis_nn_dims *output_dims,
+                                          int8_t *output_data);
+int32_t arm_transpose_conv_s8_get_buffer_size(const cmsis_nn_transpose_conv_params *transpose_conv_params,
+                                              const cmsis_nn_dims *input_dims,
+                                              const cmsis_nn_dims *filter_dims,
+                                              const cmsis_nn_dims *out_dims);
+
 /* ---- fully connected ---- */
 
 /* Per-tensor requantized [N, C_IN] x [C_OUT, C_IN]^T + bias. On MVE ctx->buf must hold the kernel sums

@@ -11,6 +11,7 @@ import numpy as np
 
 from mcu_export.int8.arith import requantize
 from mcu_export.int8.reference.batch_matmul import arm_batch_matmul_s8
+from mcu_export.int8.reference.bilinear import upsample_bilinear2d_call
 from mcu_export.int8.reference.convolution import arm_convolve_s8
 from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
 from mcu_export.int8.reference.division import quantized_div_s8
@@ -22,6 +23,7 @@ from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.pooling import arm_avgpool_s8, arm_max_pool_s8
 from mcu_export.int8.reference.softmax import arm_softmax_s8
 from mcu_export.int8.reference.transpose import arm_transpose_s8
+from mcu_export.int8.reference.transpose_conv import arm_transpose_conv_s8
 
 CHANNELS_LAST = [0, 2, 3, 1]
 
@@ -74,6 +76,17 @@ def quantized_depthwise_conv2d(a, out_shape):
         **_conv_common(a),
     )
     return _nchw(out)
+
+
+def quantized_transpose_conv2d(a, out_shape):
+    common = _conv_common(a)
+    del common["dilation"]  # 1: the kernel's check
+    out = arm_transpose_conv_s8(_nhwc(a["input"]), a["weight"], a["bias"], output_hw=tuple(out_shape[2:]), **common)
+    return _nchw(out)
+
+
+def quantized_upsample_bilinear2d(a, out_shape):
+    return upsample_bilinear2d_call(a, out_shape)
 
 
 def quantized_linear(a, out_shape):

@@ -65,7 +65,8 @@ def activation_spec(qat: bool = False, histogram: bool = False) -> QuantizationS
     )
 
 
-def weight_spec(qat: bool = False, per_channel: bool = True) -> QuantizationSpec:
+def weight_spec(qat: bool = False, per_channel: bool = True, ch_axis: int = 0) -> QuantizationSpec:
+    """ch_axis: the weight's output-channel axis (1 for a transposed convolution's [C_in, C_out, KH, KW])."""
     if per_channel:
         qscheme = torch.per_channel_symmetric
         observer = MovingAveragePerChannelMinMaxObserver if qat else PerChannelMinMaxObserver
@@ -74,14 +75,14 @@ def weight_spec(qat: bool = False, per_channel: bool = True) -> QuantizationSpec
         observer = MovingAverageMinMaxObserver if qat else MinMaxObserver
     kwargs = dict(quant_min=WEIGHT_QMIN, quant_max=WEIGHT_QMAX, dtype=torch.int8, qscheme=qscheme, eps=WEIGHT_MIN_SCALE)
     if per_channel:
-        kwargs["ch_axis"] = 0
+        kwargs["ch_axis"] = ch_axis
     ctr = FakeQuantize.with_args(observer=observer, **kwargs) if qat else observer.with_args(**kwargs)
     return QuantizationSpec(
         dtype=torch.int8,
         quant_min=WEIGHT_QMIN,
         quant_max=WEIGHT_QMAX,
         qscheme=qscheme,
-        ch_axis=0 if per_channel else None,
+        ch_axis=ch_axis if per_channel else None,
         is_dynamic=False,
         observer_or_fake_quant_ctr=ctr,
     )

@@ -73,6 +73,7 @@ SHARED = {
     aten.expand.default,
     aten.clone.default,
     aten.upsample_nearest2d.vec,
+    aten.upsample_bilinear2d.vec,  # a convex combination: the input's range (mcu_export/int8/reference/bilinear.py)
 } | MAX_POOL
 SPLIT = {aten.split_with_sizes.default, aten.split.Tensor}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
@@ -220,9 +221,9 @@ class CmsisNNQuantizer(Quantizer):
         transposed = node.target == aten.convolution.default and bool(node.args[6])
         if transposed and int8_refusal(node) is not None:  # left in float: no int8 kernel runs it
             return
-        # a transposed weight has its output channels on axis 1; per tensor keeps one scale for all
-        per_channel = (node.target in CONV and not transposed) or (node.target in LINEAR and self.per_channel_linear)
-        inputs = {x: self.act, w: qspecs.weight_spec(self.qat, per_channel)}
+        # a transposed weight has its output channels on axis 1
+        per_channel = node.target in CONV or (node.target in LINEAR and self.per_channel_linear)
+        inputs = {x: self.act, w: qspecs.weight_spec(self.qat, per_channel, ch_axis=1 if transposed else 0)}
         if isinstance(bias, Node) and _is_float_tensor(bias):
             inputs[bias] = qspecs.bias_spec((x, node), (w, node), per_channel)
         chain = _qat_batch_norm_chain(node) if self.qat else None

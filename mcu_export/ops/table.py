@@ -166,6 +166,7 @@ _SCRATCH = {
         ("quantized_avg_pool2d", "avgpool_scratch"),
         ("quantized_linear", "fc_scratch"),
         ("quantized_batch_matmul", "fc_scratch"),
+        ("quantized_transpose_conv2d", "transpose_conv_scratch"),
     )
 }
 
@@ -289,6 +290,18 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
     ),
     _cortex_m(
         f"cortex_m::quantized_depthwise_conv2d_nhwc.out({_DW_CONV_ARGS}", depth_multiplier="window", shared=_CONV_RANGES
+    ),
+    _cortex_m(
+        "cortex_m::quantized_transpose_conv2d.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+        "int[] padding, int[] output_padding, int[] dilation, int input_offset, int output_offset, "
+        "Tensor requantize_multipliers, Tensor requantize_shifts, int activation_min, int activation_max, "
+        "Tensor scratch, Tensor output_scratch, *, Tensor(a!) out) -> Tensor(a!)",
+        output_padding="padding",
+        shared=_CONV_RANGES,
+    ),
+    # Ours (CMSIS-NN has no resize): TOSA's RESIZE BILINEAR on shared qparams, mcu_export/int8/reference/bilinear.py.
+    _cortex_m(
+        "cortex_m::quantized_upsample_bilinear2d.out(Tensor input, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)"
     ),
     _cortex_m(f"cortex_m::quantized_avg_pool2d.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),
     _cortex_m(f"cortex_m::quantized_avg_pool2d_nhwc.out({_AVG_POOL_ARGS}", shared=_AVG_POOL_RANGES),

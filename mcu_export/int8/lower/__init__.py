@@ -55,6 +55,7 @@ RULES: Dict[object, Callable] = {
     aten.cat.default: lay.lower_cat,
     aten.split_with_sizes.default: lay.lower_split,
     aten.upsample_nearest2d.vec: rsz.lower_upsample_nearest,
+    aten.upsample_bilinear2d.vec: rsz.lower_upsample_bilinear,
     aten._native_batch_norm_legit_no_training.default: aff.lower_batch_norm,
 }
 for _t in (aten.slice.Tensor, aten.select.int, aten.expand.default, aten.clone.default):

@@ -34,12 +34,13 @@ def activation_range(act: Optional[Node], out: match.QParams) -> Tuple[int, int]
     return (-128 if lo is None else match.quantize_value(lo, out), 127 if hi is None else match.quantize_value(hi, out))
 
 
-def weight(lw, node, channels: int) -> Tuple[torch.Tensor, np.ndarray]:
-    """(int8 weight, float64 scale per output channel) of a dequantized constant weight (zero points 0)."""
+def weight(lw, node, channels: int, axis: int = 0) -> Tuple[torch.Tensor, np.ndarray]:
+    """(int8 weight, float64 scale per output channel) of a dequantized constant weight (zero points 0); `axis`:
+    the output-channel axis a per-channel weight must be quantized along."""
     if match.is_dq_channel(node):
         data, scales, zps = (lw.constant_of(a) for a in node.args[:3])
-        if data is None or scales is None or data.dtype != torch.int8 or node.args[3] != 0:
-            raise Refusal("its weight is not a constant int8 tensor quantized along axis 0")
+        if data is None or scales is None or data.dtype != torch.int8 or node.args[3] != axis:
+            raise Refusal(f"its weight is not a constant int8 tensor quantized along axis {axis}")
         if zps is not None and bool((zps != 0).any()):
             raise Refusal("its weight is not symmetrically quantized")
         return data, scales.double().numpy()

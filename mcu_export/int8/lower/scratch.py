@@ -12,6 +12,7 @@ library and compares the two on hypothesis-drawn shapes, strides, paddings and d
 | `depthwise_scratch`   | arm_depthwise_conv_wrapper_s8_get_buffer_size{,_dsp,_mve}                     |
 | `avgpool_scratch`     | arm_avgpool_s8_get_buffer_size{,_dsp,_mve}                                    |
 | `fc_scratch`          | arm_fully_connected_s8_get_buffer_size{,_dsp,_mve}                            |
+| `transpose_conv_scratch` | arm_transpose_conv_s8_get_buffer_size (one for all ISAs)                   |
 | `conv_kind`           | mx_cm_conv_kind_of (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c)    |
 | `depthwise_kind`      | mx_cm_dw_conv_kind_of, built for each ISA                                     |
 
@@ -108,6 +109,16 @@ def avgpool_scratch(isa: str, channels: int) -> int:
 def fc_scratch(isa: str, c_out: int) -> int:
     """The MVE kernel's scratch holds its kernel sums, one int32 per output channel."""
     return c_out * 4 if isa == "mve" else 0
+
+
+def transpose_conv_scratch(isa: str, in_nhwc, filter_ohwi, out_nhwc, stride) -> int:
+    """arm_transpose_conv_s8_get_buffer_size, the same on every ISA (stride as (h, w); Arm's code pads the
+    row's width with the H stride)."""
+    del isa
+    _, _, in_w, _ = in_nhwc
+    _, kh, kw, _ = filter_ohwi
+    sh, sw = stride
+    return ((in_w - 1) * sw + max(kw, sh)) * out_nhwc[3] * max(kh, sh) * 4
 
 
 # ---- which variant the wrappers run (runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) ----------

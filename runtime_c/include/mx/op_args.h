@@ -680,6 +680,33 @@ enum mx_op_arg {
   MX_ARG_cortex_m_quantized_depthwise_conv2d_nhwc_ret = 15,
   MX_NARGS_cortex_m_quantized_depthwise_conv2d_nhwc = 16,
 
+  /* cortex_m::quantized_transpose_conv2d.out */
+  MX_ARG_cortex_m_quantized_transpose_conv2d_input = 0,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_weight = 1,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_bias = 2,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_stride = 3,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_padding = 4,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_output_padding = 5,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_dilation = 6,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_input_offset = 7,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_output_offset = 8,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_requantize_multipliers = 9,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_requantize_shifts = 10,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_activation_min = 11,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_activation_max = 12,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_scratch = 13,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_output_scratch = 14,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_out = 15,
+  MX_ARG_cortex_m_quantized_transpose_conv2d_ret = 16,
+  MX_NARGS_cortex_m_quantized_transpose_conv2d = 17,
+
+  /* cortex_m::quantized_upsample_bilinear2d.out */
+  MX_ARG_cortex_m_quantized_upsample_bilinear2d_input = 0,
+  MX_ARG_cortex_m_quantized_upsample_bilinear2d_align_corners = 1,
+  MX_ARG_cortex_m_quantized_upsample_bilinear2d_out = 2,
+  MX_ARG_cortex_m_quantized_upsample_bilinear2d_ret = 3,
+  MX_NARGS_cortex_m_quantized_upsample_bilinear2d = 4,
+
   /* cortex_m::quantized_avg_pool2d.out */
   MX_ARG_cortex_m_quantized_avg_pool2d_input = 0,
   MX_ARG_cortex_m_quantized_avg_pool2d_kernel_size = 1,
