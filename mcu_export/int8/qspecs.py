@@ -3,7 +3,7 @@
 Activations: int8 asymmetric per tensor, [-128, 127]. Weights of conv and linear: int8 symmetric per
 output channel (axis 0), [-127, 127] so that -w never overflows. Bias: int32 with scale
 input_scale * weight_scale (per channel), zero point 0. Softmax output: fixed 1/256, -128 (what
-arm_softmax_s8 produces).
+arm_softmax_s8 produces); log-softmax output: fixed 16/256, 127.
 
 Scales have floors: an all-zero (degenerate) range would otherwise give scale = float eps (1.2e-7), and
 requantization multipliers against such a scale overflow the kernels' shifts. An activation whose
@@ -34,6 +34,7 @@ ACT_QMIN, ACT_QMAX = -128, 127
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SOFTMAX_SCALE, SOFTMAX_ZERO_POINT = 1.0 / 256, -128
+LOG_SOFTMAX_SCALE, LOG_SOFTMAX_ZERO_POINT = 16.0 / 256, 127
 
 # 2^-16: a requantization multiplier s_in * s_w / s_out against it stays well inside the kernels' shifts.
 ACT_MIN_SCALE = 2.0**-16
@@ -125,6 +126,30 @@ def softmax_output_spec(qat: bool = False):
         dtype=torch.int8,
         scale=SOFTMAX_SCALE,
         zero_point=SOFTMAX_ZERO_POINT,
+        quant_min=ACT_QMIN,
+        quant_max=ACT_QMAX,
+        qscheme=torch.per_tensor_affine,
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def log_softmax_output_spec(qat: bool = False):
+    """The fixed output of the int8 log-softmax (TFLite's convention): scale 16/256, zero point 127."""
+    if qat:
+        ctr = FixedQParamsFakeQuantize.with_args(
+            observer=functools.partial(_fixed_observer, LOG_SOFTMAX_SCALE, LOG_SOFTMAX_ZERO_POINT)
+        )
+        return QuantizationSpec(
+            dtype=torch.int8,
+            quant_min=ACT_QMIN,
+            quant_max=ACT_QMAX,
+            qscheme=torch.per_tensor_affine,
+            observer_or_fake_quant_ctr=ctr,
+        )
+    return FixedQParamsQuantizationSpec(
+        dtype=torch.int8,
+        scale=LOG_SOFTMAX_SCALE,
+        zero_point=LOG_SOFTMAX_ZERO_POINT,
         quant_min=ACT_QMIN,
         quant_max=ACT_QMAX,
         qscheme=torch.per_tensor_affine,
