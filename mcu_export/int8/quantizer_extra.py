@@ -110,12 +110,7 @@ def same_value(a: Node, b: Node) -> bool:
     if a is b:
         return True
     dq = "dequantize_per_tensor"
-    return (
-        a.op == b.op == "call_function"
-        and dq in str(a.target)
-        and a.target == b.target
-        and a.args == b.args
-    )
+    return a.op == b.op == "call_function" and dq in str(a.target) and a.target == b.target and a.args == b.args
 
 
 def annotate(quantizer, nodes: Iterable[Node], annotated, mark) -> None:

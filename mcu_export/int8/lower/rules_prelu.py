@@ -12,14 +12,13 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from mcu_export.int8.arith import quantize_multiplier
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.rules_common import Refusal, terminal
 from mcu_export.int8.quantizer_extra import prelu_parts, same_value
 from mcu_export.int8.reference.lut import build_lut
-from mcu_export.int8.reference.prelu import signed_multiplier
+from mcu_export.int8.reference.prelu import prelu_multiplier
 
 aten = torch.ops.aten
 
@@ -67,8 +66,8 @@ def lower_prelu(lw, where: Node) -> None:
         )
     else:
         channel_dim = _channel_dim(shape, broadcast)
-        mult, shift = quantize_multiplier(qx.scale / out.scale)
-        negative = [signed_multiplier(qx.scale * float(s) / out.scale) for s in slopes.double().flatten()]
+        mult, shift = prelu_multiplier(qx.scale / out.scale)
+        negative = [prelu_multiplier(qx.scale * float(s) / out.scale) for s in slopes.double().flatten()]
         if any(not -31 <= sh <= 31 for _, sh in negative) or not -31 <= shift <= 31:
             raise Refusal("PReLU's rescale is out of the kernel's shift range")
         result = lw.new_tensor(torch.int8, lw.shape(where), qx.cl)

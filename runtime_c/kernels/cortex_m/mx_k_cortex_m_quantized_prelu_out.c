@@ -1,12 +1,14 @@
 /* cortex_m::quantized_prelu.out: PReLU with one slope per channel on int8, out = output_zero_point +
- * requantize(x - input_zero_point) with the positive multiplier where x > input_zero_point and channel c's
- * negative one (input_scale * slope_c / output_scale, any sign) elsewhere. CMSIS-NN has none (a depthwise
+ * requantize((x - input_zero_point) * 2^20) with the positive multiplier where x > input_zero_point and
+ * channel c's negative one (of input_scale * slope_c / output_scale / 2^20, any sign) elsewhere; the 2^20
+ * keeps the double rounding exact on differences this small. CMSIS-NN has none (a depthwise
  * 1x1 conv cannot switch on the sign); the arithmetic is arm_nn_requantize's, written down in
  * mcu_export/int8/reference/prelu.py. The input may be in any dim order; channel_dim is logical. */
 #include "arm_nnsupportfunctions.h"
 #include "util/mx_cm_args.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_prelu_##name
+#define MX_CM_PRELU_LEFT_SHIFT 20
 
 mx_arg_error mx_k_cortex_m_quantized_prelu_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *out = mx_arg_tensor(args, A(out));
@@ -43,8 +45,9 @@ mx_error mx_k_cortex_m_quantized_prelu_out(mx_kernel_ctx *ctx, mx_value *const *
   int8_t *y = (int8_t *)mx_arg_tensor(args, A(out))->data;
   for (uint32_t i = 0; i < in->numel; ++i) {
     const int32_t c = (int32_t)((i / inner) % (uint32_t)channels);
-    const int32_t v = x[i] - in_zp;
-    int32_t q = out_zp + (v > 0 ? arm_nn_requantize(v, pos_mult, pos_shift) : arm_nn_requantize(v, neg_mult[c], neg_shift[c]));
+    const int32_t v = (x[i] - in_zp) * (1 << MX_CM_PRELU_LEFT_SHIFT);
+    int32_t q =
+        out_zp + (v > 0 ? arm_nn_requantize(v, pos_mult, pos_shift) : arm_nn_requantize(v, neg_mult[c], neg_shift[c]));
     q = q < -128 ? -128 : q > 127 ? 127 : q;
     y[i] = (int8_t)q;
   }
