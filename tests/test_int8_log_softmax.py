@@ -150,6 +150,26 @@ def test_head_host_runtime_equals_reference(lowered):
     M.check_host_bit_exact(program, SHAPE)
 
 
+def test_log_softmax_over_channels_of_a_conv():
+    """Over C of a conv's channels-last output: the kernel runs on it in place of a layout copy."""
+
+    class ConvHead(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 6, 1)
+
+        def forward(self, x):
+            return torch.log_softmax(self.conv(x), dim=1)
+
+    torch.manual_seed(9)
+    model, shape = ConvHead().eval(), (1, 3, 4, 4)
+    program, quantized = M.lower(model, shape)
+    assert M.ops(program).count("cortex_m::log_softmax.out") == 1
+    M.check_against_torch(model, program, quantized, shape)
+    if not any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")):
+        M.check_host_bit_exact(program, shape)
+
+
 def test_export_without_fallback():
     """The public API with fallback=False: a log_softmax over the last dim needs no fp32 kernel."""
     torch.manual_seed(8)

@@ -120,7 +120,29 @@ class LinearPReLU(nn.Module):
         return self.b(self.act(self.a(x)))
 
 
+class InputPReLU(nn.Module):
+    """PReLU on the model input: gt, mul and where read x through one observer."""
+
+    def __init__(self):
+        super().__init__()
+        self.act, self.fc = nn.PReLU(init=0.3), nn.Linear(16, 6)
+
+    def forward(self, x):
+        return self.fc(self.act(x))
+
+
+class Conv1dPReLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1, self.act, self.c2 = nn.Conv1d(3, 5, 3), nn.PReLU(5, init=-0.2), nn.Conv1d(5, 2, 1)
+
+    def forward(self, x):
+        return self.c2(self.act(self.c1(x)))
+
+
 CASES = {
+    "input_prelu_one": (InputPReLU, (4, 16), "cortex_m::quantized_activation.out"),
+    "conv1d_prelu_channels": (Conv1dPReLU, (2, 3, 10), "cortex_m::quantized_prelu.out"),
     "conv_prelu_channels": (ConvPReLU, (2, 3, 8, 8), "cortex_m::quantized_prelu.out"),
     "linear_prelu_one": (lambda: LinearPReLU(False), (4, 16), "cortex_m::quantized_activation.out"),
     "linear_prelu_features": (lambda: LinearPReLU(True), (4, 16), "cortex_m::quantized_prelu.out"),

@@ -155,10 +155,10 @@ def softmax(a, out_shape):
 
 
 def log_softmax(a, out_shape):
-    x = np.asarray(a["input"])
-    if a["dim"] % x.ndim != x.ndim - 1:
-        raise ValueError("cortex_m::log_softmax runs over the last dimension only")
-    return log_softmax_s8(x, a["input_multiplier"], a["input_shift"], a["diff_min"])
+    """Over `dim`, which the kernel requires to be the innermost memory dim: rows either way."""
+    x = np.moveaxis(np.asarray(a["input"]), a["dim"], -1)
+    y = log_softmax_s8(x, a["input_multiplier"], a["input_shift"], a["diff_min"])
+    return np.ascontiguousarray(np.moveaxis(y, -1, a["dim"]))
 
 
 def quantized_prelu(a, out_shape):

@@ -118,9 +118,15 @@ def annotate(quantizer, nodes: Iterable[Node], annotated, mark) -> None:
     act = quantizer.act
     for node in nodes:
         if node.target == aten.where.self and not annotated(node) and prelu_parts(node) is not None:
-            for part in prelu_parts(node):  # its condition is a bool tensor: before the float-input filter
-                mark(part, {}, None)
-            mark(node, {node.args[1]: act}, act)
+            # its condition is a bool tensor: before the float-input filter. gt and mul read x observed as
+            # the where does (one observer), so that the three reads are one int8 value even for a model input.
+            gt, mul, *views = prelu_parts(node)
+            x = node.args[1]
+            mark(gt, {gt.args[0]: act}, None)
+            mark(mul, {a: act for a in mul.args if same_value(a, x)}, None)
+            for view in views:
+                mark(view, {}, None)
+            mark(node, {x: act}, act)
         if annotated(node) or not node.args or not _float(node.args[0]):
             continue
         if node.target == aten.sigmoid.default and silu_mul(node) is not None:
