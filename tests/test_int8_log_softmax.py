@@ -5,6 +5,7 @@ within an output step, and a classifier head lowers to it with no fp32 fallback.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import numpy as np
@@ -17,6 +18,7 @@ from torch import nn
 import int8_model_checks as M
 from cortex_m_programs import BAD_SHAPE, BAD_VALUE, NCHW_CHANNELS_LAST, OpProgram, pte_runner
 from mcu_export.api import export
+from mcu_export.assets import asset_dir
 from mcu_export.errors import RuntimeFailure
 from mcu_export.int8.reference.log_softmax import (
     LN2_Q26,
@@ -51,9 +53,14 @@ def _reference(x, scale):
     return log_softmax_s8(x, *softmax_params(scale))
 
 
-def test_constants_are_what_they_say():
-    assert LN2_Q26 == round(np.log(2) * 2**26)
-    assert LN_TABLE == tuple(round(np.log1p(i / 32) * 2**26) for i in range(33))
+def test_c_kernel_holds_the_reference_constants():
+    source = (asset_dir("runtime_c") / "kernels" / "cortex_m" / "mx_k_cortex_m_log_softmax_out.c").read_text()
+    table = re.search(r"LN_TABLE\[[^]]*\] = \{([^}]*)\}", source)
+    assert table is not None and tuple(int(v) for v in table.group(1).split(",")) == LN_TABLE
+    assert f"LN2_Q26 = {LN2_Q26};" in source
+
+
+def test_log_of_sum_is_close_to_ln():
     for total in (1 << 19, 3 << 19, 1000 << 19, (1 << 31) - 1):
         assert abs(log_of_sum(total) / 2**26 - np.log(total / 2**19)) < 2e-4
 

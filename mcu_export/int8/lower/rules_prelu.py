@@ -38,7 +38,8 @@ def prelu_where(node: Node) -> Optional[Node]:
 
 def lower_prelu(lw, where: Node) -> None:
     parts = prelu_parts(where)
-    assert parts is not None
+    if parts is None:
+        raise Refusal("not PReLU's where(x > 0, x, weight * x)")
     mul = parts[1]
     x = where.args[1]
     qx = lw.qinput(x)

@@ -15,50 +15,18 @@ the same constants and is held to this reference bit for bit by tests/test_int8_
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mcu_export.int8.arith import divide_by_power_of_two, wrap_int32
 from mcu_export.int8.reference.softmax import ACCUM_BITS, doubling_high_mult, exp_on_negative_values
 
 OUTPUT_SCALE, OUTPUT_ZERO_POINT = 16.0 / 256, 127
-LN2_Q26 = 46516320  # round(ln 2 * 2^26)
+LN2_Q26 = round(math.log(2) * (1 << 26))
 TABLE_BITS = 5
-# round(ln(1 + i / 32) * 2^26), i = 0..32
-LN_TABLE = (
-    0,
-    2065051,
-    4068450,
-    6013770,
-    7904286,
-    9743000,
-    11532676,
-    13275861,
-    14974910,
-    16632003,
-    18249163,
-    19828268,
-    21371068,
-    22879196,
-    24354175,
-    25797432,
-    27210303,
-    28594040,
-    29949820,
-    31278752,
-    32581878,
-    33860181,
-    35114589,
-    36345978,
-    37555180,
-    38742978,
-    39910118,
-    41057306,
-    42185213,
-    43294476,
-    44385701,
-    45459466,
-    46516320,
-)
+# ln(1 + i / 32) in Q5.26, i = 0..32; the C kernel holds the same 33 numbers as a literal
+LN_TABLE = tuple(round(math.log1p(i / (1 << TABLE_BITS)) * (1 << 26)) for i in range((1 << TABLE_BITS) + 1))
 MAX_ROW = 4095
 _SUM_POINT = 31 - ACCUM_BITS  # S holds 1.0 as 2^19
 _FRACTION_BITS = 30 - TABLE_BITS
