@@ -203,3 +203,39 @@ def test_where_that_is_not_a_prelu_is_left_alone():
     program, info, _plan, _q = to_int8_program(Gate().eval(), calib[0], calibrate=calib)
     ops = M.ops(program)
     assert "cortex_m::quantized_prelu.out" not in ops and "cortex_m::quantized_mul.out" in ops, ops
+
+
+class QatNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.act, self.b, self.act1 = nn.Linear(8, 12), nn.PReLU(12), nn.Linear(12, 5), nn.PReLU()
+
+    def forward(self, x):
+        return torch.log_softmax(self.b(self.act1(self.act(self.a(x)))), -1)
+
+
+@pytest.mark.slow
+def test_qat_prelu_and_log_softmax():
+    """QAT's training IR keeps prelu whole (annotated as one op) and log_softmax.int gets the fixed spec as a
+    fake quant: after convert both lower with no fallback, host equal to the reference."""
+    from mcu_export.api import export_qat, prepare_qat
+    from mcu_export.int8.interpreter import run_reference
+
+    torch.manual_seed(0)
+    data = [(torch.randn(4, 8),) for _ in range(6)]
+    prepared = prepare_qat(QatNet().train(), data[0])
+    opt = torch.optim.SGD(prepared.parameters(), lr=0.01)
+    for (x,) in data:
+        loss = -prepared(x)[:, 0].mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    artifact = export_qat(prepared, data[0])
+    assert artifact.report["int8"]["fallbacks"] == []
+    ops = set(artifact.report["ops"])
+    assert {"cortex_m::quantized_prelu.out", "cortex_m::quantized_activation.out", "cortex_m::log_softmax.out"} <= ops
+    x = data[1][0]
+    ours = run_reference(artifact.program, [x])[0]
+    assert np.array_equal(artifact.run(x)[0], ours)
+    fake = prepared(x).detach().numpy()  # converted in place: the fake-quantized model
+    assert np.mean(np.abs(ours - fake) <= 1 / 16 + 1e-6) > 0.99

@@ -132,20 +132,9 @@ def softmax_output_spec(qat: bool = False):
     )
 
 
-@functools.lru_cache(maxsize=None)
-def log_softmax_output_spec(qat: bool = False):
-    """The fixed output of the int8 log-softmax (TFLite's convention): scale 16/256, zero point 127."""
-    if qat:
-        ctr = FixedQParamsFakeQuantize.with_args(
-            observer=functools.partial(_fixed_observer, LOG_SOFTMAX_SCALE, LOG_SOFTMAX_ZERO_POINT)
-        )
-        return QuantizationSpec(
-            dtype=torch.int8,
-            quant_min=ACT_QMIN,
-            quant_max=ACT_QMAX,
-            qscheme=torch.per_tensor_affine,
-            observer_or_fake_quant_ctr=ctr,
-        )
+def log_softmax_output_spec(qat: bool = False) -> FixedQParamsQuantizationSpec:
+    """The fixed output of the int8 log-softmax (TFLite's convention): scale 16/256, zero point 127. PT2E's
+    prepare makes it a FixedQParamsFakeQuantize under QAT by itself."""
     return FixedQParamsQuantizationSpec(
         dtype=torch.int8,
         scale=LOG_SOFTMAX_SCALE,

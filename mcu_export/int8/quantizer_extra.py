@@ -7,7 +7,8 @@
   table (nothing is observed between sigmoid and mul).
 - log_softmax: its input, and its output at the fixed 16/256, 127 of the int8 kernel.
 - PReLU as torch.export writes it, `where(x > 0, x, weight * x)`: x and the where's output only (weight
-  stays float: the lowering turns it into one table or per-channel multipliers).
+  stays float: the lowering turns it into one table or per-channel multipliers); the training IR's (QAT)
+  prelu, x and its output.
 - embedding: the weight table (per tensor) and rows gathered from it, which share its parameters.
 - slice, select, split_with_sizes (and its getitems), expand: outputs share their input's parameters,
   so GRU/LSTM cells, which torch.export unrolls into them, stay int8 between their linear layers.
@@ -138,6 +139,8 @@ def annotate(quantizer, nodes: Iterable[Node], annotated, mark) -> None:
             mark(node, {node.args[0]: act, node.args[1]: act}, act)
         elif node.target in LOG_SOFTMAX:
             mark(node, {node.args[0]: act}, log_softmax_output_spec(quantizer.qat))
+        elif node.target == aten.prelu.default:  # the training IR's (QAT), decomposed after convert
+            mark(node, {node.args[0]: act}, act)
         elif node.target in FLOAT_LUT_FUNCTIONS:
             mark(node, {node.args[0]: act}, act)
         elif node.target in LAYER_NORM:
