@@ -17,7 +17,6 @@ import functools
 import torch
 from torchao.quantization.pt2e import (
     FakeQuantize,
-    FixedQParamsFakeQuantize,
     HistogramObserver,
     MinMaxObserver,
     MovingAverageMinMaxObserver,
@@ -110,18 +109,8 @@ def bias_spec(input_edge, weight_edge, per_channel: bool = True) -> DerivedQuant
 
 @functools.lru_cache(maxsize=None)
 def softmax_output_spec(qat: bool = False):
-    if qat:
-        # FixedQParamsQuantizationSpec is for PTQ; QAT needs the fake-quant form of the same constants.
-        ctr = FixedQParamsFakeQuantize.with_args(
-            observer=functools.partial(_fixed_observer, SOFTMAX_SCALE, SOFTMAX_ZERO_POINT)
-        )
-        return QuantizationSpec(
-            dtype=torch.int8,
-            quant_min=ACT_QMIN,
-            quant_max=ACT_QMAX,
-            qscheme=torch.per_tensor_affine,
-            observer_or_fake_quant_ctr=ctr,
-        )
+    # PT2E's prepare makes a FixedQParamsQuantizationSpec a FixedQParamsFakeQuantize under QAT by itself (a
+    # QuantizationSpec around FixedQParamsFakeQuantize fails there: it is handed dtype/quant_min keywords).
     return FixedQParamsQuantizationSpec(
         dtype=torch.int8,
         scale=SOFTMAX_SCALE,
@@ -139,19 +128,6 @@ def log_softmax_output_spec(qat: bool = False) -> FixedQParamsQuantizationSpec:
         dtype=torch.int8,
         scale=LOG_SOFTMAX_SCALE,
         zero_point=LOG_SOFTMAX_ZERO_POINT,
-        quant_min=ACT_QMIN,
-        quant_max=ACT_QMAX,
-        qscheme=torch.per_tensor_affine,
-    )
-
-
-def _fixed_observer(scale, zero_point, **kwargs):
-    from torchao.quantization.pt2e import FixedQParamsObserver
-
-    return FixedQParamsObserver(
-        scale=scale,
-        zero_point=zero_point,
-        dtype=torch.int8,
         quant_min=ACT_QMIN,
         quant_max=ACT_QMAX,
         qscheme=torch.per_tensor_affine,
