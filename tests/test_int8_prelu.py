@@ -186,7 +186,8 @@ def test_export_without_fallback():
 
 
 def test_where_that_is_not_a_prelu_is_left_alone():
-    """where(x > 0, x, y * x) with y another activation is no PReLU: the pattern does not claim it."""
+    """where(x > 0, x, y * x) with y another activation or a model input is no PReLU: the pattern does not
+    claim it."""
 
     class Gate(nn.Module):
         def __init__(self):
@@ -197,12 +198,26 @@ def test_where_that_is_not_a_prelu_is_left_alone():
             h, y = self.a(x), self.b(x)
             return torch.where(h > 0, h, y * h)
 
+    class InputSlope(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(8, 8)
+
+        def forward(self, x, y):
+            h = self.a(x)
+            return torch.where(h > 0, h, y * h)
+
     from mcu_export.int8.pipeline import to_int8_program
 
     calib = M.data((2, 8), 4, 1)
-    program, info, _plan, _q = to_int8_program(Gate().eval(), calib[0], calibrate=calib)
+    program, _info, _plan, _q = to_int8_program(Gate().eval(), calib[0], calibrate=calib)
     ops = M.ops(program)
     assert "cortex_m::quantized_prelu.out" not in ops and "cortex_m::quantized_mul.out" in ops, ops
+    pairs = [(x, torch.full((2, 8), 0.1)) for (x,) in calib]
+    program, info, _plan, _q = to_int8_program(InputSlope().eval(), pairs[0], calibrate=pairs)
+    ops = M.ops(program)
+    assert "cortex_m::quantized_prelu.out" not in ops and "cortex_m::quantized_activation.out" not in ops, ops
+    assert any(f["op"] == "aten.where.self" for f in info.fallbacks), info.fallbacks
 
 
 class QatNet(nn.Module):

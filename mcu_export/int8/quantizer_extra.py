@@ -82,9 +82,10 @@ def silu_mul(sigmoid: Node):
     return mul if other is sigmoid.args[0] and other is not sigmoid else None
 
 
-def prelu_parts(where: Node):
+def prelu_parts(where: Node, weight_ops=("get_attr", "placeholder")):
     """The gt, mul and weight views of `where(x > 0, x, weight * x)` (PReLU as torch.export writes it; the
-    mul's operands in either order, the weight a constant or views of one), or None."""
+    mul's operands in either order, the weight views of a node of `weight_ops`: a parameter is a get_attr in
+    the module the quantizer sees, a placeholder in the captured program the lowering sees), or None."""
     if len(where.args) != 3 or not all(isinstance(a, Node) for a in where.args):
         return None
     gt, x, mul = where.args
@@ -101,7 +102,7 @@ def prelu_parts(where: Node):
             return None
         views.append(weight)
         weight = weight.args[0]
-    if weight is None or weight.op not in ("get_attr", "placeholder") or same_value(weight, x):
+    if weight is None or weight.op not in weight_ops or same_value(weight, x):
         return None
     return [gt, mul, *views]
 
@@ -118,7 +119,7 @@ def annotate(quantizer, nodes: Iterable[Node], annotated, mark) -> None:
     """Runs before CmsisNNQuantizer's own rules (so the silu mul is claimed before the generic mul rule)."""
     act = quantizer.act
     for node in nodes:
-        if node.target == aten.where.self and not annotated(node) and prelu_parts(node) is not None:
+        if node.target == aten.where.self and not annotated(node) and prelu_parts(node, ("get_attr",)) is not None:
             # its condition is a bool tensor: before the float-input filter. gt and mul read x observed as
             # the where does (one observer), so that the three reads are one int8 value even for a model input.
             gt, mul, *views = prelu_parts(node)
