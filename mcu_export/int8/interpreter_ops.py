@@ -17,10 +17,12 @@ from mcu_export.int8.reference.depthwise import arm_depthwise_conv_s8
 from mcu_export.int8.reference.division import quantized_div_s8
 from mcu_export.int8.reference.elementwise import ADD_LEFT_SHIFT, arm_elementwise_add_s8, arm_elementwise_mul_s8
 from mcu_export.int8.reference.layer_norm import quantized_layer_norm as layer_norm_reference
+from mcu_export.int8.reference.log_softmax import log_softmax_s8
 from mcu_export.int8.reference.lut import arm_quantized_activation_s8
 from mcu_export.int8.reference.minmax import arm_maximum_s8, arm_minimum_s8
 from mcu_export.int8.reference.pad import arm_pad_s8
 from mcu_export.int8.reference.pooling import arm_avgpool_s8, arm_max_pool_s8
+from mcu_export.int8.reference.prelu import quantized_prelu as prelu_reference
 from mcu_export.int8.reference.softmax import arm_softmax_s8
 from mcu_export.int8.reference.transpose import arm_transpose_s8
 from mcu_export.int8.reference.transpose_conv import arm_transpose_conv_s8
@@ -163,6 +165,25 @@ def softmax(a, out_shape):
     if a["dim"] % x.ndim != x.ndim - 1:
         raise ValueError("cortex_m::softmax runs over the last dimension only")
     return arm_softmax_s8(x, a["input_multiplier"], a["input_shift"], a["diff_min"])
+
+
+def log_softmax(a, out_shape):
+    """Over `dim`, which the kernel requires to be the innermost memory dim: rows either way."""
+    x = np.moveaxis(np.asarray(a["input"]), a["dim"], -1)
+    y = log_softmax_s8(x, a["input_multiplier"], a["input_shift"], a["diff_min"])
+    return np.ascontiguousarray(np.moveaxis(y, -1, a["dim"]))
+
+
+def quantized_prelu(a, out_shape):
+    return prelu_reference(
+        a["input"],
+        a["channel_dim"],
+        a["input_zero_point"],
+        a["output_zero_point"],
+        (a["positive_multiplier"], a["positive_shift"]),
+        a["negative_multipliers"],
+        a["negative_shifts"],
+    )
 
 
 def transpose(a, out_shape):

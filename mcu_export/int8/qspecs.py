@@ -3,7 +3,7 @@
 Activations: int8 asymmetric per tensor, [-128, 127]. Weights of conv and linear: int8 symmetric per
 output channel (axis 0), [-127, 127] so that -w never overflows. Bias: int32 with scale
 input_scale * weight_scale (per channel), zero point 0. Softmax output: fixed 1/256, -128 (what
-arm_softmax_s8 produces).
+arm_softmax_s8 produces); log-softmax output: fixed 16/256, 127.
 
 Scales have floors: an all-zero (degenerate) range would otherwise give scale = float eps (1.2e-7), and
 requantization multipliers against such a scale overflow the kernels' shifts. An activation whose
@@ -17,7 +17,6 @@ import functools
 import torch
 from torchao.quantization.pt2e import (
     FakeQuantize,
-    FixedQParamsFakeQuantize,
     HistogramObserver,
     MinMaxObserver,
     MovingAverageMinMaxObserver,
@@ -34,6 +33,7 @@ ACT_QMIN, ACT_QMAX = -128, 127
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SOFTMAX_SCALE, SOFTMAX_ZERO_POINT = 1.0 / 256, -128
+LOG_SOFTMAX_SCALE, LOG_SOFTMAX_ZERO_POINT = 16.0 / 256, 127
 
 # 2^-16: a requantization multiplier s_in * s_w / s_out against it stays well inside the kernels' shifts.
 ACT_MIN_SCALE = 2.0**-16
@@ -110,18 +110,8 @@ def bias_spec(input_edge, weight_edge, per_channel: bool = True) -> DerivedQuant
 
 @functools.lru_cache(maxsize=None)
 def softmax_output_spec(qat: bool = False):
-    if qat:
-        # FixedQParamsQuantizationSpec is for PTQ; QAT needs the fake-quant form of the same constants.
-        ctr = FixedQParamsFakeQuantize.with_args(
-            observer=functools.partial(_fixed_observer, SOFTMAX_SCALE, SOFTMAX_ZERO_POINT)
-        )
-        return QuantizationSpec(
-            dtype=torch.int8,
-            quant_min=ACT_QMIN,
-            quant_max=ACT_QMAX,
-            qscheme=torch.per_tensor_affine,
-            observer_or_fake_quant_ctr=ctr,
-        )
+    # PT2E's prepare makes a FixedQParamsQuantizationSpec a FixedQParamsFakeQuantize under QAT by itself (a
+    # QuantizationSpec around FixedQParamsFakeQuantize fails there: it is handed dtype/quant_min keywords).
     return FixedQParamsQuantizationSpec(
         dtype=torch.int8,
         scale=SOFTMAX_SCALE,
@@ -132,13 +122,13 @@ def softmax_output_spec(qat: bool = False):
     )
 
 
-def _fixed_observer(scale, zero_point, **kwargs):
-    from torchao.quantization.pt2e import FixedQParamsObserver
-
-    return FixedQParamsObserver(
-        scale=scale,
-        zero_point=zero_point,
+def log_softmax_output_spec(qat: bool = False) -> FixedQParamsQuantizationSpec:
+    """The fixed output of the int8 log-softmax (TFLite's convention): scale 16/256, zero point 127. PT2E's
+    prepare makes it a FixedQParamsFakeQuantize under QAT by itself."""
+    return FixedQParamsQuantizationSpec(
         dtype=torch.int8,
+        scale=LOG_SOFTMAX_SCALE,
+        zero_point=LOG_SOFTMAX_ZERO_POINT,
         quant_min=ACT_QMIN,
         quant_max=ACT_QMAX,
         qscheme=torch.per_tensor_affine,

@@ -336,6 +336,25 @@ CORTEX_M_OPS: Tuple[OpDef, ...] = (
         other_zero_point="int8",
         output_zero_point="int8",
     ),
+    # Ours (CMSIS-NN has no log-softmax): the integer arithmetic of mcu_export/int8/reference/log_softmax.py.
+    _cortex_m(
+        "cortex_m::log_softmax.out(Tensor input, int dim, int input_multiplier, int input_shift, int diff_min, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        input_multiplier="int32",
+        input_shift="shift",
+        diff_min="nonpositive",
+    ),
+    # Ours (PReLU with a slope per channel): mcu_export/int8/reference/prelu.py.
+    _cortex_m(
+        "cortex_m::quantized_prelu.out(Tensor input, int channel_dim, int input_zero_point, int output_zero_point, "
+        "int positive_multiplier, int positive_shift, Tensor negative_multipliers, Tensor negative_shifts, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        channel_dim="nonnegative",
+        input_zero_point="int8",
+        output_zero_point="int8",
+        positive_multiplier="int32",
+        positive_shift="shift",
+    ),
     _cortex_m("cortex_m::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
     _cortex_m("cortex_m::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
 )

@@ -18,7 +18,7 @@ from mcu_export.int8.lower import rules_affine as aff
 from mcu_export.int8.lower import rules_broadcast as bc
 from mcu_export.int8.lower import rules_conv1d as c1
 from mcu_export.int8.lower import rules_elementwise as ew
-from mcu_export.int8.lower import rules_gather, rules_lut, rules_matmul, rules_norm
+from mcu_export.int8.lower import rules_gather, rules_log_softmax, rules_lut, rules_matmul, rules_norm, rules_prelu
 from mcu_export.int8.lower import rules_layout as lay
 from mcu_export.int8.lower import rules_reduce as red
 from mcu_export.int8.lower import rules_resize as rsz
@@ -86,6 +86,9 @@ RULES.update(rules_lut.RULES)  # more tables; sigmoid also takes silu's `x * sig
 RULES[aten.bmm.default] = rules_matmul.lower_batch_matmul
 RULES[aten.mm.default] = rules_matmul.lower_batch_matmul
 RULES[aten.native_layer_norm.default] = rules_norm.lower_layer_norm
+RULES[aten._log_softmax.default] = rules_log_softmax.lower_log_softmax
+for _t in (aten.gt.Scalar, aten.where.self, aten.mul.Tensor, aten.view.default, aten.view_copy.default):
+    RULES[_t] = rules_prelu.prelu_or(RULES.get(_t))  # PReLU's where(x > 0, x, w * x), whole
 if rules_gather.embedding_op() is not None:  # the int8 gather needs the table's any-dtype embedding kernel
     RULES[aten.embedding.default] = rules_gather.lower_embedding
 

@@ -808,6 +808,29 @@ enum mx_op_arg {
   MX_ARG_cortex_m_quantized_div_ret = 7,
   MX_NARGS_cortex_m_quantized_div = 8,
 
+  /* cortex_m::log_softmax.out */
+  MX_ARG_cortex_m_log_softmax_input = 0,
+  MX_ARG_cortex_m_log_softmax_dim = 1,
+  MX_ARG_cortex_m_log_softmax_input_multiplier = 2,
+  MX_ARG_cortex_m_log_softmax_input_shift = 3,
+  MX_ARG_cortex_m_log_softmax_diff_min = 4,
+  MX_ARG_cortex_m_log_softmax_out = 5,
+  MX_ARG_cortex_m_log_softmax_ret = 6,
+  MX_NARGS_cortex_m_log_softmax = 7,
+
+  /* cortex_m::quantized_prelu.out */
+  MX_ARG_cortex_m_quantized_prelu_input = 0,
+  MX_ARG_cortex_m_quantized_prelu_channel_dim = 1,
+  MX_ARG_cortex_m_quantized_prelu_input_zero_point = 2,
+  MX_ARG_cortex_m_quantized_prelu_output_zero_point = 3,
+  MX_ARG_cortex_m_quantized_prelu_positive_multiplier = 4,
+  MX_ARG_cortex_m_quantized_prelu_positive_shift = 5,
+  MX_ARG_cortex_m_quantized_prelu_negative_multipliers = 6,
+  MX_ARG_cortex_m_quantized_prelu_negative_shifts = 7,
+  MX_ARG_cortex_m_quantized_prelu_out = 8,
+  MX_ARG_cortex_m_quantized_prelu_ret = 9,
+  MX_NARGS_cortex_m_quantized_prelu = 10,
+
   /* cortex_m::minimum.out */
   MX_ARG_cortex_m_minimum_self = 0,
   MX_ARG_cortex_m_minimum_other = 1,
