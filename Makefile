@@ -25,11 +25,13 @@ demo: bootstrap
 	$(PY) -m mcu_export.demo
 
 # pytest exits 5 when no test was selected: test and test-fast fail then, as on any non-zero exit.
+# One worker per core (pytest-xdist), each test module on one worker (--dist loadscope): a module's fixtures
+# (exported models, built firmware) are made once. QEMU runs count instructions (-icount), so a busy neighbour
+# changes no figure, only wall time, which the runners' timeouts leave room for.
 test: bootstrap
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto --dist loadscope tests
 
-# The edit-test loop: one worker per core (pytest-xdist); the whole suite stays in one process, where QEMU's
-# timeouts are not shared with a neighbour.
+# The edit-test loop: the tests not marked slow, one worker per core.
 test-fast: bootstrap
 	$(PY) -m pytest -q -m "not slow" -n auto tests
 

@@ -13,7 +13,6 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 import int8_model_checks as M
 from mcu_export.int8.lower import match
-from mcu_export.int8.lower.rules_gather import embedding_op
 from mcu_export.int8.prepare import capture_keeping_linear
 from mcu_export.int8.quantizer import CmsisNNQuantizer
 from mcu_export.passes import PRE_QUANT_PASSES, run_passes
@@ -50,7 +49,6 @@ def test_gathered_rows_share_the_weight_table_quantization():
     assert users and all(match.is_q(u) and match.qparams(u) == match.qparams(table) for u in users)
 
 
-@pytest.mark.skipif(embedding_op() is None, reason="the op table has no int8 aten::embedding.out kernel yet")
 @pytest.mark.skipif(any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs a C toolchain")
 def test_embedding_model_int8_throughout_and_bit_exact():
     from mcu_export.int8.interpreter import run_reference

@@ -149,7 +149,7 @@ def test_serial_protocol_loads_models_into_the_flash_slots(tmp_path):
         *(f"-I{d}" for d in [*includes, SUPPORT]),
         '-DMX_FLASH_ROM_FAKE="rp2350_fake_flash.h"',
     ]
-    subprocess.run([*cmd, *map(str, sources), "-o", str(exe)], check=True)
+    subprocess.run([*cmd, *map(str, sources), "-o", str(exe), "-lm"], check=True)  # util helpers use libm
     run = subprocess.run([str(exe), str(tmp_path / "a/model.pte"), str(tmp_path / "b/model.pte")], capture_output=True)
     lines = run.stdout.decode().splitlines()
     assert run.returncode == 0 and "VIOLATION" not in run.stdout.decode(), lines

@@ -89,8 +89,7 @@ RULES[aten.native_layer_norm.default] = rules_norm.lower_layer_norm
 RULES[aten._log_softmax.default] = rules_log_softmax.lower_log_softmax
 for _t in (aten.gt.Scalar, aten.where.self, aten.mul.Tensor, aten.view.default, aten.view_copy.default):
     RULES[_t] = rules_prelu.prelu_or(RULES.get(_t))  # PReLU's where(x > 0, x, w * x), whole
-if rules_gather.embedding_op() is not None:  # the int8 gather needs the table's any-dtype embedding kernel
-    RULES[aten.embedding.default] = rules_gather.lower_embedding
+RULES[aten.embedding.default] = rules_gather.lower_embedding
 
 
 def int8_backends(board: Optional[Board] = None, npu: Optional[NpuChoice] = None, progress=None) -> list:

@@ -1,9 +1,7 @@
 """embedding with an int8 weight table: a gather of int8 rows, which keep the table's quantization, on the
-op table's aten::embedding.out kernel when that kernel takes int8 (it moves bytes; no arithmetic)."""
+op table's any-dtype aten::embedding.out kernel (it moves bytes; no arithmetic)."""
 
 from __future__ import annotations
-
-from typing import Optional
 
 import torch
 from torch.fx import Node
@@ -11,19 +9,11 @@ from torch.fx import Node
 from mcu_export.int8.lower import match
 from mcu_export.int8.lower.backend import QTensor, T
 from mcu_export.int8.lower.rules_common import Refusal, terminal
-from mcu_export.ops.table import BY_QUALIFIED, OpDef
-
-
-def embedding_op() -> Optional[OpDef]:
-    """aten::embedding.out if the op table has it with int8 among its dtypes, else None."""
-    op = BY_QUALIFIED.get("aten::embedding.out")
-    return op if op is not None and "int8" in op.dtypes else None
+from mcu_export.ops.table import BY_QUALIFIED
 
 
 def lower_embedding(lw, node: Node) -> None:
-    op = embedding_op()
-    if op is None:
-        raise Refusal("no int8 embedding kernel in the op table")
+    op = BY_QUALIFIED["aten::embedding.out"]
     weight, indices = node.args[0], node.args[1]
     qw = lw.qinput(weight)
     if qw is None:
