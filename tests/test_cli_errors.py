@@ -11,6 +11,9 @@ import pytest
 
 from cli_runner import cli
 
+# Each test runs the CLI in a subprocess (torch imported each time): slow-only, as the README's fast tier says.
+pytestmark = pytest.mark.slow
+
 FALLS_BACK = """
 import torch
 from torch import nn

@@ -41,10 +41,10 @@ pytest.importorskip("ethosu.vela")
 pytest.importorskip("tosa_reference_model")
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN = ("ethos-u55-128", "ethos-u65-256")
+MAIN_NAMES = ("ethos-u55-128", "ethos-u65-256")
 MAC_DEPENDENT = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-256")
 MODELS = ("mnist_mlp", "kws_dscnn", "resnet8", "autoencoder")
-MODEL_ACCELERATORS = MAIN + MAC_DEPENDENT + ("ethos-u65-512",)
+MODEL_ACCELERATORS = MAIN_NAMES + MAC_DEPENDENT + ("ethos-u65-512",)
 U85 = ("ethos-u85-256",)
 U85_MAC_DEPENDENT = ("ethos-u85-128", "ethos-u85-512", "ethos-u85-2048")
 
@@ -53,6 +53,10 @@ def slow(*accelerators: str) -> tuple:
     """The MAC-count variants: in the full suite only, so that `make test-fast` stays quick."""
     return tuple(pytest.param(a, marks=pytest.mark.slow) for a in accelerators)
 
+
+# The U65 shares the U55's command stream and arithmetic: the fast tier runs the U55 and the U85, the full
+# suite the U65 too.
+MAIN = ("ethos-u55-128",) + slow("ethos-u65-256")
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 

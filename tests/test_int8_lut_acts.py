@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import int8_model_checks as M
+from tiers import fast_first
 
 needs_c = pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs cmake, ninja and a C compiler"
@@ -51,7 +52,7 @@ class Act(nn.Module):
 SHAPE = (4, 16)
 
 
-@pytest.fixture(scope="module", params=sorted(ACTIVATIONS))
+@pytest.fixture(scope="module", params=fast_first(sorted(ACTIVATIONS), keep=2))
 def lowered(request):
     torch.manual_seed(11)
     model = Act(ACTIVATIONS[request.param]).eval()

@@ -18,6 +18,7 @@ from cortex_m_programs import OpProgram, pte_runner
 from mcu_export.errors import RuntimeFailure
 from mcu_export.int8.lower.scratch import ISAS, fc_scratch
 from mcu_export.int8.reference.batch_matmul import arm_batch_matmul_s8, batch_matmul_params
+from tiers import fast_first
 
 needs_c = pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs cmake, ninja and a C compiler"
@@ -111,7 +112,7 @@ class Matmul2d(nn.Module):
 CASES = {"attention": (Attention, (2, 6, 16)), "mm": (Matmul2d, (5, 12))}
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
+@pytest.fixture(scope="module", params=fast_first(sorted(CASES), keep=2))
 def lowered(request):
     cls, shape = CASES[request.param]
     torch.manual_seed(3)

@@ -19,6 +19,7 @@ from cortex_m_programs import NCHW_CHANNELS_LAST, OpProgram, pte_runner
 from mcu_export.api import export
 from mcu_export.errors import RuntimeFailure
 from mcu_export.int8.reference.prelu import prelu_multiplier, quantized_prelu
+from tiers import fast_first
 
 needs_c = pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs cmake, ninja and a C compiler"
@@ -149,7 +150,7 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
+@pytest.fixture(scope="module", params=fast_first(sorted(CASES), keep=2))
 def lowered(request):
     torch.manual_seed(5)
     make, shape, kernel = CASES[request.param]

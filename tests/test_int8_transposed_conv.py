@@ -17,6 +17,7 @@ from mcu_export.int8.pipeline import to_int8_program
 from mcu_export.int8.transposed_conv import as_convolution
 from mcu_export.pte.writer import write_program
 from mcu_export.runners import run_program_bytes
+from tiers import fast_first
 
 CONV = "cortex_m::quantized_conv2d.out"
 
@@ -57,7 +58,7 @@ def _calib(n, seed):
     return [(torch.randn(1, 3, 6, 7, generator=gen),) for _ in range(n)]
 
 
-@pytest.fixture(scope="module", params=sorted(INT8_CASES))
+@pytest.fixture(scope="module", params=fast_first(sorted(INT8_CASES), keep=2))
 def lowered(request):
     factory, relu = INT8_CASES[request.param]
     torch.manual_seed(4)

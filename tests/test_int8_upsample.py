@@ -14,6 +14,7 @@ from mcu_export.int8.pipeline import to_int8_program
 from mcu_export.int8.reference.resize import upsample_nearest2d
 from mcu_export.pte.writer import write_program
 from mcu_export.runners import run_program_bytes
+from tiers import fast_first
 
 NEAREST = "aten::upsample_nearest2d.vec_out"
 
@@ -66,7 +67,7 @@ class Fn(nn.Module):
         return self.fn(x)
 
 
-@pytest.fixture(scope="module", params=sorted(UPSAMPLERS))
+@pytest.fixture(scope="module", params=fast_first(sorted(UPSAMPLERS), keep=2))
 def lowered(request):
     torch.manual_seed(3)
     model = UpNet(Fn(UPSAMPLERS[request.param])).eval()

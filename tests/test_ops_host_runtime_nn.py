@@ -13,6 +13,9 @@ from torch.nn import functional as F
 import mcu_export
 from mcu_export.errors import UnsupportedOpError
 
+# Whole-model exports and runs; the kernels themselves are checked in the fast tier (test_kernels_fp32_nn.py).
+pytestmark = pytest.mark.slow
+
 
 class Fn(nn.Module):
     def __init__(self, fn):

@@ -17,6 +17,9 @@ import front_models as fm
 from mcu_export import api
 from mcu_export.int8.interpreter import run_reference
 
+# Whole-model exports and runs; the kernels themselves are checked in the fast tier (test_kernels_fp32_shape.py).
+pytestmark = pytest.mark.slow
+
 
 def _gen(seed=0):
     return torch.Generator().manual_seed(seed)
