@@ -2,11 +2,12 @@
 
 Two renderings, one source (the op schemas of table.py):
 
-- `render_args_header()` is runtime_c/include/mx/op_args.h, constants per op naming each KernelCall argument's
+- `render_args_headers()` are runtime_c/include/mx/op_args*.h (one per kernel library, the portable
+  element-moving kernels apart; op_args.h includes them), constants per op naming each KernelCall argument's
   position (`MX_ARG_<ns>_<name>_<arg>`) and the count (`MX_NARGS_<ns>_<name>`). It is committed rather than
   rendered per build because every C consumer compiles kernels from the source tree as is (the host CMake
   build, the test harnesses' shared libraries, firmware projects, an installed wheel), none of which runs
-  Python first; tests/test_op_args.py fails when the committed file drifts from the table.
+  Python first; tests/test_op_args.py fails when a committed file drifts from the table.
 - `arg_kinds(op)` and `build_ranges(ops)` feed codegen/kernel_table.c.j2: the schema type of each argument as an
   mx_arg_kind, with the value range the op declares for it (ARG_RANGES), which the loader checks every
   KernelCall against. It is rendered with the kernel table, so a build carries the
@@ -15,11 +16,12 @@ Two renderings, one source (the op schemas of table.py):
 
 from __future__ import annotations
 
-from typing import Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Sequence, Tuple
 
-from mcu_export.ops.table import ALL_OPS, ARG_RANGES, OpDef
+from mcu_export.ops.table import ALL_OPS, ANY_DTYPE, ARG_RANGES, OpDef
 
-HEADER_PATH = "runtime_c/include/mx/op_args.h"
+HEADER_DIR = "runtime_c/include/mx"
+HEADER_PATH = f"{HEADER_DIR}/op_args.h"
 
 # Schema types (str(torch.Argument.type)) to mx_arg_kind (runtime_c/include/mx/kernel.h). ScalarType prints
 # as int: the .pte writes it as an Int.
@@ -100,43 +102,69 @@ def first_out(op: OpDef) -> int:
     return outs[0]
 
 
-def _enum(op: OpDef) -> Tuple[str, List[str]]:
+def _enum(op: OpDef) -> List[str]:
     stem = c_stem(op)
     names = op.arg_names()
     lines = [f"  /* {op.qualified} */"]
     lines += [f"  MX_ARG_{stem}_{name} = {i}," for i, name in enumerate(names)]
-    lines += [f"  MX_NARGS_{stem} = {len(names)},"]
-    return stem, lines
+    return lines + [f"  MX_NARGS_{stem} = {len(names)},"]
 
 
-def render_args_header(ops: Iterable[OpDef] = ALL_OPS) -> str:
+def _library_header(library: str, ops: List[OpDef]) -> str:
+    guard = f"MX_OP_ARGS_{library.upper()}_H"
     out = [
-        "#ifndef MX_OP_ARGS_H",
-        "#define MX_OP_ARGS_H",
+        f"#ifndef {guard}",
+        f"#define {guard}",
         "/* Generated from the op table (mcu_export/ops/c_args.py); do not edit: tests/test_op_args.py",
         " * fails when this file and the table disagree. Regenerate: python -m mcu_export.ops.c_args",
-        " * KernelCall argument positions, per op: the schema's arguments in order, then `ret`. One enum for",
-        " * all ops, so that kernels sharing a body can compare positions in _Static_asserts. */",
+        f" * KernelCall argument positions of the {library} kernels: the schema's",
+        " * arguments in order, then `ret`. Enumeration constants are ints, so kernels sharing a body compare",
+        " * positions in _Static_asserts across ops. */",
         "",
-        "enum mx_op_arg {",
+        f"enum mx_op_arg_{library} {{",
     ]
-    seen = set()
     for i, op in enumerate(ops):
-        stem, lines = _enum(op)
+        out += ([""] if i else []) + _enum(op)
+    out += ["};", "", "#endif"]
+    return "\n".join(out) + "\n"
+
+
+def _header_group(op: OpDef) -> str:
+    """The kernel library, with the portable kernels that only move elements (any dtype) on their own."""
+    return "portable_moves" if op.library == "portable" and op.dtypes == ANY_DTYPE else op.library
+
+
+def render_args_headers(ops: Iterable[OpDef] = ALL_OPS) -> Dict[str, str]:
+    """Repository path -> text: one header per kernel library, and op_args.h, which includes them all."""
+    by_library: Dict[str, List[OpDef]] = {}
+    seen = set()
+    for op in ops:
+        stem = c_stem(op)
         if stem in seen:
             raise ValueError(f"two ops render as MX_ARG_{stem}_*: add the overload to the C names")
         seen.add(stem)
-        out += ([""] if i else []) + lines
-    out += ["};", "", "#endif"]
-    return "\n".join(out) + "\n"
+        by_library.setdefault(_header_group(op), []).append(op)
+    headers = {f"{HEADER_DIR}/op_args_{lib}.h": _library_header(lib, lib_ops) for lib, lib_ops in by_library.items()}
+    umbrella = [
+        "#ifndef MX_OP_ARGS_H",
+        "#define MX_OP_ARGS_H",
+        "/* Generated from the op table (mcu_export/ops/c_args.py): MX_ARG_<ns>_<op>_<arg> and MX_NARGS_*, one",
+        " * header per kernel library. */",
+        *(f'#include "mx/{path.rsplit("/", 1)[1]}"' for path in headers),
+        "",
+        "#endif",
+    ]
+    headers[HEADER_PATH] = "\n".join(umbrella) + "\n"
+    return headers
 
 
 def main() -> int:
     from mcu_export.assets import asset_dir
 
-    path = asset_dir("runtime_c") / "include" / "mx" / "op_args.h"
-    path.write_text(render_args_header())
-    print(f"wrote {path}")
+    root = asset_dir("runtime_c").parent
+    for path, text in render_args_headers().items():
+        (root / path).write_text(text)
+        print(f"wrote {root / path}")
     return 0
 
 
