@@ -10,7 +10,7 @@ TORCH_PIN := torch==2.13.0
 
 APT_PACKAGES := cmake ninja-build gcc g++ gcc-arm-none-eabi libnewlib-arm-none-eabi \
                 qemu-system-arm qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-                clang-16 lld-16 clang-format-16
+                clang-16 lld-16 clang-format-16 libclang-rt-16-dev
 APT_PROBES := cmake ninja arm-none-eabi-gcc qemu-system-arm qemu-aarch64 aarch64-linux-gnu-gcc clang-16 ld.lld-16 \
               clang-format-16
 
