@@ -95,9 +95,9 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
     } else if (strcmp(a, "--meta-pool-size") == 0 && has_value) {
       o->meta_pool_size = atoll(argv[++i]);
     } else if (strcmp(a, "--max-ops") == 0 && has_value) {
-      o->max_ops = strtoull(argv[++i], NULL, 0);
+      o->max_ops = (unsigned long long)strtod(argv[++i], NULL);   /* "1e9" reads as a count */
     } else if (strcmp(a, "--max-arena-bytes") == 0 && has_value) {
-      o->max_arena_bytes = strtoull(argv[++i], NULL, 0);
+      o->max_arena_bytes = (unsigned long long)strtod(argv[++i], NULL);
     } else if (strcmp(a, "--cost") == 0) {
       o->cost = 1;
     } else if (strcmp(a, "--load-only") == 0) {
