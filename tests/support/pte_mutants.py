@@ -301,7 +301,7 @@ def addmm_out_one_feature_short(e):
     e.edit_tensor(e.arg(e.call("aten::addmm.out"), "out"), sizes=[1, 5])
 
 
-@mutant("mixer-f32", "MX_ERR_BAD_SHAPE")
+@mutant("mixer-f32", "MX_ERR_BAD_ARG_VALUE")
 def split_sizes_do_not_add_up(e):
     e.set_ints(e.call("aten::split_with_sizes_copy.out"), "split_sizes", [4, 3])
 
@@ -347,7 +347,7 @@ def int8_dequantize_out_int32(e):
     e.edit_tensor(e.arg(e.call("cortex_m::dequantize_per_tensor.out"), "out"), scalar_type=P.ScalarType.INT)
 
 
-@mutant("mixer-f32", "MX_ERR_BAD_SHAPE")
+@mutant("mixer-f32", "MX_ERR_BAD_ARG_VALUE")
 def conv_out_channels_last(e):
     e.edit_tensor(e.arg(e.call("aten::convolution.out"), "out"), dim_order=[0, 2, 3, 1])
 
@@ -357,12 +357,12 @@ def relu_out_dim_order_repeats(e):
     e.edit_tensor(e.arg(e.call("aten::relu.out"), "out"), dim_order=[0, 0, 1, 2])
 
 
-@mutant("mixer-i8", "MX_ERR_BAD_SHAPE")
+@mutant("mixer-i8", "MX_ERR_BAD_ARG_VALUE")
 def int8_maxpool_out_contiguous(e):
     e.edit_tensor(e.arg(e.call("cortex_m::quantized_max_pool2d.out"), "out"), dim_order=[0, 1, 2, 3])
 
 
-@mutant("kws-i8", "MX_ERR_BAD_SHAPE")
+@mutant("kws-i8", "MX_ERR_BAD_ARG_VALUE")
 def int8_depthwise_input_contiguous(e):
     e.edit_tensor(e.arg(e.call("cortex_m::quantized_depthwise_conv2d.out"), "input"), dim_order=[0, 1, 2, 3])
 

@@ -11,7 +11,8 @@ quantization, a kernel whose work has no bound), so only the loader's semantic c
 Edits never change a value that other instructions share (scalars are deduplicated by the exporter): a new
 argument is a new EValue. A planned tensor that the edit leaves unreferenced becomes a Null value, so the
 mutant differs from its source in the one intended way and not also by a stray tensor whose lifetime
-(never used: none) a plan checker might read as live at the inputs.
+(never used: none) a plan checker might read as live at the inputs; so does a tensor list nothing names
+(a return list an edit replaced), whose items may be gone.
 
 Loaded by path (the name `tests` is not importable reliably: tosa-tools installs a top-level `tests`).
 """
@@ -202,7 +203,8 @@ class Edit:
     def build(self) -> bytes:
         used = self._referenced()
         for i, v in enumerate(self.values):
-            if isinstance(v, P.Tensor) and v.data_buffer_idx == 0 and i not in used:
+            planned = isinstance(v, P.Tensor) and v.data_buffer_idx == 0
+            if (planned or isinstance(v, (P.TensorList, P.OptionalTensorList))) and i not in used:
                 self.values[i] = P.Null()
         prog = self.program
         assert len(prog.segments) <= 1 and not prog.backend_delegate_data, "programs with delegates: not handled"
