@@ -35,7 +35,7 @@ BY_NAME = {m.name: m for m in MU.MUTANTS}
 DEVICE_MUTANTS = [
     BY_NAME["int8-conv-out-is-constant"],
     BY_NAME["int8-conv-scratch-over-its-input"],
-    BY_NAME["int8-input-over-a-later-intermediate"],
+    BY_NAME["int8-quantized-input-under-a-later-intermediate"],
     BY_NAME["int8-conv-multiplier-negative"],
     BY_NAME["int8-add-multiplier-negative"],
     MU.Mutant(

@@ -65,7 +65,9 @@ def run_mutant(runner: Path, folder: Path, mutant: MU.Mutant):
     sub.mkdir()
     cmd = [str(runner), str(path), *input_args(sub, source)]
     try:
-        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=SAN_ENV, timeout=TIMEOUT_S)
+        return subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=SAN_ENV, timeout=TIMEOUT_S
+        )
     except subprocess.TimeoutExpired:
         return None
 

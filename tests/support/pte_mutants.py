@@ -132,7 +132,9 @@ def huge_pool(e: Edit, op: str, dtype, channels_last: bool, window: int = 400) -
     c = e.call(op)
     order = (0, 2, 3, 1) if channels_last else None
     side = 2 * window - 1
-    e.retarget(c, e.arg(c, "input" if op.startswith("cortex_m") else "self"), e.new_planned([1, 1, side, side], dtype, order))
+    e.retarget(
+        c, e.arg(c, "input" if op.startswith("cortex_m") else "self"), e.new_planned([1, 1, side, side], dtype, order)
+    )
     e.retarget(c, e.arg(c, "out"), e.new_planned([1, 1, window, window], dtype, order))
     if op == "aten::max_pool2d_with_indices.out":
         e.retarget(c, e.arg(c, "indices"), e.new_planned([1, 1, window, window], np.int64))
@@ -247,9 +249,11 @@ def input_over_a_later_intermediate(e):
 
 
 @mutant("mixer-i8", "MX_ERR_PLAN_OVERLAP")
-def int8_input_over_a_later_intermediate(e):
+def int8_quantized_input_under_a_later_intermediate(e):
+    """The int8 program reads its fp32 input once (quantize); the quantized copy is what the skip add reads."""
     c = e.call("aten::split_with_sizes_copy.out")
-    e.place_over(e.values[e.arg(c, "out")].items[1], e.plan.inputs[0])
+    quantized = e.arg(e.call("cortex_m::quantize_per_tensor.out"), "out")
+    e.place_over(e.values[e.arg(c, "out")].items[1], quantized)
 
 
 @mutant("mixer-i8", "MX_ERR_PLAN_OVERLAP")
@@ -393,7 +397,10 @@ def int8_linear_multipliers_a_tensor(e):
     c.args[e.pos(c, "requantize_multipliers")] = e.new_const(np.array(e.items(c, "requantize_multipliers"), np.int32))
 
 
-# ---- extreme quantization: MX_ERR_ARITH_RANGE (an int argument outside its declared range: BAD_ARG_VALUE)
+# ---- extreme quantization. A value outside the range its argument declares (a shift past [-31, 31], an int8
+# zero point of 300; the op table's ranges, or the kernel's check of a shift tensor) is MX_ERR_BAD_ARG_VALUE;
+# one inside it that the kernel's integer arithmetic cannot hold (a bias that overflows the int32 accumulator,
+# a negative multiplier) is MX_ERR_ARITH_RANGE.
 
 
 @mutant("mixer-i8", "MX_ERR_ARITH_RANGE")
@@ -406,7 +413,7 @@ def int8_conv_multiplier_negative(e):
     fill_const(e, "cortex_m::quantized_conv2d.out", "requantize_multipliers", -(1 << 30))
 
 
-@mutant("mixer-i8", "MX_ERR_ARITH_RANGE")
+@mutant("mixer-i8", "MX_ERR_BAD_ARG_VALUE")
 def int8_conv_shift_40(e):
     fill_const(e, "cortex_m::quantized_conv2d.out", "requantize_shifts", 40)
 
@@ -416,7 +423,7 @@ def int8_depthwise_bias_int32_min(e):
     fill_const(e, "cortex_m::quantized_depthwise_conv2d.out", "bias", INT32_MIN, nth=1)
 
 
-@mutant("kws-i8", "MX_ERR_ARITH_RANGE")
+@mutant("kws-i8", "MX_ERR_BAD_ARG_VALUE")
 def int8_depthwise_shift_40(e):
     fill_const(e, "cortex_m::quantized_depthwise_conv2d.out", "requantize_shifts", 40)
 
