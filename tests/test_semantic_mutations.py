@@ -104,6 +104,36 @@ def test_the_catalog():
     assert {m.source for m in MU.MUTANTS} == set(MU.sources())
 
 
+def plan_fault(pte: bytes) -> str:
+    """What the planner's own verifier (the rule the loader enforces) says of a program's plan: "overlap",
+    "outside" (a tensor past its arena) or "" (sound)."""
+    from mcu_export.planner.lifetimes import compute_lifetimes
+    from mcu_export.planner.verify import PlanVerificationError, verify_plan
+    from mcu_export.pte.reader import read_program
+
+    plan = read_program(pte).execution_plan[0]
+    lifetimes = compute_lifetimes(plan)
+    offsets = {lt.value: plan.values[lt.value].allocation_info.memory_offset for lt in lifetimes}
+    try:
+        verify_plan(lifetimes, offsets, plan.non_const_buffer_sizes[1])
+    except PlanVerificationError as e:
+        return "overlap" if "overlap" in str(e) else "outside"
+    return ""
+
+
+def test_only_the_overlap_mutants_alias():
+    """Each mutant changes one thing: the planner's verifier finds two live tensors sharing bytes in the
+    PLAN_OVERLAP mutants and in no other (a tensor past its arena only where a size is the fault)."""
+    faults = {m.name: plan_fault(m.build(MU.sources()[m.source].pte)) for m in MU.MUTANTS}
+    for m in MU.MUTANTS:
+        want = {
+            "MX_ERR_PLAN_OVERLAP": {"overlap"},
+            "MX_ERR_ARENA_TOO_SMALL": {"outside"},
+            "MX_ERR_TOO_LARGE": {"outside"},
+        }
+        assert faults[m.name] in want.get(m.error, {""}), (m.name, faults[m.name])
+
+
 @pytest.mark.parametrize("mutant", MU.MUTANTS, ids=lambda m: m.name)
 def test_mutant_is_refused(mutant, results, error_texts):
     proc = results[mutant.name]
