@@ -37,7 +37,7 @@ DEVICE_MUTANTS = [
     BY_NAME["int8-conv-scratch-over-its-input"],
     BY_NAME["int8-quantized-input-under-a-later-intermediate"],
     BY_NAME["int8-conv-multiplier-negative"],
-    BY_NAME["int8-add-multiplier-negative"],
+    BY_NAME["int8-linear-multiplier-negative"],
     MU.Mutant(
         "int8-avgpool-window-180",
         SOURCE,

@@ -11,6 +11,12 @@
 #include "mx_serial.h"
 #include "mx_serve.h"
 
+/* The most work (element operations and multiply-accumulates, mx_method_cost) a program sent over the link may
+ * ask of one invoke; LOAD_END refuses one above it (MX_ERR_TOO_COSTLY). A billion is seconds on a Cortex-M at
+ * a few hundred MHz and some hundred times the example models: room for real models, none for a program
+ * whose shapes make an invoke that never ends for the host waiting on it. */
+#define MX_SERVE_MAX_COST 1000000000ull
+
 static mx_serial device;   /* the protocol's whole state: receive buffer, replay, active model */
 
 static int uart_getc(void *ctx) {
@@ -41,7 +47,8 @@ int main(void) {
   static const mx_serial_io io = {0, uart_getc, uart_putc, 0, ticks};
   static mx_slot_store store;
   mx_slot_store_open(&store, mx_serve_slot_ram, mx_serve_slot_bytes);
-  const mx_serial_config cfg = {&io, &store, mx_serve_work, mx_serve_work_bytes, mx_serve_board, mx_serve_firmware};
+  const mx_serial_config cfg = {
+      &io, &store, mx_serve_work, mx_serve_work_bytes, mx_serve_board, mx_serve_firmware, MX_SERVE_MAX_COST};
   mx_serial_init(&device, &cfg);
   mx_serial_run(&device);
   return 0;
