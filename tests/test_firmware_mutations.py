@@ -114,5 +114,8 @@ def test_device_refuses_each_mutant_and_keeps_serving(elf, good, tmp_path):
     finally:
         sim.stop()
     want = {m.name: codes[m.error] for m in DEVICE_MUTANTS}
-    got = {k: (f"0x{v:04x}" if isinstance(v, int) else v) for k, v in refused.items()}
-    assert refused == want, f"device statuses {got}"
+
+    def hexed(d):
+        return {k: (f"0x{v:04x}" if isinstance(v, int) else v) for k, v in d.items()}
+
+    assert refused == want, f"device statuses {hexed(refused)}, want {hexed(want)}"
