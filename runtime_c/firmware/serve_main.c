@@ -11,12 +11,6 @@
 #include "mx_serial.h"
 #include "mx_serve.h"
 
-/* The most work (element operations and multiply-accumulates, mx_method_cost) a program sent over the link may
- * ask of one invoke; LOAD_END refuses one above it (MX_ERR_TOO_COSTLY). A billion is seconds on a Cortex-M at
- * a few hundred MHz and some hundred times the example models: room for real models, none for a program
- * whose shapes make an invoke that never ends for the host waiting on it. */
-#define MX_SERVE_MAX_COST 1000000000ull
-
 static mx_serial device;   /* the protocol's whole state: receive buffer, replay, active model */
 
 static int uart_getc(void *ctx) {
