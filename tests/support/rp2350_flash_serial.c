@@ -104,7 +104,7 @@ static uint32_t read_file(const char *path, uint8_t *buf, uint32_t cap) {
 
 static void boot(mx_serial *s, const mx_slot_store *store, const char *when) {
   static const mx_serial_io io = {0, no_getc, put, 0, ticks};
-  const mx_serial_config cfg = {&io, store, work, sizeof work, "pico2", "test", 0};
+  const mx_serial_config cfg = {&io, store, work, sizeof work, "pico2", "test"};
   memset(s, 0, sizeof *s);
   mx_serial_init(s, &cfg);
   printf("%s active %d\n", when, s->active);
