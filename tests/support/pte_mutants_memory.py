@@ -258,3 +258,19 @@ def conv_weight_reads_into_the_bias(e):
 @mutant("mixer-i8", "MX_ERR_CONSTANT_MISSING")
 def int8_linear_weight_reads_past_its_entry(e):
     const_overrun(e, e.arg(e.call("cortex_m::quantized_linear.out"), "weights"), 1)
+
+
+# The return repeats the out (ExecuTorch's emitter): one that names a constant while the out is planned is a
+# call whose return disagrees with its out, which the loader refuses first (MX_ERR_BAD_ARG_VALUE, naming it).
+
+
+@mutant("mixer-f32", "MX_ERR_BAD_ARG_VALUE")
+def relu_return_alone_is_constant(e):
+    c = e.call("aten::relu.out")
+    c.args[e.pos(c, "ret")] = e.new_const_like(e.arg(c, "out"))
+
+
+@mutant("mixer-i8", "MX_ERR_BAD_ARG_VALUE")
+def int8_maxpool_return_alone_is_constant(e):
+    c = e.call("cortex_m::quantized_max_pool2d.out")
+    c.args[e.pos(c, "ret")] = e.new_const_like(e.arg(c, "out"))
