@@ -2,7 +2,7 @@
 
 Each mutant is a well-formed program that means something the runtime must never do: write a constant,
 let two live tensors share bytes, compute with quantization constants its integer arithmetic cannot hold,
-work without bound. mx_run loads it and, were it to load, executes it on an input: it must end in exit 3
+work without bound. mx_run loads it and, should the load pass, executes it on an input: it must end in exit 3
 with the one `mx_run: error:` line of the mutant's error and no sanitizer report, and none may run to
 success. All mutants run once, in a thread pool (a module fixture); each test then reads its own result.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -73,11 +72,11 @@ def run_mutant(runner: Path, folder: Path, mutant: MU.Mutant):
 
 
 @pytest.fixture(scope="module")
-def results(san_runner):
+def results(san_runner, tmp_path_factory):
     MU.sources()  # exported once, before the threads
-    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            procs = list(pool.map(lambda m: run_mutant(san_runner, Path(tmp), m), MU.MUTANTS))
+    folder = tmp_path_factory.mktemp("mutants")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        procs = list(pool.map(lambda m: run_mutant(san_runner, folder, m), MU.MUTANTS))
     return {m.name: p for m, p in zip(MU.MUTANTS, procs)}
 
 
