@@ -148,8 +148,10 @@ def int8_depthwise_shift_40(e):
 
 
 @mutant("mlp-i8", "MX_ERR_ARITH_RANGE")
-def int8_linear_bias_int32_max(e):
-    fill_const(e, "cortex_m::quantized_linear.out", "bias", INT32_MAX)
+def int8_linear_kernel_sum_int32_max(e):
+    """kernel_sum (bias and input offset folded in) seeds the accumulator in place of the bias, which the
+    kernel then never reads: the seed is the constant whose size matters."""
+    fill_const(e, "cortex_m::quantized_linear.out", "kernel_sum", INT32_MAX)
 
 
 @mutant("mixer-i8", "MX_ERR_ARITH_RANGE")
@@ -168,8 +170,10 @@ def int8_add_zero_point_300(e):
 
 
 @mutant("mixer-i8", "MX_ERR_ARITH_RANGE")
-def int8_add_multiplier_negative(e):
-    e.set_int(e.call("cortex_m::quantized_add.out"), "other_multiplier", -(1 << 30))
+def int8_add_output_shift_31(e):
+    """A left shift of 31 (inside the declared [-31, 31]) takes the requantized sum out of int32. (A negative
+    multiplier is no fault here: sub is add with other's multiplier negated.)"""
+    e.set_int(e.call("cortex_m::quantized_add.out"), "output_shift", 31)
 
 
 @mutant("mixer-i8", "MX_ERR_BAD_ARG_VALUE")
@@ -182,11 +186,13 @@ def int8_softmax_multiplier_negative(e):
     e.set_int(e.call("cortex_m::softmax.out"), "input_multiplier", -(1 << 30))
 
 
-@mutant("mixer-i8", "MX_ERR_ARITH_RANGE")
-def int8_avgpool_multiplier_negative(e):
-    e.set_int(e.call("cortex_m::quantized_avg_pool2d.out"), "multiplier", -(1 << 30))
+@mutant("kws-i8", "MX_ERR_ARITH_RANGE")
+def int8_depthwise_multiplier_negative(e):
+    fill_const(e, "cortex_m::quantized_depthwise_conv2d.out", "requantize_multipliers", -(1 << 30), nth=3)
 
 
 @mutant("mixer-i8", "MX_ERR_ARITH_RANGE")
-def int8_quantize_zero_point_300(e):
-    e.set_int(e.call("cortex_m::quantize_per_tensor.out"), "zero_point", 300)
+def int8_quantize_scale_1e_300(e):
+    """1 / 1e-300 is past float's range: the kernel's float32 inverse scale would be an undefined conversion
+    (C11 6.3.1.5). (A zero point of 300 is no fault: the result is clamped to [quant_min, quant_max].)"""
+    e.set_arg(e.call("cortex_m::quantize_per_tensor.out"), "scale", P.Double(1e-300))
