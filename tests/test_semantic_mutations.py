@@ -20,7 +20,8 @@ import pytest
 import pte_mutants as MU  # noqa: E402  (tests/support, on sys.path via conftest)
 from mcu_export import dtypes
 
-pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
+# slow: the module fixture runs every mutant, whichever tests are picked (test_plan_validation.py is the fast tier's)
+pytestmark = [pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs"), pytest.mark.slow]
 
 SAN_ENV = dict(
     os.environ,
