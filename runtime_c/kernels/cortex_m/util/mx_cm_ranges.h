@@ -10,7 +10,7 @@
 #include "mx_cm_args.h"
 
 /* The largest |x + offset| over int8 x. */
-static inline int64_t mx_cm_offset_max(int64_t offset) { return offset < 0 ? 128 - offset : 127 + offset; }
+static inline int64_t mx_cm_offset_max(int64_t offset) { return offset <= 0 ? 128 - offset : 127 + offset; }
 
 /* The largest |arm_nn_requantize(v, mult, shift)| over |v| <= vmax < 2^31, shift in [-31, 31], or INT64_MAX
  * when v * 2^shift may leave int32 (CMSIS-NN shifts the uint32, so the value is lost). */
