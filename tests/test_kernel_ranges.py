@@ -173,6 +173,11 @@ REFUSED = {
     "conv-bias-past-headroom": (_case(conv, BIAS_EDGE + 1, Q31_MAX, 0), "bias"),
     "conv-negative-bias-past-headroom": (_case(conv, -BIAS_EDGE - 1, Q31_MAX, 0), "bias"),
     "conv-huge-k-without-bias": (_case(conv, None, Q31_MAX, 0, k=1, c_in=65794), "bias"),
+    # far past the edge, with inputs that take the unchecked sum past int32 (UBSan's signed overflow before)
+    "conv-bias-near-int32-max": (_case(conv, I32_MAX - 100, Q31_MAX, 0), "bias"),
+    "depthwise-bias-near-int32-max": (_case(depthwise, I32_MAX - 100, Q31_MAX, 0), "bias"),
+    "transpose-conv-bias-near-int32-max": (_case(transpose_conv, I32_MAX - 100, Q31_MAX, 0), "bias"),
+    "linear-kernel-sum-near-int32-max": (_case(linear, [I32_MAX - 100], [Q31_MAX], [0]), "kernel_sum"),
     "conv-negative-multiplier": (_case(conv, 0, -1, 0), "requantize_multipliers"),
     "conv-shift-wraps": (_case(conv, 0, Q31_MAX, 17, k=1, in_off=0), "requantize_shifts"),
     "conv-shift-31": (_case(conv, 0, 1 << 30, 31, k=1, in_off=0), "requantize_shifts"),
