@@ -164,6 +164,18 @@ def layer_norm(bias, out_zp=127):
     )  # fmt: skip
 
 
+def avg_pool(side, x=-128):
+    """One window over the whole side x side input: the int32 sum of side^2 bytes plus half the tap count."""
+    return "cortex_m::quantized_avg_pool2d_nhwc.out", dict(
+        input=i8((1, side, side, 1), x), kernel_size=[side, side], stride=[1, 1], padding=[0, 0], ceil_mode=False,
+        zero_point=0, multiplier=1 << 30, shift=0, scratch=scratch(64), out=i8((1, 1, 1, 1), 0),
+    )  # fmt: skip
+
+
+def full(value, dtype=torch.int32):
+    return "aten::full.out", dict(size=[4], fill_value=value, out=torch.zeros(4, dtype=dtype))
+
+
 def _case(fn, *args, **kwargs):
     return lambda: fn(*args, **kwargs)
 
@@ -205,6 +217,7 @@ REFUSED = {
     "softmax-row-4096": (_case(softmax, 4096, *SOFTMAX_1_16), "input"),
     "log-softmax-negative-shift": (_case(log_softmax, 1 << 30, -1, 0), "input_shift"),
     "log-softmax-shift-31-with-differences": (_case(log_softmax, 1 << 30, 31, -2), "input_shift"),
+    "avg-pool-16m-taps": (_case(avg_pool, 4096), "kernel_size"),
     "div-scale-beyond-float": (_case(div, 1e39), "output_scale"),
     "quantize-inverse-scale-beyond-float": (_case(quantize, [1.0], 1e-39, 0), "scale"),
 }
@@ -236,14 +249,28 @@ ACCEPTED = {
     "softmax-shift-31": _case(softmax, 64, *MAX_SHIFT, x=ALL_BYTES.reshape(4, 64)),
     "softmax-shift-23-full-range": _case(softmax, 64, 1 << 30, 23, -255, x=ALL_BYTES.reshape(4, 64)),
     "log-softmax-shift-31": _case(log_softmax, *MAX_SHIFT),
+    "avg-pool-taps-at-edge": _case(avg_pool, 4080),
     "div-scale-float-max": _case(div, 3.4e38),
     "quantize-nan-with-zero-point-outside": _case(quantize, [float("nan"), float("inf"), -float("inf"), 3e38], 1.0, 1000),
     "layer-norm-saturated-bias": _case(layer_norm, I32_MAX),
     "layer-norm-saturated-negative-bias": _case(layer_norm, -(1 << 31), out_zp=-128),
 }  # fmt: skip
 
+# The portable kernels' float -> int conversions: NaN is 0, beyond int64 saturates, then narrows (low bits).
+PORTABLE = {
+    "full-int32-nan": _case(full, float("nan")),
+    "full-int64-huge": _case(full, 1e300, torch.int64),
+    "full-int32-minus-inf": _case(full, -float("inf")),
+}
+ACCEPTED.update(PORTABLE)
+
 # NaN quantizes to the zero point, here clamped into int8 (the reference leaves NaN to numpy's cast)
-EXPECTED = {"quantize-nan-with-zero-point-outside": [127, 127, -128, 127]}
+EXPECTED = {
+    "quantize-nan-with-zero-point-outside": [127, 127, -128, 127],
+    "full-int32-nan": [0] * 4,
+    "full-int64-huge": [(1 << 63) - 1] * 4,
+    "full-int32-minus-inf": [0] * 4,  # INT64_MIN's low 32 bits
+}
 
 CASES = {**{name: case for name, (case, _) in REFUSED.items()}, **ACCEPTED}
 
