@@ -25,6 +25,8 @@ ARITH = error_codes()["MX_ERR_ARITH_RANGE"]
 I32_MAX = (1 << 31) - 1
 Q31_MAX = I32_MAX  # the largest multiplier quantize_multiplier gives
 ALL_BYTES = torch.arange(-128, 128, dtype=torch.int8)
+REVERSED = ALL_BYTES.flip(0)
+ROWS = ALL_BYTES.reshape(4, 64)
 
 
 def i8(shape, value):
@@ -94,7 +96,7 @@ def bmm(k, mult, shift, lhs_off=128, rhs_off=128, x=127, y=127):
 # --- elementwise: (x + offset) << 20 requantized per input, summed, requantized (add); a product (mul) --
 
 
-def add(m1, s1, m2, s2, m_out=Q31_MAX, s_out=0, zp1=-128, zp2=-128, a=ALL_BYTES, b=ALL_BYTES.flip(0)):
+def add(m1, s1, m2, s2, m_out=Q31_MAX, s_out=0, zp1=-128, zp2=-128, a=ALL_BYTES, b=REVERSED):
     return "cortex_m::quantized_add.out", dict(
         self=a, self_zero_point=zp1, self_multiplier=m1, self_shift=s1, other=b, other_zero_point=zp2,
         other_multiplier=m2, other_shift=s2, output_zero_point=127, output_multiplier=m_out, output_shift=s_out,
@@ -129,7 +131,7 @@ def softmax(row, mult, shift, diff_min, x=None):
     )  # fmt: skip
 
 
-def log_softmax(mult, shift, diff_min, x=ALL_BYTES.reshape(4, 64)):
+def log_softmax(mult, shift, diff_min, x=ROWS):
     return "cortex_m::log_softmax.out", dict(
         input=x, dim=-1, input_multiplier=mult, input_shift=shift, diff_min=diff_min, out=i8(tuple(x.shape), 0)
     )
@@ -142,7 +144,7 @@ MAX_SHIFT = (1 << 30, 31, 0)  # what TFLite's params give for a huge input scale
 # --- float scales and NaN ---------------------------------------------------------------------------
 
 
-def div(scale, a=ALL_BYTES, b=ALL_BYTES.flip(0)):
+def div(scale, a=ALL_BYTES, b=REVERSED):
     return "cortex_m::quantized_div.out", dict(
         self=a, self_zero_point=0, other=b, other_zero_point=0, output_zero_point=5, output_scale=scale,
         out=i8((256,), 0),
@@ -196,9 +198,13 @@ REFUSED = {
     "depthwise-bias-past-headroom": (_case(depthwise, BIAS_EDGE + 1, Q31_MAX, 0), "bias"),
     "transpose-conv-bias-past-headroom": (_case(transpose_conv, I32_MAX - 255 - 4 * 255 * 128 + 1, Q31_MAX, 0), "bias"),
     "linear-kernel-sum-past-headroom": (
-        _case(linear, [0, I32_MAX - 255 - 16 * 128 * 128 + 1], [Q31_MAX], [0]), "kernel_sum"),
+        _case(linear, [0, I32_MAX - 255 - 16 * 128 * 128 + 1], [Q31_MAX], [0]),
+        "kernel_sum",
+    ),
     "linear-bias-past-headroom": (
-        _case(linear, [I32_MAX - 255 - 16 * 255 * 255 + 1], [Q31_MAX], [0], ksum=False, f_off=128), "bias"),
+        _case(linear, [I32_MAX - 255 - 16 * 255 * 255 + 1], [Q31_MAX], [0], ksum=False, f_off=128),
+        "bias",
+    ),
     "linear-negative-multiplier": (_case(linear, [0, 0], [Q31_MAX, -5], [0, 0]), "requantize_multipliers"),
     "linear-shift-wraps": (_case(linear, [0], [Q31_MAX], [17], k=1), "requantize_shifts"),
     "bmm-k-too-long": (_case(bmm, 33026, Q31_MAX, 0), "lhs"),
@@ -246,8 +252,8 @@ ACCEPTED = {
     "softmax-row-4095": _case(softmax, 4095, *SOFTMAX_1_16),
     "softmax-row-600-random": _case(
         softmax, 600, *SOFTMAX_1_16, x=torch.from_numpy(np.random.default_rng(1).integers(-128, 128, (3, 600), np.int8))),
-    "softmax-shift-31": _case(softmax, 64, *MAX_SHIFT, x=ALL_BYTES.reshape(4, 64)),
-    "softmax-shift-23-full-range": _case(softmax, 64, 1 << 30, 23, -255, x=ALL_BYTES.reshape(4, 64)),
+    "softmax-shift-31": _case(softmax, 64, *MAX_SHIFT, x=ROWS),
+    "softmax-shift-23-full-range": _case(softmax, 64, 1 << 30, 23, -255, x=ROWS),
     "log-softmax-shift-31": _case(log_softmax, *MAX_SHIFT),
     "avg-pool-taps-at-edge": _case(avg_pool, 4080),
     "div-scale-float-max": _case(div, 3.4e38),
