@@ -22,6 +22,7 @@ from mcu_export.int8.reference.softmax import softmax_params
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
 ARITH = error_codes()["MX_ERR_ARITH_RANGE"]
+BAD_VALUE = error_codes()["MX_ERR_BAD_ARG_VALUE"]
 I32_MAX = (1 << 31) - 1
 Q31_MAX = I32_MAX  # the largest multiplier quantize_multiplier gives
 ALL_BYTES = torch.arange(-128, 128, dtype=torch.int8)
@@ -182,6 +183,16 @@ def _case(fn, *args, **kwargs):
     return lambda: fn(*args, **kwargs)
 
 
+def _planned(fn, names, *args, **kwargs):
+    """A case whose named tensors are arena tensors: a check cannot vouch for values it reads at load."""
+
+    def case():
+        name, kw = fn(*args, **kwargs)
+        return name, {**kw, "_planned": names}
+
+    return case
+
+
 REFUSED = {
     # name: (case, the argument named)
     "conv-bias-past-headroom": (_case(conv, BIAS_EDGE + 1, Q31_MAX, 0), "bias"),
@@ -226,6 +237,14 @@ REFUSED = {
     "avg-pool-16m-taps": (_case(avg_pool, 4096), "kernel_size"),
     "div-scale-beyond-float": (_case(div, 1e39), "output_scale"),
     "quantize-inverse-scale-beyond-float": (_case(quantize, [1.0], 1e-39, 0), "scale"),
+}
+
+# constants the checks read must be the program's (BAD_ARG_VALUE naming them)
+NOT_CONSTANT = {
+    "conv-planned-bias": (_planned(conv, ("bias",), 0, Q31_MAX, 0), "bias"),
+    "conv-planned-shifts": (_planned(conv, ("requantize_shifts",), 0, Q31_MAX, 0), "requantize_shifts"),
+    "linear-planned-kernel-sum": (_planned(linear, ("kernel_sum",), [0], [Q31_MAX], [0]), "kernel_sum"),
+    "prelu-planned-multipliers": (_planned(prelu, ("negative_multipliers",), 0, -1, 0), "negative_multipliers"),
 }
 
 ACCEPTED = {
@@ -278,7 +297,7 @@ EXPECTED = {
     "full-int32-minus-inf": [0] * 4,  # INT64_MIN's low 32 bits
 }
 
-CASES = {**{name: case for name, (case, _) in REFUSED.items()}, **ACCEPTED}
+CASES = {**{name: case for name, (case, _) in {**REFUSED, **NOT_CONSTANT}.items()}, **ACCEPTED}
 
 
 @pytest.fixture(scope="module")
@@ -300,3 +319,8 @@ def test_accepted_edges_run_clean_and_bit_exact(results, name):
     expected = EXPECTED.get(name)
     expected = H.reference(ACCEPTED[name]).astype(np.int64) if expected is None else expected
     np.testing.assert_array_equal(np.asarray(results[name]["out"]), expected)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_CONSTANT))
+def test_values_read_at_load_must_be_constants(results, name):
+    assert (results[name]["err"], results[name]["arg"]) == (BAD_VALUE, NOT_CONSTANT[name][1])

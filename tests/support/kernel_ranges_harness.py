@@ -5,13 +5,15 @@ and the loader's argument check, built with `-fsanitize=address,undefined,float-
 -fno-sanitize-recover=all`: one undefined operation ends the process. ASan must be the first library in a
 process, so the calls run in a child Python with LD_PRELOAD; the parent compares what it reports.
 
-A case is a function of no arguments returning (qualified op name, kwargs by schema name): the child calls it
+A case is a function of no arguments returning (qualified op name, kwargs by schema name; `_planned`: names of
+tensor arguments to mark as arena tensors, MX_TENSOR_PLANNED): the child calls it
 and runs the kernel, the parent calls it again to compute the reference. `run_cases` returns, per case name,
 {"err": mx_error code, "arg": the argument a refusal names (or None), "out": the out tensor's values}.
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import json
 import os
@@ -23,7 +25,7 @@ from typing import Callable, Dict, Tuple
 import numpy as np
 import torch
 
-from kernel_harness import INCLUDE_DIR, KERNEL_DIR, ROOT, RUNTIME_SRC, KernelLib, Values, schema_args
+from kernel_harness import INCLUDE_DIR, KERNEL_DIR, ROOT, RUNTIME_SRC, KernelLib, MxTensor, Values, schema_args
 
 CORTEX_M_DIR = ROOT / "runtime_c" / "kernels" / "cortex_m"
 CMSIS_NN_DIR = ROOT / "cmsis_nn_kernels"
@@ -78,7 +80,11 @@ def call_case(lib: RangesLib, case: Case) -> dict:
     name, kwargs = case()
     op = BY_QUALIFIED[name]
     schema = op.schema()
+    planned = kwargs.pop("_planned", ())
     args = schema_args(Values(), schema, kwargs)
+    for i, a in enumerate(schema.arguments):
+        if a.name in planned:  # mx_tensor.flags (after dtype, in MxTensor's padding): MX_TENSOR_PLANNED
+            ctypes.c_uint8.from_address(ctypes.addressof(args[i].u.t.contents) + MxTensor.dtype.offset + 1).value = 1
     err = lib.raw(op.kernel, args)
     arg = lib.last_arg
     names = [a.name for a in schema.arguments]

@@ -50,6 +50,8 @@ mx_arg_error mx_cm_i32_vector(mx_value *const *args, uint32_t i, int32_t n) {
   const mx_tensor *t = args[i]->u.t;
   MX_TRY(mx_check_arg_tensor(args, i, MX_DTYPE_I32));
   MX_REFUSE_IF(n < 0 || t->numel != (uint32_t)n, i, MX_ERR_BAD_SHAPE);
+  /* checks read these values at load (util/mx_cm_ranges.h): they must be the program's, not an arena's */
+  MX_REFUSE_IF((t->flags & MX_TENSOR_PLANNED) != 0, i, MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 
