@@ -179,6 +179,12 @@ def full(value, dtype=torch.int32):
     return "aten::full.out", dict(size=[4], fill_value=value, out=torch.zeros(4, dtype=dtype))
 
 
+def bilinear(h_in, h_out):
+    return "cortex_m::quantized_upsample_bilinear2d.out", dict(
+        input=i8((1, 1, h_in, 2), 3), align_corners=False, out=i8((1, 1, h_out, 2), 0)
+    )
+
+
 def _case(fn, *args, **kwargs):
     return lambda: fn(*args, **kwargs)
 
@@ -275,6 +281,7 @@ ACCEPTED = {
     "softmax-shift-23-full-range": _case(softmax, 64, 1 << 30, 23, -255, x=ROWS),
     "log-softmax-shift-31": _case(log_softmax, *MAX_SHIFT),
     "avg-pool-taps-at-edge": _case(avg_pool, 4080),
+    "bilinear-empty-axis": _case(bilinear, 0, 0),  # gcd(0, 0, 0): the check divided by zero
     "div-scale-float-max": _case(div, 3.4e38),
     "quantize-nan-with-zero-point-outside": _case(quantize, [float("nan"), float("inf"), -float("inf"), 3e38], 1.0, 1000),
     "layer-norm-saturated-bias": _case(layer_norm, I32_MAX),
@@ -295,6 +302,7 @@ EXPECTED = {
     "full-int32-nan": [0] * 4,
     "full-int64-huge": [(1 << 63) - 1] * 4,
     "full-int32-minus-inf": [0] * 4,  # INT64_MIN's low 32 bits
+    "bilinear-empty-axis": [],
 }
 
 CASES = {**{name: case for name, (case, _) in {**REFUSED, **NOT_CONSTANT}.items()}, **ACCEPTED}
