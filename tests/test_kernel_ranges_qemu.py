@@ -13,11 +13,11 @@ import pytest
 import kernel_ranges_harness as H
 import test_kernel_ranges as T
 from cortex_m_programs import OpProgram
-from tiers import fast_first
 from mcu_export.firmware.model_project import build_model_firmware
 from mcu_export.int8.reference.softmax import arm_softmax_s8, softmax_params
 from mcu_export.ops.table import BY_QUALIFIED
 from mcu_export.runners import run_model_firmware
+from tiers import fast_first
 
 pytestmark = pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")),
