@@ -36,7 +36,7 @@ mx_arg_error mx_k_cortex_m_log_softmax_out_check(mx_value *const *args) {
   MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &d));
   MX_REFUSE_IF(in->dim > 0 && in->dim_order[in->dim - 1] != d, A(dim), MX_ERR_BAD_ARG_VALUE);
   MX_REFUSE_IF(in->dim > 0 && in->sizes[d] > MX_CM_LSM_MAX_ROW, A(input), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_ARITH_RANGE);
   return mx_cm_softmax_scaling_check(args, A(input_shift), A(diff_min));
 }
 
