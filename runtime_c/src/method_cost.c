@@ -1,38 +1,34 @@
 /* The work of one instruction, bounded from its checked arguments: one pass over each tensor, and for ops whose
  * work grows faster than their tensors the largest out's elements times the factor the op's cost rule names
- * (mx_cost_rule; mcu_export/ops/cost.py). Sums saturate: a program past 2^64 operations is over any limit. */
+ * (mx_cost_rule; mcu_export/ops/cost.py). Totals saturate: a program past 2^64 operations is over any limit. */
 #include "loader.h"
 
-/* The builtins test the carry instead of dividing: no 64-bit division routine in a Cortex-M image. */
-static uint64_t sat_add(uint64_t a, uint64_t b) {
-  uint64_t r;
-  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
+/* Element counts are 32-bit (load_shape): a sum over a call's tensors fits 64 bits, and so does the product of a
+ * 32-bit base and a factor capped to 32 bits. Only the last addition may carry. */
+#define CAP UINT32_MAX
 
-static uint64_t sat_mul(uint64_t a, uint64_t b) {
-  uint64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
+static uint32_t capped(uint64_t x) { return x > CAP ? CAP : (uint32_t)x; }
 
 /* The elements of a tensor or of a list's tensors, summed into *sum; the largest one kept in *max. */
-static void elements(const mx_value *v, uint64_t *sum, uint64_t *max) {
+static void elements(const mx_value *v, uint64_t *sum, uint32_t *max) {
   const bool one = v->tag == MX_TAG_TENSOR;
   if (!one && v->tag != MX_TAG_TENSOR_LIST && v->tag != MX_TAG_OPT_TENSOR_LIST) return;
   const uint32_t n = one ? 1u : v->u.tensors.len;
   for (uint32_t i = 0; i < n; i++) {
     const mx_tensor *t = one ? v->u.t : v->u.tensors.items[i];
     if (t == NULL) continue;
-    *sum = sat_add(*sum, t->numel);
+    *sum += t->numel;
     if (t->numel > *max) *max = t->numel;
   }
 }
 
 /* The factor a rule reads from argument v (checked by the kernel: a tensor or an int[] of window sizes). */
-static uint64_t factor(uint8_t rule, const mx_value *v) {
+static uint32_t factor(uint8_t rule, const mx_value *v) {
   if (rule == MX_COST_WINDOW) {
-    uint64_t f = 1;
+    uint32_t f = 1;
     for (uint32_t i = 0; v->tag == MX_TAG_INT_LIST && i < v->u.ints.len; i++) {
-      f = sat_mul(f, v->u.ints.items[i] > 0 ? (uint64_t)v->u.ints.items[i] : 1u);
+      const int64_t k = v->u.ints.items[i];
+      f = capped((uint64_t)f * (k > 0 ? capped((uint64_t)k) : 1u));
     }
     return f;
   }
@@ -45,18 +41,20 @@ static uint64_t factor(uint8_t rule, const mx_value *v) {
 }
 
 uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs) {
-  uint64_t sum = 0, ins = 0, outs = 0;
+  uint64_t sum = 0, cost;
+  uint32_t ins = 0, outs = 0;
   /* a kernel's last argument repeats its outs: counted once */
   const uint32_t counted = sig != NULL && nargs > 0 ? nargs - 1u : nargs;
   const uint32_t first_out = sig != NULL ? sig[MX_SIG_FIRST_OUT] : counted;
   for (uint32_t i = 0; i < counted; i++) elements(args[i], &sum, i < first_out ? &ins : &outs);
   if (sig == NULL || sig[MX_SIG_COST_RULE] == MX_COST_ELEMENTS || sig[MX_SIG_COST_ARG] >= nargs) return sum;
   /* per output element, but a convolution that may be transposed runs its rows per input element then */
-  uint64_t base = outs;
+  uint32_t base = outs;
   if (sig[MX_SIG_COST_RULE] == MX_COST_CONV && args[0]->tag == MX_TAG_TENSOR && args[0]->u.t->numel > base) {
     base = args[0]->u.t->numel;
   }
-  return sat_add(sum, sat_mul(base, factor(sig[MX_SIG_COST_RULE], args[sig[MX_SIG_COST_ARG]])));
+  const uint64_t work = (uint64_t)base * factor(sig[MX_SIG_COST_RULE], args[sig[MX_SIG_COST_ARG]]);
+  return __builtin_add_overflow(sum, work, &cost) ? UINT64_MAX : cost;
 }
 
 uint64_t mx_method_cost(const mx_method *m) { return m->cost; }
