@@ -75,10 +75,10 @@ mx_arg_error mx_k_cortex_m_quantized_transpose_conv2d_out_check(mx_value *const 
   /* an output gathers at most KH * KW * C_in products (every tap when the stride is 1) */
   const uint32_t per_row = t.filter.n > 0 ? t.w->numel / (uint32_t)t.filter.n : 0;
   const int64_t terms = (int64_t)per_row * mx_cm_offset_max(t.p.input_offset) * 128;
-  static const uint8_t acc_args[3] = {A(bias), A(requantize_multipliers), A(requantize_shifts)};
+  static const uint8_t named[3] = {A(bias), A(requantize_multipliers), A(requantize_shifts)};
   for (int32_t o = 0; o < c_out; ++o) {
     MX_REFUSE_IF(t.shift[o] < -31 || t.shift[o] > 31, A(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
-    MX_TRY(mx_cm_acc_check(t.bias != NULL ? t.bias[o] : 0, terms, t.mult[o], t.shift[o], acc_args));
+    MX_TRY(mx_cm_acc_check(t.bias != NULL ? t.bias[o] : 0, terms, t.mult[o], t.shift[o], named));
   }
   MX_REFUSE_IF(p->padding_offsets.h >= p->stride.h || p->padding_offsets.w >= p->stride.w, A(output_padding),
                MX_ERR_BAD_ARG_VALUE);
