@@ -43,9 +43,7 @@ static void check_known(mx_error e, const char *where) {
   case code: return;
 #include "mx/errors.def"
 #undef X
-    default:
-      fprintf(stderr, "mx_fuzz: %s returned 0x%04x, which is not in errors.def\n", where, (unsigned)e);
-      abort();
+    default: fprintf(stderr, "mx_fuzz: %s returned 0x%04x, which is not in errors.def\n", where, (unsigned)e); abort();
   }
 }
 

@@ -78,6 +78,33 @@ INT8_MODELS: Dict[str, Tuple[Callable[[], nn.Module], Tuple[Tuple[int, ...], ...
 }
 
 
+def _handmade() -> Dict[str, Callable[[], bytes]]:
+    """Single-op programs for the kernels no exported model calls: written by hand as ExecuTorch's emitter
+    lays them out (cortex_m_programs.py), the cortex_m ones from the kernels' own test cases."""
+    import numpy as np
+
+    import cortex_m_cases as cases
+    from cortex_m_programs import OpProgram
+
+    def portable(qualified: str, args: Callable[[OpProgram, int], list]) -> bytes:
+        p = OpProgram(qualified)
+        x = p.input(np.arange(6, dtype=np.float32).reshape(2, 3))
+        return p.build(args(p, x), p.planned((2, 3), np.float32))
+
+    rng = lambda: np.random.default_rng(0)  # noqa: E731
+    return {
+        "op_clone.fp32": lambda: portable("aten::clone.out", lambda p, x: [x, p.null()]),
+        "op_full.fp32": lambda: portable("aten::full.out", lambda p, x: [p.ints([2, 3]), p.double(1.5)]),
+        "op_clone_dim_order.fp32": lambda: portable(
+            "dim_order_ops::_clone_dim_order.out", lambda p, x: [x, p.bool_(False), p.null()]
+        ),
+        "op_conv2d_nhwc.int8": lambda: cases.conv_case(rng(), nhwc=True).pte,
+        "op_depthwise_conv2d_nhwc.int8": lambda: cases.depthwise_case(rng(), nhwc=True).pte,
+        "op_avg_pool2d_nhwc.int8": lambda: cases.pool_case(rng(), "avg", nhwc=True).pte,
+        "op_max_pool2d_nhwc.int8": lambda: cases.pool_case(rng(), "max", nhwc=True).pte,
+    }
+
+
 def _seeded_inputs(shapes) -> tuple:
     gen = torch.Generator().manual_seed(0)
     return tuple(torch.randn(*s, generator=gen) for s in shapes)
@@ -100,11 +127,10 @@ def seeds() -> Iterable[Tuple[str, Callable[[], bytes]]]:
         out.append((f"front_{cls.__name__}.fp32", lambda cls=cls: _export(*fm.make(cls), int8=False)))
     for name, (cls, shapes) in INT8_MODELS.items():
         out.append((f"{name}.int8", lambda cls=cls, shapes=shapes: _int8_seed(cls, shapes)))
+    out.extend(_handmade().items())
     for name in EXAMPLES:
         for int8 in (False, True):
-            out.append(
-                (f"{name}.{'int8' if int8 else 'fp32'}", lambda n=name, q=int8: _export(*_example(n), q))
-            )
+            out.append((f"{name}.{'int8' if int8 else 'fp32'}", lambda n=name, q=int8: _export(*_example(n), q)))
     return sorted(out, key=lambda s: s[0] not in QUICK)
 
 

@@ -1,0 +1,90 @@
+"""`make fuzz`: build mx_fuzz, make the seed corpus if it is missing, and run libFuzzer for a long run.
+
+    python tests/support/fuzz_run.py [--runs N] [--jobs J] [--out DIR]
+
+Everything goes under DIR (default out/fuzz, outside git): corpus/ the exported .pte seeds (kept: exporting
+takes minutes), seeds/ those framed per mode, work/ what libFuzzer adds, findings/ crash-, timeout-, oom- and
+leak- files. The run is in fork mode, so a finding is written and fuzzing goes on; each finding is then
+replayed once for its stack. Exit 1 when there are findings.
+Loaded by path (the name `tests` is not importable reliably: tosa-tools installs a top-level `tests`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for _p in (str(ROOT), str(HERE)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import fuzz_corpus  # noqa: E402
+import fuzz_seeds  # noqa: E402
+
+# What every run passes: a unit slower than 5 s is a hang to report; 2 GiB RSS is far above what the target's
+# 64 MiB limit on a program's memory allows, so reaching it is a leak or a bug in the target.
+LIBFUZZER_FLAGS = ["-timeout=5", "-rss_limit_mb=2048", "-print_final_stats=1"]
+# Room for inserted bytes beyond the largest seed; libFuzzer would otherwise cap inputs at the largest seed.
+MAX_LEN_SLACK = 4096
+SANITIZER_ENV = {"UBSAN_OPTIONS": "print_stacktrace=1", "ASAN_OPTIONS": "detect_leaks=1"}
+
+
+def say(msg: str) -> None:
+    print(f"fuzz: {msg}", file=sys.stderr, flush=True)
+
+
+def fuzz_command(fuzzer: Path, seeds: List[Path], work: Path, findings: Path, runs: int, jobs: int) -> List[str]:
+    max_len = max((p.stat().st_size for p in seeds), default=0) + MAX_LEN_SLACK
+    cmd = [str(fuzzer), f"-runs={runs}", f"-max_len={max_len}", f"-artifact_prefix={findings}/", *LIBFUZZER_FLAGS]
+    if jobs > 0:
+        cmd += [f"-fork={jobs}", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
+    return cmd + [str(work), str(seeds[0].parent)]
+
+
+def replay(fuzzer: Path, unit: Path) -> str:
+    """The first sanitizer or libFuzzer report lines of one unit's replay (its stack top)."""
+    env = dict(os.environ, **SANITIZER_ENV)
+    proc = subprocess.run([str(fuzzer), str(unit)], capture_output=True, text=True, env=env, timeout=60)
+    lines = proc.stderr.splitlines()
+    keep = [ln for ln in lines if "ERROR:" in ln or "runtime error" in ln or ln.strip().startswith(("#0", "#1"))]
+    return "\n".join(keep[:4]) or "(did not reproduce)"
+
+
+def main(argv=None) -> int:
+    from mcu_export.host_runtime import build_fuzzer
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("FUZZ_RUNS", 10_000_000)))
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("FUZZ_JOBS", 1)), help="0: no fork mode")
+    ap.add_argument("--out", type=Path, default=ROOT / "out" / "fuzz")
+    args = ap.parse_args(argv)
+
+    say("building mx_fuzz (clang-16, libFuzzer, ASan, UBSan)")
+    fuzzer = build_fuzzer()
+    say(f"seed corpus in {args.out / 'corpus'} (exported only when missing)")
+    programs = fuzz_corpus.main(args.out / "corpus")
+    missing = fuzz_corpus.unreached(programs)
+    say(f"{len(programs)} programs; op-table kernels not reached: {', '.join(missing) or 'none'}")
+    seeds = fuzz_seeds.write_seeds(programs, args.out / "seeds")
+    work, findings = args.out / "work", args.out / "findings"
+    work.mkdir(parents=True, exist_ok=True)
+    findings.mkdir(parents=True, exist_ok=True)
+    before = set(findings.iterdir())
+    cmd = fuzz_command(fuzzer, seeds, work, findings, args.runs, args.jobs)
+    say(f"running {args.runs} executions: {' '.join(cmd)}")
+    subprocess.run(cmd, env=dict(os.environ, **SANITIZER_ENV))
+    new = sorted(set(findings.iterdir()) - before)
+    for unit in new:
+        say(f"finding {unit}:\n{replay(fuzzer, unit)}")
+    say(f"{len(new)} new findings in {findings} (minimise: {fuzzer} -minimize_crash=1 -runs=10000 FILE)")
+    return 1 if new else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
