@@ -39,12 +39,26 @@ def say(msg: str) -> None:
     print(f"fuzz: {msg}", file=sys.stderr, flush=True)
 
 
-def fuzz_command(fuzzer: Path, seeds: List[Path], work: Path, findings: Path, runs: int, jobs: int) -> List[str]:
+def fuzz_command(
+    fuzzer: Path, seeds: List[Path], work: Path, findings: Path, runs: int, jobs: int, dictionary: Path
+) -> List[str]:
     max_len = max((p.stat().st_size for p in seeds), default=0) + MAX_LEN_SLACK
     cmd = [str(fuzzer), f"-runs={runs}", f"-max_len={max_len}", f"-artifact_prefix={findings}/", *LIBFUZZER_FLAGS]
+    cmd.append(f"-dict={dictionary}")
     if jobs > 0:
         cmd += [f"-fork={jobs}", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
     return cmd + [str(work), str(seeds[0].parent)]
+
+
+def write_dictionary(path: Path) -> Path:
+    """libFuzzer's dictionary: every operator name and overload of the op table, and the backend ids mx_fuzz
+    links, so a mutation can turn one operator into another in a single step."""
+    from mcu_export.host_runtime import TEST_DELEGATE
+    from mcu_export.ops.table import ALL_OPS
+
+    words = sorted({op.name for op in ALL_OPS} | {op.overload for op in ALL_OPS if op.overload} | {TEST_DELEGATE.id})
+    path.write_text("".join(f'"{w}"\n' for w in words))
+    return path
 
 
 def replay(fuzzer: Path, unit: Path) -> str:
@@ -76,7 +90,8 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     findings.mkdir(parents=True, exist_ok=True)
     before = set(findings.iterdir())
-    cmd = fuzz_command(fuzzer, seeds, work, findings, args.runs, args.jobs)
+    dictionary = write_dictionary(args.out / "ops.dict")
+    cmd = fuzz_command(fuzzer, seeds, work, findings, args.runs, args.jobs, dictionary)
     say(f"running {args.runs} executions: {' '.join(cmd)}")
     subprocess.run(cmd, env=dict(os.environ, **SANITIZER_ENV))
     new = sorted(set(findings.iterdir()) - before)
