@@ -29,6 +29,9 @@ OPEN = {
     "quantized_linear_accumulator_overflow": "signed overflow in arm_nn_vec_mat_mult_t_core "
     "(cmsis_nn_kernels/include/arm_nn_vec_mat_mult_core.h:84) from quantized_linear: the bias is not held "
     "to the range the int32 accumulator allows at load (issue 12, MX_ERR_ARITH_RANGE; cortex_m kernels)",
+    "quantized_conv2d_1x1_accumulator_overflow": "signed overflow in arm_nn_mat_mult_nt_t_s8 "
+    "(cmsis_nn_kernels/arm_nn_mat_mult_nt_t_s8.c:277) from a 1x1 quantized_conv2d (arm_convolve_1x1_s8_fast): "
+    "the same unchecked bias range (MX_ERR_ARITH_RANGE; cortex_m kernels)",
 }
 # Hand-made programs whose refusal the loader does not give yet (issue 12, runtime_c/src).
 HOSTILE_OPEN = {
