@@ -1,11 +1,12 @@
 """`make fuzz`: build mx_fuzz, make the seed corpus if it is missing, and run libFuzzer for a long run.
 
-    python tests/support/fuzz_run.py [--runs N] [--jobs J] [--out DIR]
+    python tests/support/fuzz_run.py [--runs N] [--jobs J] [--seeds GLOB] [--out DIR]
 
 Everything goes under DIR (default out/fuzz, outside git): corpus/ the exported .pte seeds (kept: exporting
-takes minutes), seeds/ those framed per mode, work/ what libFuzzer adds, findings/ crash-, timeout-, oom- and
-leak- files. The run is in fork mode, so a finding is written and fuzzing goes on; each finding is then
-replayed once for its stack. Exit 1 when there are findings.
+takes minutes), seeds/<selection>/ the chosen ones (`--seeds '*.fp32.pte'`, FUZZ_SEEDS) framed per mode,
+work/<selection>/ what libFuzzer adds, findings/ crash-, timeout-, oom- and leak- files. The run is in fork
+mode, so a finding is written and fuzzing goes on; the findings are then replayed and grouped by the
+file:line they hit. Exit 1 when there are findings.
 Loaded by path (the name `tests` is not importable reliably: tosa-tools installs a top-level `tests`).
 """
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Tuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -61,13 +63,18 @@ def write_dictionary(path: Path) -> Path:
     return path
 
 
-def replay(fuzzer: Path, unit: Path) -> str:
-    """The first sanitizer or libFuzzer report lines of one unit's replay (its stack top)."""
+def replay(fuzzer: Path, unit: Path) -> Tuple[str, str]:
+    """(where, report) of one unit's replay: the sanitizer's first line's file:line (or the kind of
+    finding), and its first report lines with the stack top."""
     env = dict(os.environ, **SANITIZER_ENV)
-    proc = subprocess.run([str(fuzzer), str(unit)], capture_output=True, text=True, env=env, timeout=60)
+    try:
+        proc = subprocess.run([str(fuzzer), str(unit)], capture_output=True, text=True, env=env, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "timeout", "(runs over 60 s)"
     lines = proc.stderr.splitlines()
     keep = [ln for ln in lines if "ERROR:" in ln or "runtime error" in ln or ln.strip().startswith(("#0", "#1"))]
-    return "\n".join(keep[:4]) or "(did not reproduce)"
+    where = re.search(r"(\S+:\d+):\d+: runtime error|#0 0x[0-9a-f]+ in \S+ (\S+:\d+)", proc.stderr)
+    return (where.group(1) or where.group(2) if where else "?"), "\n".join(keep[:4]) or "(did not reproduce)"
 
 
 def main(argv=None) -> int:
@@ -77,6 +84,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=int(os.environ.get("FUZZ_RUNS", 10_000_000)))
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("FUZZ_JOBS", 1)), help="0: no fork mode")
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "fuzz")
+    ap.add_argument("--seeds", default=os.environ.get("FUZZ_SEEDS", "*.pte"), help="which corpus files to fuzz")
     args = ap.parse_args(argv)
 
     say("building mx_fuzz (clang-16, libFuzzer, ASan, UBSan)")
@@ -85,8 +93,10 @@ def main(argv=None) -> int:
     programs = fuzz_corpus.main(args.out / "corpus")
     missing = fuzz_corpus.unreached(programs)
     say(f"{len(programs)} programs; op-table kernels not reached: {', '.join(missing) or 'none'}")
-    seeds = fuzz_seeds.write_seeds(programs, args.out / "seeds")
-    work, findings = args.out / "work", args.out / "findings"
+    chosen = [p for p in programs if p.match(args.seeds)]
+    tag = args.seeds.replace("*", "all")  # a selection keeps its own framed seeds and its own work corpus
+    seeds = fuzz_seeds.write_seeds(chosen, args.out / "seeds" / tag)
+    work, findings = args.out / "work" / tag, args.out / "findings"
     work.mkdir(parents=True, exist_ok=True)
     findings.mkdir(parents=True, exist_ok=True)
     before = set(findings.iterdir())
@@ -95,8 +105,13 @@ def main(argv=None) -> int:
     say(f"running {args.runs} executions: {' '.join(cmd)}")
     subprocess.run(cmd, env=dict(os.environ, **SANITIZER_ENV))
     new = sorted(set(findings.iterdir()) - before)
+    # Fork mode saves every crashing unit: one bug met many times is reported once, with its count.
+    by_place: Dict[str, List[Tuple[Path, str]]] = {}
     for unit in new:
-        say(f"finding {unit}:\n{replay(fuzzer, unit)}")
+        where, report = replay(fuzzer, unit)
+        by_place.setdefault(where, []).append((unit, report))
+    for where, units in by_place.items():
+        say(f"{where}: {len(units)} finding(s), e.g. {units[0][0]}:\n{units[0][1]}")
     say(f"{len(new)} new findings in {findings} (minimise: {fuzzer} -minimize_crash=1 -runs=10000 FILE)")
     return 1 if new else 0
 
