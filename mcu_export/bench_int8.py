@@ -42,6 +42,8 @@ def main(store=None) -> int:
             Column("int8 instr", width=23),
             Column("fp32 instr", width=23),
             Column("fp32/int8", ".2f", width=13),
+            Column("load8 instr", width=19),
+            Column("load/inf %", ".2f", width=14),
             Column("arena8 B", width=17),
             Column("arena32 B", width=17),
             Column("code8 B", width=15),
@@ -73,6 +75,9 @@ def main(store=None) -> int:
                         "int8 instr": i8,
                         "fp32 instr": i32,
                         "fp32/int8": i32 / i8,
+                        # the whole mx_method_load: parsing, kernel checks, the plan check, the cost bound
+                        "load8 instr": run8.instructions_per_load,
+                        "load/inf %": 100.0 * run8.instructions_per_load / i8 if run8.instructions_per_load else None,
                         "arena8 B": int8.report["memory"]["arena_bytes"],
                         "arena32 B": fp32.report["memory"]["arena_bytes"],
                         "code8 B": code8,

@@ -89,6 +89,7 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
     kinds of its schema, which the loader checks every call against; the loader fusions those kernels need;
     and `mx_backend_table[]` for `backends` (without backends the runtime's delegate half is left unlinked)."""
     from mcu_export.ops.c_args import arg_kinds, build_ranges, c_bounds, first_out
+    from mcu_export.ops.cost import cost_rule
     from mcu_export.templates import render
 
     ops = list(ops)
@@ -100,6 +101,7 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
             kernel=op.kernel,
             kinds=arg_kinds(op, ranges),
             first_out=first_out(op),
+            cost=cost_rule(op),
             fused_by=op.fused_by,
         )
         for op in ops

@@ -81,3 +81,16 @@ def test_counts_are_exact_and_regions_separate(board, tmp_path):
 
     again = run_qemu(board, elf, plugin=True, timeout=10)
     assert again.instructions == counts  # deterministic
+
+
+def test_the_load_region_tag_is_the_firmware_s():
+    """LOAD_TAG names the region main.c brackets mx_method_load with: MX_ICOUNT_TAG_LOAD, the last tag."""
+    import re
+
+    from mcu_export.assets import asset_dir
+    from mcu_export.firmware.icount import LOAD_TAG
+
+    header = (asset_dir("boards") / "include" / "mx_platform.h").read_text()
+    tags = int(re.search(r"#define MX_ICOUNT_MAX_TAGS (\d+)u", header).group(1))
+    assert "#define MX_ICOUNT_TAG_LOAD (MX_ICOUNT_MAX_TAGS - 1u)" in header
+    assert LOAD_TAG == tags - 1

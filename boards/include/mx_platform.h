@@ -45,6 +45,9 @@ int mx_semihost_seek(int handle, uint32_t position);   /* 0 on success */
  * between mx_icount_begin(tag) and mx_icount_end(tag). tag < MX_ICOUNT_MAX_TAGS; regions with
  * different tags may nest, a tag may not nest inside itself. Costs two instructions on hardware. */
 #define MX_ICOUNT_MAX_TAGS 32768u
+/* The method's load (its validation of the program), apart from tag 0 (the inference) and the per-instruction
+ * tags 1..n; mcu_export/firmware/icount.py LOAD_TAG. */
+#define MX_ICOUNT_TAG_LOAD (MX_ICOUNT_MAX_TAGS - 1u)
 void mx_icount_hit(const volatile uint8_t *address);
 extern const volatile uint8_t __mx_icount_window[];
 static inline void mx_icount_begin(uint32_t tag) { mx_icount_hit(&__mx_icount_window[2u * tag]); }

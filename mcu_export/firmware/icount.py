@@ -16,6 +16,10 @@ from mcu_export.errors import ToolchainError
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.results import Icount, Region
 
+# The region of mx_method_load: MX_ICOUNT_TAG_LOAD of boards/include/mx_platform.h (the last tag), apart from
+# region 0 (the inference) and 1..n (instruction i - 1).
+LOAD_TAG = 32767
+
 _LINE = re.compile(r"^mx-icount (total (\d+)|region (\d+) (\d+) (\d+))$", re.M)
 
 

@@ -46,6 +46,7 @@ class ModelRun:
     per_op: List[OpCount] = field(default_factory=list)
     instructions_per_inference: Optional[int] = None  # guest instructions inside mx_method_execute
     total_instructions: Optional[int] = None  # whole run: boot, I/O and inference
+    instructions_per_load: Optional[int] = None  # guest instructions inside mx_method_load (validating the program)
     ticks: Optional[int] = None  # SysTick ticks of the inference (deterministic under -icount)
     stack_used: Optional[int] = None  # bytes, high-water mark of the painted stack
     meta_pool_bytes: Optional[int] = None  # metadata pool the runtime needed (== the one generated)

@@ -20,6 +20,7 @@ from mcu_export.errors import RuntimeFailure
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import symbolizer
 from mcu_export.firmware.flow import build_for_board, export_dir, record_run
+from mcu_export.firmware.icount import LOAD_TAG
 from mcu_export.firmware.model_cli import current_build
 from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
@@ -194,6 +195,7 @@ class FirmwareRunner(Runner):
             uart_text=result.uart_text,
             instructions_per_inference=regions[0].instructions if 0 in regions else None,
             total_instructions=counts.total if counts is not None else None,
+            instructions_per_load=regions[LOAD_TAG].instructions if LOAD_TAG in regions else None,
             ticks=int(ok.group(1)),
             stack_used=int(ok.group(2)),
             meta_pool_bytes=int(ok.group(3)),

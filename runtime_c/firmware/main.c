@@ -166,7 +166,9 @@ int main(void) {
       .arena_count = mx_model_arena_count,
       .skip_kernels = false,
   };
+  mx_icount_begin(MX_ICOUNT_TAG_LOAD);
   e = mx_method_load(&program, MX_MODEL_METHOD, &config, &method);
+  mx_icount_end(MX_ICOUNT_TAG_LOAD);
   if (e != MX_OK) {
     return runtime_error(e, mx_method_error_site(&method));
   }

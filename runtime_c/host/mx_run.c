@@ -1,7 +1,7 @@
 /* mx_run: load a .pte with the runtime core and run one method on the host.
  *
  *   mx_run MODEL.pte [--method NAME] [--input DTYPE:SHAPE:FILE]... [--output FILE]...
- *          [--load-only | --parse-only | --info | --kernels]
+ *          [--load-only | --parse-only | --info | --kernels | --cost] [--max-ops N] [--max-arena-bytes N]
  *   mx_run --list-errors
  *
  * DTYPE is the .pte ScalarType code (6 = float32), SHAPE is "1x3x32x32" ("scalar" or empty for 0-dim),
@@ -22,6 +22,10 @@
  *   instruction <i> <name>.<overload>                the kernel called (a loader fusion's kernel included)
  *   instruction <i> fused-away                       folded into an earlier instruction's fused kernel
  *   instruction <i> move
+ * --cost loads like --load-only and prints "cost <n>": mx_method_cost, the bound of one run's work.
+ * --max-ops N refuses at load a method whose cost is above N (default 1e10, about ten seconds of this host;
+ * 0: no limit); --max-arena-bytes N refuses, before allocating, planned arenas above N bytes in all (default
+ * 1 GiB). The program is read into pages made read-only: a kernel writing into it faults.
  * --list-errors prints "0x<code> <NAME> <text>" for every runtime error.
  * --meta-pool-size N gives the loader a smaller metadata pool than it needs (for tests; never larger).
  *
@@ -37,9 +41,11 @@
 #include "mx_run_npu.h"
 
 #define MAX_IO 64
-/* Arenas and the metadata pool come from the file's declared sizes: cap them so a corrupt file is an
- * error and not a giant allocation. */
+/* The metadata pool's size comes from the file: cap it so a corrupt file is an error and not a giant
+ * allocation (arenas have --max-arena-bytes). */
 #define MAX_ALLOC ((uint64_t)256 << 20)
+#define DEFAULT_MAX_OPS 10000000000ull
+#define DEFAULT_MAX_ARENA_BYTES ((uint64_t)1 << 30)
 
 enum { EXIT_USAGE = 2, EXIT_PROGRAM = 3 };
 
@@ -50,7 +56,8 @@ typedef struct options {
   int input_count;
   const char *outputs[MAX_IO];
   int output_count;
-  int load_only, parse_only, info, kernels, list_errors;
+  int load_only, parse_only, info, kernels, cost, list_errors;
+  unsigned long long max_ops, max_arena_bytes;
   long long meta_pool_size;   /* --meta-pool-size: override the exact size (tests the pool-full error) */
 } options;
 
@@ -74,6 +81,8 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
   memset(o, 0, sizeof *o);
   o->method = "forward";
   o->meta_pool_size = -1;
+  o->max_ops = DEFAULT_MAX_OPS;
+  o->max_arena_bytes = DEFAULT_MAX_ARENA_BYTES;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_value = i + 1 < argc;
@@ -85,6 +94,12 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
       o->outputs[o->output_count++] = argv[++i];
     } else if (strcmp(a, "--meta-pool-size") == 0 && has_value) {
       o->meta_pool_size = atoll(argv[++i]);
+    } else if (strcmp(a, "--max-ops") == 0 && has_value) {
+      o->max_ops = strtoull(argv[++i], NULL, 0);
+    } else if (strcmp(a, "--max-arena-bytes") == 0 && has_value) {
+      o->max_arena_bytes = strtoull(argv[++i], NULL, 0);
+    } else if (strcmp(a, "--cost") == 0) {
+      o->cost = 1;
     } else if (strcmp(a, "--load-only") == 0) {
       o->load_only = 1;
     } else if (strcmp(a, "--parse-only") == 0) {
@@ -149,16 +164,23 @@ static int open_method(state *st, const options *o, char *detail, size_t cap) {
     return fail(EXIT_PROGRAM, MX_ERR_TOO_LARGE, detail);
   }
   st->arena_count = st->meta.arena_count;
+  uint64_t total = 0;   /* every size is checked before anything is allocated */
   for (uint32_t id = 1; id < st->arena_count; id++) {
     uint64_t size;
     e = mx_program_arena_size(&st->program, &st->meta, id, &size);
-    if (e == MX_OK && size > MAX_ALLOC) e = MX_ERR_TOO_LARGE;
     if (e != MX_OK) {
       snprintf(detail, cap, "arena %u", id);
       return fail(EXIT_PROGRAM, e, detail);
     }
-    st->arenas[id].ptr = calloc(1, size ? (size_t)size : 1);
+    total += size > o->max_arena_bytes ? o->max_arena_bytes + 1u : size;
+    if (total > o->max_arena_bytes) {
+      snprintf(detail, cap, "arena %u takes the arenas past --max-arena-bytes %llu", id, o->max_arena_bytes);
+      return fail(EXIT_PROGRAM, MX_ERR_ARENA_LIMIT, detail);
+    }
     st->arenas[id].size = (size_t)size;
+  }
+  for (uint32_t id = 1; id < st->arena_count; id++) {
+    st->arenas[id].ptr = calloc(1, st->arenas[id].size ? st->arenas[id].size : 1);
     if (st->arenas[id].ptr == NULL) return fail(EXIT_PROGRAM, MX_ERR_IO, "out of host memory");
   }
   if (st->meta.meta_pool_bytes > MAX_ALLOC) {
@@ -175,6 +197,7 @@ static int open_method(state *st, const options *o, char *detail, size_t cap) {
       .arenas = st->arenas,
       .arena_count = st->arena_count,
       .skip_kernels = o->parse_only || o->info,
+      .max_cost = o->max_ops,
   };
   e = mx_method_load(&st->program, o->method, &cfg, &st->method);
   if (e != MX_OK) {
@@ -317,7 +340,7 @@ static int main_with(state *st, int argc, char **argv) {
     list_errors();
     return 0;
   }
-  if (mx_run_read_file(o.model, &st->file, &st->file_size) != 0) {
+  if (mx_run_read_program(o.model, &st->file, &st->file_size) != 0) {
     snprintf(detail, sizeof detail, "cannot read %s", o.model);
     return fail(EXIT_USAGE, MX_ERR_IO, detail);
   }
@@ -330,6 +353,10 @@ static int main_with(state *st, int argc, char **argv) {
   }
   if (o.kernels) {
     print_kernels(&st->method);
+    return 0;
+  }
+  if (o.cost) {
+    printf("cost %llu\n", (unsigned long long)mx_method_cost(&st->method));
     return 0;
   }
   if (o.parse_only || o.load_only) {
@@ -346,6 +373,6 @@ int main(int argc, char **argv) {
   int rc = main_with(&st, argc, argv);
   for (uint32_t id = 0; id < MAX_IO; id++) free(st.arenas[id].ptr);
   free(st.pool);
-  free(st.file);
+  mx_run_free_program(st.file, st.file_size);
   return rc;
 }

@@ -67,4 +67,14 @@ static mx_error execute(void *state, mx_kernel_ctx *ctx, mx_value *const *args, 
   return MX_OK;
 }
 
-const mx_backend mx_test_delegate_backend = {"MxTestDelegate", sizeof(test_state), init, execute, NULL};
+/* At load: the call's form, and an out the loader lets be written (planned). */
+static mx_arg_error check(const void *state, mx_value *const *args, uint32_t nargs) {
+  (void)state;
+  if (nargs != 2) return MX_ERR_BAD_ARG_COUNT;
+  if (args[0]->tag != MX_TAG_TENSOR || args[1]->tag != MX_TAG_TENSOR) return MX_ERR_BAD_ARG_TYPE;
+  const mx_tensor *out = args[1]->u.t;
+  if (out->nbytes != 0 && (out->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(1, MX_ERR_CONSTANT_WRITE);
+  return check_pair(args[0]->u.t, out);
+}
+
+const mx_backend mx_test_delegate_backend = {"MxTestDelegate", sizeof(test_state), init, execute, check};

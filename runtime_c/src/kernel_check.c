@@ -71,11 +71,45 @@ static bool ret_matches(uint32_t first_out, mx_value *const *args, uint32_t narg
 
 mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs) {
   const uint8_t *sig = k->sig;
-  if (nargs != sig[0]) return MX_ERR_BAD_ARG_COUNT;
+  if (nargs != sig[MX_SIG_NARGS]) return MX_ERR_BAD_ARG_COUNT;
   for (uint32_t i = 0; i < nargs; i++) {
-    mx_error e = check_arg(sig[2 + i], args[i]);
+    mx_error e = check_arg(sig[MX_SIG_KINDS + i], args[i]);
     if (e != MX_OK) return MX_ARG_ERROR(i, e);
   }
-  if (!ret_matches(sig[1], args, nargs)) return MX_ARG_ERROR(nargs - 1u, MX_ERR_BAD_ARG_VALUE);
+  if (!ret_matches(sig[MX_SIG_FIRST_OUT], args, nargs)) return MX_ARG_ERROR(nargs - 1u, MX_ERR_BAD_ARG_VALUE);
   return k->check(args);
+}
+
+/* How many times tensor t is among args[0..n), lists included. */
+static uint32_t occurrences(const mx_tensor *t, mx_value *const *args, uint32_t n) {
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const mx_value *v = args[i];
+    if (v->tag == MX_TAG_TENSOR) {
+      count += v->u.t == t;
+    } else if (v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST) {
+      for (uint32_t k = 0; k < v->u.tensors.len; k++) count += v->u.tensors.items[k] == t;
+    }
+  }
+  return count;
+}
+
+/* An out is written: it must be planned (a constant lives in the program, read-only on a device) and must not
+ * be any other argument too, which the plan check cannot see (one tensor does not overlap another). */
+static mx_error check_out(const mx_tensor *t, mx_value *const *args, uint32_t n) {
+  if (t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ERR_CONSTANT_WRITE;
+  return occurrences(t, args, n) == 1u ? MX_OK : MX_ERR_PLAN_OVERLAP;
+}
+
+mx_arg_error mx_check_outs(mx_value *const *args, uint32_t nargs, uint32_t first_out) {
+  const uint32_t n = nargs - 1u;   /* the return repeats the outs (checked): not counted again */
+  for (uint32_t i = first_out; i < n; i++) {
+    const mx_value *v = args[i];
+    const bool one = v->tag == MX_TAG_TENSOR;
+    const uint32_t count = one ? 1u : v->u.tensors.len;
+    for (uint32_t k = 0; k < count; k++) {
+      MX_CHECK(i, check_out(one ? v->u.t : v->u.tensors.items[k], args, n));
+    }
+  }
+  return MX_OK;
 }

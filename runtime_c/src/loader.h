@@ -21,6 +21,8 @@ typedef struct mx_load_ctx {
   /* cursors into the pool regions while filling */
   mx_tensor *tensors;
   uint32_t tensors_left;
+  mx_tensor *tensors_base;     /* the whole region, for the plan check */
+  uint32_t *lives;
   int64_t *ints;
   uint32_t ints_left;
   double *doubles;
@@ -39,6 +41,14 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l);
 
 /* Instruction list of the plan's only chain (empty when the plan has no chain). */
 mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *instrs);
+
+/* Work of one call (sig: its kernel's signature; NULL for a DelegateCall: its tensors only), as mx_method_cost
+ * sums it. */
+uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs);
+/* That a loaded method writes only planned tensors and that no two tensors live at one instruction share a
+ * byte (the planner's rule, mcu_export/planner/lifetimes.py); `lives` holds 4 words per tensor of the pool.
+ * On error method->site names the instruction. */
+mx_error mx_verify_plan(mx_method *method, mx_tensor *tensors, uint32_t tensor_count, uint32_t *lives);
 
 mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
 /* Fills method->values; on error method->site.value names the value. */

@@ -65,9 +65,12 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
     if (e != MX_OK) return e;
     ctx->args[k] = &m->values[v];
   }
+  const uint8_t *sig = NULL;
   if (kind == MX_INSTR_KERNEL && m->ops[op] != NULL) {
     /* Every call is checked here, once: execute functions read their arguments unchecked. */
+    sig = m->ops[op]->sig;
     mx_arg_error r = mx_kernel_check_call(m->ops[op], ctx->args, args.len);
+    if (r == MX_OK) r = mx_check_outs(ctx->args, args.len, sig[MX_SIG_FIRST_OUT]);
     if (r != MX_OK) {
       m->site.arg = MX_ERROR_ARG(r);
       op_site(m, (uint32_t)op);
@@ -78,6 +81,8 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
     e = mx_delegates->check(m, (uint32_t)op, ctx->args, args.len);
     if (e != MX_OK) return e;
   }
+  if (__builtin_add_overflow(m->cost, mx_call_cost(sig, ctx->args, args.len), &m->cost)) m->cost = UINT64_MAX;
+  if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
   out->kind = kind;
   out->op = (uint32_t)op;
   out->nargs = args.len;
@@ -134,6 +139,8 @@ static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
   m->value_count = (uint32_t)c->values;
   ctx->tensors = (mx_tensor *)(void *)(base + l.at[MX_META_tensors]);
   ctx->tensors_left = (uint32_t)c->tensors;
+  ctx->tensors_base = ctx->tensors;
+  ctx->lives = (uint32_t *)(void *)(base + l.at[MX_META_lives]);
   ctx->ints = (int64_t *)(void *)(base + l.at[MX_META_ints]);
   ctx->ints_left = (uint32_t)c->ints;
   ctx->doubles = (double *)(void *)(base + l.at[MX_META_doubles]);
@@ -197,6 +204,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   }
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
+  if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, (uint32_t)counts.tensors, ctx.lives);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
   for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);
   if (e != MX_OK) {

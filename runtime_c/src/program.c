@@ -82,6 +82,14 @@ static mx_error read_constant_segment(mx_program *p, mx_fb *fb, const mx_fb_tabl
   if (index >= segs->len) return MX_ERR_BAD_INDEX;
   e = segment_at(p, fb, segs, index, &start, &size);
   if (e != MX_OK) return e;
+  /* Each entry runs to the next one's offset (the last to the segment's end): a constant may use only its own
+   * entry's bytes, which holds only while the offsets never go back. */
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < offsets.len; i++) {
+    uint64_t off = mx_fb_vec_u64(fb, &offsets, i);
+    if (off < prev || off > size) return MX_ERR_BAD_SEGMENT;
+    prev = off;
+  }
   p->const_segment = p->data + start;
   p->const_segment_size = size;
   p->const_offsets_pos = offsets.pos;
@@ -156,8 +164,9 @@ mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t idx, uint64_t
   if (p->const_segment != NULL) {
     mx_fb_vec offsets = {p->const_offsets_pos, p->const_offsets_len};
     if (idx >= offsets.len) return MX_ERR_BAD_INDEX;
-    uint64_t off = mx_fb_vec_u64(fb, &offsets, idx);
-    if (off > p->const_segment_size || nbytes > p->const_segment_size - off) return MX_ERR_CONSTANT_MISSING;
+    uint64_t off = mx_fb_vec_u64(fb, &offsets, idx);   /* offsets are ordered (read_constant_segment) */
+    uint64_t end = idx + 1u < offsets.len ? mx_fb_vec_u64(fb, &offsets, idx + 1u) : p->const_segment_size;
+    if (nbytes > end - off) return MX_ERR_CONSTANT_MISSING;
     *data = p->const_segment + off;
     return MX_OK;
   }

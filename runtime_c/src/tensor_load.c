@@ -55,6 +55,7 @@ static mx_error place_planned(mx_load_ctx *ctx, const mx_fb_table *alloc, mx_ten
   const mx_span *arena = &ctx->cfg->arenas[id];
   if (offset > arena->size || out->nbytes > arena->size - offset) return MX_ERR_ARENA_TOO_SMALL;
   out->data = (uint8_t *)arena->ptr + offset;
+  out->flags = MX_TENSOR_PLANNED;
   return check_aligned(out, out->data);
 }
 
@@ -101,6 +102,6 @@ mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out) 
   const uint8_t *data;
   e = mx_prog_constant(ctx->p, fb, buffer_idx, out->nbytes, &data);
   if (e != MX_OK) return e;
-  out->data = (void *)(uintptr_t)data;   /* kernels never write to inputs; constants stay read-only */
+  out->data = (void *)(uintptr_t)data;   /* never written: the loader lets only planned tensors be outs */
   return check_aligned(out, out->data);
 }

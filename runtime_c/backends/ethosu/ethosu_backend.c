@@ -164,6 +164,10 @@ static mx_arg_error check(const void *state, mx_value *const *args, uint32_t nar
   for (uint32_t i = 0; i < nargs; i++) {
     if (args[i]->tag != MX_TAG_TENSOR) return MX_ARG_ERROR(i, MX_ERR_BAD_ARG_TYPE);
     const mx_tensor *t = args[i]->u.t;
+    /* the NPU writes its outputs and the scratch: arena slots, never the program */
+    if (i >= s->input_count && t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) {
+      return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
+    }
     if (i == n) { /* the scratch */
       if (t->dtype != MX_DTYPE_U8) return MX_ARG_ERROR(i, MX_ERR_BAD_DTYPE);
       if (t->nbytes < s->scratch_size) return MX_ARG_ERROR(i, MX_ERR_BAD_SHAPE);

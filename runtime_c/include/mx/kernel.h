@@ -53,14 +53,25 @@ typedef enum mx_arg_kind {
   MX_KIND_OPT_FLOAT_LIST  /* float[]? (upsampling's scale_factors) */
 } mx_arg_kind;
 
+/* A kernel's signature bytes: the argument count, the index of the first out argument (what the return repeats),
+ * the cost rule with the argument it reads (mcu_export/ops/cost.py), then the mx_arg_kind of each argument. */
+enum { MX_SIG_NARGS, MX_SIG_FIRST_OUT, MX_SIG_COST_RULE, MX_SIG_COST_ARG, MX_SIG_KINDS };
+
+/* What multiplies the largest tensor argument's element count in an instruction's cost (src/method_cost.c). */
+typedef enum mx_cost_rule {
+  MX_COST_ELEMENTS,   /* nothing: one pass over each tensor */
+  MX_COST_ROWS,       /* the argument's elements per leading row */
+  MX_COST_COLS,       /* the argument's elements per trailing column */
+  MX_COST_LAST,       /* the argument's trailing size */
+  MX_COST_WINDOW      /* the product of the argument's ints */
+} mx_cost_rule;
+
 typedef struct mx_kernel_entry {
   const char *name;       /* e.g. "aten::convolution" */
   const char *overload;   /* e.g. "out" */
   mx_kernel_fn fn;        /* execute */
   mx_kernel_check_fn check; /* load-time check of dtypes, shapes and values */
-  /* The signature: the argument count, the index of the first out argument (what the return repeats), then
-   * the mx_arg_kind of each argument. */
-  const uint8_t *sig;
+  const uint8_t *sig;      /* the signature, laid out as MX_SIG_* says */
 } mx_kernel_entry;
 
 /* Generated from the op table (codegen/kernel_table.c.j2): the kernels this build links, and no others. */
@@ -79,6 +90,10 @@ extern const mx_arg_bounds mx_kernel_arg_bounds[];
 /* Count, tags and ranges against k's schema, then k's own check: MX_OK or an error naming the argument at
  * fault (MX_ARG_ERROR). */
 mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *args, uint32_t nargs);
+
+/* That every out of a checked call (args[first_out..nargs-1), lists included) is planned and is no other argument:
+ * MX_ERR_CONSTANT_WRITE or MX_ERR_PLAN_OVERLAP naming the out. */
+mx_arg_error mx_check_outs(mx_value *const *args, uint32_t nargs, uint32_t first_out);
 
 /* In a check: evaluate expr, whose error names no argument; on error, name argument i and return it. */
 #define MX_CHECK(i, expr)                      \

@@ -60,6 +60,7 @@ typedef struct mx_method_config {
   uint32_t arena_count;
   bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
                                  backend and init (inspection tools) */
+  uint64_t max_cost;          /* refuse a method whose mx_method_cost is above it (MX_ERR_TOO_COSTLY); 0: no limit */
 } mx_method_config;
 
 /* KERNEL and DELEGATE are the schema's InstructionArguments tags (the loader refuses MoveCall, JumpFalse and
@@ -104,11 +105,16 @@ typedef struct mx_method {
   uint32_t op_count;
   mx_delegate *delegates;
   bool kernels_resolved;
+  uint64_t cost;
   mx_error_site site;
 } mx_method;
 
 mx_error mx_method_load(const mx_program *program, const char *name, const mx_method_config *cfg, mx_method *method);
 mx_error mx_method_execute(mx_method *method);
+
+/* An upper bound of one execution's work, in element operations and multiply-accumulates, from the checked
+ * shapes (src/method_cost.c): what mx_method_config.max_cost limits. */
+uint64_t mx_method_cost(const mx_method *method);
 
 uint32_t mx_method_input_count(const mx_method *method);
 uint32_t mx_method_output_count(const mx_method *method);

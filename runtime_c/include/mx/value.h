@@ -23,12 +23,17 @@ typedef enum mx_dtype {
 /* Bytes per element of a dtype code; 0 for a code the runtime does not know (src/dtype.c). */
 uint32_t mx_dtype_size(uint32_t dtype);
 
+/* The loader sets it on a tensor whose data is an arena slot: only such a tensor may be written (a kernel's
+ * out, a delegate's output, a method input). Without it the data is in the program, or there is none. */
+#define MX_TENSOR_PLANNED 1u
+
 typedef struct mx_tensor {
   void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */
   int32_t sizes[MX_MAX_DIM];
   uint8_t dim_order[MX_MAX_DIM];
   uint8_t dim;
   uint8_t dtype;                    /* mx_dtype */
+  uint8_t flags;                    /* MX_TENSOR_*; fills padding, the struct keeps its size */
   uint32_t numel;
   uint32_t nbytes;
 } mx_tensor;

@@ -1,0 +1,56 @@
+/* The work of one instruction, bounded from its checked arguments: one pass over each tensor, and for ops whose
+ * work grows faster than their tensors the largest tensor's elements times the factor the op's cost rule names
+ * (mx_cost_rule; mcu_export/ops/cost.py). Sums saturate: a program past 2^64 operations is over any limit. */
+#include "loader.h"
+
+/* The builtins test the carry instead of dividing: no 64-bit division routine in a Cortex-M image. */
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* The elements of a tensor or of a list's tensors, summed into *sum; the largest one kept in *max. */
+static void elements(const mx_value *v, uint64_t *sum, uint64_t *max) {
+  const bool one = v->tag == MX_TAG_TENSOR;
+  if (!one && v->tag != MX_TAG_TENSOR_LIST && v->tag != MX_TAG_OPT_TENSOR_LIST) return;
+  const uint32_t n = one ? 1u : v->u.tensors.len;
+  for (uint32_t i = 0; i < n; i++) {
+    const mx_tensor *t = one ? v->u.t : v->u.tensors.items[i];
+    if (t == NULL) continue;
+    *sum = sat_add(*sum, t->numel);
+    if (t->numel > *max) *max = t->numel;
+  }
+}
+
+/* The factor a rule reads from argument v (checked by the kernel: a tensor or an int[] of window sizes). */
+static uint64_t factor(uint8_t rule, const mx_value *v) {
+  if (rule == MX_COST_WINDOW) {
+    uint64_t f = 1;
+    for (uint32_t i = 0; v->tag == MX_TAG_INT_LIST && i < v->u.ints.len; i++) {
+      f = sat_mul(f, v->u.ints.items[i] > 0 ? (uint64_t)v->u.ints.items[i] : 1u);
+    }
+    return f;
+  }
+  if (v->tag != MX_TAG_TENSOR || v->u.t->dim == 0) return 1;
+  const mx_tensor *t = v->u.t;
+  const uint32_t first = (uint32_t)t->sizes[0], last = (uint32_t)t->sizes[t->dim - 1];
+  if (rule == MX_COST_LAST) return last;
+  const uint32_t per = rule == MX_COST_ROWS ? first : last;
+  return per ? t->numel / per : 0;
+}
+
+uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs) {
+  uint64_t sum = 0, max = 0;
+  /* a kernel's last argument repeats its outs: counted once */
+  const uint32_t counted = sig != NULL && nargs > 0 ? nargs - 1u : nargs;
+  for (uint32_t i = 0; i < counted; i++) elements(args[i], &sum, &max);
+  if (sig == NULL || sig[MX_SIG_COST_RULE] == MX_COST_ELEMENTS || sig[MX_SIG_COST_ARG] >= nargs) return sum;
+  return sat_add(sum, sat_mul(max, factor(sig[MX_SIG_COST_RULE], args[sig[MX_SIG_COST_ARG]])));
+}
+
+uint64_t mx_method_cost(const mx_method *m) { return m->cost; }

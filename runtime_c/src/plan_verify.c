@@ -1,0 +1,92 @@
+/* The memory plan re-verified at load: the file's own plan is not trusted. A tensor lives from the step that first
+ * names it to the last one that does (step 0: the method's inputs, written before instruction 0; step i + 1:
+ * instruction i; the last step: the outputs, read after the last instruction), both ends included, as the
+ * planner's rule has it (mcu_export/planner/lifetimes.py). No two planned tensors live at one step may share a
+ * byte, and what a method's caller writes or reads (its inputs and outputs) must be planned. */
+#include "loader.h"
+
+#define NEVER UINT32_MAX
+/* A bound on the sweep's comparisons: real plans need a few thousand; far more means a hostile file. */
+#define MAX_WORK (1u << 24)
+
+typedef struct lives {
+  mx_tensor *tensors;
+  uint32_t count;
+  uint32_t *first, *last, *order, *live;
+  uint32_t ordered;
+} lives;
+
+/* Tensor t is named at `step`. Steps come in increasing order, so `order` lists the planned tensors by their
+ * first step as they are met. */
+static void name(lives *l, const mx_tensor *t, uint32_t step) {
+  const uint32_t k = (uint32_t)(t - l->tensors);
+  if (l->first[k] == NEVER) {
+    l->first[k] = step;
+    if ((t->flags & MX_TENSOR_PLANNED) != 0 && t->nbytes != 0) l->order[l->ordered++] = k;
+  }
+  l->last[k] = step;
+}
+
+static void name_value(lives *l, const mx_value *v, uint32_t step) {
+  if (v->tag == MX_TAG_TENSOR) {
+    name(l, v->u.t, step);
+  } else if (v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST) {
+    for (uint32_t i = 0; i < v->u.tensors.len; i++) {
+      if (v->u.tensors.items[i] != NULL) name(l, v->u.tensors.items[i], step);
+    }
+  }
+}
+
+/* The method's inputs (outputs) are tensors the caller writes (reads): planned, or empty. */
+static mx_error io_planned(const mx_method *m, const uint32_t *list, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    const mx_value *v = &m->values[list[i]];
+    if (v->tag == MX_TAG_TENSOR && v->u.t->nbytes != 0 && (v->u.t->flags & MX_TENSOR_PLANNED) == 0) {
+      return MX_ERR_CONSTANT_WRITE;
+    }
+  }
+  return MX_OK;
+}
+
+static bool share_bytes(const mx_tensor *a, const mx_tensor *b) {
+  const uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+  return a0 < b0 + b->nbytes && b0 < a0 + a->nbytes;
+}
+
+/* The sweep: each tensor, in order of first step, against those still live at that step. */
+static mx_error sweep(mx_method *m, lives *l) {
+  uint32_t live = 0, work = 0;
+  for (uint32_t i = 0; i < l->ordered; i++) {
+    const uint32_t k = l->order[i], start = l->first[k];
+    uint32_t kept = 0;
+    work += live;
+    if (work > MAX_WORK) return MX_ERR_TOO_LARGE;
+    for (uint32_t j = 0; j < live; j++) {
+      const uint32_t o = l->live[j];
+      if (l->last[o] < start) continue;
+      if (share_bytes(&l->tensors[k], &l->tensors[o])) {
+        m->site.instruction = start == 0 ? -1 : (int32_t)(start - 1u);
+        return MX_ERR_PLAN_OVERLAP;
+      }
+      l->live[kept++] = o;
+    }
+    l->live[kept] = k;
+    live = kept + 1u;
+  }
+  return MX_OK;
+}
+
+mx_error mx_verify_plan(mx_method *m, mx_tensor *tensors, uint32_t count, uint32_t *words) {
+  lives l = {tensors, count, words, words + count, words + 2u * count, words + 3u * count, 0};
+  mx_error e = io_planned(m, m->inputs, m->input_count);
+  if (e == MX_OK) e = io_planned(m, m->outputs, m->output_count);
+  if (e != MX_OK) return e;
+  for (uint32_t k = 0; k < count; k++) l.first[k] = NEVER;
+  for (uint32_t i = 0; i < m->input_count; i++) name_value(&l, &m->values[m->inputs[i]], 0);
+  for (uint32_t i = 0; i < m->instr_count; i++) {
+    const mx_instr *ins = &m->instrs[i];
+    for (uint32_t a = 0; a < ins->nargs; a++) name_value(&l, ins->args[a], i + 1u);
+  }
+  for (uint32_t i = 0; i < m->output_count; i++) name_value(&l, &m->values[m->outputs[i]], m->instr_count + 1u);
+  return sweep(m, &l);
+}
