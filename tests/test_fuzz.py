@@ -33,6 +33,12 @@ OPEN = {
     "(cmsis_nn_kernels/arm_nn_mat_mult_nt_t_s8.c:277) from a 1x1 quantized_conv2d (arm_convolve_1x1_s8_fast): "
     "the same unchecked bias range (MX_ERR_ARITH_RANGE; cortex_m kernels)",
 }
+# The refusal each found input must now meet: (stage, errors.def code).
+REFUSED_WITH = {
+    "method_input_is_a_constant": ("load", 0x0207),  # MX_ERR_CONSTANT_WRITE
+    "quantized_linear_accumulator_overflow": ("load", 0x030B),  # MX_ERR_ARITH_RANGE
+    "quantized_conv2d_1x1_accumulator_overflow": ("load", 0x030B),
+}
 # Hand-made programs whose refusal the loader does not give yet, as OPEN (all given since the loader's validation).
 HOSTILE_OPEN: dict = {}
 LINE = re.compile(r"mx_fuzz: (?:program (0x[0-9a-f]{4})|method \d+ load (0x[0-9a-f]{4}) execute (0x[0-9a-f]{4}|-))")
@@ -77,7 +83,9 @@ def regression_params():
 
 @pytest.mark.parametrize("unit", regression_params(), ids=lambda p: p.stem)
 def test_found_inputs_load_or_are_refused(fuzzer, unit):
-    replay(fuzzer, unit)
+    results = replay(fuzzer, unit)
+    if unit.stem in REFUSED_WITH:
+        assert [(stage, code) for stage, code in results if code != 0] == [REFUSED_WITH[unit.stem]]
 
 
 def hostile_params():
