@@ -32,3 +32,26 @@ def test_portable_ops_take_torch_as_their_reference():
     )
     for name in INT8_DATA_MOVEMENT_REFERENCES:
         assert BY_QUALIFIED[name].reference_fn() is not None
+
+
+def test_cost_rules_follow_the_c_enum_and_name_real_arguments():
+    """mcu_export/ops/cost.py RULES is mx_cost_rule's order (mx/kernel.h), and each rule reads an argument its op has
+    of the kind it needs (a tensor, or an int[] for window)."""
+    import re
+
+    from mcu_export.assets import asset_dir
+    from mcu_export.ops.cost import RULES, cost_rule
+    from mcu_export.ops.table import ALL_OPS
+
+    header = (asset_dir("runtime_c") / "include" / "mx" / "kernel.h").read_text()
+    enum = re.search(r"typedef enum mx_cost_rule \{(.*?)\} mx_cost_rule;", header, re.S).group(1)
+    assert [n.lower() for n in re.findall(r"^\s*MX_COST_(\w+)", enum, re.M)] == list(RULES)
+    ruled = 0
+    for op in ALL_OPS:
+        rule, arg = cost_rule(op)
+        if rule == 0:
+            continue
+        ruled += 1
+        kind = str(op.schema().arguments[arg].type)
+        assert kind == ("List[int]" if RULES[rule] == "window" else "Tensor"), (op.qualified, kind)
+    assert ruled >= 15

@@ -147,6 +147,46 @@ def test_cost_bounds_convolution_and_pool_work(runner, tmp_path):
     pte.write_bytes(write_program(prog))
     proc = subprocess.run([str(runner), str(pte), "--cost"], capture_output=True, text=True, env=SAN_ENV)
     x, w, conv, pooled = 300, 216, 512, 128
-    macs = max(x, w, conv) * (3 * 3 * 3)
-    window = max(conv, pooled) * 4
+    macs = max(x, conv) * (3 * 3 * 3)  # per output element (per input element when it has more)
+    window = pooled * 4
     assert proc.stdout.split() == ["cost", str(x + w + conv + macs + conv + pooled + window)], proc.stderr
+
+
+@pytest.fixture(scope="module")
+def fast_runner():
+    from mcu_export.host_runtime import build_host_runner
+
+    return build_host_runner()
+
+
+def test_the_c_plan_check_is_the_planner_s_rule(fast_runner, program, tmp_path):
+    """Random placements of the four planned tensors (x, t1, t2, y; 16-byte slots of one arena): the loader refuses
+    exactly those that mcu_export/planner/verify.py refuses, so C and Python hold one rule."""
+    import random
+
+    from mcu_export.planner.lifetimes import compute_lifetimes
+    from mcu_export.planner.verify import PlanVerificationError, verify_plan
+
+    rng = random.Random(12)
+    plan = _plan(program)
+    planned = [i for i, v in enumerate(plan.values) if getattr(v, "allocation_info", None) is not None]
+    verdicts = []
+    for case in range(40):
+        prog = copy.deepcopy(program)
+        p = _plan(prog)
+        offsets = {v: 16 * rng.randrange(9) for v in planned}  # 32-byte tensors in a 160-byte arena
+        for v, off in offsets.items():
+            p.values[v].allocation_info.memory_offset = off
+        p.non_const_buffer_sizes = [0, 160]
+        try:
+            verify_plan(compute_lifetimes(p), offsets, 160)
+            python_ok = True
+        except PlanVerificationError:
+            python_ok = False
+        proc = _run(fast_runner, prog, tmp_path, "--load-only")
+        assert proc.returncode in (0, 3), proc.stderr
+        if proc.returncode == 3:
+            assert "two planned tensors" in proc.stderr, proc.stderr
+        assert (proc.returncode == 0) == python_ok, (case, offsets, proc.stderr)
+        verdicts.append(python_ok)
+    assert 5 <= sum(verdicts) <= 35  # both kinds of placement were tried

@@ -2,16 +2,15 @@
 
 Every call costs the elements of its tensor arguments (one pass over each). Ops whose work grows faster than
 their tensors name a rule and the argument it reads; the loader (runtime_c/src/method_cost.c) multiplies the
-largest tensor argument's element count by:
+largest out's element count by:
 
 - ``rows``: the argument's elements per leading row (a weight [C_out, ...]: the reduction length of a
   convolution or a fully connected layer);
+- ``conv``: as ``rows``, times the first input's elements when it has more (aten::convolution, which may be
+  transposed: its rows then run per input element);
 - ``cols``: the argument's elements per trailing column (a depthwise weight [1, KH, KW, C]: KH * KW);
 - ``last``: the argument's trailing size (the K of a matrix product);
 - ``window``: the product of an int[] argument (a pool's kernel_size).
-
-Taking the largest tensor as the base keeps the figure an upper bound whichever of input and output is bigger
-(a transposed convolution reads more than it writes when its padding is large).
 """
 
 from __future__ import annotations
@@ -20,11 +19,11 @@ from typing import Dict, Tuple
 
 from mcu_export.ops.table import OpDef
 
-RULES = ("elements", "rows", "cols", "last", "window")
+RULES = ("elements", "rows", "cols", "last", "window", "conv")   # the order of mx_cost_rule (mx/kernel.h)
 
 # qualified op name -> (rule, argument name)
 _COSTS: Dict[str, Tuple[str, str]] = {
-    "aten::convolution.out": ("rows", "weight"),
+    "aten::convolution.out": ("conv", "weight"),
     "aten::addmm.out": ("last", "mat1"),
     "aten::mm.out": ("last", "self"),
     "aten::bmm.out": ("last", "self"),

@@ -13,6 +13,11 @@ extern const uint32_t mx_serve_slot_bytes;
 extern const char mx_serve_board[];
 extern const char mx_serve_firmware[];
 
+/* The most work (mx_method_cost: element operations and multiply-accumulates) one invoke of a model sent over the
+ * link may take: a few seconds of a 100 MHz core (KWS takes 3 M, ResNet-8 16 M); a program asking more is refused at load
+ * rather than hanging the board. */
+#define MX_SERVE_MAX_COST 200000000ull
+
 /* The board's slot store (boards/<family>/slot_store_*.c): fills *store for two slots of slot_bytes each.
  * ram (2 x slot_bytes, 16-byte aligned) is where a store whose medium is not memory-mapped keeps the copy
  * that map() hands out. A store that cannot reach its medium still fills *store, with erase/write failing,

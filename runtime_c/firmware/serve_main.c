@@ -41,7 +41,8 @@ int main(void) {
   static const mx_serial_io io = {0, uart_getc, uart_putc, 0, ticks};
   static mx_slot_store store;
   mx_slot_store_open(&store, mx_serve_slot_ram, mx_serve_slot_bytes);
-  const mx_serial_config cfg = {&io, &store, mx_serve_work, mx_serve_work_bytes, mx_serve_board, mx_serve_firmware};
+  const mx_serial_config cfg = {
+      &io, &store, mx_serve_work, mx_serve_work_bytes, mx_serve_board, mx_serve_firmware, MX_SERVE_MAX_COST};
   mx_serial_init(&device, &cfg);
   mx_serial_run(&device);
   return 0;

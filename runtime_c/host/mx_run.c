@@ -31,6 +31,7 @@
  *
  * Errors: one line "mx_run: error: <text> (<detail>)" on stderr; exit 2 for usage errors (bad flags,
  * unreadable files, inputs that do not match the program), 3 for program or runtime errors. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,13 @@ static int fail(int code, mx_error err, const char *detail) {
   return code;
 }
 
+/* A count given as "1000000" or "1e6"; below 0 reads as 0 (no limit), past the type's range as its maximum. */
+static unsigned long long count_arg(const char *text) {
+  double v = strtod(text, NULL);
+  if (!(v > 0)) return 0;
+  return v >= 18446744073709549568.0 ? ULLONG_MAX : (unsigned long long)v;
+}
+
 static int parse_args(int argc, char **argv, options *o, char *detail, size_t cap) {
   memset(o, 0, sizeof *o);
   o->method = "forward";
@@ -95,9 +103,9 @@ static int parse_args(int argc, char **argv, options *o, char *detail, size_t ca
     } else if (strcmp(a, "--meta-pool-size") == 0 && has_value) {
       o->meta_pool_size = atoll(argv[++i]);
     } else if (strcmp(a, "--max-ops") == 0 && has_value) {
-      o->max_ops = strtoull(argv[++i], NULL, 0);
+      o->max_ops = count_arg(argv[++i]);
     } else if (strcmp(a, "--max-arena-bytes") == 0 && has_value) {
-      o->max_arena_bytes = strtoull(argv[++i], NULL, 0);
+      o->max_arena_bytes = count_arg(argv[++i]);
     } else if (strcmp(a, "--cost") == 0) {
       o->cost = 1;
     } else if (strcmp(a, "--load-only") == 0) {

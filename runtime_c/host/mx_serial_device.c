@@ -180,7 +180,8 @@ int main(int argc, char **argv) {
   io_state.fd = fd;
   const mx_serial_io io = {&io_state, link_getc, link_putc, link_flush, host_ticks};
   const mx_slot_store store = {&store_state, slot_bytes, slots_erase, slots_write, slots_map};
-  const mx_serial_config cfg = {&io, &store, work, work_bytes, board, "mx_serial_device 1"};
+  /* a model that a host would run for minutes is refused at load, as the firmware refuses it */
+  const mx_serial_config cfg = {&io, &store, work, work_bytes, board, "mx_serial_device 1", 10000000000ull};
   static mx_serial device;
   profiled = &device;
   mx_serial_init(&device, &cfg);

@@ -58,6 +58,7 @@ typedef struct mx_serial_config {
   uint32_t work_bytes;                    /* 16-byte aligned start, any size */
   const char *board;
   const char *firmware;
+  uint64_t max_cost;                      /* a model whose mx_method_cost is above it is refused at load (0: none) */
 } mx_serial_config;
 
 typedef struct mx_serial {

@@ -48,8 +48,12 @@ static bool holds(const mx_value *v, const mx_tensor *t) {
   return false;
 }
 
-/* Whether anything outside instructions [first, first + count) reads or returns `t`. */
-static bool used_outside(const mx_method *m, const mx_tensor *t, uint32_t first, uint32_t count) {
+/* Whether anything outside instructions [first, first + count) reads or returns `t`. Each answer scans the whole
+ * method, so a file of many near-ramps could make loading quadratic: past a budget of scanned instructions the
+ * answer is yes, and the rest runs unfused (slower, never wrong). */
+static bool used_outside(const mx_method *m, const mx_tensor *t, uint32_t first, uint32_t count, uint32_t *budget) {
+  if (*budget < m->instr_count) return true;
+  *budget -= m->instr_count;
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
     if (i >= first && i < first + count) continue;
@@ -87,7 +91,7 @@ static int32_t table_index(const char *name) {
 }
 
 /* Number of instructions of the ramp starting at instruction i: 4 for hardswish, 3 for hardsigmoid, 0 for none. */
-static uint32_t match(const mx_method *m, uint32_t i) {
+static uint32_t match(const mx_method *m, uint32_t i, uint32_t *budget) {
   const mx_program *p = m->program;
   const mx_instr *add = &m->instrs[i];
   if (i + 3 > m->instr_count || !is_call(m, add, "aten::add", MX_NARGS_aten_add)) return 0;
@@ -118,15 +122,16 @@ static uint32_t match(const mx_method *m, uint32_t i) {
   if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_same(in, out)) return 0;
   for (uint32_t k = 0; k < n; k++) {  /* the temporaries: each instruction's out before the div */
     const mx_tensor *t = f32(m->instrs[i + k].args[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
-    if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1)) return 0;
+    if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1, budget)) return 0;
   }
   return n + 1;
 }
 
 void mx_fuse_hard_ramps(mx_method *m) {
   const int32_t kernel[2] = {table_index("aten::hardsigmoid"), table_index("aten::hardswish")};
+  uint32_t budget = 1u << 22;   /* instructions scanned; a real model's ramps take a few thousand */
   for (uint32_t i = 0; i < m->instr_count; i++) {
-    uint32_t n = match(m, i);
+    uint32_t n = match(m, i, &budget);
     int32_t k = n ? kernel[n == 4] : -1;
     if (k < 0) continue;
     mx_instr *first = &m->instrs[i];

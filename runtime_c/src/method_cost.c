@@ -1,5 +1,5 @@
 /* The work of one instruction, bounded from its checked arguments: one pass over each tensor, and for ops whose
- * work grows faster than their tensors the largest tensor's elements times the factor the op's cost rule names
+ * work grows faster than their tensors the largest out's elements times the factor the op's cost rule names
  * (mx_cost_rule; mcu_export/ops/cost.py). Sums saturate: a program past 2^64 operations is over any limit. */
 #include "loader.h"
 
@@ -40,17 +40,23 @@ static uint64_t factor(uint8_t rule, const mx_value *v) {
   const mx_tensor *t = v->u.t;
   const uint32_t first = (uint32_t)t->sizes[0], last = (uint32_t)t->sizes[t->dim - 1];
   if (rule == MX_COST_LAST) return last;
-  const uint32_t per = rule == MX_COST_ROWS ? first : last;
+  const uint32_t per = rule == MX_COST_COLS ? last : first;
   return per ? t->numel / per : 0;
 }
 
 uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs) {
-  uint64_t sum = 0, max = 0;
+  uint64_t sum = 0, ins = 0, outs = 0;
   /* a kernel's last argument repeats its outs: counted once */
   const uint32_t counted = sig != NULL && nargs > 0 ? nargs - 1u : nargs;
-  for (uint32_t i = 0; i < counted; i++) elements(args[i], &sum, &max);
+  const uint32_t first_out = sig != NULL ? sig[MX_SIG_FIRST_OUT] : counted;
+  for (uint32_t i = 0; i < counted; i++) elements(args[i], &sum, i < first_out ? &ins : &outs);
   if (sig == NULL || sig[MX_SIG_COST_RULE] == MX_COST_ELEMENTS || sig[MX_SIG_COST_ARG] >= nargs) return sum;
-  return sat_add(sum, sat_mul(max, factor(sig[MX_SIG_COST_RULE], args[sig[MX_SIG_COST_ARG]])));
+  /* per output element, but a convolution that may be transposed runs its rows per input element then */
+  uint64_t base = outs;
+  if (sig[MX_SIG_COST_RULE] == MX_COST_CONV && args[0]->tag == MX_TAG_TENSOR && args[0]->u.t->numel > base) {
+    base = args[0]->u.t->numel;
+  }
+  return sat_add(sum, sat_mul(base, factor(sig[MX_SIG_COST_RULE], args[sig[MX_SIG_COST_ARG]])));
 }
 
 uint64_t mx_method_cost(const mx_method *m) { return m->cost; }

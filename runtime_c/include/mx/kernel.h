@@ -63,7 +63,8 @@ typedef enum mx_cost_rule {
   MX_COST_ROWS,       /* the argument's elements per leading row */
   MX_COST_COLS,       /* the argument's elements per trailing column */
   MX_COST_LAST,       /* the argument's trailing size */
-  MX_COST_WINDOW      /* the product of the argument's ints */
+  MX_COST_WINDOW,     /* the product of the argument's ints */
+  MX_COST_CONV        /* as ROWS, per input element when there are more (a transposed convolution) */
 } mx_cost_rule;
 
 typedef struct mx_kernel_entry {
