@@ -72,7 +72,7 @@ def replay(fuzzer: Path, unit: Path) -> Tuple[str, str]:
     except subprocess.TimeoutExpired:
         return "timeout", "(runs over 60 s)"
     lines = proc.stderr.splitlines()
-    keep = [ln for ln in lines if "ERROR:" in ln or "runtime error" in ln or ln.strip().startswith(("#0", "#1"))]
+    keep = [ln for ln in lines if "ERROR:" in ln or "runtime error" in ln or ln.strip().startswith(("#0 ", "#1 "))]
     where = re.search(r"(\S+:\d+):\d+: runtime error|#0 0x[0-9a-f]+ in \S+ (\S+:\d+)", proc.stderr)
     return (where.group(1) or where.group(2) if where else "?"), "\n".join(keep[:4]) or "(did not reproduce)"
 
