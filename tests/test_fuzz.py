@@ -16,6 +16,10 @@ import fuzz_corpus
 import fuzz_handmade
 import fuzz_seeds
 
+# Every test needs mx_fuzz, a clang build of the whole runtime with coverage and sanitizers (~40 s on 2 busy
+# cores): too long for the fast tier's two minutes, so the module runs in `make test` only.
+pytestmark = pytest.mark.slow
+
 REGRESSIONS = Path(__file__).resolve().parent / "fuzz_regressions"
 ERRORS_DEF = Path(__file__).resolve().parents[1] / "runtime_c" / "include" / "mx" / "errors.def"
 # Executions of the fixed run: 100000 took 28 s on one core here (3,500/s over the quick seeds), so 40000 is
@@ -112,7 +116,6 @@ def test_an_unknown_error_code_would_abort(fuzzer, tmp_path):
     assert replay(fuzzer, unit) == [("program", 0x0101)]
 
 
-@pytest.mark.slow
 def test_fixed_run_finds_nothing(fuzzer, tmp_path):
     programs = fuzz_corpus.main(tmp_path / "corpus", only=fuzz_corpus.QUICK)
     assert sorted(p.name for p in programs) == sorted(f"{s}.pte" for s in fuzz_corpus.QUICK)
