@@ -120,7 +120,8 @@ void arm_softmax_s8(const int8_t *input,
                     const int32_t diff_min,
                     int8_t *output)
 {
-    const int32_t mask = 1 << shift;
+    /* 2^shift as a uint32: shift may be 31, where TFLite's diff_min leaves only diff == 0 to scale */
+    const uint32_t mask = 1u << shift;
     for (int32_t row = 0; row < num_rows; row++, input += row_size, output += row_size) {
         const int32_t max = row_max(input, row_size);
         int32_t sum = 0;
@@ -130,14 +131,14 @@ void arm_softmax_s8(const int8_t *input,
             const mve_pred16_t in_row = vctp32q((uint32_t)(row_size - col));
             const int32x4_t diff = vsubq_n_s32(vldrbq_z_s32(input + col, in_row), max);
             const mve_pred16_t p = vcmpgeq_m_n_s32(diff, diff_min, in_row);
-            const int32x4_t e = exp_on_negative_values_s32x4(vqrdmulhq_n_s32(vmulq_n_s32(diff, mask), mult));
+            const int32x4_t e = exp_on_negative_values_s32x4(vqrdmulhq_n_s32(vmulq_n_s32(diff, (int32_t)mask), mult));
             sum = vaddvaq_p_s32(sum, arm_nn_divide_by_power_of_two_mve(e, ACCUM_BITS), p);
         }
 #endif
         for (; col < row_size; col++) {
             const int32_t diff = input[col] - max;
             if (diff >= diff_min) {
-                sum += DIV_POW2(exp_on_negative_values(MUL_SAT(diff * mask, mult)), ACCUM_BITS);
+                sum += DIV_POW2(exp_on_negative_values(MUL_SAT((int32_t)((uint32_t)diff * mask), mult)), ACCUM_BITS);
             }
         }
 
@@ -152,7 +153,7 @@ void arm_softmax_s8(const int8_t *input,
             const mve_pred16_t in_row = vctp32q((uint32_t)(row_size - col));
             const int32x4_t diff = vsubq_n_s32(vldrbq_z_s32(input + col, in_row), max);
             const mve_pred16_t p = vcmpgeq_n_s32(diff, diff_min);
-            const int32x4_t e = exp_on_negative_values_s32x4(vqrdmulhq_n_s32(vmulq_n_s32(diff, mask), mult));
+            const int32x4_t e = exp_on_negative_values_s32x4(vqrdmulhq_n_s32(vmulq_n_s32(diff, (int32_t)mask), mult));
             int32x4_t res = arm_nn_divide_by_power_of_two_mve(vqrdmulhq_n_s32(e, shifted_scale), bits_over_unit);
             res = vminq_s32(vmaxq_s32(vaddq_n_s32(res, NN_Q7_MIN), vdupq_n_s32(NN_Q7_MIN)), vdupq_n_s32(NN_Q7_MAX));
             res = vpselq_s32(res, vdupq_n_s32(NN_Q7_MIN), p);
@@ -162,10 +163,10 @@ void arm_softmax_s8(const int8_t *input,
         for (; col < row_size; col++) {
             const int32_t diff = input[col] - max;
             int32_t res = NN_Q7_MIN;
-            if (diff >= diff_min) {
-                res = DIV_POW2(MUL_SAT(shifted_scale, exp_on_negative_values(MUL_SAT(diff * mask, mult))),
-                               bits_over_unit) +
-                      NN_Q7_MIN;
+            /* a sum of more than 2^28 (rows over 512) divides by up to 2^34: the quotient of a Q0.31 is 0 */
+            if (diff >= diff_min && bits_over_unit < 32) {
+                const int32_t e = exp_on_negative_values(MUL_SAT((int32_t)((uint32_t)diff * mask), mult));
+                res = DIV_POW2(MUL_SAT(shifted_scale, e), bits_over_unit) + NN_Q7_MIN;
             }
             output[col] = (int8_t)CLAMP(res, NN_Q7_MAX, NN_Q7_MIN);
         }

@@ -104,6 +104,8 @@ def test_example_matches_torch_and_host(exported, name, board):
     ]
     assert all(o.instructions and o.instructions > 0 for o in run.per_op)
     assert sum(o.instructions for o in run.per_op) <= run.instructions_per_inference < run.total_instructions
+    # The load (the program's validation) has its own region, outside the inference's.
+    assert 0 < run.instructions_per_load < run.total_instructions - run.instructions_per_inference
 
     # A second, different input through the same ELF: no rebuild, still right.
     other = _second_input(ex.inputs)

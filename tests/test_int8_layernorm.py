@@ -9,14 +9,14 @@ import shutil
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
 import int8_model_checks as M
 from cortex_m_programs import OpProgram, pte_runner
 from mcu_export.errors import RuntimeFailure
-from mcu_export.int8.reference.layer_norm import layer_norm_params, quantized_layer_norm
+from mcu_export.int8.reference.layer_norm import MAX_EPSILON, layer_norm_params, quantized_layer_norm
 
 needs_c = pytest.mark.skipif(
     any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs cmake, ninja and a C compiler"
@@ -67,6 +67,8 @@ def test_kernel_matches_reference(run, lead, tail, in_scale, out_scale, eps, out
     if rng.random() < 0.2:  # constant rows: variance 0, only epsilon under the root
         x[...] = x.reshape(-1)[0]
     p = _params(rng, int(np.prod(tail)), in_scale, out_scale, eps)
+    # what the lowering would refuse (rules_norm.py: epsilon in squared input steps times N^2) never reaches a kernel
+    assume(p["epsilon"] <= MAX_EPSILON)
     want = quantized_layer_norm(
         x,
         p["weight"],

@@ -145,3 +145,31 @@ def test_qemu_matches_reference(target, tmp_path):
             np.testing.assert_array_equal(
                 result.out, expected.reshape(-1), err_msg=f"{target} {op} {list(case.params)}"
             )
+
+
+def test_softmax_rows_the_kernel_refuses_stay_float():
+    """Rows longer than MAX_ROW would overflow the kernel's int32 sum of exps (its check refuses them at load,
+    MX_CM_SOFTMAX_MAX_ROW): the lowering leaves such a softmax to the fp32 fallback, and takes the longest row
+    it may."""
+    import re
+
+    import torch
+
+    from mcu_export.api import export
+    from mcu_export.assets import asset_dir
+
+    header = (asset_dir("runtime_c") / "kernels" / "cortex_m" / "util" / "mx_cm_ranges.h").read_text()
+    assert int(re.search(r"#define MX_CM_SOFTMAX_MAX_ROW (\d+)", header).group(1)) == softmax.MAX_ROW
+
+    class Head(torch.nn.Module):
+        def forward(self, x):
+            return torch.softmax(x * 2.0, dim=-1)
+
+    def ops(n):
+        x = torch.randn(1, n)
+        art = export(Head(), (x,), quantize="int8", calibrate=lambda: iter([(x,)]))
+        return {op.qualified for op in art.program.method("forward").operators}
+
+    assert "cortex_m::softmax.out" in ops(softmax.MAX_ROW)
+    longer = ops(softmax.MAX_ROW + 1)
+    assert "cortex_m::softmax.out" not in longer and "aten::_softmax.out" in longer

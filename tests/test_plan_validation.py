@@ -111,7 +111,7 @@ def test_an_out_that_is_also_an_input_is_refused(runner, program, tmp_path):
     plan = _plan(prog)
     add = plan.chains[0].instructions[0]
     add.args[-2] = add.args[-1] = add.args[0]  # add(x, c1, out=x)
-    _refused(_run(runner, prog, tmp_path), "two planned tensors", "instruction 0, argument 3")
+    _refused(_run(runner, prog, tmp_path), "two planned tensors", "instruction 0, argument 0")
 
 
 def test_a_constant_may_not_read_its_neighbours_bytes(runner, program, tmp_path):

@@ -19,7 +19,7 @@ from typing import Dict, Tuple
 
 from mcu_export.ops.table import OpDef
 
-RULES = ("elements", "rows", "cols", "last", "window", "conv")   # the order of mx_cost_rule (mx/kernel.h)
+RULES = ("elements", "rows", "cols", "last", "window", "conv")  # the order of mx_cost_rule (mx/kernel.h)
 
 # qualified op name -> (rule, argument name)
 _COSTS: Dict[str, Tuple[str, str]] = {

@@ -80,36 +80,45 @@ mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *arg
   return k->check(args);
 }
 
-/* How many times tensor t is among args[0..n), lists included. */
-static uint32_t occurrences(const mx_tensor *t, mx_value *const *args, uint32_t n) {
-  uint32_t count = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    const mx_value *v = args[i];
-    if (v->tag == MX_TAG_TENSOR) {
-      count += v->u.t == t;
-    } else if (v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST) {
-      for (uint32_t k = 0; k < v->u.tensors.len; k++) count += v->u.tensors.items[k] == t;
-    }
-  }
-  return count;
+/* The tensors of a value: itself, or a list's items (NULL for a None item); none for other values. */
+static uint32_t tensor_count(const mx_value *v) {
+  if (v->tag == MX_TAG_TENSOR) return 1u;
+  return v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST ? v->u.tensors.len : 0u;
 }
 
-/* An out is written: it must be planned (a constant lives in the program, read-only on a device) and must not
- * be any other argument too, which the plan check cannot see (one tensor does not overlap another). */
-static mx_error check_out(const mx_tensor *t, mx_value *const *args, uint32_t n) {
-  if (t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ERR_CONSTANT_WRITE;
-  return occurrences(t, args, n) == 1u ? MX_OK : MX_ERR_PLAN_OVERLAP;
+static mx_tensor *tensor_item(const mx_value *v, uint32_t k) {
+  return v->tag == MX_TAG_TENSOR ? v->u.t : v->u.tensors.items[k];
 }
 
-mx_arg_error mx_check_outs(mx_value *const *args, uint32_t nargs, uint32_t first_out) {
-  const uint32_t n = nargs - 1u;   /* the return repeats the outs (checked): not counted again */
+/* Sets (on) or clears the mark of every out; on setting, an out that is a constant or is met twice is refused. */
+static mx_arg_error mark_outs(mx_value *const *args, uint32_t first_out, uint32_t n, bool on) {
   for (uint32_t i = first_out; i < n; i++) {
-    const mx_value *v = args[i];
-    const bool one = v->tag == MX_TAG_TENSOR;
-    const uint32_t count = one ? 1u : v->u.tensors.len;
-    for (uint32_t k = 0; k < count; k++) {
-      MX_CHECK(i, check_out(one ? v->u.t : v->u.tensors.items[k], args, n));
+    for (uint32_t k = 0; k < tensor_count(args[i]); k++) {
+      mx_tensor *t = tensor_item(args[i], k);
+      if (on) {
+        if (t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
+        if ((t->flags & MX_TENSOR_MARK) != 0) return MX_ARG_ERROR(i, MX_ERR_PLAN_OVERLAP);
+        t->flags |= MX_TENSOR_MARK;
+      } else {
+        t->flags &= (uint8_t)~MX_TENSOR_MARK;
+      }
     }
   }
   return MX_OK;
+}
+
+/* An out is written: it must be planned (a constant lives in the program, read-only on a device) and must be no
+ * other argument, which the plan check cannot see (one tensor does not overlap another). One mark per out keeps
+ * this linear in the arguments, however long their lists. */
+mx_arg_error mx_check_outs(mx_value *const *args, uint32_t nargs, uint32_t first_out) {
+  const uint32_t n = nargs - 1u;   /* the return repeats the outs (checked): not counted again */
+  mx_arg_error r = mark_outs(args, first_out, n, true);
+  for (uint32_t i = 0; r == MX_OK && i < first_out; i++) {
+    for (uint32_t k = 0; r == MX_OK && k < tensor_count(args[i]); k++) {
+      const mx_tensor *t = tensor_item(args[i], k);
+      if (t != NULL && (t->flags & MX_TENSOR_MARK) != 0) r = MX_ARG_ERROR(i, MX_ERR_PLAN_OVERLAP);
+    }
+  }
+  (void)mark_outs(args, first_out, n, false);
+  return r;
 }

@@ -1,5 +1,5 @@
-/* EValues to mx_values. Two passes: scalars, strings and tensors first, then tensor lists, whose items
- * point at tensors that may be declared after the list. */
+/* EValues to mx_values. Two passes: scalars, strings and tensors first, then int and tensor lists, whose items
+ * name values that may be declared after the list (read from what the first pass loaded, not from the file again). */
 #include "loader.h"
 #include "schema_ids.h"
 
@@ -12,6 +12,7 @@ static mx_error open_value(mx_load_ctx *ctx, uint32_t i, uint8_t *tag, mx_fb_tab
 
 /* IntList items are EValue indices of Int values; the ints are resolved once, here. */
 static mx_error load_int_list(mx_load_ctx *ctx, const mx_fb_table *val, mx_value *out) {
+  const mx_value *values = ctx->m->values;
   mx_fb_vec items;
   mx_error e = mx_fb_vector(&ctx->fb, val, SCALAR_VALUE, 8, &items);
   if (e != MX_OK) return e;
@@ -19,14 +20,9 @@ static mx_error load_int_list(mx_load_ctx *ctx, const mx_fb_table *val, mx_value
   int64_t *dst = ctx->ints;
   for (uint32_t k = 0; k < items.len; k++) {
     int64_t idx = mx_fb_vec_i64(&ctx->fb, &items, k);
-    uint8_t tag;
-    mx_fb_table item;
     if (idx < 0 || idx >= (int64_t)ctx->values.len) return MX_ERR_BAD_INDEX;
-    e = open_value(ctx, (uint32_t)idx, &tag, &item);
-    if (e != MX_OK) return e;
-    if (tag != MX_TAG_INT) return MX_ERR_BAD_VALUE_TYPE;
-    e = mx_fb_i64(&ctx->fb, &item, SCALAR_VALUE, 0, &dst[k]);
-    if (e != MX_OK) return e;
+    if (values[idx].tag != MX_TAG_INT) return MX_ERR_BAD_VALUE_TYPE;
+    dst[k] = values[idx].u.i;
   }
   out->u.ints.items = dst;
   out->u.ints.len = items.len;
@@ -70,14 +66,13 @@ static mx_error load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val
       out->u.t = ctx->tensors++;
       ctx->tensors_left--;
       return mx_load_tensor(ctx, val, out->u.t);
-    case MX_TAG_INT_LIST: return load_int_list(ctx, val, out);
     case MX_TAG_DOUBLE_LIST: return load_double_list(ctx, val, out);
     case MX_TAG_BOOL_LIST:
       e = mx_fb_vector(fb, val, SCALAR_VALUE, 1, &items);
       out->u.bools.items = fb->buf + items.pos;
       out->u.bools.len = items.len;
       return e;
-    default: return MX_OK;   /* tensor lists: second pass */
+    default: return MX_OK;   /* int and tensor lists: second pass */
   }
 }
 
@@ -114,15 +109,18 @@ mx_error mx_load_values(mx_load_ctx *ctx) {
   mx_method *m = ctx->m;
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t i = 0; i < ctx->values.len; i++) {
-      uint8_t tag;
+      uint8_t tag = m->values[i].tag;   /* the second pass: as the first read it */
       mx_fb_table val;
       mx_value *out = &m->values[i];
+      bool list = tag == MX_TAG_INT_LIST || tag == MX_TAG_TENSOR_LIST || tag == MX_TAG_OPT_TENSOR_LIST;
+      if (pass == 1 && !list) continue;
       mx_error e = open_value(ctx, i, &tag, &val);
-      bool list = tag == MX_TAG_TENSOR_LIST || tag == MX_TAG_OPT_TENSOR_LIST;
       if (e == MX_OK && pass == 0) {
         out->tag = tag;
         e = load_plain(ctx, tag, &val, out);
-      } else if (e == MX_OK && list) {
+      } else if (e == MX_OK && tag == MX_TAG_INT_LIST) {
+        e = load_int_list(ctx, &val, out);
+      } else if (e == MX_OK) {
         e = load_tensor_list(ctx, &val, tag == MX_TAG_OPT_TENSOR_LIST, out);
       }
       if (e != MX_OK) {

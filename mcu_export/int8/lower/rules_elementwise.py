@@ -13,7 +13,7 @@ from mcu_export.int8.lower.cortex_m_ops import cortex_m_op
 from mcu_export.int8.lower.rules_common import Refusal, terminal
 from mcu_export.int8.quantizer import constant_bounds
 from mcu_export.int8.reference.lut import FUNCTIONS, build_lut
-from mcu_export.int8.reference.softmax import softmax_params
+from mcu_export.int8.reference.softmax import MAX_ROW, softmax_params
 
 aten = torch.ops.aten
 
@@ -26,6 +26,8 @@ def lower_softmax(lw, node: Node) -> None:
     rank = len(lw.shape(x))
     if dim % rank != rank - 1:
         raise Refusal("softmax over a dimension other than the last")
+    if lw.shape(x)[-1] > MAX_ROW:
+        raise Refusal(f"softmax over more than {MAX_ROW} values")
     _, _, quantizers = terminal(node, fuse=False)
     out = match.qparams(quantizers[0])
     if abs(out.scale - 1.0 / 256) > 1e-12 or out.zp != -128:

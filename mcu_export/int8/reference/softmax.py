@@ -14,6 +14,9 @@ from mcu_export.int8.arith import INT32_MAX, INT32_MIN, divide_by_power_of_two, 
 SCALED_DIFF_INTEGER_BITS = 5  # differences from the row max live in Q5.26
 ACCUM_BITS = 12  # the sum of exponentials lives in Q12.19
 OUTPUT_SCALE, OUTPUT_ZERO_POINT = 1.0 / 256, -128
+# Rows of at most this many values: their Q12.19 sum of exps (each up to 2^19) stays in int32
+# (MX_CM_SOFTMAX_MAX_ROW, which the kernel's check enforces at load).
+MAX_ROW = 4095
 
 _EXP_BIT_FACTORS = (1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242)  # exp(-2^k/4), Q0.31
 

@@ -26,6 +26,8 @@ uint32_t mx_dtype_size(uint32_t dtype);
 /* The loader sets it on a tensor whose data is an arena slot: only such a tensor may be written (a kernel's
  * out, a delegate's output, a method input). Without it the data is in the program, or there is none. */
 #define MX_TENSOR_PLANNED 1u
+/* The loader's scratch mark while it checks one call's arguments; clear at every other time. */
+#define MX_TENSOR_MARK 2u
 
 typedef struct mx_tensor {
   void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */

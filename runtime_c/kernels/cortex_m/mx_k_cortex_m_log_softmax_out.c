@@ -5,6 +5,7 @@
  * 127 (TFLite's int8 LogSoftmax convention); the input zero point cancels out. */
 #include "arm_nnsupportfunctions.h"
 #include "util/mx_cm_args.h"
+#include "util/mx_cm_ranges.h"
 
 #define A(name) MX_ARG_cortex_m_log_softmax_##name
 #define MX_CM_LSM_ACCUM_BITS 12
@@ -35,8 +36,8 @@ mx_arg_error mx_k_cortex_m_log_softmax_out_check(mx_value *const *args) {
   MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &d));
   MX_REFUSE_IF(in->dim > 0 && in->dim_order[in->dim - 1] != d, A(dim), MX_ERR_BAD_ARG_VALUE);
   MX_REFUSE_IF(in->dim > 0 && in->sizes[d] > MX_CM_LSM_MAX_ROW, A(input), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_BAD_ARG_VALUE);
-  return MX_OK;
+  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_ARITH_RANGE);
+  return mx_cm_softmax_scaling_check(args, A(input_shift), A(diff_min));
 }
 
 /* exp(val) for val <= 0 in Q5.26, result in Q0.31 (arm_softmax_s8's, to the bit) */
@@ -78,7 +79,7 @@ mx_error mx_k_cortex_m_log_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args
     return MX_OK;
   }
   const int32_t mult = mx_cm_int(args, A(input_multiplier)), diff_min = mx_cm_int(args, A(diff_min));
-  const int32_t scale = 1 << mx_cm_int(args, A(input_shift));
+  const uint32_t scale = 1u << mx_cm_int(args, A(input_shift)); /* shift in [0, 31], checked */
   const int32_t rows = (int32_t)(in->numel / (uint32_t)row);
   const int8_t *x = (const int8_t *)in->data;
   int8_t *y = (int8_t *)out->data;
@@ -91,7 +92,7 @@ mx_error mx_k_cortex_m_log_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args
     for (int32_t i = 0; i < row; ++i) {
       const int32_t diff = x[i] - max;
       if (diff >= diff_min) {
-        const int32_t scaled = arm_nn_doubling_high_mult(diff * scale, mult);
+        const int32_t scaled = arm_nn_doubling_high_mult((int32_t)((uint32_t)diff * scale), mult);
         total += arm_nn_divide_by_power_of_two(exp_on_negative_values(scaled), MX_CM_LSM_ACCUM_BITS);
       }
     }
@@ -100,7 +101,7 @@ mx_error mx_k_cortex_m_log_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args
       const int32_t diff = x[i] - max;
       int64_t q = -128;
       if (diff >= diff_min) {
-        const int64_t scaled = arm_nn_doubling_high_mult(diff * scale, mult);
+        const int64_t scaled = arm_nn_doubling_high_mult((int32_t)((uint32_t)diff * scale), mult);
         q = ((scaled - log_sum + ((int64_t)1 << 21)) >> 22) + MX_CM_LSM_OUTPUT_ZP;
         q = q < -128 ? -128 : q > 127 ? 127 : q;
       }

@@ -18,7 +18,9 @@ mx_error mx_k_cortex_m_quantize_per_tensor_out(mx_kernel_ctx *ctx, mx_value *con
   const float *x = (const float *)q.in->data;
   for (uint32_t i = 0; i < q.in->numel; ++i) {
     float v = nearbyintf(x[i] * inv) + fzp;
-    v = isnan(v) ? fzp : (v < fmin ? fmin : (v > fmax ? fmax : v));
+    v = isnan(v) ? fzp : v;
+    /* clamped after NaN's zero point too: a zero point outside the int type would convert undefined */
+    v = v < fmin ? fmin : (v > fmax ? fmax : v);
     if (q.dtype == MX_DTYPE_I8) {
       ((int8_t *)q.out->data)[i] = (int8_t)v;
     } else {

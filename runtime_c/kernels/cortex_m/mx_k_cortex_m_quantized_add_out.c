@@ -3,6 +3,7 @@
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 #include "util/mx_cm_binary.h"
+#include "util/mx_cm_ranges.h"
 
 #define MX_CM_ADD_LEFT_SHIFT 20
 #define A(name) MX_ARG_cortex_m_quantized_add_##name
@@ -10,6 +11,16 @@
 mx_arg_error mx_k_cortex_m_quantized_add_out_check(mx_value *const *args) {
   MX_REFUSE_IF(mx_arg_int(args, A(activation_max)) < mx_arg_int(args, A(activation_min)), A(activation_max),
                MX_ERR_BAD_ARG_VALUE);
+  /* each offset input, shifted left by 20, is requantized to the common scale; the two are summed and
+   * requantized again: bounds for any input bytes (a multiplier may be negative: sub negates other's) */
+  const int64_t a = mx_cm_requant_max(mx_cm_offset_max(-mx_arg_int(args, A(self_zero_point))) << MX_CM_ADD_LEFT_SHIFT,
+                                      mx_arg_int(args, A(self_multiplier)), mx_arg_int(args, A(self_shift)));
+  const int64_t b = mx_cm_requant_max(mx_cm_offset_max(-mx_arg_int(args, A(other_zero_point))) << MX_CM_ADD_LEFT_SHIFT,
+                                      mx_arg_int(args, A(other_multiplier)), mx_arg_int(args, A(other_shift)));
+  MX_REFUSE_IF(a > INT32_MAX, A(self_shift), MX_ERR_ARITH_RANGE);
+  MX_REFUSE_IF(b > INT32_MAX - a, A(other_shift), MX_ERR_ARITH_RANGE); /* the sum, too */
+  MX_REFUSE_IF(!mx_cm_requant_fits(a + b, mx_arg_int(args, A(output_multiplier)), mx_arg_int(args, A(output_shift))),
+               A(output_shift), MX_ERR_ARITH_RANGE);
   static const uint8_t operands[3] = {A(self), A(other), A(out)};
   return mx_cm_binary_check(args, operands);
 }

@@ -6,6 +6,7 @@
  * kernel, all three tensors may also be 2-D (one batch: a matmul of two activations). */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
+#include "util/mx_cm_ranges.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_batch_matmul_##name
 
@@ -26,6 +27,12 @@ mx_arg_error mx_k_cortex_m_quantized_batch_matmul_out_check(mx_value *const *arg
   MX_REFUSE_IF(rhs_dims.h != lhs_dims.h || rhs_dims.c != lhs_dims.c, A(rhs_transposed), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(out_dims.h != lhs_dims.h || out_dims.w != lhs_dims.w || out_dims.c != rhs_dims.w, A(out),
                MX_ERR_BAD_SHAPE);
+  /* no bias: K products of two offset int8 values (a K too long for int32 is the lhs's fault) */
+  const int64_t terms = lhs_dims.c * mx_cm_offset_max(mx_arg_int(args, A(lhs_zero_point))) *
+                        mx_cm_offset_max(mx_arg_int(args, A(rhs_zero_point)));
+  static const uint8_t acc_args[3] = {A(lhs), A(output_multiplier), A(output_shift)};
+  MX_TRY(
+      mx_cm_acc_check(0, terms, mx_arg_int(args, A(output_multiplier)), mx_arg_int(args, A(output_shift)), acc_args));
   MX_CHECK(A(scratch),
            mx_cm_scratch_check(mx_arg_tensor(args, A(scratch)), arm_fully_connected_s8_get_buffer_size(&out_dims)));
   return MX_OK;

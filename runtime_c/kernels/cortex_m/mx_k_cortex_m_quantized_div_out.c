@@ -2,6 +2,7 @@
  * clamp(round_half_away((float)(a - a_zp) / (float)(b - b_zp) * (float)output_scale) + zp, int8), a quotient
  * of 0 where b is at its zero point; output_scale = a_scale / (b_scale * out_scale). Operands broadcast to
  * out (util/mx_cm_binary.h). */
+#include <float.h>
 #include <math.h>
 
 #include "util/mx_cm_args.h"
@@ -15,6 +16,8 @@
 mx_arg_error mx_k_cortex_m_quantized_div_out_check(mx_value *const *args) {
   const double scale = mx_arg_double(args, A(output_scale));
   MX_REFUSE_IF(!isfinite(scale) || !(scale > 0.0), A(output_scale), MX_ERR_BAD_ARG_VALUE);
+  /* computed in float: a larger scale would be inf, and 0 * inf a NaN that no clamp catches */
+  MX_REFUSE_IF(scale > FLT_MAX, A(output_scale), MX_ERR_ARITH_RANGE);
   static const uint8_t operands[3] = {A(self), A(other), A(out)};
   return mx_cm_binary_check(args, operands);
 }

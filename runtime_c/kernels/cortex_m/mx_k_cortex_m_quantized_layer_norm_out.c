@@ -84,7 +84,8 @@ mx_error mx_k_cortex_m_quantized_layer_norm_out(mx_kernel_ctx *ctx, mx_value *co
       const int64_t mag = ((num < 0 ? -num : num) + ((int64_t)1 << (drop - 1))) >> drop;
       const int64_t norm = num < 0 ? -mag : mag;
       const int32_t acc = sat_i32(norm * weight[i] + bias[i]);
-      int32_t out = arm_nn_requantize(acc, mult, shift) + out_zp;
+      /* acc may sit at an int32 limit (saturated), so the offset is added in int64 */
+      const int64_t out = (int64_t)arm_nn_requantize(acc, mult, shift) + out_zp;
       y[i] = (int8_t)(out < INT8_MIN ? INT8_MIN : out > INT8_MAX ? INT8_MAX : out);
     }
   }

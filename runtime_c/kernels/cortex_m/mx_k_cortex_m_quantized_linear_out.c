@@ -12,6 +12,7 @@
  * call for all batches. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
+#include "util/mx_cm_ranges.h"
 
 #define MX_CM_FC_MAX_CHANNELS 65536
 #define MX_CM_FC_CHUNK 128 /* 1 KiB of stack for the int32 multipliers and shifts */
@@ -52,6 +53,17 @@ mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
   }
   if (ksum != NULL) {
     MX_TRY(mx_cm_i32_vector(args, A(kernel_sum), c_out));
+  }
+  /* kernel_sum, when given, seeds the sum on every target in place of bias, with the input offset folded in */
+  const int32_t *seed = ksum != NULL ? (const int32_t *)ksum->data : bias != NULL ? (const int32_t *)bias->data : NULL;
+  const int64_t x_max = ksum != NULL ? 128 : mx_cm_offset_max(mx_arg_int(args, A(input_offset)));
+  const int64_t terms = in->sizes[c_dim] * x_max * mx_cm_offset_max(mx_arg_int(args, A(filter_offset)));
+  const uint8_t acc_args[3] = {ksum != NULL ? A(kernel_sum) : A(bias), A(requantize_multipliers), A(requantize_shifts)};
+  const int64_t *mults = mx_arg_int_list(args, A(requantize_multipliers))->items;
+  const int64_t *shifts = mx_arg_int_list(args, A(requantize_shifts))->items;
+  for (int32_t o = 0; o < c_out; ++o) {
+    const uint32_t q = n_mult == 1 ? 0 : (uint32_t)o;
+    MX_TRY(mx_cm_acc_check(seed != NULL ? seed[o] : 0, terms, mults[q], shifts[q], acc_args));
   }
   const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
   const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);

@@ -3,10 +3,16 @@
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
 #include "util/mx_cm_binary.h"
+#include "util/mx_cm_ranges.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_mul_##name
 
 mx_arg_error mx_k_cortex_m_quantized_mul_out_check(mx_value *const *args) {
+  /* one product of two offset int8 values, requantized */
+  const int64_t prod = mx_cm_offset_max(-mx_arg_int(args, A(self_zero_point))) *
+                       mx_cm_offset_max(-mx_arg_int(args, A(other_zero_point)));
+  MX_REFUSE_IF(!mx_cm_requant_fits(prod, mx_arg_int(args, A(output_multiplier)), mx_arg_int(args, A(output_shift))),
+               A(output_shift), MX_ERR_ARITH_RANGE);
   static const uint8_t operands[3] = {A(self), A(other), A(out)};
   return mx_cm_binary_check(args, operands);
 }

@@ -6,6 +6,7 @@
  * mcu_export/int8/reference/prelu.py. The input may be in any dim order; channel_dim is logical. */
 #include "arm_nnsupportfunctions.h"
 #include "util/mx_cm_args.h"
+#include "util/mx_cm_ranges.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_prelu_##name
 #define MX_CM_PRELU_LEFT_SHIFT 20
@@ -20,9 +21,15 @@ mx_arg_error mx_k_cortex_m_quantized_prelu_out_check(mx_value *const *args) {
   const int32_t channels = in->sizes[channel_dim];
   MX_TRY(mx_cm_i32_vector(args, A(negative_multipliers), channels));
   MX_TRY(mx_cm_i32_vector(args, A(negative_shifts), channels));
+  const int32_t *mults = (const int32_t *)mx_arg_tensor(args, A(negative_multipliers))->data;
   const int32_t *shifts = (const int32_t *)mx_arg_tensor(args, A(negative_shifts))->data;
+  /* (x - zero_point) * 2^20 requantized, plus the output zero point, in int32 for any x */
+  const int64_t v = mx_cm_offset_max(-mx_arg_int(args, A(input_zero_point))) << MX_CM_PRELU_LEFT_SHIFT;
+  MX_REFUSE_IF(!mx_cm_requant_fits(v, mx_arg_int(args, A(positive_multiplier)), mx_arg_int(args, A(positive_shift))),
+               A(positive_shift), MX_ERR_ARITH_RANGE);
   for (int32_t c = 0; c < channels; ++c) {
     MX_REFUSE_IF(shifts[c] < -31 || shifts[c] > 31, A(negative_shifts), MX_ERR_BAD_ARG_VALUE);
+    MX_REFUSE_IF(!mx_cm_requant_fits(v, mults[c], shifts[c]), A(negative_shifts), MX_ERR_ARITH_RANGE);
   }
   return MX_OK;
 }

@@ -6,6 +6,7 @@
  * this kernel does not call: any size. */
 #include "util/mx_cm_args.h"
 #include "util/mx_cm_conv_args.h"
+#include "util/mx_cm_ranges.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_transpose_conv2d_##name
 
@@ -68,11 +69,16 @@ mx_arg_error mx_k_cortex_m_quantized_transpose_conv2d_out_check(mx_value *const 
   MX_REFUSE_IF(t.in_dims.n != t.out_dims.n, A(out), MX_ERR_BAD_SHAPE);
   MX_TRY(mx_cm_i32_vector(args, A(requantize_multipliers), c_out));
   MX_TRY(mx_cm_i32_vector(args, A(requantize_shifts), c_out));
-  for (int32_t o = 0; o < c_out; ++o) {
-    MX_REFUSE_IF(t.shift[o] < -31 || t.shift[o] > 31, A(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
-  }
   if (t.bias != NULL) {
     MX_TRY(mx_cm_i32_vector(args, A(bias), c_out));
+  }
+  /* an output gathers at most KH * KW * C_in products (every tap when the stride is 1) */
+  const uint32_t per_row = t.filter.n > 0 ? t.w->numel / (uint32_t)t.filter.n : 0;
+  const int64_t terms = (int64_t)per_row * mx_cm_offset_max(t.p.input_offset) * 128;
+  static const uint8_t acc_args[3] = {A(bias), A(requantize_multipliers), A(requantize_shifts)};
+  for (int32_t o = 0; o < c_out; ++o) {
+    MX_REFUSE_IF(t.shift[o] < -31 || t.shift[o] > 31, A(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
+    MX_TRY(mx_cm_acc_check(t.bias != NULL ? t.bias[o] : 0, terms, t.mult[o], t.shift[o], acc_args));
   }
   MX_REFUSE_IF(p->padding_offsets.h >= p->stride.h || p->padding_offsets.w >= p->stride.w, A(output_padding),
                MX_ERR_BAD_ARG_VALUE);

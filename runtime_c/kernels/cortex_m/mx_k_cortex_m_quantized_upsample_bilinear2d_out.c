@@ -7,6 +7,7 @@
  * shared, so nothing else changes). */
 #include "util/mx_cm_args.h"
 
+#define MX_CM_BILINEAR_MAX_SIDE (1 << 29)
 #define A(name) MX_ARG_cortex_m_quantized_upsample_bilinear2d_##name
 #define MX_CM_BILINEAR_MAX_WEIGHT (1 << 22) /* scale_n_h * scale_n_w: keeps floor_div's operands in int32 */
 
@@ -34,7 +35,7 @@ static axis_scale axis_of(int32_t in, int32_t out, bool align_corners) {
     s = (axis_scale){2 * out, 2 * in, in - out};
   }
   const int32_t g = gcd(gcd(s.n, s.d), s.offset);
-  return (axis_scale){s.n / g, s.d / g, s.offset / g};
+  return g == 0 ? s : (axis_scale){s.n / g, s.d / g, s.offset / g}; /* 0: an empty axis in and out */
 }
 
 /* C's / truncates; the source index is the floor. */
@@ -56,6 +57,11 @@ mx_arg_error mx_k_cortex_m_quantized_upsample_bilinear2d_out_check(mx_value *con
   MX_REFUSE_IF(out->dim != 4 || out->sizes[0] != in->sizes[0] || out->sizes[1] != in->sizes[1], A(out),
                MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(in->numel == 0 && out->numel != 0, A(input), MX_ERR_BAD_SHAPE);
+  /* 2 * size below stays in int32 */
+  for (uint32_t d = 2; d < 4; ++d) {
+    MX_REFUSE_IF(in->sizes[d] > MX_CM_BILINEAR_MAX_SIDE, A(input), MX_ERR_BAD_SHAPE);
+    MX_REFUSE_IF(out->sizes[d] > MX_CM_BILINEAR_MAX_SIDE, A(out), MX_ERR_BAD_SHAPE);
+  }
   const bool align = mx_arg_bool(args, A(align_corners));
   const axis_scale sy = axis_of(in->sizes[2], out->sizes[2], align);
   const axis_scale sx = axis_of(in->sizes[3], out->sizes[3], align);
@@ -69,6 +75,11 @@ mx_error mx_k_cortex_m_quantized_upsample_bilinear2d_out(mx_kernel_ctx *ctx, mx_
   mx_tensor *out = mx_arg_tensor(args, A(out));
   if (out->numel == 0) {
     return MX_OK;
+  }
+  /* 2 * size below stays in int32 */
+  for (uint32_t d = 2; d < 4; ++d) {
+    MX_REFUSE_IF(in->sizes[d] > MX_CM_BILINEAR_MAX_SIDE, A(input), MX_ERR_BAD_SHAPE);
+    MX_REFUSE_IF(out->sizes[d] > MX_CM_BILINEAR_MAX_SIDE, A(out), MX_ERR_BAD_SHAPE);
   }
   const bool align = mx_arg_bool(args, A(align_corners));
   const int32_t in_h = in->sizes[2], in_w = in->sizes[3], out_h = out->sizes[2], out_w = out->sizes[3];

@@ -3,6 +3,7 @@
  * -128 (CMSIS-NN's), so output_zero_point must be -128. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
+#include "util/mx_cm_ranges.h"
 
 #define A(name) MX_ARG_cortex_m_softmax_##name
 
@@ -15,8 +16,10 @@ mx_arg_error mx_k_cortex_m_softmax_out_check(mx_value *const *args) {
   MX_CHECK(A(dim), mx_wrap_dim(mx_arg_int(args, A(dim)), in->dim, &d));
   MX_REFUSE_IF(in->dim > 0 && in->dim_order[in->dim - 1] != d, A(dim), MX_ERR_BAD_ARG_VALUE);
   MX_REFUSE_IF(mx_arg_int(args, A(output_zero_point)) != -128, A(output_zero_point), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_BAD_ARG_VALUE);
-  return MX_OK;
+  MX_REFUSE_IF(mx_arg_int(args, A(input_multiplier)) <= 0, A(input_multiplier), MX_ERR_ARITH_RANGE);
+  /* the row's Q12.19 sum of exps, each up to 2^19, stays in int32 */
+  MX_REFUSE_IF(in->dim > 0 && in->sizes[d] > MX_CM_SOFTMAX_MAX_ROW, A(input), MX_ERR_ARITH_RANGE);
+  return mx_cm_softmax_scaling_check(args, A(input_shift), A(diff_min));
 }
 
 mx_error mx_k_cortex_m_softmax_out(mx_kernel_ctx *ctx, mx_value *const *args) {

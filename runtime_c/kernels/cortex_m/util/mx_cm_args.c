@@ -1,5 +1,6 @@
 #include "mx_cm_args.h"
 
+#include <float.h>
 #include <math.h>
 
 mx_error mx_cm_pair_check(const mx_int_list *l) { return l->len == 1 || l->len == 2 ? MX_OK : MX_ERR_BAD_ARG_VALUE; }
@@ -49,6 +50,8 @@ mx_arg_error mx_cm_i32_vector(mx_value *const *args, uint32_t i, int32_t n) {
   const mx_tensor *t = args[i]->u.t;
   MX_TRY(mx_check_arg_tensor(args, i, MX_DTYPE_I32));
   MX_REFUSE_IF(n < 0 || t->numel != (uint32_t)n, i, MX_ERR_BAD_SHAPE);
+  /* checks read these values at load (util/mx_cm_ranges.h): they must be the program's, not an arena's */
+  MX_REFUSE_IF((t->flags & MX_TENSOR_PLANNED) != 0, i, MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 
@@ -106,6 +109,8 @@ mx_arg_error mx_cm_qparams_check(mx_value *const *args, bool quantize) {
   /* any layout (channels-last included), the same for input and out */
   MX_REFUSE_IF(!mx_cm_same_memory(q.in, q.out), Q(out), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(!isfinite(q.scale) || (quantize && !(q.scale > 0.0)), Q(scale), MX_ERR_BAD_ARG_VALUE);
+  /* the kernels take 1 / scale (quantize) or scale (dequantize) as a float */
+  MX_REFUSE_IF(!(fabs(quantize ? 1.0 / q.scale : q.scale) <= FLT_MAX), Q(scale), MX_ERR_ARITH_RANGE);
   const int32_t lo = q.dtype == MX_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = q.dtype == MX_DTYPE_I8 ? INT8_MAX : INT16_MAX;
   MX_REFUSE_IF(q.quant_min > q.quant_max || (quantize && (q.quant_min < lo || q.quant_max > hi)), Q(quant_min),
                MX_ERR_BAD_ARG_VALUE);

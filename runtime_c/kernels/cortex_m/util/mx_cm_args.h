@@ -24,8 +24,8 @@ mx_arg_error mx_cm_nhwc_arg(mx_value *const *args, uint32_t i, bool nhwc_logical
 /* Once checked: the tensor as CMSIS-NN dims. */
 cmsis_nn_dims mx_cm_nhwc(const mx_tensor *t, bool nhwc_logical);
 
-/* Tensor argument args[i] is an int32 tensor (any shape, contiguous) of exactly n elements (else the error,
- * naming it). */
+/* Tensor argument args[i] is an int32 constant (any shape, contiguous; not planned: checks read its values)
+ * of exactly n elements (else the error, naming it). */
 mx_arg_error mx_cm_i32_vector(mx_value *const *args, uint32_t i, int32_t n);
 
 /* Physical (memory-order) sizes of a tensor of rank <= 4, padded in front with 1 to four. */

@@ -9,6 +9,10 @@
 mx_arg_error mx_cm_avg_pool2d_check(mx_value *const *args, bool nhwc) {
   mx_cm_pool p;
   MX_TRY(mx_cm_pool_check(args, A(out), nhwc, mx_arg_bool(args, A(ceil_mode)), &p));
+  /* a window's int32 sum, plus half its tap count to round, over at most this many valid taps */
+  const int64_t taps_h = p.kernel[0] < p.in_dims.h ? p.kernel[0] : p.in_dims.h;
+  const int64_t taps_w = p.kernel[1] < p.in_dims.w ? p.kernel[1] : p.in_dims.w;
+  MX_REFUSE_IF(taps_h * taps_w * 129 > INT32_MAX, A(kernel_size), MX_ERR_ARITH_RANGE);
   MX_CHECK(A(scratch), mx_cm_scratch_check(mx_arg_tensor(args, A(scratch)),
                                            arm_avgpool_s8_get_buffer_size(p.out_dims.w, p.in_dims.c)));
   return MX_OK;

@@ -1,5 +1,7 @@
 #include "mx_cm_conv_args.h"
 
+#include "mx_cm_ranges.h"
+
 /* Shift-and-subtract division for the 64-bit case that mx_cm_window_out's callers never reach. */
 static int64_t span_div(uint64_t n, uint64_t d) {
   uint64_t q = 0, r = 0;
@@ -108,11 +110,18 @@ mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_
   const int32_t c_out = c->out_dims.c;
   MX_TRY(mx_cm_i32_vector(args, IX(requantize_multipliers), c_out));
   MX_TRY(mx_cm_i32_vector(args, IX(requantize_shifts), c_out));
-  for (int32_t o = 0; o < c_out; ++o) {
-    MX_REFUSE_IF(c->shift[o] < -31 || c->shift[o] > 31, IX(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
-  }
   if (bias != NULL) {
     MX_TRY(mx_cm_i32_vector(args, CONV(bias), c_out));
+  }
+  /* each output sums K = KH * KW * (C_in / groups) products (KH * KW for depthwise) of an offset input and
+   * a weight; taken from numel, which bounds it by 2^32 whatever the sizes */
+  const uint32_t per_row = w->sizes[0] > 0 ? w->numel / (uint32_t)w->sizes[0] : 0;
+  const int64_t k = dw && w->sizes[3] > 0 ? per_row / (uint32_t)w->sizes[3] : per_row;
+  const int64_t terms = k * mx_cm_offset_max(c->in_off) * 128;
+  const uint8_t acc_args[3] = {CONV(bias), IX(requantize_multipliers), IX(requantize_shifts)};
+  for (int32_t o = 0; o < c_out; ++o) {
+    MX_REFUSE_IF(c->shift[o] < -31 || c->shift[o] > 31, IX(requantize_shifts), MX_ERR_BAD_ARG_VALUE);
+    MX_TRY(mx_cm_acc_check(c->bias_data != NULL ? c->bias_data[o] : 0, terms, c->mult[o], c->shift[o], acc_args));
   }
   const int32_t kh = w->sizes[1], kw = w->sizes[2];
   MX_REFUSE_IF(c->out_dims.h != mx_cm_window_out(c->in_dims.h, kh, c->stride[0], c->pad[0], c->dil[0], false) ||

@@ -45,22 +45,7 @@ static elem load(const void *p, uint8_t dtype, uint32_t k) {
   return e;
 }
 
-static int64_t as_int(elem e) {
-  if (!e.is_float) {
-    return e.i;
-  }
-  if (e.d != e.d) {
-    return 0;
-  }
-  /* 2^63 as a double; casting anything at or beyond it would be undefined */
-  if (e.d >= 9223372036854775808.0) {
-    return INT64_MAX;
-  }
-  if (e.d <= -9223372036854775808.0) {
-    return INT64_MIN;
-  }
-  return (int64_t)e.d;
-}
+static int64_t as_int(elem e) { return e.is_float ? mx_f64_to_i64(e.d) : e.i; }
 
 static void store(void *p, uint8_t dtype, uint32_t k, elem e) {
   /* narrowing keeps the low bits (two's complement), as torch's integer casts do */

@@ -9,7 +9,7 @@ mx_error mx_fill_check(const mx_tensor *out) { return out->dtype == MX_DTYPE_F16
 /* The Scalar as an integer of the out's dtype (before narrowing). */
 static int64_t as_int(const mx_value *v) {
   switch (v->tag) {
-    case MX_TAG_DOUBLE: return (int64_t)v->u.d;
+    case MX_TAG_DOUBLE: return mx_f64_to_i64(v->u.d); /* NaN and beyond int64: defined, as _to_copy's cast */
     case MX_TAG_BOOL: return v->u.b ? 1 : 0;
     default: return v->u.i;
   }

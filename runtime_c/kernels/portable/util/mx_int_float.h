@@ -50,4 +50,16 @@ static inline float mx_i64_to_f32(int64_t v) {
   return f;
 }
 
+/* double → int64 defined for every double: NaN is 0, values at or beyond 2^63 saturate (a C cast of them is
+ * undefined); the rest truncate toward zero as the cast does. */
+static inline int64_t mx_f64_to_i64(double d) {
+  if (d != d) {
+    return 0;
+  }
+  if (d >= 9223372036854775808.0) {
+    return INT64_MAX;
+  }
+  return d <= -9223372036854775808.0 ? INT64_MIN : (int64_t)d;
+}
+
 #endif
