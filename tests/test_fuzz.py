@@ -28,15 +28,9 @@ FIXED_RUNS = 40000
 ENV = dict(os.environ, MX_FUZZ_REPORT="1", UBSAN_OPTIONS="print_stacktrace=1")
 
 # Found inputs whose bug is not fixed yet: replaying them still crashes (strict xfail: a fix turns the test
-# into a failure, and the entry goes). Each names where it hits and who owns that code.
-OPEN = {
-    "quantized_linear_accumulator_overflow": "signed overflow in arm_nn_vec_mat_mult_t_core "
-    "(cmsis_nn_kernels/include/arm_nn_vec_mat_mult_core.h:84) from quantized_linear: the bias is not held "
-    "to the range the int32 accumulator allows at load (issue 12, MX_ERR_ARITH_RANGE; cortex_m kernels)",
-    "quantized_conv2d_1x1_accumulator_overflow": "signed overflow in arm_nn_mat_mult_nt_t_s8 "
-    "(cmsis_nn_kernels/arm_nn_mat_mult_nt_t_s8.c:277) from a 1x1 quantized_conv2d (arm_convolve_1x1_s8_fast): "
-    "the same unchecked bias range (MX_ERR_ARITH_RANGE; cortex_m kernels)",
-}
+# into a failure, and the entry goes). Each names where it hits and who owns that code. None open: the two
+# accumulator overflows are refused since the cortex_m kernels' load-time ranges (MX_ERR_ARITH_RANGE).
+OPEN: dict = {}
 # The refusal each found input must now meet: (stage, errors.def code).
 REFUSED_WITH = {
     "method_input_is_a_constant": ("load", 0x0207),  # MX_ERR_CONSTANT_WRITE
