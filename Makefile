@@ -19,7 +19,7 @@ CLANG_FORMAT := clang-format-16
 # Each file takes the nearest .clang-format: the top-level one, or cmsis_nn_kernels/'s (CMSIS-NN's style).
 C_SOURCES = $(shell find runtime_c boards fvp cmsis_nn_kernels -name '*.[ch]' | sort)
 
-.PHONY: demo test test-fast lint format bench bootstrap apt venv clean
+.PHONY: demo test test-fast lint format bench fuzz bootstrap apt venv clean
 
 demo: bootstrap
 	$(PY) -m mcu_export.demo
@@ -53,6 +53,14 @@ format: bootstrap
 
 bench: bootstrap
 	$(PY) -m mcu_export.bench
+
+# libFuzzer over the runtime and every kernel (runtime_c/fuzz/): builds mx_fuzz, exports the seed corpus when
+# it is missing (out/fuzz/corpus), then FUZZ_RUNS executions in fork mode (FUZZ_JOBS processes), findings in
+# out/fuzz/findings. tests/test_fuzz.py runs a short fixed run and the saved regressions.
+FUZZ_RUNS ?= 10000000
+FUZZ_JOBS ?= 1
+fuzz: bootstrap
+	$(PY) tests/support/fuzz_run.py --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS)
 
 bootstrap: apt venv
 

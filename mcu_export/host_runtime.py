@@ -34,6 +34,7 @@ _INSTALL_HINT = {
     "aarch64-linux-gnu-gcc": "the AArch64 cross compiler (Debian: apt-get install gcc-aarch64-linux-gnu "
     "libc6-dev-arm64-cross)",
     "qemu-aarch64": "qemu-aarch64 (Debian: apt-get install qemu-user)",
+    "clang-16": "clang-16 and libFuzzer (Debian: apt-get install clang-16 libclang-rt-16-dev)",
 }
 _SOURCE_SUFFIXES = {".c", ".h", ".def", ".txt", ".cmake"}
 
@@ -157,11 +158,26 @@ def build_serial_device(ops=None, sanitize: bool = False) -> Path:
     return _build_tool("mx_serial_device", "x86_64", ops, sanitize, (), False)
 
 
+def build_fuzzer(ops=None) -> Path:
+    """Path of `mx_fuzz` (runtime_c/fuzz/): the libFuzzer target of the runtime with the kernels of `ops`
+    (default: every kernel of the op table) and the test delegate, built by clang-16 with coverage, ASan and
+    UBSan (-fno-sanitize-recover=all)."""
+    return _build_tool("mx_fuzz", "x86_64", ops, True, (TEST_DELEGATE,), False, fuzz=True)
+
+
 def _build_tool(
-    tool: str, target: str, ops, sanitize: bool, backends: Sequence[LinkedBackend], npu_check: bool
+    tool: str,
+    target: str,
+    ops,
+    sanitize: bool,
+    backends: Sequence[LinkedBackend],
+    npu_check: bool,
+    fuzz: bool = False,
 ) -> Path:
     check_target(target)
     compiler, toolchain, _ = TARGETS[target]
+    if fuzz:  # libFuzzer and its coverage instrumentation are clang's
+        compiler = "clang-16"
     if sanitize and target != "x86_64":
         raise UsageError("sanitizer builds are host-only (target x86_64)")
     ops = default_ops() if ops is None else list(ops)
@@ -204,7 +220,8 @@ def _build_tool(
             str(tmp / "build"),
             f"-DMX_KERNEL_TABLE_SOURCE={tmp / 'kernel_table.c'}",
             f"-DCMAKE_BUILD_TYPE={'RelWithDebInfo' if sanitize else 'Release'}",
-            f"-DMX_SANITIZE={'ON' if sanitize else 'OFF'}",
+            f"-DMX_SANITIZE={'ON' if sanitize and not fuzz else 'OFF'}",
+            f"-DMX_FUZZ={'ON' if fuzz else 'OFF'}",
             f"-DMX_CMSIS_NN_DIR={cmsis_nn}",
             f"-DMX_ETHOSU_DRIVER_DIR={driver}",
             f"-DMX_ETHOSU_SIM_DIR={simulator}",
