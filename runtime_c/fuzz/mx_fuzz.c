@@ -24,8 +24,8 @@
 enum { HEADER_BYTES = 3, MODE_LOAD = 0, MODE_ZERO_INPUTS = 1 };
 
 /* Whole-method work above this is refused at load (MX_ERR_TOO_COSTLY), so libFuzzer's -timeout is left for
- * a loop the cost bound misses. The largest seed, autoencoder, is bounded at 7.6e7 (it runs in ~60 ms here
- * under the sanitizers; resnet8, 3.8e7, in ~0.5 s): every seed must run, and 1e8 stays far under -timeout=5. */
+ * a loop the cost bound misses. The heaviest seed, resnet8 fp32, is bounded at 1.6e7 and runs in ~0.5 s under the
+ * sanitizers: every seed must run, and 1e8 stays far under -timeout=5. */
 #define MX_FUZZ_MAX_COST 100000000u
 
 static int report;
