@@ -84,7 +84,7 @@ def _edge_program(case):
 
 
 @pytest.mark.parametrize("board", ["mps2-an505", "corstone-300"])
-@pytest.mark.parametrize("name", fast_first(EDGES, keep=0))   # firmware builds: make test only
+@pytest.mark.parametrize("name", fast_first(EDGES, keep=0))  # firmware builds: make test only
 def test_accepted_edges_on_qemu_match_the_reference(tmp_path, board, name):
     if name == "linear-bias-at-headroom" and board == "corstone-300":
         pytest.skip("MVE reads kernel sums, so a bias-only linear is refused there (BAD_ARG_VALUE, by design)")
