@@ -19,7 +19,8 @@ import kernel_ranges_harness as H
 from kernel_harness import error_codes
 from mcu_export.int8.reference.softmax import softmax_params
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+# slow: a sanitized build of every cortex_m kernel per worker; the fast tier's loader checks are test_plan_validation
+pytestmark = [pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler"), pytest.mark.slow]
 
 ARITH = error_codes()["MX_ERR_ARITH_RANGE"]
 BAD_VALUE = error_codes()["MX_ERR_BAD_ARG_VALUE"]
