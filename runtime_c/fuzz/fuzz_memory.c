@@ -3,32 +3,19 @@
 #include <sanitizer/asan_interface.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-int fuzz_program_copy_make(fuzz_program_copy *c, const uint8_t *data, size_t size) {
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  memset(c, 0, sizeof *c);
-  /* At least one page, so that an empty program still has an address that is not NULL. */
-  c->mapped = (size / page + 1) * page;
-  void *p = mmap(NULL, c->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return -1;
-  c->data = p;
-  c->size = size;
-  if (size > 0) memcpy(c->data, data, size);
+int fuzz_program_copy_make(mx_readonly *c, const uint8_t *data, size_t size) {
+  if (mx_readonly_make(c, data, size) != 0) return -1;
   /* ASan does not watch mmap'ed memory: the bytes between the program's end and the page's would otherwise
    * be readable without a report, and a reader that overruns the file by a few bytes would pass. */
   ASAN_POISON_MEMORY_REGION(c->data + size, c->mapped - size);
-  mprotect(c->data, c->mapped, PROT_READ);
   return 0;
 }
 
-void fuzz_program_copy_free(fuzz_program_copy *c) {
-  if (c->data == NULL) return;
+void fuzz_program_copy_free(mx_readonly *c) {
   /* The shadow outlives the mapping: a later mmap at this address must not start out poisoned. */
-  ASAN_UNPOISON_MEMORY_REGION(c->data, c->mapped);
-  munmap(c->data, c->mapped);
-  c->data = NULL;
+  if (c->data != NULL) ASAN_UNPOISON_MEMORY_REGION(c->data, c->mapped);
+  mx_readonly_free(c);
 }
 
 mx_error fuzz_method_memory_make(fuzz_method_memory *m, const mx_program *program, const mx_method_meta *meta) {

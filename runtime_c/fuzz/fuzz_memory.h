@@ -6,23 +6,18 @@
 #include <stdint.h>
 
 #include "mx/runtime.h"
+#include "mx_readonly.h"
 
 /* Above this the target refuses a program before allocating (a file can declare any size). */
 #define MX_FUZZ_MEMORY_LIMIT ((uint64_t)64 << 20)
 /* Arena ids a program may declare; more is refused like an oversized arena. */
 #define MX_FUZZ_MAX_ARENAS 64
 
-typedef struct fuzz_program_copy {
-  uint8_t *data; /* page-aligned (so 16-aligned, as the runtime wants constants), read-only */
-  size_t size;
-  size_t mapped;
-} fuzz_program_copy;
-
-/* Copies size bytes into a fresh page-aligned mapping, write-protects it and poisons the slack after the last
- * byte for AddressSanitizer, so a write into the program faults and a read past its end is reported.
+/* The program's read-only pages (mx_readonly_make) with the slack after its last byte poisoned for
+ * AddressSanitizer, so a write into the program faults and a read past its end is reported.
  * Returns 0, or -1 when the host is out of memory. */
-int fuzz_program_copy_make(fuzz_program_copy *c, const uint8_t *data, size_t size);
-void fuzz_program_copy_free(fuzz_program_copy *c);
+int fuzz_program_copy_make(mx_readonly *c, const uint8_t *data, size_t size);
+void fuzz_program_copy_free(mx_readonly *c);
 
 typedef struct fuzz_method_memory {
   void *pool;

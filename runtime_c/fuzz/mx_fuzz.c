@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t program_size = rest - pool_size;
   const uint8_t *pool = data + HEADER_BYTES + program_size;
 
-  fuzz_program_copy copy;
+  mx_readonly copy;
   if (fuzz_program_copy_make(&copy, data + HEADER_BYTES, program_size) != 0) return 0;
   mx_program program;
   mx_error e = mx_program_init(&program, copy.data, copy.size);

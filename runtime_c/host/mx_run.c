@@ -63,8 +63,7 @@ typedef struct options {
 } options;
 
 typedef struct state {
-  uint8_t *file;
-  size_t file_size;
+  mx_readonly file;
   mx_program program;
   mx_method method;
   mx_method_meta meta;
@@ -157,7 +156,7 @@ static void site_detail(const mx_error_site *s, const char *method, char *buf, s
 }
 
 static int open_method(state *st, const options *o, char *detail, size_t cap) {
-  mx_error e = mx_program_init(&st->program, st->file, st->file_size);
+  mx_error e = mx_program_init(&st->program, st->file.data, st->file.size);
   if (e != MX_OK) {
     snprintf(detail, cap, "program %s", o->model);
     return fail(EXIT_PROGRAM, e, detail);
@@ -348,13 +347,13 @@ static int main_with(state *st, int argc, char **argv) {
     list_errors();
     return 0;
   }
-  if (mx_run_read_program(o.model, &st->file, &st->file_size) != 0) {
+  if (mx_run_read_program(o.model, &st->file) != 0) {
     snprintf(detail, sizeof detail, "cannot read %s", o.model);
     return fail(EXIT_USAGE, MX_ERR_IO, detail);
   }
   int rc = open_method(st, &o, detail, sizeof detail);
   if (rc != 0) return rc;
-  mx_run_npu_memory(st->file, st->file_size, st->arenas, st->arena_count);
+  mx_run_npu_memory(st->file.data, st->file.size, st->arenas, st->arena_count);
   if (o.info) {
     print_info(st, &o);
     return 0;
@@ -381,6 +380,6 @@ int main(int argc, char **argv) {
   int rc = main_with(&st, argc, argv);
   for (uint32_t id = 0; id < MAX_IO; id++) free(st.arenas[id].ptr);
   free(st.pool);
-  mx_run_free_program(st.file, st.file_size);
+  mx_readonly_free(&st.file);
   return rc;
 }

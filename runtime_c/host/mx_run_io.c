@@ -1,12 +1,8 @@
-/* mmap's MAP_ANONYMOUS is not ISO C: ask the C library for its POSIX/BSD names. */
-#define _DEFAULT_SOURCE
-
 #include "mx_run_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 int mx_run_read_file(const char *path, uint8_t **data, size_t *size) {
   FILE *f = fopen(path, "rb");
@@ -31,28 +27,13 @@ int mx_run_read_file(const char *path, uint8_t **data, size_t *size) {
   return 0;
 }
 
-int mx_run_read_program(const char *path, uint8_t **data, size_t *size) {
+int mx_run_read_program(const char *path, mx_readonly *program) {
   uint8_t *file;
   size_t n;
   if (mx_run_read_file(path, &file, &n) != 0) return -1;
-  void *pages = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (pages == MAP_FAILED) {
-    free(file);
-    return -1;
-  }
-  memcpy(pages, file, n);
+  int rc = mx_readonly_make(program, file, n);
   free(file);
-  if (mprotect(pages, n ? n : 1, PROT_READ) != 0) {
-    munmap(pages, n ? n : 1);
-    return -1;
-  }
-  *data = pages;
-  *size = n;
-  return 0;
-}
-
-void mx_run_free_program(uint8_t *data, size_t size) {
-  if (data != NULL) munmap(data, size ? size : 1);
+  return rc;
 }
 
 int mx_run_write_file(const char *path, const void *data, size_t size) {

@@ -5,15 +5,14 @@
 #include <stdint.h>
 
 #include "mx/value.h"
+#include "mx_readonly.h"
 
 /* Reads a whole file into a 16-byte aligned buffer (free with free()). 0 on success, -1 on failure. */
 int mx_run_read_file(const char *path, uint8_t **data, size_t *size);
 int mx_run_write_file(const char *path, const void *data, size_t size);
-/* Reads a program into pages of its own, then makes them read-only: a write into the program (a constant used
- * as an out) faults here as it would in a device's flash, instead of silently changing the model. Free with
- * mx_run_free_program. 0 on success, -1 on failure. */
-int mx_run_read_program(const char *path, uint8_t **data, size_t *size);
-void mx_run_free_program(uint8_t *data, size_t size);
+/* Reads a program into read-only pages of its own (mx_readonly.h; free with mx_readonly_free). 0 on success,
+ * -1 on failure. */
+int mx_run_read_program(const char *path, mx_readonly *program);
 
 typedef struct mx_run_shape {
   int dtype;

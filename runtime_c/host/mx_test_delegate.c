@@ -51,14 +51,12 @@ static mx_error check_pair(const mx_tensor *in, const mx_tensor *out) {
   return MX_OK;
 }
 
+/* Runs a call check() accepted at load. */
 static mx_error execute(void *state, mx_kernel_ctx *ctx, mx_value *const *args, uint32_t nargs) {
   const test_state *s = state;
   (void)ctx;
-  if (nargs != 2) return MX_ERR_BAD_ARG_COUNT;
-  if (args[0]->tag != MX_TAG_TENSOR || args[1]->tag != MX_TAG_TENSOR) return MX_ERR_BAD_ARG_TYPE;
+  (void)nargs;
   const mx_tensor *in = args[0]->u.t, *out = args[1]->u.t;
-  mx_error e = check_pair(in, out);
-  if (e != MX_OK) return e;
   const float *x = in->data;
   float *y = out->data;
   for (uint32_t i = 0; i < in->numel; i++) {

@@ -39,11 +39,8 @@ static bool constant_is(const mx_program *p, const mx_value *v, float want) {
 }
 
 static bool holds(const mx_value *v, const mx_tensor *t) {
-  if (v->tag == MX_TAG_TENSOR) return v->u.t == t;
-  if (v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST) {
-    for (uint32_t k = 0; k < v->u.tensors.len; k++) {
-      if (v->u.tensors.items[k] == t) return true;
-    }
+  for (uint32_t k = 0; k < mx_value_tensor_count(v); k++) {
+    if (mx_value_tensor(v, k) == t) return true;
   }
   return false;
 }

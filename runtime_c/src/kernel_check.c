@@ -80,21 +80,11 @@ mx_arg_error mx_kernel_check_call(const mx_kernel_entry *k, mx_value *const *arg
   return k->check(args);
 }
 
-/* The tensors of a value: itself, or a list's items (NULL for a None item); none for other values. */
-static uint32_t tensor_count(const mx_value *v) {
-  if (v->tag == MX_TAG_TENSOR) return 1u;
-  return v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST ? v->u.tensors.len : 0u;
-}
-
-static mx_tensor *tensor_item(const mx_value *v, uint32_t k) {
-  return v->tag == MX_TAG_TENSOR ? v->u.t : v->u.tensors.items[k];
-}
-
 /* Sets (on) or clears the mark of every out; on setting, an out that is a constant or is met twice is refused. */
 static mx_arg_error mark_outs(mx_value *const *args, uint32_t first_out, uint32_t n, bool on) {
   for (uint32_t i = first_out; i < n; i++) {
-    for (uint32_t k = 0; k < tensor_count(args[i]); k++) {
-      mx_tensor *t = tensor_item(args[i], k);
+    for (uint32_t k = 0; k < mx_value_tensor_count(args[i]); k++) {
+      mx_tensor *t = mx_value_tensor(args[i], k);
       if (on) {
         if (t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
         if ((t->flags & MX_TENSOR_MARK) != 0) return MX_ARG_ERROR(i, MX_ERR_PLAN_OVERLAP);
@@ -114,8 +104,8 @@ mx_arg_error mx_check_outs(mx_value *const *args, uint32_t nargs, uint32_t first
   const uint32_t n = nargs - 1u;   /* the return repeats the outs (checked): not counted again */
   mx_arg_error r = mark_outs(args, first_out, n, true);
   for (uint32_t i = 0; r == MX_OK && i < first_out; i++) {
-    for (uint32_t k = 0; r == MX_OK && k < tensor_count(args[i]); k++) {
-      const mx_tensor *t = tensor_item(args[i], k);
+    for (uint32_t k = 0; r == MX_OK && k < mx_value_tensor_count(args[i]); k++) {
+      const mx_tensor *t = mx_value_tensor(args[i], k);
       if (t != NULL && (t->flags & MX_TENSOR_MARK) != 0) r = MX_ARG_ERROR(i, MX_ERR_PLAN_OVERLAP);
     }
   }

@@ -11,11 +11,8 @@ static uint32_t capped(uint64_t x) { return x > CAP ? CAP : (uint32_t)x; }
 
 /* The elements of a tensor or of a list's tensors, summed into *sum; the largest one kept in *max. */
 static void elements(const mx_value *v, uint64_t *sum, uint32_t *max) {
-  const bool one = v->tag == MX_TAG_TENSOR;
-  if (!one && v->tag != MX_TAG_TENSOR_LIST && v->tag != MX_TAG_OPT_TENSOR_LIST) return;
-  const uint32_t n = one ? 1u : v->u.tensors.len;
-  for (uint32_t i = 0; i < n; i++) {
-    const mx_tensor *t = one ? v->u.t : v->u.tensors.items[i];
+  for (uint32_t i = 0; i < mx_value_tensor_count(v); i++) {
+    const mx_tensor *t = mx_value_tensor(v, i);
     if (t == NULL) continue;
     *sum += t->numel;
     if (t->numel > *max) *max = t->numel;

@@ -28,12 +28,8 @@ static void name(lives *l, const mx_tensor *t, uint32_t step) {
 }
 
 static void name_value(lives *l, const mx_value *v, uint32_t step) {
-  if (v->tag == MX_TAG_TENSOR) {
-    name(l, v->u.t, step);
-  } else if (v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST) {
-    for (uint32_t i = 0; i < v->u.tensors.len; i++) {
-      if (v->u.tensors.items[i] != NULL) name(l, v->u.tensors.items[i], step);
-    }
+  for (uint32_t i = 0; i < mx_value_tensor_count(v); i++) {
+    if (mx_value_tensor(v, i) != NULL) name(l, mx_value_tensor(v, i), step);
   }
 }
 

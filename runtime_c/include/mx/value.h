@@ -88,4 +88,14 @@ typedef struct mx_value {
   } u;
 } mx_value;
 
+/* The tensors a value names: itself, or a list's items (NULL for a None item); none for any other value. */
+static inline uint32_t mx_value_tensor_count(const mx_value *v) {
+  if (v->tag == MX_TAG_TENSOR) return 1u;
+  return v->tag == MX_TAG_TENSOR_LIST || v->tag == MX_TAG_OPT_TENSOR_LIST ? v->u.tensors.len : 0u;
+}
+
+static inline mx_tensor *mx_value_tensor(const mx_value *v, uint32_t k) {
+  return v->tag == MX_TAG_TENSOR ? v->u.t : v->u.tensors.items[k];
+}
+
 #endif
