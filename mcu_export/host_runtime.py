@@ -90,6 +90,7 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
     and `mx_backend_table[]` for `backends` (without backends the runtime's delegate half is left unlinked)."""
     from mcu_export.ops.c_args import arg_kinds, build_ranges, c_bounds, first_out
     from mcu_export.ops.cost import cost_rule
+    from mcu_export.ops.overlap import overlap_rule
     from mcu_export.templates import render
 
     ops = list(ops)
@@ -103,6 +104,7 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
             first_out=first_out(op),
             cost=cost_rule(op),
             fused_by=op.fused_by,
+            overlap=overlap_rule(op).c_function if overlap_rule(op) else "",
         )
         for op in ops
     ]

@@ -12,6 +12,7 @@ from typing import List
 from mcu_export.planner.allocate import allocate, arena_size
 from mcu_export.planner.bound import lower_bound
 from mcu_export.planner.lifetimes import Lifetime, compute_lifetimes
+from mcu_export.planner.permits import overlap_permits
 from mcu_export.planner.verify import PlanVerificationError, verify_plan
 from mcu_export.pte import program as pte
 
@@ -33,21 +34,31 @@ class MemoryPlan:
     lower_bound_bytes: int
     tensors: List[PlannedTensor] = field(default_factory=list)
     strategy: str = ""
+    overlaps: int = 0  # outs placed over an input they replace (a kernel's overlap rule allows each)
 
 
-def plan_memory(program: pte.Program, method: str = "forward") -> MemoryPlan:
+def plan_memory(program: pte.Program, method: str = "forward", overlap: bool = True) -> MemoryPlan:
+    """`overlap`: let an out share bytes with an input it replaces where its kernel's rule allows (the
+    verifier re-derives the permits from the program, so a plan can only overlap where a rule says so)."""
     plan = program.method(method)
     lifetimes = compute_lifetimes(plan)
-    offsets, strategy = allocate(lifetimes)
+    permits = overlap_permits(plan, lifetimes) if overlap else {}
+    offsets, strategy = allocate(lifetimes, permits)
     arena = arena_size(lifetimes, offsets)
-    verify_plan(lifetimes, offsets, arena)
+    verify_plan(lifetimes, offsets, arena, permits=permits)
     for lt in lifetimes:
         plan.values[lt.value].allocation_info = pte.AllocationDetails(
             memory_id=ARENA_ID, memory_offset=offsets[lt.value]
         )
     plan.non_const_buffer_sizes = [0, arena]
     tensors = [PlannedTensor(lt.value, offsets[lt.value], lt.size, lt.first, lt.last) for lt in lifetimes]
-    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy)
+    shared = sum(1 for a, b in permits if _share(offsets, lifetimes, a, b))
+    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy, shared)
+
+
+def _share(offsets, lifetimes, a: int, b: int) -> bool:
+    size = {lt.value: lt.size for lt in lifetimes}
+    return offsets[a] < offsets[b] + size[b] and offsets[b] < offsets[a] + size[a]
 
 
 __all__ = [

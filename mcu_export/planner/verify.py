@@ -1,12 +1,14 @@
 """Proof that a memory plan is safe: every tensor inside the arena, aligned, and no two tensors that
-are live at the same instruction sharing a byte."""
+are live at the same instruction sharing a byte, unless an overlap permit (planner/permits.py: the rule of the
+kernel at the one instruction where the two meet) allows it at their offsets."""
 
 from __future__ import annotations
 
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
 from mcu_export.errors import McuExportError
 from mcu_export.planner.lifetimes import ALIGNMENT, Lifetime
+from mcu_export.planner.permits import Permits, overlap_allowed
 
 
 class PlanVerificationError(McuExportError):
@@ -14,7 +16,11 @@ class PlanVerificationError(McuExportError):
 
 
 def verify_plan(
-    lifetimes: Sequence[Lifetime], offsets: Dict[int, int], arena_bytes: int, alignment: int = ALIGNMENT
+    lifetimes: Sequence[Lifetime],
+    offsets: Dict[int, int],
+    arena_bytes: int,
+    alignment: int = ALIGNMENT,
+    permits: Optional[Permits] = None,
 ) -> None:
     for lt in lifetimes:
         off = offsets.get(lt.value)
@@ -37,10 +43,10 @@ def verify_plan(
         a0, a1 = offsets[lt.value], offsets[lt.value] + lt.size
         for other in live:
             b0, b1 = offsets[other.value], offsets[other.value] + other.size
-            if a0 < b1 and b0 < a1:
+            if a0 < b1 and b0 < a1 and not overlap_allowed(permits or {}, lt, a0, other, b0):
                 raise PlanVerificationError(
                     f"memory plan: tensors {other.value} (instructions {other.first}..{other.last}, bytes "
                     f"[{b0}, {b1})) and {lt.value} (instructions {lt.first}..{lt.last}, bytes [{a0}, {a1})) "
-                    "are live together and overlap"
+                    "are live together and overlap where no kernel's overlap rule allows it"
                 )
         live.append(lt)

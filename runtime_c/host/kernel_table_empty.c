@@ -3,7 +3,7 @@
 #include "mx/backend.h"
 #include "mx/runtime.h"
 
-const mx_kernel_entry mx_kernel_table[1] = {{0, 0, 0, 0, 0}};
+const mx_kernel_entry mx_kernel_table[1] = {{0, 0, 0, 0, 0, 0}};
 const uint32_t mx_kernel_table_len = 0;
 const mx_arg_bounds mx_kernel_arg_bounds[1] = {{0, 0}};
 

@@ -6,7 +6,7 @@
  * runtime has no hardswish/hardsigmoid kernel; when this build links ours, the first instruction calls it
  * and the others are skipped: one pass over the data instead of four. Our kernels do the same float
  * operations in the same order, so the outputs are bit-identical to the unfused calls. Anything that does
- * not match exactly (another order, a temporary read elsewhere, overlapping x and y) runs unfused. */
+ * not match exactly (another order, a temporary read elsewhere, y overlapping x from above) runs unfused. */
 #include <string.h>
 
 #include "mx/op_args.h"
@@ -72,10 +72,10 @@ static bool same_layout(const mx_tensor *a, const mx_tensor *b) {
   return true;
 }
 
-/* The fused kernel reads x[k] before writing y[k]: x and y must be the same memory or apart. */
-static bool disjoint_or_same(const mx_tensor *x, const mx_tensor *y) {
+/* The fused kernel reads x[k] before writing y[k], in order: y may start at or below x, or lie above it apart. */
+static bool disjoint_or_below(const mx_tensor *x, const mx_tensor *y) {
   uintptr_t a = (uintptr_t)x->data, b = (uintptr_t)y->data;
-  return a == b || a + x->nbytes <= b || b + y->nbytes <= a;
+  return b <= a || a + x->nbytes <= b;
 }
 
 static int32_t table_index(const char *name) {
@@ -116,7 +116,7 @@ static uint32_t match(const mx_method *m, uint32_t i, uint32_t *budget) {
     return 0;
   }
   mx_tensor *out = f32(div->args[MX_ARG_aten_div_out]);
-  if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_same(in, out)) return 0;
+  if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_below(in, out)) return 0;
   for (uint32_t k = 0; k < n; k++) {  /* the temporaries: each instruction's out before the div */
     const mx_tensor *t = f32(m->instrs[i + k].args[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
     if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1, budget)) return 0;

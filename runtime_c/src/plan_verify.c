@@ -2,7 +2,9 @@
  * names it to the last one that does (step 0: the method's inputs, written before instruction 0; step i + 1:
  * instruction i; the last step: the outputs, read after the last instruction), both ends included, as the
  * planner's rule has it (mcu_export/planner/lifetimes.py). No two planned tensors live at one step may share a
- * byte, and what a method's caller writes or reads (its inputs and outputs) must be planned. */
+ * byte, unless they meet at one instruction only, as its out and an input it reads for the last time, and the
+ * kernel's overlap rule accepts where they lie (mx_kernel_entry.overlap, mcu_export/planner/permits.py). What a
+ * method's caller writes or reads (its inputs and outputs) must be planned. */
 #include "loader.h"
 
 #define NEVER UINT32_MAX
@@ -49,6 +51,43 @@ static bool share_bytes(const mx_tensor *a, const mx_tensor *b) {
   return a0 < b0 + b->nbytes && b0 < a0 + a->nbytes;
 }
 
+static bool is_tensor(const mx_value *v, const mx_tensor *t) { return v->tag == MX_TAG_TENSOR && v->u.t == t; }
+
+/* Whether `in`, read for the last time by instruction i, may share bytes with `out`, first written there: out is
+ * the call's one out, in is only ever a plain tensor argument before it, and the kernel's rule accepts every
+ * position in takes. Loaded without kernels (inspection), nothing runs, and the roles alone are checked. */
+static bool rule_allows(const mx_method *m, uint32_t i, const mx_tensor *in, const mx_tensor *out) {
+  const mx_instr *ins = &m->instrs[i];
+  if (ins->kind != MX_INSTR_KERNEL || ins->nargs < 2) return false;
+  const mx_kernel_entry *k = m->ops[ins->op];
+  const uint32_t out_at = k != NULL ? k->sig[MX_SIG_FIRST_OUT] : ins->nargs - 2u;
+  if (out_at + 2u != ins->nargs || !is_tensor(ins->args[out_at], out) || (k != NULL && k->overlap == NULL)) {
+    return false;
+  }
+  bool named = false;
+  for (uint32_t a = 0; a < out_at; a++) {
+    const mx_value *v = ins->args[a];
+    if (is_tensor(v, in)) {
+      if (k != NULL && !k->overlap(ins->args, a, out_at)) return false;
+      named = true;
+    } else {
+      for (uint32_t j = 0; j < mx_value_tensor_count(v); j++) {
+        if (mx_value_tensor(v, j) == in) return false;
+      }
+    }
+  }
+  return named;
+}
+
+/* k starts at `start` and shares bytes with o, live there too: allowed only where they meet at that one
+ * instruction as its out and an input read for the last time. */
+static bool may_share(const mx_method *m, const lives *l, uint32_t k, uint32_t o, uint32_t start) {
+  if (start == 0 || start > m->instr_count) return false;
+  const mx_tensor *a = &l->tensors[k], *b = &l->tensors[o];
+  if (l->last[o] == start && l->first[k] == start && rule_allows(m, start - 1u, b, a)) return true;
+  return l->last[k] == start && l->first[o] == start && rule_allows(m, start - 1u, a, b);
+}
+
 /* The sweep: each tensor, in order of first step, against those still live at that step. */
 static mx_error sweep(mx_method *m, lives *l) {
   uint32_t live = 0, work = 0;
@@ -60,7 +99,7 @@ static mx_error sweep(mx_method *m, lives *l) {
     for (uint32_t j = 0; j < live; j++) {
       const uint32_t o = l->live[j];
       if (l->last[o] < start) continue;
-      if (share_bytes(&l->tensors[k], &l->tensors[o])) {
+      if (share_bytes(&l->tensors[k], &l->tensors[o]) && !may_share(m, l, k, o, start)) {
         m->site.instruction = start == 0 ? -1 : (int32_t)(start - 1u);
         return MX_ERR_PLAN_OVERLAP;
       }

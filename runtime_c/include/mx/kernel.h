@@ -67,12 +67,19 @@ typedef enum mx_cost_rule {
   MX_COST_CONV        /* as ROWS, per input element when there are more (a transposed convolution) */
 } mx_cost_rule;
 
+/* The kernel's overlap rule (NULL: none): whether its out, args[out], may share bytes with input args[arg] where the
+ * plan put them, given the order in which the kernel reads and writes (mcu_export/ops/overlap.py). The loader asks
+ * it for each pair that a plan overlaps at the one instruction where the input is read for the last time and the
+ * out first written (src/plan_verify.c). */
+typedef bool (*mx_kernel_overlap_fn)(mx_value *const *args, uint32_t arg, uint32_t out);
+
 typedef struct mx_kernel_entry {
   const char *name;       /* e.g. "aten::convolution" */
   const char *overload;   /* e.g. "out" */
   mx_kernel_fn fn;        /* execute */
   mx_kernel_check_fn check; /* load-time check of dtypes, shapes and values */
   const uint8_t *sig;      /* the signature, laid out as MX_SIG_* says */
+  mx_kernel_overlap_fn overlap;
 } mx_kernel_entry;
 
 /* Generated from the op table (codegen/kernel_table.c.j2): the kernels this build links, and no others. */

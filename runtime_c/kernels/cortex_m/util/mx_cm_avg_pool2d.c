@@ -2,6 +2,7 @@
  * zero_point/multiplier/shift do not enter the arithmetic. */
 #include "arm_nnfunctions.h"
 #include "mx_cm_pool_args.h"
+#include "mx_cm_rows.h"
 #include "mx_cm_avg_pool2d.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_avg_pool2d_##name
@@ -27,6 +28,14 @@ mx_error mx_cm_avg_pool2d(mx_value *const *args, bool nhwc) {
   const cmsis_nn_context cm = mx_cm_scratch(mx_arg_tensor(args, A(scratch)));
   const cmsis_nn_pool_params pp = {{p.stride[1], p.stride[0]}, {p.pad[1], p.pad[0]}, {INT8_MIN, INT8_MAX}};
   const cmsis_nn_dims filter_dims = {1, p.kernel[0], p.kernel[1], 1};
-  return mx_cm_status(arm_avgpool_s8(&cm, &pp, &p.in_dims, (const int8_t *)p.in->data, &filter_dims, &p.out_dims,
-                                     (int8_t *)p.out->data));
+  const mx_cm_pool_op op = {cm, pp, filter_dims, arm_avgpool_s8};
+  const mx_cm_rows r = mx_cm_pool_geometry(&p);
+  return mx_cm_rows_run(&r, (const int8_t *)p.in->data, (int8_t *)p.out->data, mx_cm_pool_rows, &op);
+}
+
+bool mx_cm_avg_pool2d_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
+  return mx_cm_pool_overlap(args, arg, out, false);
+}
+bool mx_cm_avg_pool2d_nhwc_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
+  return mx_cm_pool_overlap(args, arg, out, true);
 }

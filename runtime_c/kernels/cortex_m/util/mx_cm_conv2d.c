@@ -4,6 +4,7 @@
 #include "mx_cm_conv_args.h"
 #include "mx_cm_conv_dispatch.h"
 #include "mx_cm_conv2d.h"
+#include "mx_cm_rows.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_conv2d_##name
 
@@ -21,17 +22,64 @@ mx_arg_error mx_cm_conv2d_check(mx_value *const *args, bool nhwc) {
   return MX_OK;
 }
 
+/* What each row's call needs besides its rows. */
+typedef struct conv_op {
+  const mx_cm_conv *c;
+  cmsis_nn_conv_params p;
+  cmsis_nn_context cm;
+  cmsis_nn_per_channel_quant_params q;
+  cmsis_nn_dims bias_dims;
+} conv_op;
+
+static mx_error conv_rows(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
+                          const cmsis_nn_dims *out_dims, int8_t *out) {
+  const conv_op *o = op;
+  cmsis_nn_conv_params p = o->p;
+  p.padding.h = pad;
+  return mx_cm_status(mx_cm_conv_s8(&o->cm, &p, &o->q, in_dims, in, &o->c->filter, (const int8_t *)o->c->w->data,
+                                    &o->bias_dims, o->c->bias_data, out_dims, out));
+}
+
+static mx_cm_rows conv_geometry(const mx_cm_conv *c) {
+  return (mx_cm_rows){c->in_dims, c->out_dims, c->stride[0], c->pad[0], c->dil[0] * (c->filter.h - 1) + 1};
+}
+
 mx_error mx_cm_conv2d(mx_value *const *args, bool nhwc) {
   mx_cm_conv c;
   mx_cm_conv_read(args, 0, nhwc, &c);
   if (c.out->numel == 0) {
     return MX_OK;
   }
-  const cmsis_nn_conv_params p = mx_cm_conv_params(&c);
-  const cmsis_nn_dims bias_dims = {1, 1, 1, c.filter.n};
-  const cmsis_nn_context cm = mx_cm_scratch(c.scratch);
-  const cmsis_nn_per_channel_quant_params q = {c.mult, c.shift};
-  return mx_cm_status(mx_cm_conv_s8(&cm, &p, &q, &c.in_dims, (const int8_t *)c.in->data, &c.filter,
-                                    (const int8_t *)c.w->data, &bias_dims, c.bias_data, &c.out_dims,
-                                    (int8_t *)c.out->data));
+  const conv_op op = {&c, mx_cm_conv_params(&c), mx_cm_scratch(c.scratch), {c.mult, c.shift}, {1, 1, 1, c.filter.n}};
+  const mx_cm_rows r = conv_geometry(&c);
+  return mx_cm_rows_run(&r, (const int8_t *)c.in->data, (int8_t *)c.out->data, conv_rows, &op);
+}
+
+/* A row's call must pick the whole call's CMSIS-NN function: the firmware links only those (and a 1xN kernel
+ * over one row would otherwise switch to arm_convolve_1_x_n_s8). */
+static bool same_function(const void *op, const mx_cm_rows *r, int32_t pad, int32_t rows) {
+  const mx_cm_conv *c = op;
+  const cmsis_nn_conv_params p = mx_cm_conv_params(c);
+  cmsis_nn_conv_params row_p = p;
+  row_p.padding.h = pad;
+  const cmsis_nn_dims row_in = {1, rows, r->in.w, r->in.c};
+  return mx_cm_conv_kind_of(&row_p, &row_in, &c->filter) == mx_cm_conv_kind_of(&p, &c->in_dims, &c->filter);
+}
+
+static bool conv2d_overlap(mx_value *const *args, uint32_t arg, bool nhwc) {
+  mx_cm_conv c;
+  mx_cm_conv_read(args, 0, nhwc, &c);
+  if (c.filter.c != c.in_dims.c) return false; /* grouped: each group reads the whole input again */
+  const mx_cm_rows r = conv_geometry(&c);
+  return mx_cm_rows_overlap(&r, arg, c.in->data, c.out->data, same_function, &c);
+}
+
+/* (The out is read where the schema puts it.) */
+bool mx_cm_conv2d_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
+  (void)out;
+  return conv2d_overlap(args, arg, false);
+}
+bool mx_cm_conv2d_nhwc_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
+  (void)out;
+  return conv2d_overlap(args, arg, true);
 }

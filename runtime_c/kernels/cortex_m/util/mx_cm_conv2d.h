@@ -5,5 +5,8 @@
 
 mx_arg_error mx_cm_conv2d_check(mx_value *const *args, bool nhwc);
 mx_error mx_cm_conv2d(mx_value *const *args, bool nhwc);
+/* The overlap rules of both spellings (mx_cm_rows.h): groups of 1 only. */
+bool mx_cm_conv2d_overlap(mx_value *const *args, uint32_t arg, uint32_t out);
+bool mx_cm_conv2d_nhwc_overlap(mx_value *const *args, uint32_t arg, uint32_t out);
 
 #endif

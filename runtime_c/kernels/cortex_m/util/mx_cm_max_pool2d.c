@@ -1,6 +1,7 @@
 /* quantized_max_pool2d(_nhwc) via arm_max_pool_s8. Dilation must be 1 and the zero points equal. */
 #include "arm_nnfunctions.h"
 #include "mx_cm_pool_args.h"
+#include "mx_cm_rows.h"
 #include "mx_cm_max_pool2d.h"
 
 #define A(name) MX_ARG_cortex_m_quantized_max_pool2d_##name
@@ -28,6 +29,14 @@ mx_error mx_cm_max_pool2d(mx_value *const *args, bool nhwc) {
                                    {p.pad[1], p.pad[0]},
                                    {mx_cm_int(args, A(activation_min)), mx_cm_int(args, A(activation_max))}};
   const cmsis_nn_dims filter_dims = {1, p.kernel[0], p.kernel[1], 1};
-  return mx_cm_status(arm_max_pool_s8(&cm, &pp, &p.in_dims, (const int8_t *)p.in->data, &filter_dims, &p.out_dims,
-                                      (int8_t *)p.out->data));
+  const mx_cm_pool_op op = {cm, pp, filter_dims, arm_max_pool_s8};
+  const mx_cm_rows r = mx_cm_pool_geometry(&p);
+  return mx_cm_rows_run(&r, (const int8_t *)p.in->data, (int8_t *)p.out->data, mx_cm_pool_rows, &op);
+}
+
+bool mx_cm_max_pool2d_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
+  return mx_cm_pool_overlap(args, arg, out, false);
+}
+bool mx_cm_max_pool2d_nhwc_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
+  return mx_cm_pool_overlap(args, arg, out, true);
 }

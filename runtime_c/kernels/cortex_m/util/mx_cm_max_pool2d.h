@@ -5,5 +5,8 @@
 
 mx_arg_error mx_cm_max_pool2d_check(mx_value *const *args, bool nhwc);
 mx_error mx_cm_max_pool2d(mx_value *const *args, bool nhwc);
+/* The overlap rules of both spellings (mx_cm_rows.h). */
+bool mx_cm_max_pool2d_overlap(mx_value *const *args, uint32_t arg, uint32_t out);
+bool mx_cm_max_pool2d_nhwc_overlap(mx_value *const *args, uint32_t arg, uint32_t out);
 
 #endif

@@ -1,4 +1,5 @@
 #include "mx_cm_pool_args.h"
+#include "mx_cm_rows.h"
 
 #define AVG(name) MX_ARG_cortex_m_quantized_avg_pool2d_##name
 #define MAX(name) MX_ARG_cortex_m_quantized_max_pool2d_##name
@@ -41,4 +42,23 @@ mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, 
           p->out_dims.w != mx_cm_window_out(p->in_dims.w, p->kernel[1], p->stride[1], p->pad[1], 1, ceil_mode),
       out_i, MX_ERR_BAD_SHAPE);
   return MX_OK;
+}
+
+mx_cm_rows mx_cm_pool_geometry(const mx_cm_pool *p) {
+  return (mx_cm_rows){p->in_dims, p->out_dims, p->stride[0], p->pad[0], p->kernel[0]};
+}
+
+mx_error mx_cm_pool_rows(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
+                         const cmsis_nn_dims *out_dims, int8_t *out) {
+  const mx_cm_pool_op *o = op;
+  cmsis_nn_pool_params pp = o->pp;
+  pp.padding.h = pad;
+  return mx_cm_status(o->fn(&o->cm, &pp, in_dims, in, &o->filter, out_dims, out));
+}
+
+bool mx_cm_pool_overlap(mx_value *const *args, uint32_t arg, uint32_t out_i, bool nhwc) {
+  mx_cm_pool p;
+  mx_cm_pool_read(args, out_i, nhwc, &p);
+  const mx_cm_rows r = mx_cm_pool_geometry(&p);
+  return mx_cm_rows_overlap(&r, arg, p.in->data, p.out->data, NULL, NULL);
 }

@@ -1,0 +1,208 @@
+"""Where a kernel's out may share bytes with an input it reads for the last time (RAM below the live-set bound).
+
+A rule answers, for one call and one input argument, where the out may lie and still overlap that input: at
+least ``below`` bytes below the input's start, or at least ``above`` bytes above it (a ``Reach``; None: never).
+The C loader answers the same question with the function the kernel table names
+(``runtime_c/kernels/portable/util/mx_overlap.c``, ``runtime_c/kernels/cortex_m/util/mx_cm_rows.c``); the planner
+uses the rules (``mcu_export/planner/permits.py``) and both verifiers, Python's and the loader's, hold every
+overlap to them. Rules hold on every ISA path (scalar, DSP, MVE), so a plan runs on any target.
+
+- ``elementwise``: the input has the out's sizes and dim order and elements at least as wide; every path is one
+  forward sweep that writes element i after reading element i, so the out may start at or below the input.
+- ``window`` (cortex_m convolution with one group, depthwise convolution, pooling; NHWC): when the two overlap,
+  the kernel runs one output row per CMSIS-NN call, forward when the out lies below the input and backward when
+  above, each call on just the input rows its windows read. The distances are the largest gap, over the rows,
+  between what has been written and what is still to be read; a row's call must pick the same CMSIS-NN
+  function as the whole call (the firmware links only those).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from mcu_export.pte import program as pte
+
+Rule = Callable[[Sequence[pte.EValue], List[int], int, int], Optional["Reach"]]
+
+
+def _tensor(values: Sequence[pte.EValue], index: int) -> Optional[pte.Tensor]:
+    v = values[index]
+    return v if isinstance(v, pte.Tensor) else None
+
+
+def _ints(values: Sequence[pte.EValue], index: int) -> List[int]:
+    v = values[index]
+    return [values[i].int_val for i in v.items] if isinstance(v, pte.IntList) else []
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How an out may overlap an input: starting at least `below` bytes below it (the kernel runs forward), or at
+    least `above` bytes above it (backward); None where that direction is not allowed."""
+
+    below: Optional[int]
+    above: Optional[int]
+
+    def allows(self, delta: int) -> bool:
+        """delta: the input's start minus the out's."""
+        return (self.below is not None and delta >= self.below) or (self.above is not None and -delta >= self.above)
+
+
+def elementwise(values, args, arg, out) -> Optional[Reach]:
+    x, y = _tensor(values, args[arg]), _tensor(values, args[out])
+    if x is None or y is None or list(x.sizes) != list(y.sizes) or list(x.dim_order) != list(y.dim_order):
+        return None
+    wide = pte.ELEMENT_SIZE[pte.ScalarType(x.scalar_type)] >= pte.ELEMENT_SIZE[pte.ScalarType(y.scalar_type)]
+    return Reach(0, None) if wide and y.numel > 0 else None
+
+
+@dataclass(frozen=True)
+class Nhwc:
+    n: int
+    h: int
+    w: int
+    c: int
+
+
+def nhwc(t: pte.Tensor, explicit: bool) -> Optional[Nhwc]:
+    """The tensor's NHWC memory layout: sizes [N, H, W, C] (the *_nhwc spelling) or [N, C, H, W] in
+    channels-last dim order."""
+    if len(t.sizes) != 4:
+        return None
+    if explicit:
+        return Nhwc(*t.sizes) if list(t.dim_order) == [0, 1, 2, 3] else None
+    n, c, h, w = t.sizes
+    return Nhwc(n, h, w, c) if list(t.dim_order) == [0, 2, 3, 1] else None
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A window op run one output row at a time (runtime_c/kernels/cortex_m/util/mx_cm_rows.c, its twin)."""
+
+    x: Nhwc
+    y: Nhwc
+    stride: int
+    pad: int
+    span: int  # dilation * (kernel - 1) + 1
+
+    def slice(self, oy: int) -> Tuple[int, int, int]:
+        """(first input row, rows, top padding) of output row oy's call."""
+        top = oy * self.stride - self.pad
+        lo, hi = max(top, 0), min(top + self.span, self.x.h)
+        return lo, max(hi - lo, 0), lo - top
+
+    def reach(self) -> Reach:
+        """Forward, row (n, oy) writes up to the end of its output row while the input from its first row on is
+        still to be read; backward, from the start of its output row while the input up to its last row is."""
+        in_row, out_row = self.x.w * self.x.c, self.y.w * self.y.c
+        below = above = None
+        for n in sorted({0, self.y.n - 1}):  # linear in n: the ends
+            for oy in range(self.y.h):
+                first, count, _ = self.slice(oy)
+                in0 = (n * self.x.h + first) * in_row
+                out0 = (n * self.y.h + oy) * out_row
+                below = max(below if below is not None else out0 + out_row - in0, out0 + out_row - in0)
+                above = max(above if above is not None else in0 + count * in_row - out0, in0 + count * in_row - out0)
+        return Reach(below, above)
+
+
+def _pair(values, index: int) -> Optional[Tuple[int, int]]:
+    v = _ints(values, index)
+    return (v[0], v[-1]) if len(v) in (1, 2) else None
+
+
+def _same_function(kind: str, rows: Rows, values, args, x: Nhwc, y: Nhwc) -> bool:
+    """Every row's call picks the whole call's CMSIS-NN function, on every ISA (mx_cm_conv_kind_of's twins)."""
+    from mcu_export.int8.lower.scratch import conv_kind, depthwise_kind
+
+    w = _tensor(values, args[1])
+    stride, padding, dilation = (_pair(values, args[i]) for i in (3, 4, 5))
+    if w is None or None in (stride, padding, dilation):
+        return False
+    for oy in range(y.h):
+        _, count, pad = rows.slice(oy)
+        row_in, row_pad = (1, count, x.w, x.c), (pad, padding[1])
+        if kind == "conv":
+            full = conv_kind((x.n, x.h, x.w, x.c), tuple(w.sizes), stride, padding, dilation)
+            if conv_kind(row_in, tuple(w.sizes), stride, row_pad, dilation) != full:
+                return False
+            continue
+        mult = values[args[6]].int_val
+        for isa in ("scalar", "dsp", "mve"):
+            full = depthwise_kind(isa, (x.n, x.h, x.w, x.c), tuple(w.sizes[1:3]), (y.n, y.h, y.w, y.c), mult, padding, dilation)
+            if depthwise_kind(isa, row_in, tuple(w.sizes[1:3]), (1, 1, y.w, y.c), mult, row_pad, dilation) != full:
+                return False
+    return True
+
+
+def _window(explicit: bool, kind: str) -> Rule:
+    """The rule of one cortex_m op family (`conv`, `depthwise` or `pool`), as its C twin computes it."""
+    at = {"stride": 2, "padding": 3, "size": 1} if kind == "pool" else {"stride": 3, "padding": 4, "dilation": 5}
+
+    def rule(values, args, arg, out) -> Optional[Reach]:
+        xt, yt = _tensor(values, args[arg]), _tensor(values, args[out])
+        if arg != 0 or xt is None or yt is None or yt.numel == 0:
+            return None
+        x, y = nhwc(xt, explicit), nhwc(yt, explicit)
+        stride, padding = _pair(values, args[at["stride"]]), _pair(values, args[at["padding"]])
+        if x is None or y is None or stride is None or padding is None:
+            return None
+        if kind == "pool":
+            size = _pair(values, args[at["size"]])
+            span = size[0] if size else None
+        else:
+            w, dilation = _tensor(values, args[1]), _pair(values, args[at["dilation"]])
+            if w is None or len(w.sizes) != 4 or dilation is None:
+                return None
+            if kind == "conv" and w.sizes[3] != x.c:
+                return None  # grouped: each group reads the whole input again
+            span = dilation[0] * (w.sizes[1] - 1) + 1
+        if span is None:
+            return None
+        rows = Rows(x, y, stride[0], padding[0], span)
+        if kind != "pool" and not _same_function(kind, rows, values, args, x, y):
+            return None
+        return rows.reach()
+
+    return rule
+
+
+_ELEMENTWISE = (
+    *(
+        f"aten::{name}.out"
+        for name in (
+            *("relu", "hardtanh", "clamp", "sigmoid", "tanh", "hardswish", "hardsigmoid", "abs", "neg"),
+            *("leaky_relu", "elu", "gelu", "add", "sub", "mul", "div", "minimum", "maximum"),
+        )
+    ),
+    "aten::clamp.Tensor_out",
+    *(f"cortex_m::{name}.out" for name in ("quantize_per_tensor", "quantized_activation", "quantized_prelu")),
+    *(f"cortex_m::{name}.out" for name in ("quantized_add", "quantized_mul", "minimum", "maximum")),
+)
+# qualified op name -> (the C function the kernel table names, its Python twin)
+_WINDOW: Dict[str, Tuple[str, Rule]] = {
+    "cortex_m::quantized_conv2d.out": ("mx_cm_conv2d_overlap", _window(False, "conv")),
+    "cortex_m::quantized_conv2d_nhwc.out": ("mx_cm_conv2d_nhwc_overlap", _window(True, "conv")),
+    "cortex_m::quantized_depthwise_conv2d.out": ("mx_cm_depthwise_conv2d_overlap", _window(False, "depthwise")),
+    "cortex_m::quantized_depthwise_conv2d_nhwc.out": ("mx_cm_depthwise_conv2d_nhwc_overlap", _window(True, "depthwise")),
+    "cortex_m::quantized_avg_pool2d.out": ("mx_cm_avg_pool2d_overlap", _window(False, "pool")),
+    "cortex_m::quantized_avg_pool2d_nhwc.out": ("mx_cm_avg_pool2d_nhwc_overlap", _window(True, "pool")),
+    "cortex_m::quantized_max_pool2d.out": ("mx_cm_max_pool2d_overlap", _window(False, "pool")),
+    "cortex_m::quantized_max_pool2d_nhwc.out": ("mx_cm_max_pool2d_nhwc_overlap", _window(True, "pool")),
+}
+
+
+@dataclass(frozen=True)
+class OverlapRule:
+    c_function: str  # bool fn(mx_value *const *args, uint32_t arg, uint32_t out): may they overlap where they lie
+    reach: Rule  # its Python twin: (values, args, arg, out) -> where they may, or None
+
+
+def overlap_rule(op) -> Optional[OverlapRule]:
+    """The rule of an op-table entry, or None (its out never shares bytes with an input)."""
+    if op.qualified in _ELEMENTWISE:
+        return OverlapRule("mx_overlap_elementwise", elementwise)
+    if op.qualified in _WINDOW:
+        return OverlapRule(*_WINDOW[op.qualified])
+    return None
