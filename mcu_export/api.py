@@ -55,6 +55,7 @@ def export(
     board: BoardArg = None,
     backend: Optional[str] = None,
     fallback: bool = True,
+    overlap: bool = True,
 ) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
@@ -62,8 +63,10 @@ def export(
     board). `backend` (int8 only): "cortex-m" keeps everything on the CPU; an Ethos-U configuration such as
     "ethos-u55-128" sends the subgraphs that NPU takes to it (TOSA, then Vela). None: the board's NPU if its
     board file names one, else the CPU. int8 ops that have no int8 kernel run in fp32, each a McuExportWarning;
-    `fallback=False` refuses them instead (one UnsupportedOpError listing all). A module in training mode is
-    exported in eval mode, with a warning."""
+    `fallback=False` refuses them instead (one UnsupportedOpError listing all). `overlap=False` plans every
+    tensor apart from those live with it (no out over the input it replaces: for runtimes whose kernels keep
+    another order, such as ExecuTorch's or Arm's CMSIS-NN). A module in training mode is exported in eval mode,
+    with a warning."""
     from mcu_export import warn
     from mcu_export.ethosu.choice import choose_npu
     from mcu_export.pte.writer import write_program
@@ -77,12 +80,13 @@ def export(
         from mcu_export.lower import to_program
 
         program, info = to_program(model, tuple(example_inputs), progress=say)
-        plan = info.memory
+        plan = _replanned(program, info, info.memory, overlap)
         int8 = None
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program
 
         program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say, npu=npu)
+        plan = _replanned(program, info, plan, overlap)
         int8 = int8_report(info, quantized, board, npu)
         warn.report_fallbacks(info.fallbacks, fallback)
     else:
@@ -141,6 +145,7 @@ def export_spec(
     board: BoardArg = None,
     backend: Optional[str] = None,
     fallback: bool = True,
+    overlap: bool = True,
 ) -> Artifact:
     from mcu_export.model_spec import load_model
 
@@ -154,9 +159,20 @@ def export_spec(
         board=board,
         backend=backend,
         fallback=fallback,
+        overlap=overlap,
     )
     artifact.report["model"] = spec
     return artifact
+
+
+def _replanned(program, info, plan, overlap: bool):
+    """The plan the lowering made (overlaps where kernels allow), or the program planned again without them."""
+    if overlap:
+        return plan
+    from mcu_export.planner import plan_memory
+
+    info.memory = plan_memory(program, overlap=False)
+    return info.memory
 
 
 def _board(board: BoardArg) -> Optional[Board]:

@@ -59,6 +59,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --quantize int8: refuse (exit 2, every one listed) instead of running an op without an int8 "
         "kernel in fp32; without it each such op is one warning line",
     )
+    p.add_argument(
+        "--no-overlap",
+        action="store_true",
+        help="plan every tensor apart from those live with it: no kernel out over the input it replaces (for "
+        "ExecuTorch's runtime or Arm's CMSIS-NN, whose kernels keep another order); more RAM",
+    )
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
@@ -203,6 +209,7 @@ def _cmd_export(args) -> int:
             board=board,
             backend=args.backend,
             fallback=not args.no_fallback,
+            overlap=not args.no_overlap,
         )
     out = artifact.save(args.output)
     mem = artifact.report["memory"]

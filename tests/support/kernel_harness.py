@@ -353,8 +353,8 @@ class KernelLib:
         self.last_arg: Optional[int] = None  # the argument a refused call named (None: none in particular)
 
     def _entry(self, symbol: str) -> int:
-        # mx_kernel_entry: five pointers (name, overload, fn, check, sig)
-        size = 5 * ctypes.sizeof(ctypes.c_void_p)
+        # mx_kernel_entry: six pointers (name, overload, fn, check, sig, overlap)
+        size = 6 * ctypes.sizeof(ctypes.c_void_p)
         return ctypes.addressof(ctypes.c_char.in_dll(self.cdll, "mx_kernel_table")) + self.index[symbol] * size
 
     def raw(self, symbol: str, args: Sequence[Optional[MxValue]]) -> int:

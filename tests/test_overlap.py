@@ -1,0 +1,148 @@
+"""Tensors that share bytes (mcu_export/ops/overlap.py, planner/permits.py, runtime_c/src/plan_verify.c): a kernel's
+out over the input it replaces, where the kernel's rule allows.
+
+- Per rule, the tightest placements (the out exactly the rule's distance below its input, and above it where the
+  kernel may run backward) give the very outputs of the same program planned apart, on the host runtime under
+  ASan/UBSan (the scalar paths; tests/test_overlap_qemu.py runs the DSP and MVE paths).
+- One alignment step short of a distance is refused by the loader and by the Python verifier; a rule that allows
+  nothing (a grouped convolution) refuses a forced overlap.
+- The planner's plans pass the verifier whatever the lifetimes and permits (hypothesis), and the example models
+  give the same outputs with overlaps on as off.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import overlap_cases as OC  # noqa: E402  (tests/support, on sys.path via conftest)
+from mcu_export.ops.overlap import Reach, overlap_rule
+from mcu_export.ops.table import BY_QUALIFIED
+from mcu_export.planner.allocate import allocate, arena_size
+from mcu_export.planner.lifetimes import Lifetime, compute_lifetimes
+from mcu_export.planner.permits import overlap_permits
+from mcu_export.planner.verify import PlanVerificationError, verify_plan
+from mcu_export.pte.writer import write_program
+from test_runtime_malformed import SAN_ENV  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs")
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from mcu_export.host_runtime import build_host_runner
+
+    return build_host_runner(sanitize=True)
+
+
+def _run(runner, program, case, tmp: Path):
+    from mcu_export.runners.host import run_pte
+
+    path = tmp / "m.pte"
+    path.write_bytes(write_program(program))
+    return run_pte(path, OC.arrays(case), runner=runner)
+
+
+def _load(runner, program, tmp: Path):
+    path = tmp / "m.pte"
+    path.write_bytes(write_program(program))
+    return subprocess.run(
+        [str(runner), str(path), "--load-only"], capture_output=True, text=True, timeout=120, env=SAN_ENV
+    )
+
+
+@pytest.mark.parametrize("case", OC.CASES, ids=lambda c: c.name)
+def test_tightest_placements_give_the_outputs_of_the_plan_apart(runner, case, tmp_path):
+    apart = OC.export(case, overlap=False)
+    want = _run(runner, apart, case, tmp_path)
+    plan = apart.execution_plan[0]
+    reach = OC.reach(plan, case.op)
+    if not case.overlaps:
+        assert reach is None
+        forced = OC.placed(apart, case.op, "below") if reach else None
+        assert forced is None
+        return
+    assert reach is not None, f"{case.op} has no overlap permit"
+    ran = []
+    for where in ("below", "above"):
+        program = OC.placed(apart, case.op, where)
+        if program is None:
+            continue
+        p = program.execution_plan[0]
+        lifetimes = compute_lifetimes(p)
+        offsets = {lt.value: p.values[lt.value].allocation_info.memory_offset for lt in lifetimes}
+        verify_plan(lifetimes, offsets, p.non_const_buffer_sizes[1], permits=overlap_permits(p, lifetimes))
+        got = _run(runner, program, case, tmp_path)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want)), (where, got, want)
+        ran.append(where)
+    elementwise = overlap_rule(BY_QUALIFIED[case.op]).c_function == "mx_overlap_elementwise"
+    assert ran == (["below"] if elementwise else ["below", "above"])  # window ops run either way
+
+
+@pytest.mark.parametrize("case", [c for c in OC.CASES if c.overlaps], ids=lambda c: c.name)
+def test_one_step_short_is_refused_by_the_loader_and_the_verifier(runner, case, tmp_path):
+    apart = OC.export(case, overlap=False)
+    for where in ("below", "above"):
+        program = OC.placed(apart, case.op, where, short=16)
+        if program is None:
+            continue
+        proc = _load(runner, program, tmp_path)
+        assert proc.returncode == 3 and "two planned tensors" in proc.stderr, (where, proc.stderr)
+        p = program.execution_plan[0]
+        lifetimes = compute_lifetimes(p)
+        offsets = {lt.value: p.values[lt.value].allocation_info.memory_offset for lt in lifetimes}
+        with pytest.raises(PlanVerificationError, match="no kernel's overlap rule"):
+            verify_plan(lifetimes, offsets, p.non_const_buffer_sizes[1], permits=overlap_permits(p, lifetimes))
+
+
+def test_a_grouped_convolution_refuses_a_forced_overlap(runner, tmp_path):
+    case = OC.BY_NAME["conv_grouped"]
+    program = OC.export(case, overlap=False)
+    plan = program.execution_plan[0]
+    _, x, y = OC.target(plan, case.op)
+    plan.values[y].allocation_info.memory_offset = plan.values[x].allocation_info.memory_offset
+    proc = _load(runner, program, tmp_path)
+    assert proc.returncode == 3 and "two planned tensors" in proc.stderr, proc.stderr
+
+
+# Random programs for the allocator: a chain of steps, each defining tensors of random sizes that live a random
+# number of steps, with random permits between a step's out and an input that dies there.
+@st.composite
+def lifetimes_and_permits(draw):
+    n = draw(st.integers(2, 14))
+    lts, permits = [], {}
+    for v in range(n):
+        first = draw(st.integers(-1, 8))
+        last = draw(st.integers(first, 9))
+        lts.append(Lifetime(v, 16 * draw(st.integers(0, 12)), first, last))
+    for out in lts:
+        for x in lts:
+            if x.last == out.first and x.value != out.value and draw(st.booleans()):
+                below = draw(st.one_of(st.none(), st.integers(0, 10).map(lambda k: 16 * k)))
+                above = draw(st.one_of(st.none(), st.integers(0, 10).map(lambda k: 16 * k)))
+                permits[(out.value, x.value)] = Reach(below, above)
+    return lts, permits
+
+
+@settings(max_examples=300, deadline=None)
+@given(lifetimes_and_permits())
+def test_every_plan_the_planner_makes_passes_the_verifier(case):
+    lts, permits = case
+    offsets, _ = allocate(lts, permits)
+    verify_plan(lts, offsets, arena_size(lts, offsets), permits=permits)
+    plain, _ = allocate(lts)
+    verify_plan(lts, plain, arena_size(lts, plain))
+
+
+def test_the_verifier_refuses_an_overlap_no_permit_allows():
+    x, y = Lifetime(0, 64, 0, 1), Lifetime(1, 64, 1, 2)
+    permits = {(1, 0): Reach(32, None)}
+    verify_plan([x, y], {0: 32, 1: 0}, 96, permits=permits)  # y exactly 32 below x
+    for offsets in ({0: 16, 1: 0}, {0: 0, 1: 16}, {0: 0, 1: 0}):  # too close below, above, no distance
+        with pytest.raises(PlanVerificationError):
+            verify_plan([x, y], offsets, 96, permits=permits)
