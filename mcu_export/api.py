@@ -212,6 +212,7 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
             "over_lower_bound_bytes": arena - bound,
             "arena_over_lower_bound": round(arena / bound, 4) if bound else 1.0,
             "planned_tensors": len(plan.tensors),
+            "overlaps": plan.overlaps,
             "constant_bytes": constant_bytes,
         },
         "inputs": _io(method.values, method.inputs),

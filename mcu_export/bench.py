@@ -1,4 +1,5 @@
-"""`make bench`: per example model, the planned arena against its lower bound and against ExecuTorch's planner;
+"""`make bench`: per example model, the planned arena against its lower bound and against ExecuTorch's planner
+(fp32, and int8 with and without overlapping tensors);
 firmware flash, RAM and instructions per inference per board; the runtime core's own flash size."""
 
 from __future__ import annotations
@@ -113,6 +114,43 @@ def memory_table(store: FigureStore):
     return artifacts
 
 
+def memory_int8_table(store: FigureStore) -> None:
+    """Per example, int8 on corstone-300: the arena with overlaps (an out over the input it replaces, where the
+    kernel's rule allows), without them, the live-set bound, and ExecuTorch's Cortex-M flow's planned bytes."""
+    from mcu_export.bench_et_cortex_m import et_int8_planned_bytes
+    from mcu_export.planner import plan_memory
+
+    table = store.table(
+        "memory_int8",
+        [KEY],
+        [
+            Column("arena8 B", width=17),
+            Column("apart8 B", width=17),
+            Column("live-set B", width=17),
+            Column("overlaps", width=10),
+            Column("ET8 B", width=17),
+            Column("arena/ET", ".3f", width=13),
+        ],
+    )
+    for name in EXAMPLES:
+        model, inputs = load_model(spec(name))
+        artifact = export(model, inputs, quantize="int8", calibrate=[inputs], board="corstone-300", backend="cortex-m")
+        plan = artifact.memory_plan
+        apart = plan_memory(artifact.program, overlap=False)
+        et = et_int8_planned_bytes(model, inputs)
+        table.row(
+            [name],
+            {
+                "arena8 B": plan.arena_bytes,
+                "apart8 B": apart.arena_bytes,
+                "live-set B": plan.lower_bound_bytes,
+                "overlaps": plan.overlaps,
+                "ET8 B": et,
+                "arena/ET": plan.arena_bytes / et if et else None,
+            },
+        )
+
+
 def main() -> int:
     from mcu_export.bench_ethosu import main as ethosu_main
     from mcu_export.bench_firmware import main as runtime_core_main
@@ -121,6 +159,8 @@ def main() -> int:
     store = FigureStore()
     print(f"(each figure beside its previous value from {store.path.name}: '(=)' unchanged)")
     artifacts = memory_table(store)
+    print()
+    memory_int8_table(store)
     firmware_table(store, artifacts)
     print()
     runtime_core_main([], store)

@@ -215,7 +215,9 @@ def _cmd_export(args) -> int:
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
     print(
-        f"arena {mem['arena_bytes']} bytes (lower bound {mem['lower_bound_bytes']}), "
+        f"arena {mem['arena_bytes']} bytes (live-set bound {mem['lower_bound_bytes']}"
+        + (f", {mem['overlaps']} outs over their inputs" if mem.get("overlaps") else "")
+        + "), "
         f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops"
     )
     parts = artifact.report.get("partitions")

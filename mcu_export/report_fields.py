@@ -15,7 +15,9 @@ FIELDS: Dict[str, str] = {
     "kernel_calls": "kernel calls per inference, all operators (the sum of ops); not CPU instructions",
     "instructions": "instructions in the .pte's execution plan: kernel calls plus moves and delegate calls",
     "memory.arena_bytes": "bytes of the planned activation arena (all intermediate tensors)",
-    "memory.lower_bound_bytes": "the largest sum of tensors alive at one time: no plan can use less",
+    "memory.lower_bound_bytes": "the largest sum of tensors alive at one time: no plan of tensors kept apart can "
+    "use less (overlaps, below, can)",
+    "memory.overlaps": "kernel outs placed over the input they replace, where the kernel's overlap rule allows",
     "memory.constant_bytes": "bytes of weights and constants in the .pte",
     "pte_bytes": "size of model.pte in bytes",
     "export_seconds": "wall time of the export",

@@ -56,7 +56,11 @@ def _load(runner, program, tmp: Path):
     )
 
 
-@pytest.mark.parametrize("case", OC.CASES, ids=lambda c: c.name)
+def _cases(cases):
+    return [pytest.param(c, id=c.name, marks=() if c.name in OC.FAST else pytest.mark.slow) for c in cases]
+
+
+@pytest.mark.parametrize("case", _cases(OC.CASES))
 def test_tightest_placements_give_the_outputs_of_the_plan_apart(runner, case, tmp_path):
     apart = OC.export(case, overlap=False)
     want = _run(runner, apart, case, tmp_path)
@@ -84,7 +88,7 @@ def test_tightest_placements_give_the_outputs_of_the_plan_apart(runner, case, tm
     assert ran == (["below"] if elementwise else ["below", "above"])  # window ops run either way
 
 
-@pytest.mark.parametrize("case", [c for c in OC.CASES if c.overlaps], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", _cases([c for c in OC.CASES if c.overlaps]))
 def test_one_step_short_is_refused_by_the_loader_and_the_verifier(runner, case, tmp_path):
     apart = OC.export(case, overlap=False)
     for where in ("below", "above"):

@@ -9,6 +9,7 @@ from mcu_export.lower import to_program
 from mcu_export.planner import PlanVerificationError, allocate, compute_lifetimes, lower_bound, plan_memory, verify_plan
 from mcu_export.planner.allocate import arena_size
 from mcu_export.planner.lifetimes import Lifetime, aligned
+from mcu_export.planner.permits import overlap_permits
 from mcu_export.pte import program as pte
 
 
@@ -103,7 +104,7 @@ def test_plan_memory_writes_offsets_into_the_program():
     ids=lambda c: c.__name__,
 )
 @pytest.mark.slow
-def test_small_models_reach_the_lower_bound(cls):
+def test_small_models_reach_the_live_set_bound(cls):
     model, inputs = fm.make(cls)
     program, info = to_program(model, inputs)
     memory = info.memory
@@ -111,9 +112,11 @@ def test_small_models_reach_the_lower_bound(cls):
         f"{cls.__name__}: arena {memory.arena_bytes} B, lower bound {memory.lower_bound_bytes} B, "
         f"{len(memory.tensors)} planned tensors, order '{memory.strategy}'"
     )
-    assert memory.arena_bytes == memory.lower_bound_bytes
+    # at the live-set bound, or below it where outs overlap the inputs they replace
+    assert memory.arena_bytes <= memory.lower_bound_bytes
+    assert (memory.arena_bytes < memory.lower_bound_bytes) <= (memory.overlaps > 0)
     lifetimes = compute_lifetimes(program.method())
     offsets = {v.value: v.offset for v in memory.tensors}
-    verify_plan(lifetimes, offsets, memory.arena_bytes)
+    verify_plan(lifetimes, offsets, memory.arena_bytes, permits=overlap_permits(program.method(), lifetimes))
     inputs_and_outputs = set(program.method().inputs) | set(program.method().outputs)
     assert inputs_and_outputs <= set(offsets)

@@ -229,7 +229,10 @@ CortexM = Optional[Union[str, Path]]
 
 def kernel_sources(ops: Sequence) -> Dict[str, Path]:
     """Project path → source for the used kernels (runtime_c/kernels/<library>/) and the util helpers they
-    include, transitively: a helper is looked up in its includer's library util/, then in portable/util/."""
+    include, transitively, and those defining their overlap rules (the kernel table names them): a helper is
+    looked up in its includer's library util/, then in portable/util/."""
+    from mcu_export.ops.overlap import overlap_rule
+
     kernels = asset_dir("runtime_c") / "kernels"
     portable_util = kernels / "portable" / "util"
     files: Dict[str, Path] = {}
@@ -239,6 +242,10 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
         if not src.is_file():
             raise UsageError(f"no {op.library} kernel source for {op.qualified} ({src.name})")
         pending.append(src)
+        rule = overlap_rule(op)
+        if rule is not None:
+            folder = next(f for f in (kernels / op.library / "util", portable_util) if (f / f"{rule.c_util}.c").is_file())
+            pending.append(folder / f"{rule.c_util}.c")
     seen = set()
     while pending:
         src = pending.pop()

@@ -180,16 +180,16 @@ _ELEMENTWISE = (
     *(f"cortex_m::{name}.out" for name in ("quantize_per_tensor", "quantized_activation", "quantized_prelu")),
     *(f"cortex_m::{name}.out" for name in ("quantized_add", "quantized_mul", "minimum", "maximum")),
 )
-# qualified op name -> (the C function the kernel table names, its Python twin)
-_WINDOW: Dict[str, Tuple[str, Rule]] = {
-    "cortex_m::quantized_conv2d.out": ("mx_cm_conv2d_overlap", _window(False, "conv")),
-    "cortex_m::quantized_conv2d_nhwc.out": ("mx_cm_conv2d_nhwc_overlap", _window(True, "conv")),
-    "cortex_m::quantized_depthwise_conv2d.out": ("mx_cm_depthwise_conv2d_overlap", _window(False, "depthwise")),
-    "cortex_m::quantized_depthwise_conv2d_nhwc.out": ("mx_cm_depthwise_conv2d_nhwc_overlap", _window(True, "depthwise")),
-    "cortex_m::quantized_avg_pool2d.out": ("mx_cm_avg_pool2d_overlap", _window(False, "pool")),
-    "cortex_m::quantized_avg_pool2d_nhwc.out": ("mx_cm_avg_pool2d_nhwc_overlap", _window(True, "pool")),
-    "cortex_m::quantized_max_pool2d.out": ("mx_cm_max_pool2d_overlap", _window(False, "pool")),
-    "cortex_m::quantized_max_pool2d_nhwc.out": ("mx_cm_max_pool2d_nhwc_overlap", _window(True, "pool")),
+# qualified op name -> (the util helper of the C function the kernel table names, its spelling, the Python twin)
+_WINDOW: Dict[str, Tuple[str, bool, str]] = {
+    f"cortex_m::quantized_{base}{'_nhwc' if nhwc else ''}.out": (util, nhwc, kind)
+    for base, util, kind in (
+        ("conv2d", "mx_cm_conv2d", "conv"),
+        ("depthwise_conv2d", "mx_cm_depthwise_conv2d", "depthwise"),
+        ("avg_pool2d", "mx_cm_avg_pool2d", "pool"),
+        ("max_pool2d", "mx_cm_max_pool2d", "pool"),
+    )
+    for nhwc in (False, True)
 }
 
 
@@ -197,12 +197,14 @@ _WINDOW: Dict[str, Tuple[str, Rule]] = {
 class OverlapRule:
     c_function: str  # bool fn(mx_value *const *args, uint32_t arg, uint32_t out): may they overlap where they lie
     reach: Rule  # its Python twin: (values, args, arg, out) -> where they may, or None
+    c_util: str  # the util helper (kernels/<library>/util/<c_util>.c) that defines c_function
 
 
 def overlap_rule(op) -> Optional[OverlapRule]:
     """The rule of an op-table entry, or None (its out never shares bytes with an input)."""
     if op.qualified in _ELEMENTWISE:
-        return OverlapRule("mx_overlap_elementwise", elementwise)
+        return OverlapRule("mx_overlap_elementwise", elementwise, "mx_overlap")
     if op.qualified in _WINDOW:
-        return OverlapRule(*_WINDOW[op.qualified])
+        util, nhwc, kind = _WINDOW[op.qualified]
+        return OverlapRule(f"{util}{'_nhwc' if nhwc else ''}_overlap", _window(nhwc, kind), util)
     return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Sequence, Tuple
 
-from mcu_export.planner.lifetimes import ALIGNMENT, Lifetime, aligned
 from mcu_export.ops.overlap import Reach
+from mcu_export.planner.lifetimes import ALIGNMENT, Lifetime, aligned
 from mcu_export.pte import program as pte
 
 Permits = Dict[Tuple[int, int], Reach]

@@ -1,9 +1,5 @@
-"""int8 .pte programs made by ExecuTorch's own Cortex-M flow (executorch.backends.cortex_m), for interop tests.
-
-The flow is the one `executorch/backends/arm/scripts/aot_arm_compiler.py` runs for Cortex-M (legacy layout):
-model and inputs channels-last -> torch.export -> prepare_pt2e(CortexMQuantizer) -> calibration -> convert_pt2e
--> torch.export -> to_edge_transform_and_lower(cortex_m_edge_compile_config()) -> CortexMPassManager(target)
--> to_executorch(extract_delegate_segments=False).
+"""int8 .pte programs made by ExecuTorch's own Cortex-M flow (executorch.backends.cortex_m), for interop tests:
+the flow itself is mcu_export/bench_et_cortex_m.py (the bench compares its memory plan with ours).
 
     case = et_case("conv_relu", "M55")
     case.pte            # the ExecuTorch program (bytes)
@@ -21,6 +17,8 @@ from typing import Callable, Dict, List, Tuple
 import numpy as np
 import torch
 from torch import nn
+
+from mcu_export.bench_et_cortex_m import channels_last
 
 CALIBRATION_BATCHES = 4
 
@@ -90,10 +88,6 @@ MODELS: Dict[str, Callable[[], Tuple[nn.Module, List[tuple]]]] = {
 UNIFORM_INPUTS = {"mnist_mlp"}
 
 
-def channels_last(x: torch.Tensor) -> torch.Tensor:
-    return x.to(memory_format=torch.channels_last) if x.dim() == 4 else x
-
-
 def _batch(shapes, gen, uniform) -> tuple:
     draw = torch.rand if uniform else torch.randn
     return tuple(channels_last(draw(s, generator=gen)) for s in shapes)
@@ -121,41 +115,20 @@ def output_scales(program) -> List[float]:
     return [by_out[i] for i in plan.outputs]
 
 
-def _edge_ops(edge) -> List[str]:
-    graph = edge.exported_program().graph
-    return sorted({getattr(n.target, "__name__", str(n.target)) for n in graph.nodes if n.op == "call_function"})
-
-
 @functools.lru_cache(maxsize=None)
 def et_case(name: str, cpu: str = "M55", seed: int = 0) -> EtCase:
     """ExecuTorch's Cortex-M program for MODELS[name] with target `cpu` (a CortexM member name)."""
-    from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
-    from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
-    from executorch.backends.cortex_m.quantizer.quantizer import CortexMQuantizer
-    from executorch.backends.cortex_m.target_config import CortexM, CortexMTargetConfig
-    from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-
+    from mcu_export.bench_et_cortex_m import et_cortex_m_program
     from mcu_export.pte.reader import read_program
 
     torch.manual_seed(seed)
     model, shapes = MODELS[name]()
-    model = model.eval().to(memory_format=torch.channels_last)
     gen = torch.Generator().manual_seed(seed + 1)
     uniform = name in UNIFORM_INPUTS
     example = _batch(shapes, gen, uniform)
-    graph = torch.export.export(model, example, strict=False).module(check_guards=False)
-    prepared = prepare_pt2e(graph, CortexMQuantizer())
-    for _ in range(CALIBRATION_BATCHES):
-        prepared(*_batch(shapes, gen, uniform))
-    converted = convert_pt2e(prepared)
-    edge = to_edge_transform_and_lower(
-        torch.export.export(converted, example, strict=False), compile_config=cortex_m_edge_compile_config()
-    )
-    passes = CortexMPassManager(edge.exported_program(), target_config=CortexMTargetConfig(cpu=CortexM[cpu]))
-    edge._edge_programs["forward"] = passes.transform()
-    ops = _edge_ops(edge)
-    pte = edge.to_executorch(config=ExecutorchBackendConfig(extract_delegate_segments=False)).buffer
+    calibration = [_batch(shapes, gen, uniform) for _ in range(CALIBRATION_BATCHES)]
+    flow = et_cortex_m_program(model, example, calibration, cpu)
+    pte, converted, ops = flow.pte, flow.converted, flow.edge_ops
 
     inputs = _batch(shapes, gen, uniform)
     with torch.no_grad():

@@ -9,6 +9,7 @@ quantize and its out feeds the output's dequantize. Every other planned tensor g
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -85,6 +86,8 @@ CASES: List[Case] = [
     Case("gelu_f32", lambda: Op(nn.functional.gelu), ((3, 21),), "aten::gelu.out", int8=False),
 ]
 BY_NAME: Dict[str, Case] = {c.name: c for c in CASES}
+# The fast tier's share: one case of each rule family (the full suite runs them all).
+FAST = ("conv3x3", "dw3x3", "maxpool2", "add_i8", "add_f32", "conv_grouped")
 
 
 def inputs(case: Case) -> Tuple[torch.Tensor, ...]:
@@ -93,9 +96,16 @@ def inputs(case: Case) -> Tuple[torch.Tensor, ...]:
 
 
 def export(case: Case, overlap: bool = False) -> P.Program:
+    """The case's program (a fresh copy: callers rewrite it)."""
+    return copy.deepcopy(_exported(case.name, overlap))
+
+
+@functools.lru_cache(maxsize=None)
+def _exported(name: str, overlap: bool) -> P.Program:
     from mcu_export.api import export as api_export
     from mcu_export.pte.reader import read_program
 
+    case = BY_NAME[name]
     xs = inputs(case)
     art = api_export(case.make().eval(), xs, quantize="int8" if case.int8 else None, calibrate=[xs] if case.int8 else None, overlap=overlap)
     return read_program(art.pte)
