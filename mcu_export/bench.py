@@ -118,7 +118,7 @@ def memory_int8_table(store: FigureStore) -> None:
     """Per example, int8 on corstone-300: the arena with overlaps (an out over the input it replaces, where the
     kernel's rule allows), without them, the live-set bound, and ExecuTorch's Cortex-M flow's planned bytes."""
     from mcu_export.bench_et_cortex_m import et_int8_planned_bytes
-    from mcu_export.planner import plan_memory
+    from mcu_export.planner import MemoryPlan, plan_memory
 
     table = store.table(
         "memory_int8",
@@ -136,6 +136,7 @@ def memory_int8_table(store: FigureStore) -> None:
         model, inputs = load_model(spec(name))
         artifact = export(model, inputs, quantize="int8", calibrate=[inputs], board="corstone-300", backend="cortex-m")
         plan = artifact.memory_plan
+        assert isinstance(plan, MemoryPlan)
         apart = plan_memory(artifact.program, overlap=False)
         et = et_int8_planned_bytes(model, inputs)
         table.row(

@@ -56,7 +56,9 @@ def et_cortex_m_program(
     return EtCortexMProgram(pte, converted, ops)
 
 
-def et_int8_planned_bytes(model: torch.nn.Module, inputs: tuple, make_batch: Optional[Callable] = None) -> Optional[int]:
+def et_int8_planned_bytes(
+    model: torch.nn.Module, inputs: tuple, make_batch: Optional[Callable] = None
+) -> Optional[int]:
     """ExecuTorch's planned bytes for the int8 program of its Cortex-M flow (calibrated on the inputs); None without
     ExecuTorch."""
     try:

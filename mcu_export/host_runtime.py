@@ -104,7 +104,7 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
             first_out=first_out(op),
             cost=cost_rule(op),
             fused_by=op.fused_by,
-            overlap=overlap_rule(op).c_function if overlap_rule(op) else "",
+            overlap=getattr(overlap_rule(op), "c_function", ""),
         )
         for op in ops
     ]

@@ -186,8 +186,12 @@ def test_the_c_plan_check_is_the_planner_s_rule(fast_runner, program, tmp_path):
         try:
             verify_plan(lifetimes, offsets, 160, permits=overlap_permits(p, lifetimes))
             python_ok = True
-            shared += any(a.overlaps(b) and abs(offsets[a.value] - offsets[b.value]) < 32
-                          for a in lifetimes for b in lifetimes if a.value < b.value)
+            shared += any(
+                a.overlaps(b) and abs(offsets[a.value] - offsets[b.value]) < 32
+                for a in lifetimes
+                for b in lifetimes
+                if a.value < b.value
+            )
         except PlanVerificationError:
             python_ok = False
         proc = _run(fast_runner, prog, tmp_path, "--load-only")

@@ -244,7 +244,9 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
         pending.append(src)
         rule = overlap_rule(op)
         if rule is not None:
-            folder = next(f for f in (kernels / op.library / "util", portable_util) if (f / f"{rule.c_util}.c").is_file())
+            folder = next(
+                f for f in (kernels / op.library / "util", portable_util) if (f / f"{rule.c_util}.c").is_file()
+            )
             pending.append(folder / f"{rule.c_util}.c")
     seen = set()
     while pending:

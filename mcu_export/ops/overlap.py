@@ -33,7 +33,10 @@ def _tensor(values: Sequence[pte.EValue], index: int) -> Optional[pte.Tensor]:
 
 def _ints(values: Sequence[pte.EValue], index: int) -> List[int]:
     v = values[index]
-    return [values[i].int_val for i in v.items] if isinstance(v, pte.IntList) else []
+    if not isinstance(v, pte.IntList):
+        return []
+    items = [values[i] for i in v.items]
+    return [i.int_val for i in items if isinstance(i, pte.Int)] if all(isinstance(i, pte.Int) for i in items) else []
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ def _same_function(kind: str, rows: Rows, values, args, x: Nhwc, y: Nhwc) -> boo
 
     w = _tensor(values, args[1])
     stride, padding, dilation = (_pair(values, args[i]) for i in (3, 4, 5))
-    if w is None or None in (stride, padding, dilation):
+    if w is None or stride is None or padding is None or dilation is None:
         return False
     for oy in range(y.h):
         _, count, pad = rows.slice(oy)
@@ -128,9 +131,14 @@ def _same_function(kind: str, rows: Rows, values, args, x: Nhwc, y: Nhwc) -> boo
             if conv_kind(row_in, tuple(w.sizes), stride, row_pad, dilation) != full:
                 return False
             continue
-        mult = values[args[6]].int_val
+        multiplier = values[args[6]]
+        if not isinstance(multiplier, pte.Int):
+            return False
+        mult = multiplier.int_val
         for isa in ("scalar", "dsp", "mve"):
-            full = depthwise_kind(isa, (x.n, x.h, x.w, x.c), tuple(w.sizes[1:3]), (y.n, y.h, y.w, y.c), mult, padding, dilation)
+            full = depthwise_kind(
+                isa, (x.n, x.h, x.w, x.c), tuple(w.sizes[1:3]), (y.n, y.h, y.w, y.c), mult, padding, dilation
+            )
             if depthwise_kind(isa, row_in, tuple(w.sizes[1:3]), (1, 1, y.w, y.c), mult, row_pad, dilation) != full:
                 return False
     return True

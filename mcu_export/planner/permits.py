@@ -25,7 +25,9 @@ def _rule(plan: pte.ExecutionPlan, instr: pte.KernelCall):
 
     operator = plan.operators[instr.op_index]
     op = BY_QUALIFIED.get(f"{operator.name}.{operator.overload}")
-    rule = overlap_rule(op) if op is not None else None
+    if op is None:
+        return None, 0
+    rule = overlap_rule(op)
     return (rule, first_out(op)) if rule is not None else (None, 0)
 
 

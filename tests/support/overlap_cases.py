@@ -62,10 +62,18 @@ CASES: List[Case] = [
     Case("conv1xn", _conv(4, 8, (1, 3), padding=(0, 1)), ((1, 4, 1, 9),), CM + "quantized_conv2d.out"),
     Case("conv_batch2", _conv(4, 4, 3, padding=1), ((2, 4, 5, 4),), CM + "quantized_conv2d.out"),
     Case("conv_dilated", _conv(4, 4, 3, padding=2, dilation=2), ((1, 4, 8, 7),), CM + "quantized_conv2d.out"),
-    Case("conv_grouped", _conv(8, 8, 3, padding=1, groups=2), ((1, 8, 5, 5),), CM + "quantized_conv2d.out", overlaps=False),
+    Case(
+        "conv_grouped",
+        _conv(8, 8, 3, padding=1, groups=2),
+        ((1, 8, 5, 5),),
+        CM + "quantized_conv2d.out",
+        overlaps=False,
+    ),
     Case("dw3x3", _conv(8, 8, 3, padding=1, groups=8), ((1, 8, 7, 6),), CM + "quantized_depthwise_conv2d.out"),
     Case("dw5x5", _conv(8, 8, 5, padding=2, groups=8), ((1, 8, 9, 7),), CM + "quantized_depthwise_conv2d.out"),
-    Case("dw_s2", _conv(8, 8, 3, stride=2, padding=1, groups=8), ((1, 8, 9, 8),), CM + "quantized_depthwise_conv2d.out"),
+    Case(
+        "dw_s2", _conv(8, 8, 3, stride=2, padding=1, groups=8), ((1, 8, 9, 8),), CM + "quantized_depthwise_conv2d.out"
+    ),
     Case("dw_mult2", _conv(4, 8, 3, padding=1, groups=4), ((1, 4, 6, 5),), CM + "quantized_depthwise_conv2d.out"),
     Case("maxpool2", lambda: nn.MaxPool2d(2), ((1, 8, 8, 6),), CM + "quantized_max_pool2d.out"),
     Case("maxpool3_p1", lambda: nn.MaxPool2d(3, 1, 1), ((1, 8, 6, 5),), CM + "quantized_max_pool2d.out"),
@@ -107,7 +115,13 @@ def _exported(name: str, overlap: bool) -> P.Program:
 
     case = BY_NAME[name]
     xs = inputs(case)
-    art = api_export(case.make().eval(), xs, quantize="int8" if case.int8 else None, calibrate=[xs] if case.int8 else None, overlap=overlap)
+    art = api_export(
+        case.make().eval(),
+        xs,
+        quantize="int8" if case.int8 else None,
+        calibrate=[xs] if case.int8 else None,
+        overlap=overlap,
+    )
     return read_program(art.pte)
 
 

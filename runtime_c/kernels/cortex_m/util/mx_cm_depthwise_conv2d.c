@@ -50,8 +50,7 @@ mx_error mx_cm_depthwise_conv2d(mx_value *const *args, bool nhwc) {
   if (c.out->numel == 0) {
     return MX_OK;
   }
-  const dw_op op = {&c, mx_cm_dw_conv_params(&c), mx_cm_scratch(c.scratch), {c.mult, c.shift},
-                    {1, 1, 1, c.out_dims.c}};
+  const dw_op op = {&c, mx_cm_dw_conv_params(&c), mx_cm_scratch(c.scratch), {c.mult, c.shift}, {1, 1, 1, c.out_dims.c}};
   const mx_cm_rows r = dw_geometry(&c);
   return mx_cm_rows_run(&r, (const int8_t *)c.in->data, (int8_t *)c.out->data, dw_rows, &op);
 }

@@ -50,7 +50,8 @@ mx_error mx_cm_rows_run(const mx_cm_rows *r, const int8_t *in, int8_t *out, mx_c
     int32_t first, count, pad;
     mx_cm_rows_slice(r, oy, &first, &count, &pad);
     const cmsis_nn_dims in_dims = {1, count, r->in.w, r->in.c};
-    MX_TRY(call(op, &in_dims, in + ((int64_t)n * r->in.h + first) * in_row, pad, &out_dims, out + (int64_t)row * out_row));
+    MX_TRY(
+        call(op, &in_dims, in + ((int64_t)n * r->in.h + first) * in_row, pad, &out_dims, out + (int64_t)row * out_row));
   }
   return MX_OK;
 }
