@@ -19,6 +19,13 @@ mx_arg_error mx_cm_avg_pool2d_check(mx_value *const *args, bool nhwc) {
   return MX_OK;
 }
 
+/* Called through mx_cm_pool_op: a call the firmware's CMSIS-NN file picker sees (mcu_export/firmware/cmsis_nn.py). */
+static arm_cmsis_nn_status pool(const cmsis_nn_context *ctx, const cmsis_nn_pool_params *pp,
+                                const cmsis_nn_dims *in_dims, const int8_t *in, const cmsis_nn_dims *filter,
+                                const cmsis_nn_dims *out_dims, int8_t *out) {
+  return arm_avgpool_s8(ctx, pp, in_dims, in, filter, out_dims, out);
+}
+
 mx_error mx_cm_avg_pool2d(mx_value *const *args, bool nhwc) {
   mx_cm_pool p;
   mx_cm_pool_read(args, A(out), nhwc, &p);
@@ -28,7 +35,7 @@ mx_error mx_cm_avg_pool2d(mx_value *const *args, bool nhwc) {
   const cmsis_nn_context cm = mx_cm_scratch(mx_arg_tensor(args, A(scratch)));
   const cmsis_nn_pool_params pp = {{p.stride[1], p.stride[0]}, {p.pad[1], p.pad[0]}, {INT8_MIN, INT8_MAX}};
   const cmsis_nn_dims filter_dims = {1, p.kernel[0], p.kernel[1], 1};
-  const mx_cm_pool_op op = {cm, pp, filter_dims, arm_avgpool_s8};
+  const mx_cm_pool_op op = {cm, pp, filter_dims, pool};
   const mx_cm_rows r = mx_cm_pool_geometry(&p);
   return mx_cm_rows_run(&r, (const int8_t *)p.in->data, (int8_t *)p.out->data, mx_cm_pool_rows, &op);
 }
