@@ -10,9 +10,9 @@ overlap to them. Rules hold on every ISA path (scalar, DSP, MVE), so a plan runs
 - ``elementwise``: the input has the out's sizes and dim order and elements at least as wide; every path is one
   forward sweep that writes element i after reading element i, so the out may start at or below the input.
 - ``window`` (cortex_m convolution with one group, depthwise convolution, pooling; NHWC): when the two overlap,
-  the kernel runs one output row per CMSIS-NN call, forward when the out lies below the input and backward when
-  above, each call on just the input rows its windows read. The distances are the largest gap, over the rows,
-  between what has been written and what is still to be read; a row's call must pick the same CMSIS-NN
+  the kernel runs a group of output rows per CMSIS-NN call (enough for 16 pixels, at most 4 rows), forward when
+  the out lies below the input and backward when above, each call on just the input rows its windows read. The distances are the largest gap, over the rows,
+  between what has been written and what is still to be read; a group's call must pick the same CMSIS-NN
   function as the whole call (the firmware links only those).
 """
 
@@ -81,7 +81,7 @@ def nhwc(t: pte.Tensor, explicit: bool) -> Optional[Nhwc]:
 
 @dataclass(frozen=True)
 class Rows:
-    """A window op run one output row at a time (runtime_c/kernels/cortex_m/util/mx_cm_rows.c, its twin)."""
+    """A window op run a group of output rows per call (runtime_c/kernels/cortex_m/util/mx_cm_rows.c, its twin)."""
 
     x: Nhwc
     y: Nhwc
@@ -89,25 +89,37 @@ class Rows:
     pad: int
     span: int  # dilation * (kernel - 1) + 1
 
-    def slice(self, oy: int) -> Tuple[int, int, int]:
-        """(first input row, rows, top padding) of output row oy's call."""
-        top = oy * self.stride - self.pad
-        lo, hi = max(top, 0), min(top + self.span, self.x.h)
+    @property
+    def group(self) -> int:
+        """Output rows per call: enough for 16 pixels, a multiple of 4 (an MVE pass), at most 4 rows."""
+        k = 1
+        while k < 4 and (k * self.y.w < 16 or (k * self.y.w) % 4):
+            k += 1
+        return min(k, max(self.y.h, 1))
+
+    def groups(self):
+        k = self.group
+        return [(oy, min(k, self.y.h - oy)) for oy in range(0, self.y.h, k)]
+
+    def slice(self, oy: int, rows: int) -> Tuple[int, int, int]:
+        """(first input row, input rows, top padding) of the call for output rows [oy, oy + rows)."""
+        top, bottom = oy * self.stride - self.pad, (oy + rows - 1) * self.stride - self.pad + self.span
+        lo, hi = max(top, 0), min(bottom, self.x.h)
         return lo, max(hi - lo, 0), lo - top
 
     def reach(self) -> Reach:
-        """Forward, row (n, oy) writes up to the end of its output row while the input from its first row on is
-        still to be read; backward, from the start of its output row while the input up to its last row is."""
+        """Forward, a group writes up to the end of its last output row while the input from its first row on is
+        still to be read; backward, from the start of its first output row while the input up to its last is."""
         in_row, out_row = self.x.w * self.x.c, self.y.w * self.y.c
-        below = above = None
+        below: List[int] = []
+        above: List[int] = []
         for n in sorted({0, self.y.n - 1}):  # linear in n: the ends
-            for oy in range(self.y.h):
-                first, count, _ = self.slice(oy)
-                in0 = (n * self.x.h + first) * in_row
-                out0 = (n * self.y.h + oy) * out_row
-                below = max(below if below is not None else out0 + out_row - in0, out0 + out_row - in0)
-                above = max(above if above is not None else in0 + count * in_row - out0, in0 + count * in_row - out0)
-        return Reach(below, above)
+            for oy, rows in self.groups():
+                first, count, _ = self.slice(oy, rows)
+                in0, out0 = (n * self.x.h + first) * in_row, (n * self.y.h + oy) * out_row
+                below.append(out0 + rows * out_row - in0)
+                above.append(in0 + count * in_row - out0)
+        return Reach(max(below), max(above))
 
 
 def _pair(values, index: int) -> Optional[Tuple[int, int]]:
@@ -116,15 +128,15 @@ def _pair(values, index: int) -> Optional[Tuple[int, int]]:
 
 
 def _same_function(kind: str, rows: Rows, values, args, x: Nhwc, y: Nhwc) -> bool:
-    """Every row's call picks the whole call's CMSIS-NN function, on every ISA (mx_cm_conv_kind_of's twins)."""
+    """Every group's call picks the whole call's CMSIS-NN function, on every ISA (mx_cm_conv_kind_of's twins)."""
     from mcu_export.int8.lower.scratch import conv_kind, depthwise_kind
 
     w = _tensor(values, args[1])
     stride, padding, dilation = (_pair(values, args[i]) for i in (3, 4, 5))
     if w is None or stride is None or padding is None or dilation is None:
         return False
-    for oy in range(y.h):
-        _, count, pad = rows.slice(oy)
+    for oy, group in rows.groups():
+        _, count, pad = rows.slice(oy, group)
         row_in, row_pad = (1, count, x.w, x.c), (pad, padding[1])
         if kind == "conv":
             full = conv_kind((x.n, x.h, x.w, x.c), tuple(w.sizes), stride, padding, dilation)

@@ -1,11 +1,11 @@
 #ifndef MX_CM_ROWS_H
 #define MX_CM_ROWS_H
-/* Window ops (convolution, depthwise convolution, pooling) whose out overlaps their input: run one output row at
- * a time, forward when the out starts below the input and backward when above, so that no row is written over
- * input bytes a later row still reads. What each direction needs is a distance between the two tensors' starts
+/* Window ops (convolution, depthwise convolution, pooling) whose out overlaps their input: run a group of output
+ * rows at a time, forward when the out starts below the input and backward when above, so that no row is written
+ * over input bytes a later group still reads. What each direction needs is a distance between the two tensors' starts
  * (mx_cm_rows_fit); the loader checks it against the plan (the op's overlap function), the planner computes the
- * same (mcu_export/ops/overlap.py). A row is one call of the CMSIS-NN function on the input rows its windows
- * read, so the rule holds whatever order the function keeps inside a row. Tensors apart: one call, as always. */
+ * same (mcu_export/ops/overlap.py). A group is one call of the CMSIS-NN function on the input rows its windows
+ * read, so the rule holds whatever order the function keeps inside a call. Tensors apart: one call, as always. */
 #include "mx_cm_args.h"
 
 /* The rows: NHWC input and output, and the window along H (span: dilation * (kernel - 1) + 1). */
@@ -18,18 +18,22 @@ typedef struct mx_cm_rows {
 typedef mx_error (*mx_cm_rows_call)(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
                                     const cmsis_nn_dims *out_dims, int8_t *out);
 
-/* The input rows [*first, *first + *count) output row oy reads, and how many of its window's rows lie above. */
-void mx_cm_rows_slice(const mx_cm_rows *r, int32_t oy, int32_t *first, int32_t *count, int32_t *pad);
+/* Output rows per call: enough for 16 pixels, a multiple of 4 (an MVE pass), at most 4 rows (at most out.h). */
+int32_t mx_cm_rows_group(const mx_cm_rows *r);
+
+/* The input rows [*first, *first + *count) output rows [oy, oy + rows) read, and how many of the first window's
+ * rows lie above them. */
+void mx_cm_rows_slice(const mx_cm_rows *r, int32_t oy, int32_t rows, int32_t *first, int32_t *count, int32_t *pad);
 
 /* Whether an out at `out` may overlap an input at `in` (both of r's sizes): rows forward with the out at least
  * the forward distance below, or backward at least the backward distance above. */
 bool mx_cm_rows_fit(const mx_cm_rows *r, const void *in, const void *out);
 
-/* The whole op: one call when in and out are apart, else one per output row in the direction that fits. */
+/* The whole op: one call when in and out are apart, else one per group of output rows in the direction that fits. */
 mx_error mx_cm_rows_run(const mx_cm_rows *r, const int8_t *in, int8_t *out, mx_cm_rows_call call, const void *op);
 
 /* The overlap rule of a call (mx_kernel_entry.overlap): argument `arg` is the input (position 0), the out fits,
- * and every row's call picks the same CMSIS-NN function as the whole call (`same`, may be NULL). */
+ * and every group's call picks the same CMSIS-NN function as the whole call (`same`, may be NULL). */
 bool mx_cm_rows_overlap(const mx_cm_rows *r, uint32_t arg, const void *in, const void *out,
                         bool (*same)(const void *op, const mx_cm_rows *r, int32_t pad, int32_t rows), const void *op);
 
