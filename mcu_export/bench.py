@@ -11,7 +11,7 @@ import torch
 
 from mcu_export.api import export
 from mcu_export.bench_figures import Column, FigureStore
-from mcu_export.examples import EXAMPLES, spec
+from mcu_export.examples import EXAMPLES, EXAMPLES_DIR, spec
 from mcu_export.model_spec import load_model
 
 
@@ -115,7 +115,7 @@ def memory_table(store: FigureStore):
 
 
 def memory_int8_table(store: FigureStore) -> None:
-    """Per example, int8 on corstone-300: the arena with overlaps (an out over the input it replaces, where the
+    """Per example (and the squeeze-and-excite family model), int8 on corstone-300: the arena with overlaps (an out over the input it replaces, where the
     kernel's rule allows), without them, the live-set bound, and ExecuTorch's Cortex-M flow's planned bytes."""
     from mcu_export.bench_et_cortex_m import et_int8_planned_bytes
     from mcu_export.planner import MemoryPlan, plan_memory
@@ -132,8 +132,11 @@ def memory_int8_table(store: FigureStore) -> None:
             Column("arena/ET", ".3f", width=13),
         ],
     )
-    for name in EXAMPLES:
-        model, inputs = load_model(spec(name))
+    for name, where in [
+        *((n, spec(n)) for n in EXAMPLES),
+        ("se_net", str(EXAMPLES_DIR / "families" / "se_net.py:factory")),
+    ]:
+        model, inputs = load_model(where)
         artifact = export(model, inputs, quantize="int8", calibrate=[inputs], board="corstone-300", backend="cortex-m")
         plan = artifact.memory_plan
         assert isinstance(plan, MemoryPlan)
