@@ -171,7 +171,8 @@ def _replanned(program, info, plan, overlap: bool):
         return plan
     from mcu_export.planner import plan_memory
 
-    info.memory = plan_memory(program, overlap=False)
+    info.memory = plan_memory(program, overlap=False, reschedule=False)  # the order stays the one chosen
+    info.memory.schedule = plan.schedule
     return info.memory
 
 
@@ -213,6 +214,17 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
             "arena_over_lower_bound": round(arena / bound, 4) if bound else 1.0,
             "planned_tensors": len(plan.tensors),
             "overlaps": plan.overlaps,
+            **(
+                {
+                    "schedule": {
+                        "method": plan.schedule.method,
+                        "live_set_emitted_bytes": plan.schedule.peak_emitted,
+                        "live_set_bytes": plan.schedule.peak,
+                    }
+                }
+                if getattr(plan, "schedule", None) is not None
+                else {}
+            ),
             "constant_bytes": constant_bytes,
         },
         "inputs": _io(method.values, method.inputs),

@@ -17,6 +17,9 @@ FIELDS: Dict[str, str] = {
     "memory.arena_bytes": "bytes of the planned activation arena (all intermediate tensors)",
     "memory.lower_bound_bytes": "the largest sum of tensors alive at one time: no plan of tensors kept apart can "
     "use less (overlaps, below, can)",
+    "memory.schedule.method": "how the instruction order was chosen for the lowest live-set peak: exact (every "
+    "topological order considered), greedy (too many to search; kept only where better) or emitted (torch.export's)",
+    "memory.schedule.live_set_emitted_bytes": "the live-set peak of torch.export's instruction order",
     "memory.overlaps": "kernel outs placed over the input they replace, where the kernel's overlap rule allows",
     "memory.constant_bytes": "bytes of weights and constants in the .pte",
     "pte_bytes": "size of model.pte in bytes",

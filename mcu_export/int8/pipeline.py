@@ -27,7 +27,7 @@ def lower_quantized(
     say("lowering to cortex_m int8 kernels" + (f", then to {npu.accelerator} subgraphs" if npu else ""))
     program, info = lower_int8(quantized.ep, board, npu=npu, progress=say)
     say("planning memory")
-    info.memory = plan_memory(program)
+    info.memory = plan_memory(program, info=info)
     return program, info, info.memory
 
 

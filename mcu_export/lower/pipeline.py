@@ -26,5 +26,5 @@ def to_program(
     say("lowering to the .pte program")
     program, info = lower(ep)
     say("planning memory")
-    info.memory = plan_memory(program)
+    info.memory = plan_memory(program, info=info)
     return program, info

@@ -7,12 +7,13 @@ the Program; the lower bound says how far from optimal the arena is.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Optional
 
 from mcu_export.planner.allocate import allocate, arena_size
 from mcu_export.planner.bound import lower_bound
 from mcu_export.planner.lifetimes import Lifetime, compute_lifetimes
 from mcu_export.planner.permits import overlap_permits
+from mcu_export.planner.schedule import Schedule, best_order, reorder
 from mcu_export.planner.verify import PlanVerificationError, verify_plan
 from mcu_export.pte import program as pte
 
@@ -35,12 +36,19 @@ class MemoryPlan:
     tensors: List[PlannedTensor] = field(default_factory=list)
     strategy: str = ""
     overlaps: int = 0  # outs placed over an input they replace (a kernel's overlap rule allows each)
+    schedule: Optional[Schedule] = None  # how the instruction order was chosen
 
 
-def plan_memory(program: pte.Program, method: str = "forward", overlap: bool = True) -> MemoryPlan:
-    """`overlap`: let an out share bytes with an input it replaces where its kernel's rule allows (the
-    verifier re-derives the permits from the program, so a plan can only overlap where a rule says so)."""
+def plan_memory(
+    program: pte.Program, method: str = "forward", overlap: bool = True, reschedule: bool = True, info=None
+) -> MemoryPlan:
+    """`overlap`: let an out share bytes with an input it replaces where its kernel's rule allows (permits from
+    the kernels' rules; the verifier holds every overlap to them). `reschedule`: first put the instructions in the
+    order with the lowest live-set peak (planner/schedule.py), keeping `info`'s instruction records in step."""
     plan = program.method(method)
+    order = best_order(plan) if reschedule else None
+    if order is not None and order.order != sorted(order.order):
+        reorder(program, info, order.order, method)
     lifetimes = compute_lifetimes(plan)
     permits = overlap_permits(plan, lifetimes) if overlap else {}
     offsets, strategy = allocate(lifetimes, permits)
@@ -53,7 +61,7 @@ def plan_memory(program: pte.Program, method: str = "forward", overlap: bool = T
     plan.non_const_buffer_sizes = [0, arena]
     tensors = [PlannedTensor(lt.value, offsets[lt.value], lt.size, lt.first, lt.last) for lt in lifetimes]
     shared = sum(1 for a, b in permits if _share(offsets, lifetimes, a, b))
-    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy, shared)
+    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy, shared, order)
 
 
 def _share(offsets, lifetimes, a: int, b: int) -> bool:
