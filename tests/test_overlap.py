@@ -150,3 +150,45 @@ def test_the_verifier_refuses_an_overlap_no_permit_allows():
     for offsets in ({0: 16, 1: 0}, {0: 0, 1: 16}, {0: 0, 1: 0}):  # too close below, above, no distance
         with pytest.raises(PlanVerificationError):
             verify_plan([x, y], offsets, 96, permits=permits)
+
+
+EXAMPLE_SPECS = ["kws_dscnn", "resnet8", "mnist_mlp", "autoencoder", "families/se_net.py:factory"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quantize", ["int8", None], ids=["int8", "fp32"])
+@pytest.mark.parametrize("name", EXAMPLE_SPECS)
+def test_examples_give_the_same_outputs_with_overlaps_on_and_off(name, quantize, tmp_path):
+    """int8 to the bit, fp32 to rounding (rtol 1e-4), on the host runtime; the int8 arena is smaller where the
+    model has a convolution, pooling or elementwise chain to overlap."""
+    from mcu_export.examples import EXAMPLES_DIR, spec
+    from mcu_export.model_spec import load_model
+    from mcu_export.runners.host import run_pte
+
+    where = str(EXAMPLES_DIR / name) if ":" in name else spec(name)
+    model, inputs = load_model(where)
+    if quantize is None and "se_net" in name:
+        pytest.skip(
+            "se_net's fp32 export stops at aten.as_strided (adaptive_avg_pool2d(x, 1) in its squeeze), unsupported"
+        )
+    runs, arenas = [], []
+    for overlap in (True, False):
+        art = export_model(model, inputs, quantize, overlap)
+        path = tmp_path / f"{overlap}.pte"
+        path.write_bytes(art.pte)
+        runs.append(run_pte(path, [x.numpy() for x in inputs]))
+        arenas.append(art.report["memory"]["arena_bytes"])
+    for a, b in zip(*runs):
+        if quantize:
+            assert np.array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    assert arenas[0] <= arenas[1]
+    if quantize and name in ("kws_dscnn", "resnet8") or "se_net" in name:
+        assert arenas[0] <= 0.75 * arenas[1], arenas
+
+
+def export_model(model, inputs, quantize, overlap):
+    from mcu_export.api import export
+
+    return export(model, inputs, quantize=quantize, calibrate=[inputs] if quantize else None, overlap=overlap)
