@@ -3,6 +3,9 @@
 #include "loader.h"
 #include "schema_ids.h"
 
+/* What an absent dim order means: contiguous. */
+static const uint8_t identity_order[MX_MAX_DIM] = {0, 1, 2, 3, 4, 5, 6, 7};
+
 static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out) {
   mx_fb *fb = &ctx->fb;
   mx_fb_vec sizes, order;
@@ -12,6 +15,11 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
   if (sizes.len > MX_MAX_DIM) return MX_ERR_BAD_TENSOR;
   /* An absent dim order means contiguous; a present one must be a permutation of 0..dim-1. */
   if (order.len != 0 && order.len != sizes.len) return MX_ERR_BAD_TENSOR;
+  /* read in place: the sizes vector (little-endian int32, as every supported target) must be 4-byte aligned */
+  const uint8_t *at = fb->buf + sizes.pos;
+  if (((uintptr_t)at & 3u) != 0) return MX_ERR_MISALIGNED;
+  out->sizes = (const int32_t *)(const void *)at;
+  out->dim_order = order.len ? fb->buf + order.pos : identity_order;
   uint64_t numel = 1;
   uint32_t seen = 0;
   out->dim = (uint8_t)sizes.len;
@@ -20,8 +28,6 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
     uint8_t o = order.len ? mx_fb_vec_u8(fb, &order, d) : (uint8_t)d;
     if (s < 0 || o >= sizes.len || (seen & (1u << o)) != 0) return MX_ERR_BAD_TENSOR;
     seen |= 1u << o;
-    out->sizes[d] = s;
-    out->dim_order[d] = o;
     numel *= (uint64_t)s;
     if (numel > UINT32_MAX) return MX_ERR_TOO_LARGE;
   }

@@ -112,8 +112,8 @@ def build_library(out_dir: Path, cc: str = "cc") -> Path:
 class MxTensor(ctypes.Structure):
     _fields_ = [
         ("data", ctypes.c_void_p),
-        ("sizes", ctypes.c_int32 * MAX_DIM),
-        ("dim_order", ctypes.c_uint8 * MAX_DIM),
+        ("sizes", ctypes.POINTER(ctypes.c_int32)),  # the runtime reads both in place from the program
+        ("dim_order", ctypes.POINTER(ctypes.c_uint8)),
         ("dim", ctypes.c_uint8),
         ("dtype", ctypes.c_uint8),
         ("numel", ctypes.c_uint32),
@@ -190,10 +190,8 @@ class Values:
             orig.mem = mem
         s = self._hold(MxTensor())
         s.data = mem.data_ptr() if mem.numel() else None
-        for i, n in enumerate(t.shape):
-            s.sizes[i] = n
-        for i, d in enumerate(order):
-            s.dim_order[i] = d
+        s.sizes = self._hold((ctypes.c_int32 * MAX_DIM)(*t.shape))
+        s.dim_order = self._hold((ctypes.c_uint8 * MAX_DIM)(*order))
         s.dim, s.dtype = t.dim(), DTYPE[t.dtype]
         s.numel, s.nbytes = t.numel(), t.numel() * t.element_size()
         return s

@@ -29,10 +29,12 @@ uint32_t mx_dtype_size(uint32_t dtype);
 /* The loader's scratch mark while it checks one call's arguments; clear at every other time. */
 #define MX_TENSOR_MARK 2u
 
+/* Sizes and dim order never change after load: they are read in place from the program (flash on a device; the
+ * loader checks their alignment), so RAM holds only what a tensor needs besides (24 bytes on a 32-bit target). */
 typedef struct mx_tensor {
   void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */
-  int32_t sizes[MX_MAX_DIM];
-  uint8_t dim_order[MX_MAX_DIM];
+  const int32_t *sizes;             /* dim of them, in the program */
+  const uint8_t *dim_order;         /* dim of them, in the program (or an identity order the runtime holds) */
   uint8_t dim;
   uint8_t dtype;                    /* mx_dtype */
   uint8_t flags;                    /* MX_TENSOR_*; fills padding, the struct keeps its size */
