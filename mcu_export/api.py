@@ -38,11 +38,12 @@ class Artifact:
 
     def run(self, *inputs, board: str = "host") -> List[np.ndarray]:
         """Runs the program with the C runtime (never torch) on `board`'s default target (for a firmware
-        board: builds the firmware and runs it on its simulator) and returns its outputs."""
+        board: builds the firmware and runs it on its simulator) and returns its outputs, as the program
+        returns them (io="int8": int8; float32 inputs are quantized on the way in)."""
         from mcu_export.runners import run_program_bytes
 
         arrays = [x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x) for x in inputs]
-        return run_program_bytes(self.pte, arrays, board=board)
+        return run_program_bytes(self.pte, arrays, board=board, report=self.report)
 
 
 def export(
