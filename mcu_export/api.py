@@ -200,13 +200,14 @@ def _board(board: BoardArg) -> Optional[Board]:
 def _io(plan_values, indices, quantization=()) -> List[Dict]:
     """report.json's inputs/outputs: shape and dtype; with io="int8", an int8 edge's `quantization`
     (scale, zero_point, quant_min, quant_max: float = (q - zero_point) * scale)."""
-    out = []
+    out: List[Dict] = []
     for k, i in enumerate(indices):
         t = plan_values[i]
         if isinstance(t, Tensor):
-            out.append({"shape": list(t.sizes), "dtype": dtypes.name(t.scalar_type)})
+            entry: Dict = {"shape": list(t.sizes), "dtype": dtypes.name(t.scalar_type)}
             if k < len(quantization) and quantization[k] is not None:
-                out[-1]["quantization"] = dict(quantization[k])
+                entry["quantization"] = dict(quantization[k])
+            out.append(entry)
         else:
             out.append({"kind": type(t).__name__})
     return out

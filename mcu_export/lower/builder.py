@@ -285,7 +285,9 @@ class ProgramBuilder:
             return index
         tensor = self.table.values[index]
         copy = self.table.add(
-            pte.Tensor(scalar_type=tensor.scalar_type, sizes=list(tensor.sizes), dim_order=list(range(len(tensor.sizes))))
+            pte.Tensor(
+                scalar_type=tensor.scalar_type, sizes=list(tensor.sizes), dim_order=list(range(len(tensor.sizes)))
+            )
         )
         self.emit(_VIEW_OP, [index, self.table.int_list(tensor.sizes), copy, copy], name=f"output_copy_{i}")
         return copy

@@ -103,9 +103,11 @@ def run_command(
         print("\n".join(npu_lines(npu)))
     print(summary_line(run))
     if output_path:
-        also = " (output_<i>: as the program returns it; output_<i>_dequantized: float32)" if any(
-            f is not None for f in run.dequantized
-        ) else ""
+        also = (
+            " (output_<i>: as the program returns it; output_<i>_dequantized: float32)"
+            if any(f is not None for f in run.dequantized)
+            else ""
+        )
         print(f"wrote {write_outputs(output_path, run)}{also}")
     if json_path:
         print(f"wrote {write_run_json(json_path, run, npu)}")

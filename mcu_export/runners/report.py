@@ -26,7 +26,7 @@ def output_lines(run: ModelRun) -> List[str]:
         lines.append(f"output_{i}: {_range(o)}")
         f = run.dequantized[i] if i < len(run.dequantized) else None
         if f is not None:
-            q = run.output_quantization[i]
+            q = run.output_quantization[i] or {}
             lines.append(
                 f"output_{i} dequantized, (q - zero_point) * scale with zero_point {q['zero_point']}, "
                 f"scale {q['scale']:.9g}: {_range(f)}"

@@ -133,12 +133,15 @@ def quantize_inputs(
     return out
 
 
-def dequantize_outputs(outputs: Sequence[np.ndarray], quantization: Sequence[Quantization]) -> List[Optional[np.ndarray]]:
+def dequantize_outputs(
+    outputs: Sequence[np.ndarray], quantization: Sequence[Quantization]
+) -> List[Optional[np.ndarray]]:
     """Per output, its float32 value when it is an int8 output with a known quantization, else None."""
-    return [
-        dequantize(o, quantization[k]) if k < len(quantization) and quantization[k] is not None else None
-        for k, o in enumerate(outputs)
-    ]
+    out: List[Optional[np.ndarray]] = []
+    for k, o in enumerate(outputs):
+        q = quantization[k] if k < len(quantization) else None
+        out.append(None if q is None else dequantize(o, q))
+    return out
 
 
 def report_quantization(program) -> Tuple[List[Quantization], List[Quantization]]:

@@ -102,10 +102,10 @@ def bind_int8_io(builder: ProgramBuilder, outputs: List[int]) -> None:
         if not _float(values, index):
             quant_out.append(None)
             continue
-        step = writer.get(index)
-        call = calls[step] if step is not None else None
+        producer = writer.get(index)
+        call = calls[producer] if producer is not None else None
         if call is None or call.op != _DEQUANTIZE:
-            made_by = f"is made by {where(step)}" if step is not None else "is no call's result"
+            made_by = f"is made by {where(producer)}" if producer is not None else "is no call's result"
             raise UsageError(
                 f"--io int8: model output {k} ({name}) {made_by}, not dequantized from an int8 value: "
                 "it cannot be returned in int8 (export with io='float'; report.json's int8.fallbacks lists fp32 ops)"
