@@ -38,11 +38,12 @@ class Artifact:
 
     def run(self, *inputs, board: str = "host") -> List[np.ndarray]:
         """Runs the program with the C runtime (never torch) on `board`'s default target (for a firmware
-        board: builds the firmware and runs it on its simulator) and returns its outputs."""
+        board: builds the firmware and runs it on its simulator) and returns its outputs, as the program
+        returns them (io="int8": int8; float32 inputs are quantized on the way in)."""
         from mcu_export.runners import run_program_bytes
 
         arrays = [x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x) for x in inputs]
-        return run_program_bytes(self.pte, arrays, board=board)
+        return run_program_bytes(self.pte, arrays, board=board, report=self.report)
 
 
 def export(
@@ -56,6 +57,7 @@ def export(
     backend: Optional[str] = None,
     fallback: bool = True,
     overlap: bool = True,
+    io: str = "float",
 ) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
@@ -66,11 +68,15 @@ def export(
     `fallback=False` refuses them instead (one UnsupportedOpError listing all). `overlap=False` plans every
     tensor apart from those live with it (no out over the input it replaces: for runtimes whose kernels keep
     another order, such as ExecuTorch's or Arm's CMSIS-NN). A module in training mode is exported in eval mode,
-    with a warning."""
+    with a warning. `io="int8"` (int8 only): the program takes and returns int8 tensors, without the float
+    input's quantize and the float output's dequantize; report.json's `inputs[k]` and `outputs[k]` give each
+    one's `quantization` (scale, zero point)."""
     from mcu_export import warn
     from mcu_export.ethosu.choice import choose_npu
+    from mcu_export.int8.lower.io import check_io
     from mcu_export.pte.writer import write_program
 
+    check_io(io, quantize)
     say = progress or (lambda _m: None)
     started = time.perf_counter()
     board = _board(board)
@@ -85,9 +91,11 @@ def export(
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program
 
-        program, info, plan, quantized = to_int8_program(model, tuple(example_inputs), calibrate, board, say, npu=npu)
+        program, info, plan, quantized = to_int8_program(
+            model, tuple(example_inputs), calibrate, board, say, npu=npu, io=io
+        )
         plan = _replanned(program, info, plan, overlap)
-        int8 = int8_report(info, quantized, board, npu)
+        int8 = int8_report(info, quantized, board, npu, io)
         warn.report_fallbacks(info.fallbacks, fallback)
     else:
         from mcu_export.errors import UsageError
@@ -116,23 +124,26 @@ def export_qat(
     progress: Progress = None,
     board: BoardArg = None,
     backend: Optional[str] = None,
+    io: str = "float",
 ) -> Artifact:
-    """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch and backend as in
+    """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch, backend and io as in
     `export`)."""
     from mcu_export.ethosu.choice import choose_npu
+    from mcu_export.int8.lower.io import check_io
     from mcu_export.int8.pipeline import int8_report, lower_quantized
     from mcu_export.int8.prepare import convert_qat
     from mcu_export.pte.writer import write_program
 
+    check_io(io, "int8")
     say = progress or (lambda _m: None)
     started = time.perf_counter()
     board = _board(board)
     npu = choose_npu(backend, board, "int8")
     quantized = convert_qat(prepared, tuple(example_inputs))
-    program, info, plan = lower_quantized(quantized, board, say, npu)
+    program, info, plan = lower_quantized(quantized, board, say, npu, io)
     pte = write_program(program)
     report = build_report(program, info, plan, pte, time.perf_counter() - started)
-    report["int8"] = int8_report(info, quantized, board, npu)
+    report["int8"] = int8_report(info, quantized, board, npu, io)
     return Artifact(program=program, pte=pte, report=report, memory_plan=plan, npu_graphs=list(info.npu_graphs))
 
 
@@ -146,8 +157,12 @@ def export_spec(
     backend: Optional[str] = None,
     fallback: bool = True,
     overlap: bool = True,
+    io: str = "float",
 ) -> Artifact:
+    from mcu_export.int8.lower.io import check_io
     from mcu_export.model_spec import load_model
+
+    check_io(io, quantize)  # before loading the model
 
     model, inputs = load_model(spec)
     artifact = export(
@@ -160,6 +175,7 @@ def export_spec(
         backend=backend,
         fallback=fallback,
         overlap=overlap,
+        io=io,
     )
     artifact.report["model"] = spec
     return artifact
@@ -182,12 +198,17 @@ def _board(board: BoardArg) -> Optional[Board]:
     return loaded if isinstance(loaded, Board) else None
 
 
-def _io(plan_values, indices) -> List[Dict]:
-    out = []
-    for i in indices:
+def _io(plan_values, indices, quantization=()) -> List[Dict]:
+    """report.json's inputs/outputs: shape and dtype; with io="int8", an int8 edge's `quantization`
+    (scale, zero_point, quant_min, quant_max: float = (q - zero_point) * scale)."""
+    out: List[Dict] = []
+    for k, i in enumerate(indices):
         t = plan_values[i]
         if isinstance(t, Tensor):
-            out.append({"shape": list(t.sizes), "dtype": dtypes.name(t.scalar_type)})
+            entry: Dict = {"shape": list(t.sizes), "dtype": dtypes.name(t.scalar_type)}
+            if k < len(quantization) and quantization[k] is not None:
+                entry["quantization"] = dict(quantization[k])
+            out.append(entry)
         else:
             out.append({"kind": type(t).__name__})
     return out
@@ -227,8 +248,8 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
             ),
             "constant_bytes": constant_bytes,
         },
-        "inputs": _io(method.values, method.inputs),
-        "outputs": _io(method.values, method.outputs),
+        "inputs": _io(method.values, method.inputs, getattr(info, "input_quantization", ())),
+        "outputs": _io(method.values, method.outputs, getattr(info, "output_quantization", ())),
         "instructions": len(method.chains[0].instructions),
         "pte_bytes": len(pte),
         "export_seconds": round(seconds, 3),

@@ -65,6 +65,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="plan every tensor apart from those live with it: no kernel out over the input it replaces (for "
         "ExecuTorch's runtime or Arm's CMSIS-NN, whose kernels keep another order); more RAM",
     )
+    p.add_argument(
+        "--io",
+        choices=("float", "int8"),
+        default="float",
+        help="with --quantize int8: int8 makes the program take and return int8 tensors (no input quantize, no "
+        "output dequantize; report.json gives each one's scale and zero point); default float",
+    )
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
@@ -199,6 +206,8 @@ def _cmd_export(args) -> int:
         calibrate = load_calibration(args.calibrate)
     if args.no_fallback and not args.quantize:
         raise UsageError("--no-fallback goes with --quantize int8")
+    if args.io == "int8" and not args.quantize:
+        raise UsageError("--io int8 goes with --quantize int8 (an fp32 program has no int8 tensors to take)")
     # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA (api._board)
     with _warnings_as_lines():
         artifact = export_spec(
@@ -210,6 +219,7 @@ def _cmd_export(args) -> int:
             backend=args.backend,
             fallback=not args.no_fallback,
             overlap=not args.no_overlap,
+            io=args.io,
         )
     out = artifact.save(args.output)
     mem = artifact.report["memory"]
@@ -220,6 +230,14 @@ def _cmd_export(args) -> int:
         + "), "
         f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops"
     )
+    for kind in ("inputs", "outputs"):
+        for k, entry in enumerate(artifact.report[kind]):
+            q = entry.get("quantization")
+            if q:
+                print(
+                    f"{kind[:-1]}_{k}: int8{entry['shape']}, scale {q['scale']:.9g}, zero point {q['zero_point']} "
+                    "(float = (q - zero point) * scale)"
+                )
     parts = artifact.report.get("partitions")
     if parts:
         npu = artifact.report["npu"]

@@ -22,10 +22,11 @@ def lower_quantized(
     board: Optional[Board] = None,
     progress: Optional[Callable[[str], None]] = None,
     npu: Optional[NpuChoice] = None,
+    io: str = "float",
 ) -> Tuple[Program, LoweringInfo, MemoryPlan]:
     say = progress or (lambda _m: None)
     say("lowering to cortex_m int8 kernels" + (f", then to {npu.accelerator} subgraphs" if npu else ""))
-    program, info = lower_int8(quantized.ep, board, npu=npu, progress=say)
+    program, info = lower_int8(quantized.ep, board, npu=npu, progress=say, io=io)
     say("planning memory")
     info.memory = plan_memory(program, info=info)
     return program, info, info.memory
@@ -39,14 +40,15 @@ def to_int8_program(
     progress: Optional[Callable[[str], None]] = None,
     per_channel_linear: bool = True,
     npu: Optional[NpuChoice] = None,
+    io: str = "float",
 ):
-    """(program, info, memory plan, quantized model) for `model` in int8."""
+    """(program, info, memory plan, quantized model) for `model` in int8; io="int8": int8 inputs and outputs."""
     quantized = quantize(model, example_inputs, calibrate, progress, per_channel_linear)
-    program, info, plan = lower_quantized(quantized, board, progress, npu)
+    program, info, plan = lower_quantized(quantized, board, progress, npu, io)
     return program, info, plan, quantized
 
 
-def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[Board], npu=None) -> Dict:
+def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[Board], npu=None, io="float") -> Dict:
     return {
         "backend": npu.accelerator if npu is not None else "cortex-m",
         "fallbacks": list(info.fallbacks),
@@ -54,4 +56,5 @@ def int8_report(info: LoweringInfo, quantized: QuantizedModel, board: Optional[B
         "warnings": list(quantized.warnings),
         "board": board.name if board else None,  # None: scratch sized for the scalar, DSP and MVE kernels
         "scratch_sized_for": list(isas_for(board)),
+        "io": io,  # "int8": the program takes and returns int8 (inputs[k].quantization, outputs[k].quantization)
     }

@@ -51,6 +51,10 @@ class LoweringInfo:
     partitions: Optional[Dict[str, Any]] = None
     npu: Optional[Dict[str, Any]] = None
     npu_graphs: List[bytes] = field(default_factory=list)
+    # Set by io="int8" (mcu_export.int8.lower.io): per input and output, its int8 quantization or None
+    # (report.json's inputs[k].quantization, outputs[k].quantization).
+    input_quantization: List[Optional[Dict[str, Any]]] = field(default_factory=list)
+    output_quantization: List[Optional[Dict[str, Any]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -270,20 +274,23 @@ class ProgramBuilder:
             index = self.tensor(value)
             # The runtime hands out output tensors by reference: an output that is also an input, a
             # constant or another output needs a tensor of its own, filled by a copy.
-            if index in self.inputs or index in self.constants or index in outputs:
-                tensor = self.table.values[index]
-                copy = self.table.add(
-                    pte.Tensor(
-                        scalar_type=tensor.scalar_type,
-                        sizes=list(tensor.sizes),
-                        dim_order=list(range(len(tensor.sizes))),
-                    )
-                )
-                self.emit(_VIEW_OP, [index, self.table.int_list(tensor.sizes), copy, copy], name=f"output_copy_{i}")
-                index = copy
-            outputs.append(index)
+            outputs.append(self.own_output(index, i, outputs))
             self.info.output_names.append(value.name)
         return outputs
+
+    def own_output(self, index: int, i: int, outputs: Sequence[int]) -> int:
+        """`index` as output `i`, or a copy of it (appended to the instructions) when it is also an input,
+        a constant or one of `outputs`."""
+        if index not in self.inputs and index not in self.constants and index not in outputs:
+            return index
+        tensor = self.table.values[index]
+        copy = self.table.add(
+            pte.Tensor(
+                scalar_type=tensor.scalar_type, sizes=list(tensor.sizes), dim_order=list(range(len(tensor.sizes)))
+            )
+        )
+        self.emit(_VIEW_OP, [index, self.table.int_list(tensor.sizes), copy, copy], name=f"output_copy_{i}")
+        return copy
 
     def close(self, outputs: List[int]) -> pte.Program:
         """Ends the lowering with its one method, `forward`: the chain, values, operators and delegates.

@@ -49,12 +49,17 @@ def runner_for(board, target: Optional[str] = None, **options) -> Runner:
     return known[target](board, **options)
 
 
-def run_program_bytes(pte: bytes, arrays: Sequence[np.ndarray], board: str = "host") -> List[np.ndarray]:
-    """Outputs of the program `pte` on `inputs`, run on `board`'s default target."""
+def run_program_bytes(
+    pte: bytes, arrays: Sequence[np.ndarray], board: str = "host", report: Optional[Dict] = None
+) -> List[np.ndarray]:
+    """Outputs of the program `pte` on `inputs`, run on `board`'s default target. With the export's `report`,
+    float32 arrays given for int8 inputs (io="int8") are quantized first (Runner.use_quantization)."""
     runner = runner_for(board)
     with tempfile.TemporaryDirectory(prefix="mcu-export-run-") as tmp:
         (Path(tmp) / "model.pte").write_bytes(pte)
         runner.open(Path(tmp))
+        if report is not None:
+            runner.use_quantization(report)
         return runner.run(arrays).outputs
 
 

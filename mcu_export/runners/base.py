@@ -15,7 +15,17 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 
-from mcu_export.runners.tensors import TensorSpec, check_inputs, outputs_from, to_memory_order
+from mcu_export.runners.tensors import (
+    Quantization,
+    TensorSpec,
+    check_inputs,
+    dequantize_outputs,
+    io_quantization,
+    outputs_from,
+    quantize_inputs,
+    report_quantization,
+    to_memory_order,
+)
 
 
 @dataclass
@@ -52,6 +62,9 @@ class ModelRun:
     meta_pool_bytes: Optional[int] = None  # metadata pool the runtime needed (== the one generated)
     npu_measured: List[NpuCycles] = field(default_factory=list)  # per NPU job, where a PMU counted (FVP, silicon)
     uart_text: str = ""
+    # An int8 output of an io="int8" export: its quantization and its float32 value ((q - zero_point) * scale).
+    output_quantization: List[Quantization] = field(default_factory=list)
+    dequantized: List[Optional[np.ndarray]] = field(default_factory=list)
 
 
 class Runner(ABC):
@@ -72,6 +85,9 @@ class Runner(ABC):
         self.profile = profile
         self.inputs: Tuple[TensorSpec, ...] = ()
         self.outputs: Tuple[TensorSpec, ...] = ()
+        # io="int8" exports: each int8 edge's quantization from report.json (use_quantization), else empty
+        self.input_quantization: List[Quantization] = []
+        self.output_quantization: List[Quantization] = []
 
     @property
     def where(self) -> str:
@@ -95,13 +111,27 @@ class Runner(ABC):
         """One inference on inputs in memory order; returns the outputs' bytes and ModelRun fields
         (seconds, and whatever else the target measures)."""
 
+    def use_quantization(self, source) -> None:
+        """Take the int8 edges' quantization from an export (a folder or its .pte: its report.json) or from a
+        report dict: float32 inputs given for them are then quantized, and their outputs also dequantized."""
+        found = io_quantization(source) if isinstance(source, dict) else report_quantization(source)
+        self.input_quantization, self.output_quantization = found
+
     def record(self, run: ModelRun) -> None:
         """Keep what a run measured beside the program (e.g. in report.json); nothing by default."""
 
     def run(self, arrays: Sequence[np.ndarray], names: Optional[Sequence[str]] = None) -> ModelRun:
-        arrays = [np.asarray(a) for a in arrays]
-        check_inputs(arrays, self.inputs, names)
+        arrays = quantize_inputs([np.asarray(a) for a in arrays], self.inputs, self.input_quantization)
+        check_inputs(arrays, self.inputs, names, self.input_quantization)
         self.prepare()
         raw, measured = self.execute([to_memory_order(a, s.dim_order) for a, s in zip(arrays, self.inputs)])
         outputs = outputs_from(raw, self.outputs, self.where)
-        return ModelRun(outputs=outputs, board=self.board.name, target=self.name, **measured)
+        quantization = list(self.output_quantization[: len(outputs)])
+        return ModelRun(
+            outputs=outputs,
+            board=self.board.name,
+            target=self.name,
+            output_quantization=quantization,
+            dequantized=dequantize_outputs(outputs, quantization),
+            **measured,
+        )

@@ -12,6 +12,7 @@ from mcu_export.errors import UsageError
 from mcu_export.runners import runner_for
 from mcu_export.runners.report import (
     format_per_op_table,
+    input_lines,
     npu_lines,
     npu_report,
     output_lines,
@@ -90,10 +91,11 @@ def run_command(
         require_pillow()  # before a run that may take minutes
     runner = runner_for(board, target, timeout=timeout, **options)
     runner.open(Path(program))
+    runner.use_quantization(Path(program))  # io="int8" exports: float32 inputs quantized, outputs also dequantized
     arrays, names = load_inputs(input_paths)
     run = runner.run(arrays, names=names)
     runner.record(run)
-    print("\n".join(output_lines(run)))
+    print("\n".join([*input_lines(arrays, runner), *output_lines(run)]))
     if run.instructions_per_inference is not None:
         print(format_per_op_table(run))
     npu = npu_report(program, run)
@@ -101,7 +103,12 @@ def run_command(
         print("\n".join(npu_lines(npu)))
     print(summary_line(run))
     if output_path:
-        print(f"wrote {write_outputs(output_path, run)}")
+        also = (
+            " (output_<i>: as the program returns it; output_<i>_dequantized: float32)"
+            if any(f is not None for f in run.dequantized)
+            else ""
+        )
+        print(f"wrote {write_outputs(output_path, run)}{also}")
     if json_path:
         print(f"wrote {write_run_json(json_path, run, npu)}")
     if chart_path:

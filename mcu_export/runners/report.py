@@ -15,13 +15,36 @@ from mcu_export import atomic
 from mcu_export.runners.base import ModelRun
 
 
+def _range(o: np.ndarray) -> str:
+    return f"{o.dtype.name}{list(o.shape)}" + (f"  min {o.min():.6g}  max {o.max():.6g}" if o.size else "")
+
+
 def output_lines(run: ModelRun) -> List[str]:
-    return [
-        f"output_{i}: {o.dtype.name}{list(o.shape)}  min {o.min():.6g}  max {o.max():.6g}"
-        if o.size
-        else f"output_{i}: {o.dtype.name}{list(o.shape)}"
-        for i, o in enumerate(run.outputs)
-    ]
+    """One line per output; an int8 output of an io="int8" export gets a second, its dequantized value."""
+    lines = []
+    for i, o in enumerate(run.outputs):
+        lines.append(f"output_{i}: {_range(o)}")
+        f = run.dequantized[i] if i < len(run.dequantized) else None
+        if f is not None:
+            q = run.output_quantization[i] or {}
+            lines.append(
+                f"output_{i} dequantized, (q - zero_point) * scale with zero_point {q['zero_point']}, "
+                f"scale {q['scale']:.9g}: {_range(f)}"
+            )
+    return lines
+
+
+def input_lines(arrays, runner) -> List[str]:
+    """A line per float32 input the runner quantizes for an int8 input (io="int8" exports)."""
+    lines = []
+    for i, (a, spec) in enumerate(zip(arrays, runner.inputs)):
+        q = runner.input_quantization[i] if i < len(runner.input_quantization) else None
+        if q is not None and a.dtype == np.float32 and spec.numpy_dtype == np.int8:
+            lines.append(
+                f"input_{i}: float32 quantized to int8 here, clamp(round_half_even(x * float32(1 / scale)) + "
+                f"zero_point) with scale {q['scale']:.9g}, zero_point {q['zero_point']}"
+            )
+    return lines
 
 
 def summary_line(run: ModelRun) -> str:
@@ -120,9 +143,17 @@ def run_json(run: ModelRun, npu: Optional[Dict] = None) -> Dict:
         "stack_used_bytes": run.stack_used,
         "meta_pool_bytes": run.meta_pool_bytes,
         "seconds": round(run.seconds, 3),
-        "outputs": [{"shape": list(o.shape), "dtype": o.dtype.name} for o in run.outputs],
+        "outputs": [_output_entry(run, i) for i in range(len(run.outputs))],
         **({"npu": npu} if npu else {}),
     }
+
+
+def _output_entry(run: ModelRun, i: int) -> Dict:
+    o = run.outputs[i]
+    entry: Dict = {"shape": list(o.shape), "dtype": o.dtype.name}
+    if i < len(run.output_quantization) and run.output_quantization[i] is not None:
+        entry["quantization"] = run.output_quantization[i]
+    return entry
 
 
 def write_run_json(path: Union[str, Path], run: ModelRun, npu: Optional[Dict] = None) -> Path:
@@ -131,8 +162,11 @@ def write_run_json(path: Union[str, Path], run: ModelRun, npu: Optional[Dict] = 
 
 
 def write_outputs(path: Union[str, Path], run: ModelRun) -> Path:
-    """The outputs as an .npz with keys output_0, output_1, ..."""
+    """The outputs as an .npz with keys output_0, output_1, ... as the program returns them; an int8 output of
+    an io="int8" export also as output_<i>_dequantized (float32, (q - zero_point) * scale)."""
+    arrays = {f"output_{i}": o for i, o in enumerate(run.outputs)}
+    arrays.update({f"output_{i}_dequantized": f for i, f in enumerate(run.dequantized) if f is not None})
     buf = io.BytesIO()
-    np.savez(buf, **{f"output_{i}": o for i, o in enumerate(run.outputs)})
+    np.savez(buf, **arrays)
     atomic.write_bytes(path, buf.getvalue())
     return Path(path)

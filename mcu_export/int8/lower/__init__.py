@@ -92,10 +92,13 @@ for _t in (aten.gt.Scalar, aten.where.self, aten.mul.Tensor, aten.view.default, 
 RULES[aten.embedding.default] = rules_gather.lower_embedding
 
 
-def int8_backends(board: Optional[Board] = None, npu: Optional[NpuChoice] = None, progress=None) -> list:
+def int8_backends(
+    board: Optional[Board] = None, npu: Optional[NpuChoice] = None, progress=None, io: str = "float"
+) -> list:
     """The backends of an int8 program, in priority order (scratch sized for `board`'s ISA, or all); with
-    `npu`, the Ethos-U backend last: it delegates runs of the int8 program's calls once they are made."""
-    backends: list = [CortexMBackend(RULES, board), PortableBackend()]
+    `npu`, the Ethos-U backend last: it delegates runs of the int8 program's calls once they are made.
+    io="int8": the program takes and returns int8 tensors (`mcu_export.int8.lower.io`)."""
+    backends: list = [CortexMBackend(RULES, board, io), PortableBackend()]
     if npu is not None:
         from mcu_export.ethosu.backend import EthosUBackend
 
@@ -109,8 +112,9 @@ def lower_int8(
     with_stacktrace: bool = True,
     npu: Optional[NpuChoice] = None,
     progress=None,
+    io: str = "float",
 ) -> Tuple[pte.Program, LoweringInfo]:
-    return lower_graph(ep, int8_backends(board, npu, progress), with_stacktrace)
+    return lower_graph(ep, int8_backends(board, npu, progress, io), with_stacktrace)
 
 
 __all__ = ["lower_int8", "int8_backends", "RULES"]

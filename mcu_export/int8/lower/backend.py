@@ -56,9 +56,10 @@ class CortexMBackend(KernelBackend):
 
     name = "cortex_m"
 
-    def __init__(self, rules: Dict[Any, Rule], board: Optional[Board] = None):
+    def __init__(self, rules: Dict[Any, Rule], board: Optional[Board] = None, io: str = "float"):
         self.rules = rules
         self.isas = isas_for(board)
+        self.io = io  # "int8": the method's float edges become its int8 tensors (int8/lower/io.py)
 
     def start(self, builder: ProgramBuilder) -> None:
         self.b = builder
@@ -89,6 +90,10 @@ class CortexMBackend(KernelBackend):
         return None
 
     def finish(self, builder: ProgramBuilder, outputs: List[int]) -> None:
+        if self.io == "int8":  # first: the passes below and the Ethos-U backend see the int8 edges
+            from mcu_export.int8.lower.io import bind_int8_io
+
+            bind_int8_io(builder, outputs)
         builder.remove_instructions(
             set(fold_flatten_into_linear(builder.instructions, builder.operators, builder.table.values, outputs))
         )
