@@ -19,6 +19,7 @@ from mcu_export.boards import Board
 from mcu_export.errors import RuntimeFailure
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import symbolizer
+from mcu_export.firmware.stack import check_measured
 from mcu_export.firmware.flow import build_for_board, export_dir, record_run
 from mcu_export.firmware.icount import LOAD_TAG
 from mcu_export.firmware.model_cli import current_build
@@ -179,6 +180,8 @@ class FirmwareRunner(Runner):
             raise RuntimeFailure(
                 f"firmware on {self.where} exited 0 without its result line (UART: {result.uart_text.strip()[-200:]!r})"
             )
+        # the painted high-water mark against the call-graph analysis of this very ELF (stack.json beside it)
+        check_measured(elf, int(ok.group(2)), self.where)
         counts = result.instructions
         regions = counts.regions if counts is not None else {}
         per_op = [
