@@ -99,6 +99,7 @@ class Prototypes:
 
         self.by_address: Dict[int, str] = {}
         self.pointer_names: Dict[str, Dict[str, Set[str]]] = {}  # CU source path -> name -> prototypes
+        self.comp_dirs: Dict[str, str] = {}  # CU source path -> the directory it was compiled in
         with open(elf_path, "rb") as f:
             elf = ELFFile(f)
             if elf.has_dwarf_info():
@@ -108,6 +109,8 @@ class Prototypes:
     def _read_cu(self, cu) -> None:
         top = cu.get_top_DIE()
         names = self.pointer_names.setdefault(_name(top) or "", {})
+        comp_dir = top.attributes.get("DW_AT_comp_dir")
+        self.comp_dirs[_name(top) or ""] = comp_dir.value.decode() if comp_dir is not None else "."
         for die in cu.iter_DIEs():
             if die.tag == "DW_TAG_subprogram" and "DW_AT_low_pc" in die.attributes:
                 self.by_address[die.attributes["DW_AT_low_pc"].value & ~1] = prototype(die)
@@ -120,22 +123,23 @@ class Prototypes:
     def of_site(self, unit: str, site: str) -> Optional[Set[str]]:
         """Prototypes the indirect call at `site` ("file:line:col") in compilation unit `unit` may have;
         None when they cannot be told (then it may reach any address-taken function)."""
+        if unit not in self.pointer_names:
+            unit = next((u for u in self.pointer_names if Path(u).name == Path(unit).name), unit)
         names = self.pointer_names.get(unit)
-        if names is None:
-            names = next((n for u, n in self.pointer_names.items() if Path(u).name == Path(unit).name), None)
-        name = callee_name(site)
+        name = callee_name(site, Path(self.comp_dirs.get(unit, ".")))
         if names is None or name is None or name not in names:
             return None
         return names[name]
 
 
-def callee_name(site: str) -> Optional[str]:
-    """The last name of the callee expression that starts at `site` (outside its subscripts)."""
+def callee_name(site: str, comp_dir: Path = Path(".")) -> Optional[str]:
+    """The last name of the callee expression that starts at `site` (outside its subscripts); a relative file
+    is where the compiler ran (the unit's DW_AT_comp_dir)."""
     m = re.match(r"^(.*):(\d+):(\d+)$", site)
     if not m:
         return None
     try:
-        lines = Path(m.group(1)).read_text(errors="replace").splitlines()
+        lines = (comp_dir / m.group(1)).read_text(errors="replace").splitlines()
     except OSError:
         return None
     line_no, col = int(m.group(2)), int(m.group(3))
