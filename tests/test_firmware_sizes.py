@@ -12,7 +12,6 @@ from mcu_export.boards import load_board
 from mcu_export.errors import UsageError
 from mcu_export.firmware.build import build_project, render_project
 from mcu_export.firmware.mapfile import parse_map
-from mcu_export.firmware.stack import load_report as load_stack_report
 from mcu_export.firmware.sizes import (
     CATEGORIES,
     FirmwareTooLarge,
@@ -22,6 +21,7 @@ from mcu_export.firmware.sizes import (
     object_sizes,
     size_report,
 )
+from mcu_export.firmware.stack import load_report as load_stack_report
 
 HAVE_GCC = shutil.which("arm-none-eabi-gcc") is not None and shutil.which("arm-none-eabi-size") is not None
 HAVE_CLANG = shutil.which("clang-16") is not None and shutil.which("ld.lld-16") is not None

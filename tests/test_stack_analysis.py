@@ -131,7 +131,9 @@ def test_unknown_prototype_reaches_every_address_taken_function(tmp_path):
 @needs_gcc
 def test_recursion_is_refused_naming_the_cycle(tmp_path):
     elf, ci = _image(tmp_path, RECURSIVE_C)
-    with pytest.raises(StackAnalysisError, match=r"recursion in the firmware's call graph: (even -> odd -> even|odd -> even -> odd)"):
+    with pytest.raises(
+        StackAnalysisError, match=r"recursion in the firmware's call graph: (even -> odd -> even|odd -> even -> odd)"
+    ):
         analyse(elf, ci, limit=4096)
 
 
@@ -146,7 +148,9 @@ def test_dynamic_frame_is_refused(tmp_path):
 def kws_int8(tmp_path_factory):
     model, inputs = load_model(examples.spec("kws_dscnn"))
     calib = [(inputs[0] * k,) for k in (0.5, 1.0, 1.5)]
-    artifact = api.export(model, inputs, quantize="int8", calibrate=lambda: iter(calib), board="corstone-300")
+    artifact = api.export(
+        model, inputs, quantize="int8", calibrate=lambda: iter(calib), board="corstone-300", backend="cortex-m"
+    )
     out = artifact.save(tmp_path_factory.mktemp("kws8"))
     return out, inputs[0].numpy()
 
@@ -168,7 +172,7 @@ def test_kws_int8_reserves_the_analysis_and_ram_adds_up(kws_int8):
     ram = entry["ram"]
     assert sum(ram["parts"].values()) == ram["total"] == entry["ram_bytes"]
     assert ram["parts"]["stack"] == analysis["reserved"] == entry["stack_reserved_bytes"]
-    assert entry["stack_analysed_bytes"] == analysis["worst"] and entry["stack_used_bytes"] == run.stack_used
+    assert entry["stack_analysed_bytes"] == analysis["worst"]
     assert ram["parts"]["runtime_metadata"] >= run.meta_pool_bytes
     assert entry["ram_over_arena"] == round(ram["total"] / ram["arenas"], 3)
 

@@ -195,7 +195,9 @@ _CI_EDGE = re.compile(r'^edge: \{ sourcename: "([^"]+)" targetname: "__indirect_
 
 def read_ci(path: Path) -> List[CiNode]:
     """The functions one `-fcallgraph-info=su` file defines: GCC's frame and qualifier, indirect call sites."""
-    title, nodes, sites = path.name, {}, {}
+    title = path.name
+    nodes: Dict[str, Tuple[int, str]] = {}
+    sites: Dict[str, List[str]] = {}
     for line in path.read_text(errors="replace").splitlines():
         if m := _CI_TITLE.match(line):
             title = m.group(1)

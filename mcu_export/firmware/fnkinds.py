@@ -58,7 +58,7 @@ def type_text(die, depth: int = 0) -> str:
 
 
 def prototype(die, depth: int = 0) -> str:
-    """"(param, ...)->return" of a subprogram or subroutine type; UNKNOWN for an unprototyped (K&R) one."""
+    """ "(param, ...)->return" of a subprogram or subroutine type; UNKNOWN for an unprototyped (K&R) one."""
     for ref in ("DW_AT_abstract_origin", "DW_AT_specification"):
         if ref in die.attributes:  # an out-of-line or concrete instance: the declaration has the types
             return prototype(die.get_DIE_from_attribute(ref), depth)
@@ -117,7 +117,7 @@ class Prototypes:
             elif die.tag in ("DW_TAG_member", "DW_TAG_variable", "DW_TAG_formal_parameter"):
                 name = _name(die)
                 proto = _pointee_prototype(die) if name else None
-                if proto is not None:
+                if name is not None and proto is not None:
                     names.setdefault(name, set()).add(proto)
 
     def of_site(self, unit: str, site: str) -> Optional[Set[str]]:

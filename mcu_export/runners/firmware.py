@@ -19,12 +19,12 @@ from mcu_export.boards import Board
 from mcu_export.errors import RuntimeFailure
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.elf import symbolizer
-from mcu_export.firmware.stack import check_measured
 from mcu_export.firmware.flow import build_for_board, export_dir, record_run
 from mcu_export.firmware.icount import LOAD_TAG
 from mcu_export.firmware.model_cli import current_build
 from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
+from mcu_export.firmware.stack import check_measured
 from mcu_export.pte.reader import read_program_file
 from mcu_export.runners.base import NpuCycles, OpCount, Runner
 from mcu_export.runners.tensors import TensorSpec, program_io
