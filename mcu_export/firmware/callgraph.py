@@ -29,7 +29,7 @@ from mcu_export.firmware.elf import Elf
 
 OBJDUMP = "arm-none-eabi-objdump"
 _FUNC_HEADER = re.compile(r"^([0-9a-f]+) <(.+)>:$")
-_INSN = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
+_INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")  # 8-digit addresses start the line
 _TARGET = re.compile(r"^([0-9a-f]+)(?:\s+<.*>)?$")
 _BRANCH = re.compile(r"^(?:b|bl|cbz|cbnz|b(?:eq|ne|cs|cc|hs|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al))$")
 _REG_LIST = re.compile(r"\{([^}]*)\}")

@@ -125,6 +125,16 @@ class Graph:
         return total, [(self.funcs[a].name, self.funcs[a].frame) for a in path]
 
 
+    def reachable(self, root: int) -> Set[int]:
+        seen, todo = set(), [root]
+        while todo:
+            a = todo.pop()
+            if a not in seen:
+                seen.add(a)
+                todo.extend(self.funcs[a].calls)
+        return seen
+
+
 def _vectors(elf: Elf) -> Dict[int, int]:
     """vector number -> handler address, from the vector table at the start of `.vectors`."""
     if ".vectors" not in elf.sections:
@@ -154,6 +164,10 @@ def analyse(elf_path: Path, ci: Sequence[Path], limit: int) -> StackReport:
     if 1 not in g.vectors or g.vectors[1] not in g.funcs:
         raise StackAnalysisError("the vector table names no reset handler function")
     thread, path = g.depth(g.vectors[1])
+    main = next((a for a, f in g.funcs.items() if f.name == "main"), None)
+    if main is not None and main not in g.reachable(g.vectors[1]):
+        # a disassembly this module did not understand would otherwise give a tiny stack, silently
+        raise StackAnalysisError("the call-graph analysis found no path from the reset handler to main")
     handlers = [(n, a) for n, a in g.vectors.items() if n != 1 and a in g.funcs]
     fault = max((g.depth(a)[0] + EXCEPTION_FRAME for n, a in handlers if n in FAULT_VECTORS), default=0)
     irq = max((g.depth(a)[0] + EXCEPTION_FRAME for n, a in handlers if n >= FIRST_INTERRUPT_VECTOR), default=0)
