@@ -42,6 +42,7 @@ class Function:
     name: str
     address: int
     size: int
+    file: str = ""  # the source file of a static function ("" for a global one)
     frame: int = 0  # bytes this function's own frame takes, at most
     dynamic: bool = False  # a frame no static analysis bounds (alloca, VLA)
     calls: Set[int] = field(default_factory=set)  # addresses of the functions it calls (or tail-calls)
@@ -56,6 +57,7 @@ class CiNode:
     frame: int
     qualifier: str  # static, dynamic, dynamic,bounded
     indirect_sites: Tuple[str, ...]  # "file:line:col" of each indirect call
+    local: bool = False  # a static function (GCC titles it "file:name")
 
 
 def _reg_bytes(operands: str) -> int:
@@ -92,12 +94,27 @@ def _sp_decrement(mnemonic: str, operands: str) -> Optional[int]:
     return 0
 
 
-def image_functions(elf: Elf) -> Dict[int, Function]:
-    """One Function per address of a function symbol with a size (aliases share one, named after the first)."""
+def image_functions(path: Path) -> Dict[int, Function]:
+    """One Function per address of a function symbol with a size (aliases share one, named after the first).
+    Every symbol counts, local ones too: two files may each have a static function of one name. A local one
+    carries its file (the STT_FILE symbol before it) to find its own .ci node."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
     funcs: Dict[int, Function] = {}
-    for sym in elf.symbols().values():
-        if sym.kind == 2 and sym.size:
-            funcs.setdefault(sym.address, Function(sym.name, sym.address, sym.size))
+    with open(path, "rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        if not isinstance(symtab, SymbolTableSection):
+            raise ToolchainError(f"{path} has no symbol table: the stack analysis needs one")
+        source = ""
+        for sym in symtab.iter_symbols():
+            kind, bind = sym["st_info"]["type"], sym["st_info"]["bind"]
+            if kind == "STT_FILE":
+                source = sym.name
+            elif kind == "STT_FUNC" and sym["st_size"]:
+                address = sym["st_value"] & ~1
+                local = source if bind == "STB_LOCAL" else ""
+                funcs.setdefault(address, Function(sym.name, address, sym["st_size"], file=local))
     return funcs
 
 
@@ -127,7 +144,7 @@ def disassemble(path: Path) -> str:
 
 def read_image(path: Path, elf: Elf) -> Tuple[Dict[int, Function], Set[int]]:
     """(functions by address with frames and calls from the disassembly, addresses of address-taken functions)."""
-    funcs = image_functions(elf)
+    funcs = image_functions(path)
     starts = sorted(funcs)
     taken = _pointer_words(elf, funcs)
     current: Optional[Function] = None
@@ -205,7 +222,10 @@ def read_ci(path: Path) -> List[CiNode]:
             nodes[m.group(1)] = (int(m.group(2)), m.group(3))
         elif m := _CI_EDGE.match(line):
             sites.setdefault(m.group(1), []).append(m.group(2))
-    return [CiNode(n, title, fr, q, tuple(sites.get(n, ()))) for n, (fr, q) in nodes.items()]
+    return [
+        CiNode(n.rsplit(":", 1)[-1], title, fr, q, tuple(sites.get(n, ())), local=":" in n)
+        for n, (fr, q) in nodes.items()
+    ]
 
 
 def ci_files(build_dir: Path) -> Iterable[Path]:

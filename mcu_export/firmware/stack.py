@@ -78,7 +78,7 @@ class Graph:
         nodes = _ci_nodes(ci)
         protos = fnkinds.Prototypes(elf_path)
         for f in self.funcs.values():
-            node = nodes.get(f.name)
+            node = _node_of(nodes, f)
             if node is not None:
                 f.gcc_frame = node.frame
                 f.frame = max(f.frame, node.frame)
@@ -124,7 +124,6 @@ class Graph:
         total, path = visit(root)
         return total, [(self.funcs[a].name, self.funcs[a].frame) for a in path]
 
-
     def reachable(self, root: int) -> Set[int]:
         seen, todo = set(), [root]
         while todo:
@@ -148,15 +147,22 @@ def _vectors(elf: Elf) -> Dict[int, int]:
     return out
 
 
-def _ci_nodes(paths: Sequence[Path]) -> Dict[str, cg.CiNode]:
-    """Name -> node; a name several files define (static functions) keeps the largest frame."""
-    nodes: Dict[str, cg.CiNode] = {}
+def _ci_nodes(paths: Sequence[Path]) -> Dict[Tuple[str, str], cg.CiNode]:
+    """(file name, function) for static functions, ("", function) for global ones -> node. A key several
+    nodes share (a static function of one name in two files of one name; stale objects) keeps the largest frame."""
+    nodes: Dict[Tuple[str, str], cg.CiNode] = {}
     for path in paths:
         for node in cg.read_ci(path):
-            old = nodes.get(node.name)
+            key = (Path(node.file).name if node.local else "", node.name)
+            old = nodes.get(key)
             if old is None or node.frame > old.frame or node.qualifier == "dynamic":
-                nodes[node.name] = node
+                nodes[key] = node
     return nodes
+
+
+def _node_of(nodes: Dict[Tuple[str, str], cg.CiNode], f: cg.Function) -> Optional[cg.CiNode]:
+    """A static function's own node (by its STT_FILE name), else the global one of its name."""
+    return nodes.get((Path(f.file).name, f.name) if f.file else ("", f.name))
 
 
 def analyse(elf_path: Path, ci: Sequence[Path], limit: int) -> StackReport:
