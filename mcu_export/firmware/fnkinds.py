@@ -94,7 +94,9 @@ def _pointee_prototype(die) -> Optional[str]:
 class Prototypes:
     """Function prototypes by address, and per compilation unit the function-pointer names it declares."""
 
-    def __init__(self, elf_path: Path):
+    def __init__(self, elf_path: Path, addresses: Iterable[int] = (), units: Iterable[str] = ()):
+        """Reads only the compilation units that hold one of `addresses` (the address-taken functions) or are
+        one of `units` (those with indirect calls): DWARF is the slow part of the analysis."""
         from elftools.elf.elffile import ELFFile
 
         self.by_address: Dict[int, str] = {}
@@ -102,8 +104,15 @@ class Prototypes:
         self.comp_dirs: Dict[str, str] = {}  # CU source path -> the directory it was compiled in
         with open(elf_path, "rb") as f:
             elf = ELFFile(f)
-            if elf.has_dwarf_info():
-                for cu in elf.get_dwarf_info().iter_CUs():
+            if not elf.has_dwarf_info():
+                return
+            dwarf = elf.get_dwarf_info()
+            aranges = dwarf.get_aranges()
+            wanted = {_unit_at(aranges, a) for a in addresses} if aranges is not None else None
+            names = {Path(u).name for u in units}
+            for cu in dwarf.iter_CUs():
+                top_name = _name(cu.get_top_DIE()) or ""
+                if wanted is None or cu.cu_offset in wanted or Path(top_name).name in names:
                     self._read_cu(cu)
 
     def _read_cu(self, cu) -> None:
@@ -130,6 +139,14 @@ class Prototypes:
         if names is None or name is None or name not in names:
             return None
         return names[name]
+
+
+def _unit_at(aranges, address: int) -> Optional[int]:
+    """The offset of the unit whose code holds `address`; None for code no unit describes (newlib, libgcc)."""
+    try:
+        return aranges.cu_offset_at_addr(address)
+    except (ValueError, IndexError, KeyError):
+        return None
 
 
 def callee_name(site: str, comp_dir: Path = Path(".")) -> Optional[str]:

@@ -76,7 +76,8 @@ class Graph:
         self.vectors = _vectors(elf)
         self.taken = taken  # handlers are only in the vector table, which the pointer scan skips
         nodes = _ci_nodes(ci)
-        protos = fnkinds.Prototypes(elf_path)
+        callers = {_node_of(nodes, f) for f in self.funcs.values() if f.indirect}
+        protos = fnkinds.Prototypes(elf_path, taken, {n.file for n in callers if n is not None})
         for f in self.funcs.values():
             node = _node_of(nodes, f)
             if node is not None:
