@@ -70,7 +70,9 @@ def _update_report(out_dir: Path, board: Board, update) -> None:
     atomic.write_bytes(path, json.dumps(report, indent=2, sort_keys=True).encode() + b"\n")
 
 
-def _record_sizes(out_dir: Path, board: Board, sizes: dict, stack: Optional[dict]) -> None:
+def _record_sizes(out_dir: Path, board: Board, sizes: dict, stack: Optional[dict] = None) -> None:
+    """stack: the call-graph analysis (stack.json) of the build, where there is one."""
+
     def update(entry: dict) -> None:
         entry.clear()
         entry.update(sizes)
@@ -79,7 +81,7 @@ def _record_sizes(out_dir: Path, board: Board, sizes: dict, stack: Optional[dict
         entry["stack_analysed_bytes"] = stack["worst"] if stack else None
         ram = sizes.get("ram", {})
         arenas = ram.get("arenas")
-        entry["ram_over_arena"] = round(ram["total"] / arenas, 3) if arenas else None
+        entry["ram_over_arena"] = round(ram["total"] / arenas, 3) if arenas and "total" in ram else None
 
     _update_report(out_dir, board, update)
 
