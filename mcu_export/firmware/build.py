@@ -163,8 +163,10 @@ def _run_step(cmd: Sequence[str], cwd: Path, what: str, log: Path) -> None:
         raise ToolchainError(f"firmware {what} failed: {errors[0] if errors else 'no output'} (full log: {log})")
 
 
-def build_project(out_dir: Union[str, Path]) -> BuildResult:
-    """Configure (once) and build the project rendered in out_dir; publish its outputs atomically."""
+def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> BuildResult:
+    """Configure (once) and build the project rendered in out_dir; publish its outputs atomically.
+    The stack is sized by call-graph analysis (stack.py) on boards that support it; analyse_stack=False reserves
+    the board's stack_size instead (test firmware whose recursion is bounded by logic the analysis cannot see)."""
     out_dir = Path(out_dir).resolve()
     boards = list((out_dir / "board").glob("*.toml"))
     if len(boards) != 1:
@@ -191,8 +193,11 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
             "configure (cmake)",
             build / "configure.log",
         )
+    analyse = analyse_stack and stack_mod.analysed(board)
+    if not analyse:
+        _write_if_changed(out_dir / stack_mod.STACK_LD, stack_mod.stack_ld(board.stack_size))
     _run_step(["ninja", "-C", str(build)], out_dir, "build (ninja)", build / "build.log")
-    stack = _size_stack(out_dir, board) if stack_mod.analysed(board) else None
+    stack = _size_stack(out_dir, board) if analyse else None
 
     stage = Path(tempfile.mkdtemp(prefix=".artifacts-", dir=out_dir))
     try:
@@ -225,12 +230,18 @@ def _size_stack(out_dir: Path, board: Board) -> "stack_mod.StackReport":
     stack.ld and link again (the objects stay: only the link reruns)."""
     build = out_dir / "build"
     report = stack_mod.analyse(build / "firmware.elf", list(callgraph.ci_files(build)), board.stack_size)
-    path, text = out_dir / stack_mod.STACK_LD, stack_mod.stack_ld(report.reserved)
-    if not path.is_file() or path.read_text() != text:
+    if _write_if_changed(out_dir / stack_mod.STACK_LD, stack_mod.stack_ld(report.reserved)):
         _progress(f"stack by call-graph analysis: {report.reserved} bytes (board limit {board.stack_size}); relinking")
-        path.write_text(text)
         _run_step(["ninja", "-C", str(build)], out_dir, "link (ninja)", build / "link.log")
     return report
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    """An unchanged file keeps its mtime, so ninja does not relink for nothing."""
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
 
 
 def _publish(stage: Path, target: Path) -> None:
