@@ -1,4 +1,5 @@
-"""int8 against fp32 per example model and board: instructions per inference, arena, code, per-op tables.
+"""int8 against fp32 per example model and board: instructions per inference, arena, code, RAM (bench_ram), per-op
+tables.
 
 Calibration uses 16 random batches shaped like each example's input (the examples ship no dataset), so
 the figures measure cost, not accuracy; accuracy is asserted in tests/test_int8_models.py."""
@@ -13,6 +14,7 @@ import torch
 from mcu_export.api import export
 from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.bench_firmware import measure
+from mcu_export.bench_ram import ram_table
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.firmware.sizes import code_bytes
 from mcu_export.model_spec import load_model
@@ -27,8 +29,9 @@ def _calibration(name: str, like: torch.Tensor):
     return [(draw(like.shape, generator=gen),) for _ in range(16)]
 
 
-def _run(artifact, out: Path, board: str, x):
+def _run(artifact, out: Path, board: str, x, ram_rows: list, key: tuple):
     run, sizes = measure(artifact, out, board, [x])
+    ram_rows.append((*key, sizes, run))
     return run, code_bytes(sizes)
 
 
@@ -50,7 +53,8 @@ def main(store=None) -> int:
             Column("code32 B", width=15),
         ],
     )
-    tables = []
+    tables: list = []
+    ram_rows: list = []
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-int8-") as tmp:
         for name in EXAMPLES:
             model, inputs = load_model(spec(name))
@@ -66,8 +70,8 @@ def main(store=None) -> int:
                     board=board,
                     backend="cortex-m",
                 )
-                run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x)
-                run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x)
+                run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x, ram_rows, (name, board, "int8"))
+                run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x, ram_rows, (name, board, "fp32"))
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference
                 table.row(
                     [name, board],
@@ -86,6 +90,8 @@ def main(store=None) -> int:
                 )
                 if board == "corstone-300":
                     tables.append((name, board, format_per_op_table(run8)))
+    print()
+    ram_table(store, ram_rows)  # the builds above, as RAM: total, parts, RAM per arena byte
     for name, board, text in tables:
         print()
         print(f"{name}, int8, {board}:")

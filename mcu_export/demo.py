@@ -98,7 +98,8 @@ def main() -> int:
     )
     print(
         f"  RAM             {ram['total']} bytes: arena {int8.report['memory']['arena_bytes']} "
-        f"(fp32 {fp32.report['memory']['arena_bytes']}), stack used {run8.stack_used} of {sizes['stack_size']}"
+        f"(fp32 {fp32.report['memory']['arena_bytes']}), stack used {run8.stack_used} of {ram['stack']} reserved "
+        f"by analysis (board limit {sizes['stack_size']}), runtime metadata {ram['parts']['runtime_metadata']}"
     )
     print(
         f"  instructions    {run8.instructions_per_inference:,} per inference (fp32: "

@@ -30,7 +30,13 @@ FIELDS: Dict[str, str] = {
     "outputs.quantization": "io int8: the output's scale and zero point; float = (q - zero_point) * scale",
     "firmware.BOARD.flash_bytes": "flash the firmware image takes (code, rodata, data's load image)",
     "firmware.BOARD.ram_bytes": "RAM the firmware reserves statically (data, bss, arenas, stack)",
-    "firmware.BOARD.stack_reserved_bytes": "stack size the linker script reserves (ram.stack)",
+    "firmware.BOARD.ram.parts": "ram_bytes as parts that sum to it: arena, runtime_metadata (metadata pool, "
+    "program and method structs, runtime statics), stack, startup_libc, other",
+    "firmware.BOARD.ram_over_arena": "ram_bytes / ram.arenas: what the firmware's RAM costs per byte of arena",
+    "firmware.BOARD.stack_reserved_bytes": "stack size the linker script reserves (ram.stack): the call-graph "
+    "analysis' worst case plus its margin (the board's stack_size is the limit)",
+    "firmware.BOARD.stack_analysed_bytes": "worst-case stack by call-graph analysis (thread + interrupt + fault, "
+    "exception frames included); every simulator run's stack_used_bytes must stay at or under it",
     "firmware.BOARD.stack_used_bytes": "the stack's high-water mark measured in a simulator run (painted stack)",
     "firmware.BOARD.instructions_per_inference": "CPU instructions one inference took on the simulator",
 }

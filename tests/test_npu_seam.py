@@ -76,7 +76,10 @@ def firmware(blob, tmp_path_factory):
     sources["app/main.c"] = FIRMWARE_C
     sources["app/npu_seam_payload.h"] = header
     project = render_project(BOARD, tmp_path_factory.mktemp("npu_seam_fw"), sources, include_dirs=["ethosu", "app"])
-    elf = build_project(project).elf
+    # The seam's on_done hook runs the interrupt handler inside the register write that starts a job, and the
+    # handler writes registers: recursion one level deep by the driver's logic, which the stack analysis refuses
+    # (it cannot see the bound); this test firmware reserves the board's stack_size instead.
+    elf = build_project(project, analyse_stack=False).elf
     return elf, Elf(elf).symbols()
 
 

@@ -22,7 +22,8 @@ from typing import Mapping, Optional, Sequence, Union
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
-from mcu_export.firmware import uf2
+from mcu_export.firmware import callgraph, uf2
+from mcu_export.firmware import stack as stack_mod
 from mcu_export.firmware.elf import Elf
 from mcu_export.templates import render
 
@@ -132,6 +133,9 @@ def render_project(
         include_dirs=["board/include", *include_dirs],
         source_defines=[(src, sorted(d.items())) for src, d in sorted((source_defines or {}).items())],
     ).encode()
+    stack_ld = out_dir / stack_mod.STACK_LD
+    if not stack_mod.analysed(board) or not stack_ld.is_file():  # a build's analysis rewrites it (build_project)
+        files[stack_mod.STACK_LD] = stack_mod.stack_ld(board.stack_size).encode()
     for rel, data in files.items():
         path = out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -159,8 +163,10 @@ def _run_step(cmd: Sequence[str], cwd: Path, what: str, log: Path) -> None:
         raise ToolchainError(f"firmware {what} failed: {errors[0] if errors else 'no output'} (full log: {log})")
 
 
-def build_project(out_dir: Union[str, Path]) -> BuildResult:
-    """Configure (once) and build the project rendered in out_dir; publish its outputs atomically."""
+def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> BuildResult:
+    """Configure (once) and build the project rendered in out_dir; publish its outputs atomically.
+    The stack is sized by call-graph analysis (stack.py) on boards that support it; analyse_stack=False reserves
+    the board's stack_size instead (test firmware whose recursion is bounded by logic the analysis cannot see)."""
     out_dir = Path(out_dir).resolve()
     boards = list((out_dir / "board").glob("*.toml"))
     if len(boards) != 1:
@@ -187,13 +193,19 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
             "configure (cmake)",
             build / "configure.log",
         )
+    analyse = analyse_stack and stack_mod.analysed(board)
+    if not analyse:
+        _write_if_changed(out_dir / stack_mod.STACK_LD, stack_mod.stack_ld(board.stack_size))
     _run_step(["ninja", "-C", str(build)], out_dir, "build (ninja)", build / "build.log")
+    stack = _size_stack(out_dir, board) if analyse else None
 
     stage = Path(tempfile.mkdtemp(prefix=".artifacts-", dir=out_dir))
     try:
         names = ["firmware.elf", "firmware.map"] + (["firmware.bin"] if "bin" in board.outputs else [])
         for name in names:
             shutil.copy2(build / name, stage / name)
+        if stack is not None:
+            stack.save(stage / stack_mod.STACK_JSON)
         if "uf2" in board.outputs:
             base, family = board.region(board.sections.vectors).origin, board.flash.uf2_family_id
             assert family is not None  # the board loader refuses a "uf2" output without it
@@ -211,6 +223,25 @@ def build_project(out_dir: Union[str, Path]) -> BuildResult:
         bin=art / "firmware.bin" if "bin" in board.outputs else None,
         uf2=art / "firmware.uf2" if "uf2" in board.outputs else None,
     )
+
+
+def _size_stack(out_dir: Path, board: Board) -> "stack_mod.StackReport":
+    """Analyse the linked image's call graph; when the reservation it gives is not the one linked, write it to
+    stack.ld and link again (the objects stay: only the link reruns)."""
+    build = out_dir / "build"
+    report = stack_mod.analyse(build / "firmware.elf", list(callgraph.ci_files(build)), board.stack_size)
+    if _write_if_changed(out_dir / stack_mod.STACK_LD, stack_mod.stack_ld(report.reserved)):
+        _progress(f"stack by call-graph analysis: {report.reserved} bytes (board limit {board.stack_size}); relinking")
+        _run_step(["ninja", "-C", str(build)], out_dir, "link (ninja)", build / "link.log")
+    return report
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    """An unchanged file keeps its mtime, so ninja does not relink for nothing."""
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
 
 
 def _publish(stage: Path, target: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 from mcu_export import atomic
 from mcu_export.boards import Board, load_firmware_board
@@ -14,6 +14,7 @@ from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.mapfile import parse_map
 from mcu_export.firmware.model_project import build_model_firmware, place_program
 from mcu_export.firmware.sizes import check_fit, estimate_demands, size_report
+from mcu_export.firmware.stack import load_report
 from mcu_export.pte.reader import read_program
 
 # The runtime core alone links to ~6.3 KiB on every Cortex-M board (mcu_export.bench_firmware); counting
@@ -69,12 +70,18 @@ def _update_report(out_dir: Path, board: Board, update) -> None:
     atomic.write_bytes(path, json.dumps(report, indent=2, sort_keys=True).encode() + b"\n")
 
 
-def _record_sizes(out_dir: Path, board: Board, sizes: dict) -> None:
+def _record_sizes(out_dir: Path, board: Board, sizes: dict, stack: Optional[dict] = None) -> None:
+    """stack: the call-graph analysis (stack.json) of the build, where there is one."""
+
     def update(entry: dict) -> None:
         entry.clear()
         entry.update(sizes)
         # the clearer twin of ram.stack, next to the stack_used_bytes a run adds (report_fields.py)
         entry["stack_reserved_bytes"] = sizes.get("ram", {}).get("stack")
+        entry["stack_analysed_bytes"] = stack["worst"] if stack else None
+        ram = sizes.get("ram", {})
+        arenas = ram.get("arenas")
+        entry["ram_over_arena"] = round(ram["total"] / arenas, 3) if arenas and "total" in ram else None
 
     _update_report(out_dir, board, update)
 
@@ -98,5 +105,5 @@ def build_for_board(out_dir: Union[str, Path], board: Union[Board, str], *, cmsi
     check_scratch_target(out, board)
     check_model_fits(out, board)
     result = build_model_firmware(out, board, cmsis_nn=cmsis_nn)
-    _record_sizes(out, board, size_report(parse_map(result.map), board, elf=result.elf))
+    _record_sizes(out, board, size_report(parse_map(result.map), board, elf=result.elf), load_report(result.elf))
     return result

@@ -240,6 +240,7 @@ def size_report(map_info: MapInfo, board: Union[Board, str], elf: Union[None, st
                 "load_region": load_region.name if load_region and kind != "nobits" else None,
             }
         )
+    ram["parts"] = ram_parts(ram["categories"])
     regions = []
     for r in board.memory:
         regions.append(
@@ -268,6 +269,19 @@ def size_report(map_info: MapInfo, board: Union[Board, str], elf: Union[None, st
         "stack_size": board.stack_size,
         "stack_used_bytes": None,
     }  # filled by the runner from the firmware's stack painting
+
+
+def ram_parts(categories: Mapping[str, int]) -> Dict[str, int]:
+    """RAM as one figure's parts, which sum to ram.total: the planned arenas; the runtime's state (the
+    metadata pool the loader carves, the program and method structs, runtime and kernel statics); the stack
+    (the call-graph analysis' reservation, mcu_export/firmware/stack.py); startup and libc; the rest."""
+    return {
+        "arena": categories["arenas"],
+        "runtime_metadata": categories["model_data"] + categories["runtime"] + categories["kernels"],
+        "stack": categories["stack"],
+        "startup_libc": categories["startup_libc"],
+        "other": categories["other"],
+    }
 
 
 # ---- fitting a model to a board, before the linker ----------------------------------------------------

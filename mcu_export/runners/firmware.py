@@ -24,6 +24,7 @@ from mcu_export.firmware.icount import LOAD_TAG
 from mcu_export.firmware.model_cli import current_build
 from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
+from mcu_export.firmware.stack import check_measured
 from mcu_export.pte.reader import read_program_file
 from mcu_export.runners.base import NpuCycles, OpCount, Runner
 from mcu_export.runners.tensors import TensorSpec, program_io
@@ -179,6 +180,8 @@ class FirmwareRunner(Runner):
             raise RuntimeFailure(
                 f"firmware on {self.where} exited 0 without its result line (UART: {result.uart_text.strip()[-200:]!r})"
             )
+        # the painted high-water mark against the call-graph analysis of this very ELF (stack.json beside it)
+        check_measured(elf, int(ok.group(2)), self.where)
         counts = result.instructions
         regions = counts.regions if counts is not None else {}
         per_op = [
