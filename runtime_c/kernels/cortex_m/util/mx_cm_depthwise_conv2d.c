@@ -22,24 +22,6 @@ mx_arg_error mx_cm_depthwise_conv2d_check(mx_value *const *args, bool nhwc) {
   return MX_OK;
 }
 
-/* What each row's call needs besides its rows. */
-typedef struct dw_op {
-  const mx_cm_conv *c;
-  cmsis_nn_dw_conv_params p;
-  cmsis_nn_context cm;
-  cmsis_nn_per_channel_quant_params q;
-  cmsis_nn_dims bias_dims;
-} dw_op;
-
-static mx_error dw_rows(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
-                        const cmsis_nn_dims *out_dims, int8_t *out) {
-  const dw_op *o = op;
-  cmsis_nn_dw_conv_params p = o->p;
-  p.padding.h = pad;
-  return mx_cm_status(mx_cm_dw_conv_s8(&o->cm, &p, &o->q, in_dims, in, &o->c->filter, (const int8_t *)o->c->w->data,
-                                       &o->bias_dims, o->c->bias_data, out_dims, out));
-}
-
 static mx_cm_rows dw_geometry(const mx_cm_conv *c) {
   return (mx_cm_rows){c->in_dims, c->out_dims, c->stride[0], c->pad[0], c->dil[0] * (c->filter.h - 1) + 1};
 }
@@ -50,12 +32,24 @@ mx_error mx_cm_depthwise_conv2d(mx_value *const *args, bool nhwc) {
   if (c.out->numel == 0) {
     return MX_OK;
   }
-  const dw_op op = {&c, mx_cm_dw_conv_params(&c), mx_cm_scratch(c.scratch), {c.mult, c.shift}, {1, 1, 1, c.out_dims.c}};
+  cmsis_nn_dw_conv_params p = mx_cm_dw_conv_params(&c);
+  const cmsis_nn_context cm = mx_cm_scratch(c.scratch);
+  const cmsis_nn_per_channel_quant_params q = {c.mult, c.shift};
+  const cmsis_nn_dims bias_dims = {1, 1, 1, c.out_dims.c};
   const mx_cm_rows r = dw_geometry(&c);
-  return mx_cm_rows_run(&r, (const int8_t *)c.in->data, (int8_t *)c.out->data, dw_rows, &op);
+  const int8_t *in = (const int8_t *)c.in->data;
+  int8_t *out = (int8_t *)c.out->data;
+  for (int32_t i = 0, calls = mx_cm_rows_calls(&r, in, out); i < calls; i++) {
+    mx_cm_rows_call k;
+    mx_cm_rows_call_at(&r, in, out, i, &k);
+    p.padding.h = k.pad;
+    MX_TRY(mx_cm_status(mx_cm_dw_conv_s8(&cm, &p, &q, &k.in_dims, k.in, &c.filter, (const int8_t *)c.w->data,
+                                         &bias_dims, c.bias_data, &k.out_dims, k.out)));
+  }
+  return MX_OK;
 }
 
-/* A row's call must pick the whole call's CMSIS-NN function (the firmware links only those; one batch of
+/* A group's call must pick the whole call's CMSIS-NN function (the firmware links only those; one batch of
  * several, or top padding past 1, would switch it) and so ask for no more scratch. */
 static bool same_function(const void *op, const mx_cm_rows *r, int32_t pad, int32_t rows) {
   const mx_cm_conv *c = op;

@@ -48,14 +48,6 @@ mx_cm_rows mx_cm_pool_geometry(const mx_cm_pool *p) {
   return (mx_cm_rows){p->in_dims, p->out_dims, p->stride[0], p->pad[0], p->kernel[0]};
 }
 
-mx_error mx_cm_pool_rows(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
-                         const cmsis_nn_dims *out_dims, int8_t *out) {
-  const mx_cm_pool_op *o = op;
-  cmsis_nn_pool_params pp = o->pp;
-  pp.padding.h = pad;
-  return mx_cm_status(o->fn(&o->cm, &pp, in_dims, in, &o->filter, out_dims, out));
-}
-
 bool mx_cm_pool_overlap(mx_value *const *args, uint32_t arg, uint32_t out_i, bool nhwc) {
   mx_cm_pool p;
   mx_cm_pool_read(args, out_i, nhwc, &p);

@@ -20,23 +20,9 @@ void mx_cm_pool_read(mx_value *const *args, uint32_t out_i, bool nhwc, mx_cm_poo
  * then p is read. */
 mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, bool ceil_mode, mx_cm_pool *p);
 
-/* One CMSIS-NN pooling over some rows (mx_cm_rows.h): the function and what it takes besides the rows. */
-typedef arm_cmsis_nn_status (*mx_cm_pool_fn)(const cmsis_nn_context *ctx, const cmsis_nn_pool_params *pool_params,
-                                             const cmsis_nn_dims *input_dims, const int8_t *input_data,
-                                             const cmsis_nn_dims *filter_dims, const cmsis_nn_dims *output_dims,
-                                             int8_t *output_data);
-typedef struct mx_cm_pool_op {
-  cmsis_nn_context cm;
-  cmsis_nn_pool_params pp;
-  cmsis_nn_dims filter;
-  mx_cm_pool_fn fn;
-} mx_cm_pool_op;
-
 struct mx_cm_rows;
-/* The rows of a pooling, and one call over some of them (an mx_cm_rows_call on an mx_cm_pool_op). */
+/* The rows of a pooling (mx_cm_rows.h). */
 struct mx_cm_rows mx_cm_pool_geometry(const mx_cm_pool *p);
-mx_error mx_cm_pool_rows(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
-                         const cmsis_nn_dims *out_dims, int8_t *out);
 
 /* The overlap rule of a pooling whose out is args[out_i] (mx_cm_rows.h). */
 bool mx_cm_pool_overlap(mx_value *const *args, uint32_t arg, uint32_t out_i, bool nhwc);

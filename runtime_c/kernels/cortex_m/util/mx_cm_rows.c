@@ -43,25 +43,34 @@ bool mx_cm_rows_fit(const mx_cm_rows *r, const void *in, const void *out) {
   return (delta >= 0 && (int64_t)delta >= fwd) || (delta <= 0 && -(int64_t)delta >= bwd);
 }
 
-mx_error mx_cm_rows_run(const mx_cm_rows *r, const int8_t *in, int8_t *out, mx_cm_rows_call call, const void *op) {
+static bool apart(const mx_cm_rows *r, const int8_t *in, const int8_t *out) {
   const int64_t in_bytes = (int64_t)r->in.n * r->in.h * r->in.w * r->in.c;
   const int64_t out_bytes = (int64_t)r->out.n * r->out.h * r->out.w * r->out.c;
-  if ((uintptr_t)out >= (uintptr_t)in + (uintptr_t)in_bytes || (uintptr_t)in >= (uintptr_t)out + (uintptr_t)out_bytes) {
-    return call(op, &r->in, in, r->pad, &r->out, out);
+  return (uintptr_t)out >= (uintptr_t)in + (uintptr_t)in_bytes ||
+         (uintptr_t)in >= (uintptr_t)out + (uintptr_t)out_bytes;
+}
+
+int32_t mx_cm_rows_calls(const mx_cm_rows *r, const int8_t *in, const int8_t *out) {
+  if (apart(r, in, out)) return 1;
+  const int32_t k = mx_cm_rows_group(r);
+  return r->out.n * ((r->out.h + k - 1) / k);
+}
+
+void mx_cm_rows_call_at(const mx_cm_rows *r, const int8_t *in, int8_t *out, int32_t i, mx_cm_rows_call *call) {
+  if (apart(r, in, out)) {
+    *call = (mx_cm_rows_call){r->in, r->out, in, out, r->pad};
+    return;
   }
-  const bool forward = (uintptr_t)out <= (uintptr_t)in;
-  const int32_t k = mx_cm_rows_group(r), groups = (r->out.h + k - 1) / k;
-  const int32_t in_row = r->in.w * r->in.c, out_row = r->out.w * r->out.c;
-  for (int32_t step = 0; step < r->out.n * groups; step++) {
-    const int32_t g = forward ? step : r->out.n * groups - 1 - step, n = g / groups, oy = (g % groups) * k;
-    const int32_t rows = oy + k < r->out.h ? k : r->out.h - oy;
-    int32_t first, count, pad;
-    mx_cm_rows_slice(r, oy, rows, &first, &count, &pad);
-    const cmsis_nn_dims in_dims = {1, count, r->in.w, r->in.c}, out_dims = {1, rows, r->out.w, r->out.c};
-    const int8_t *src = in + ((int64_t)n * r->in.h + first) * in_row;
-    MX_TRY(call(op, &in_dims, src, pad, &out_dims, out + ((int64_t)n * r->out.h + oy) * out_row));
-  }
-  return MX_OK;
+  const int32_t k = mx_cm_rows_group(r), groups = (r->out.h + k - 1) / k, total = r->out.n * groups;
+  const int32_t g = (uintptr_t)out <= (uintptr_t)in ? i : total - 1 - i; /* forward below, backward above */
+  const int32_t n = g / groups, oy = (g % groups) * k, rows = oy + k < r->out.h ? k : r->out.h - oy;
+  int32_t first, count, pad;
+  mx_cm_rows_slice(r, oy, rows, &first, &count, &pad);
+  call->in_dims = (cmsis_nn_dims){1, count, r->in.w, r->in.c};
+  call->out_dims = (cmsis_nn_dims){1, rows, r->out.w, r->out.c};
+  call->in = in + ((int64_t)n * r->in.h + first) * r->in.w * r->in.c;
+  call->out = out + ((int64_t)n * r->out.h + oy) * r->out.w * r->out.c;
+  call->pad = pad;
 }
 
 bool mx_cm_rows_overlap(const mx_cm_rows *r, uint32_t arg, const void *in, const void *out,

@@ -14,9 +14,13 @@ typedef struct mx_cm_rows {
   int32_t stride, pad, span;
 } mx_cm_rows;
 
-/* One call: input rows (dims.h of them) from `in`, top padding `pad`, into out_dims rows at `out`. */
-typedef mx_error (*mx_cm_rows_call)(const void *op, const cmsis_nn_dims *in_dims, const int8_t *in, int32_t pad,
-                                    const cmsis_nn_dims *out_dims, int8_t *out);
+/* One CMSIS-NN call of the op: its input rows (in_dims.h of them, from `in`), its top padding, its output rows. */
+typedef struct mx_cm_rows_call {
+  cmsis_nn_dims in_dims, out_dims;
+  const int8_t *in;
+  int8_t *out;
+  int32_t pad;
+} mx_cm_rows_call;
 
 /* Output rows per call: enough for 16 pixels, a multiple of 4 (an MVE pass), at most 4 rows (at most out.h). */
 int32_t mx_cm_rows_group(const mx_cm_rows *r);
@@ -29,8 +33,11 @@ void mx_cm_rows_slice(const mx_cm_rows *r, int32_t oy, int32_t rows, int32_t *fi
  * the forward distance below, or backward at least the backward distance above. */
 bool mx_cm_rows_fit(const mx_cm_rows *r, const void *in, const void *out);
 
-/* The whole op: one call when in and out are apart, else one per group of output rows in the direction that fits. */
-mx_error mx_cm_rows_run(const mx_cm_rows *r, const int8_t *in, int8_t *out, mx_cm_rows_call call, const void *op);
+/* The calls that run the whole op: one when in and out are apart, else one per group of output rows, in the
+ * direction that fits (the kernel loops over them and calls its CMSIS-NN function; no function pointers, so the
+ * stack analysis and the firmware's CMSIS-NN picker see every call). */
+int32_t mx_cm_rows_calls(const mx_cm_rows *r, const int8_t *in, const int8_t *out);
+void mx_cm_rows_call_at(const mx_cm_rows *r, const int8_t *in, int8_t *out, int32_t i, mx_cm_rows_call *call);
 
 /* The overlap rule of a call (mx_kernel_entry.overlap): argument `arg` is the input (position 0), the out fits,
  * and every group's call picks the same CMSIS-NN function as the whole call (`same`, may be NULL). */
