@@ -9,21 +9,18 @@ the host runtime's outputs."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import numpy as np
 import pytest
 
 import pte_mutants as MU  # noqa: E402  (tests/support, on sys.path via conftest)
 from mcu_export.errors import DeviceError
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs"),
-    pytest.mark.skipif(
-        shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-        reason="needs gcc-arm-none-eabi and qemu-system-arm",
-    ),
+    NEEDS_ARM_QEMU,
 ]
 
 SOURCE = "mixer-i8"

@@ -14,11 +14,9 @@ from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.fvp import fvp_available, fvp_command, run_fvp
 from mcu_export.firmware.qemu import run_qemu
 from mcu_export.firmware.results import FirmwareFault, FirmwareTimeout
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="needs gcc-arm-none-eabi and qemu-system-arm",
-)
+pytestmark = NEEDS_ARM_QEMU
 
 QEMU_BOARDS = ["corstone-300", "mps2-an505", "mps2-an386"]
 

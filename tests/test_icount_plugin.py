@@ -1,18 +1,14 @@
 """The QEMU instruction-count plugin: builds with the host compiler, counts exactly, separates regions."""
 
-import shutil
-
 import pytest
 
 from mcu_export.firmware.build import build_project, render_project
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.icount import build_plugin, parse_icount, plugin_args
 from mcu_export.firmware.qemu import run_qemu
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
-needs_tools = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="needs gcc-arm-none-eabi and qemu-system-arm",
-)
+needs_tools = NEEDS_ARM_QEMU
 
 N = 1000
 # spin() runs exactly two instructions per iteration (subs, bne); region k spins k*N times,

@@ -13,6 +13,7 @@ import pytest
 
 import int8_harness as H
 from mcu_export.int8.reference.batch_matmul import arm_batch_matmul_s8, batch_matmul_params
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 DISPATCH_C = r"""
 #define SCRATCH (16 * 1024)
@@ -55,10 +56,7 @@ BATCH_MATMUL = H.Suite(
 )
 BOARDS = {"corstone-300": "corstone-300", "mps2-an505": "mps2-an505", "mps2-an386": "mps2-an386", "scalar-m33": None}
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
-needs_qemu = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="needs gcc-arm-none-eabi and qemu-system-arm",
-)
+needs_qemu = NEEDS_ARM_QEMU
 
 
 def _case(rng):

@@ -5,7 +5,6 @@ quantization parameters, and on QEMU for the DSP (Cortex-M33, Cortex-M4), MVE (C
 (the buffer-size functions shipped in ExecuTorch's cortex_m backend), and no kernel writes past them."""
 
 import ctypes
-import shutil
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ import int8_harness as H
 from mcu_export.int8.arith import quantize_multiplier
 from mcu_export.int8.reference import convolution, depthwise, fully_connected
 from mcu_export.int8.reference._common import conv_output_size
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 CONV_OPS = ["conv_wrapper", "conv", "conv_1x1_fast", "conv_1x1", "conv_1xn"]
 DW_OPS = ["dw_wrapper", "dw", "dw_3x3", "dw_opt"]
@@ -282,10 +282,7 @@ def test_scratch_sizes_equal_cmsis_nn(lib, seed):
 
 # ---- QEMU: one firmware per board, one batch of every kernel ------------------------------------------
 
-needs_qemu = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="needs gcc-arm-none-eabi and qemu-system-arm",
-)
+needs_qemu = NEEDS_ARM_QEMU
 
 BOARDS = {"mps2-an505": "mps2-an505", "mps2-an386": "mps2-an386", "corstone-300": "corstone-300", "scalar-m33": None}
 

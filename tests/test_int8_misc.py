@@ -2,7 +2,6 @@
 their numpy references bit for bit: on the host (ctypes) over random shapes and parameters, and on QEMU
 for Cortex-M55 (MVE path), Cortex-M33 and Cortex-M4 (DSP path) and a Cortex-M33 build without DSP (scalar)."""
 
-import shutil
 import subprocess
 
 import numpy as np
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 import int8_misc_cases as cases
 from int8_harness import MISC, Case, host_run, scalar_variant
 from mcu_export.int8.reference import lut, softmax
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -120,10 +120,7 @@ TARGETS = {
 }
 
 
-@pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="needs gcc-arm-none-eabi and qemu-system-arm",
-)
+@NEEDS_ARM_QEMU
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.slow
 def test_qemu_matches_reference(target, tmp_path):

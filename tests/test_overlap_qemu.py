@@ -6,21 +6,17 @@ host runtime's outputs of the same program planned apart (fp32 ones to rounding:
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 
 import overlap_cases as OC  # noqa: E402  (tests/support, on sys.path via conftest)
 from mcu_export.pte.writer import write_program
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs"),
-    pytest.mark.skipif(
-        shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-        reason="needs gcc-arm-none-eabi and qemu-system-arm",
-    ),
+    NEEDS_ARM_QEMU,
 ]
 
 BOARDS = ("corstone-300", "mps2-an505", "mps2-an386")  # MVE, DSP (M33), DSP (M4)

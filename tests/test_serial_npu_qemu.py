@@ -5,7 +5,6 @@ runs in the same session. One boot."""
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import numpy as np
@@ -14,14 +13,12 @@ import pytest
 from mcu_export.firmware.serve_project import build_serve_firmware, resolve_ops
 from mcu_export.firmware.sim import SerialSim, free_tcp_port
 from mcu_export.serial import SerialClient
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs"),
-    pytest.mark.skipif(
-        shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-        reason="needs gcc-arm-none-eabi and qemu-system-arm",
-    ),
+    NEEDS_ARM_QEMU,
 ]
 DELEGATE = "delegate"  # PROFILE's kind of a delegate call (its name: the backend id)
 

@@ -7,7 +7,6 @@ each test boots once and checks many things. Small models keep the loads short."
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -24,14 +23,12 @@ from mcu_export.serial import SerialClient
 from mcu_export.serial import protocol as p
 from serial_link import TcpProxy, drop_byte, every_nth_frame, flip_bit
 from small_conv_model import model_spec as conv_spec
+from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:int8 calibration used only the example inputs"),
-    pytest.mark.skipif(
-        shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-        reason="needs gcc-arm-none-eabi and qemu-system-arm",
-    ),
+    NEEDS_ARM_QEMU,
 ]
 
 MLP = """
