@@ -108,6 +108,7 @@ def plan_fault(pte: bytes) -> str:
     """What the planner's own verifier (the rule the loader enforces) says of a program's plan: "overlap",
     "outside" (a tensor past its arena) or "" (sound)."""
     from mcu_export.planner.lifetimes import compute_lifetimes
+    from mcu_export.planner.permits import overlap_permits
     from mcu_export.planner.verify import PlanVerificationError, verify_plan
     from mcu_export.pte.reader import read_program
 
@@ -115,7 +116,7 @@ def plan_fault(pte: bytes) -> str:
     lifetimes = compute_lifetimes(plan)
     offsets = {lt.value: plan.values[lt.value].allocation_info.memory_offset for lt in lifetimes}
     try:
-        verify_plan(lifetimes, offsets, plan.non_const_buffer_sizes[1])
+        verify_plan(lifetimes, offsets, plan.non_const_buffer_sizes[1], permits=overlap_permits(plan, lifetimes))
     except PlanVerificationError as e:
         return "overlap" if "overlap" in str(e) else "outside"
     return ""
