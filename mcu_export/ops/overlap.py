@@ -36,7 +36,7 @@ def _ints(values: Sequence[pte.EValue], index: int) -> List[int]:
     if not isinstance(v, pte.IntList):
         return []
     items = [values[i] for i in v.items]
-    return [i.int_val for i in items if isinstance(i, pte.Int)] if all(isinstance(i, pte.Int) for i in items) else []
+    return [i.int_val for i in items] if all(isinstance(i, pte.Int) for i in items) else []  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -135,24 +135,28 @@ def _same_function(kind: str, rows: Rows, values, args, x: Nhwc, y: Nhwc) -> boo
     stride, padding, dilation = (_pair(values, args[i]) for i in (3, 4, 5))
     if w is None or stride is None or padding is None or dilation is None:
         return False
-    for oy, group in rows.groups():
-        _, count, pad = rows.slice(oy, group)
-        row_in, row_pad = (1, count, x.w, x.c), (pad, padding[1])
-        if kind == "conv":
-            full = conv_kind((x.n, x.h, x.w, x.c), tuple(w.sizes), stride, padding, dilation)
-            if conv_kind(row_in, tuple(w.sizes), stride, row_pad, dilation) != full:
-                return False
-            continue
+    whole_in, kernel = (x.n, x.h, x.w, x.c), tuple(w.sizes)
+    if kind == "conv":
+
+        def choice(in_nhwc, out_nhwc, pad) -> tuple:
+            return (conv_kind(in_nhwc, kernel, stride, pad, dilation),)
+
+    else:
         multiplier = values[args[6]]
         if not isinstance(multiplier, pte.Int):
             return False
-        mult = multiplier.int_val
-        for isa in ("scalar", "dsp", "mve"):
-            full = depthwise_kind(
-                isa, (x.n, x.h, x.w, x.c), tuple(w.sizes[1:3]), (y.n, y.h, y.w, y.c), mult, padding, dilation
+
+        def choice(in_nhwc, out_nhwc, pad) -> tuple:
+            return tuple(
+                depthwise_kind(isa, in_nhwc, kernel[1:3], out_nhwc, multiplier.int_val, pad, dilation)
+                for isa in ("scalar", "dsp", "mve")
             )
-            if depthwise_kind(isa, row_in, tuple(w.sizes[1:3]), (1, 1, y.w, y.c), mult, row_pad, dilation) != full:
-                return False
+
+    whole = choice(whole_in, (y.n, y.h, y.w, y.c), padding)
+    for oy, group in rows.groups():
+        _, count, pad = rows.slice(oy, group)
+        if choice((1, count, x.w, x.c), (1, group, y.w, y.c), (pad, padding[1])) != whole:
+            return False
     return True
 
 

@@ -60,13 +60,9 @@ def plan_memory(
         )
     plan.non_const_buffer_sizes = [0, arena]
     tensors = [PlannedTensor(lt.value, offsets[lt.value], lt.size, lt.first, lt.last) for lt in lifetimes]
-    shared = sum(1 for a, b in permits if _share(offsets, lifetimes, a, b))
-    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy, shared, order)
-
-
-def _share(offsets, lifetimes, a: int, b: int) -> bool:
     size = {lt.value: lt.size for lt in lifetimes}
-    return offsets[a] < offsets[b] + size[b] and offsets[b] < offsets[a] + size[a]
+    shared = sum(1 for a, b in permits if offsets[a] < offsets[b] + size[b] and offsets[b] < offsets[a] + size[a])
+    return MemoryPlan(arena, lower_bound(lifetimes), tensors, strategy, shared, order)
 
 
 __all__ = [

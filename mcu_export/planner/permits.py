@@ -23,8 +23,7 @@ def _rule(plan: pte.ExecutionPlan, instr: pte.KernelCall):
     from mcu_export.ops.overlap import overlap_rule
     from mcu_export.ops.table import BY_QUALIFIED
 
-    operator = plan.operators[instr.op_index]
-    op = BY_QUALIFIED.get(f"{operator.name}.{operator.overload}")
+    op = BY_QUALIFIED.get(plan.operators[instr.op_index].qualified)
     if op is None:
         return None, 0
     rule = overlap_rule(op)

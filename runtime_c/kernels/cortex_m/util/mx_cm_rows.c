@@ -1,13 +1,16 @@
 /* Window ops a few output rows at a time (mx_cm_rows.h). Distances count bytes from the input's start to the out's. */
 #include "mx_cm_rows.h"
 
-int32_t mx_cm_rows_group(const mx_cm_rows *r) {
+/* Output rows per call: enough for 16 pixels, a multiple of 4 (an MVE pass), at most 4 rows (at most out.h). */
+static int32_t group_rows(const mx_cm_rows *r) {
   int32_t k = 1;
   while (k < 4 && (k * r->out.w < 16 || (k * r->out.w) % 4 != 0)) k++;
   return k < r->out.h ? k : (r->out.h > 0 ? r->out.h : 1);
 }
 
-void mx_cm_rows_slice(const mx_cm_rows *r, int32_t oy, int32_t rows, int32_t *first, int32_t *count, int32_t *pad) {
+/* The input rows [*first, *first + *count) output rows [oy, oy + rows) read, and how many of the first window's
+ * rows lie above them. */
+static void slice(const mx_cm_rows *r, int32_t oy, int32_t rows, int32_t *first, int32_t *count, int32_t *pad) {
   const int32_t top = oy * r->stride - r->pad, bottom = (oy + rows - 1) * r->stride - r->pad + r->span;
   const int32_t lo = top > 0 ? top : 0, hi = bottom < r->in.h ? bottom : r->in.h;
   *first = lo;
@@ -20,14 +23,14 @@ void mx_cm_rows_slice(const mx_cm_rows *r, int32_t oy, int32_t rows, int32_t *fi
  * the end of its last input row still is. Each distance is the largest such gap over the groups. */
 static void distances(const mx_cm_rows *r, int64_t *fwd, int64_t *bwd) {
   const int64_t in_row = (int64_t)r->in.w * r->in.c, out_row = (int64_t)r->out.w * r->out.c;
-  const int32_t k = mx_cm_rows_group(r);
+  const int32_t k = group_rows(r);
   *fwd = INT64_MIN;
   *bwd = INT64_MIN;
   for (int32_t n = 0; n < r->out.n; n += (r->out.n > 1 ? r->out.n - 1 : 1)) { /* linear in n: the ends */
     for (int32_t oy = 0; oy < r->out.h; oy += k) {
       const int32_t rows = oy + k < r->out.h ? k : r->out.h - oy;
       int32_t first, count, pad;
-      mx_cm_rows_slice(r, oy, rows, &first, &count, &pad);
+      slice(r, oy, rows, &first, &count, &pad);
       const int64_t in0 = ((int64_t)n * r->in.h + first) * in_row, in1 = in0 + (int64_t)count * in_row;
       const int64_t out0 = ((int64_t)n * r->out.h + oy) * out_row, out1 = out0 + (int64_t)rows * out_row;
       if (out1 - in0 > *fwd) *fwd = out1 - in0;
@@ -36,7 +39,9 @@ static void distances(const mx_cm_rows *r, int64_t *fwd, int64_t *bwd) {
   }
 }
 
-bool mx_cm_rows_fit(const mx_cm_rows *r, const void *in, const void *out) {
+/* Whether an out at `out` may overlap an input at `in`: rows forward with the out at least the forward distance
+ * below, or backward at least the backward distance above. */
+static bool fits(const mx_cm_rows *r, const void *in, const void *out) {
   int64_t fwd, bwd;
   distances(r, &fwd, &bwd);
   const intptr_t delta = (intptr_t)in - (intptr_t)out; /* > 0: the out starts below the input */
@@ -52,7 +57,7 @@ static bool apart(const mx_cm_rows *r, const int8_t *in, const int8_t *out) {
 
 int32_t mx_cm_rows_calls(const mx_cm_rows *r, const int8_t *in, const int8_t *out) {
   if (apart(r, in, out)) return 1;
-  const int32_t k = mx_cm_rows_group(r);
+  const int32_t k = group_rows(r);
   return r->out.n * ((r->out.h + k - 1) / k);
 }
 
@@ -61,11 +66,11 @@ void mx_cm_rows_call_at(const mx_cm_rows *r, const int8_t *in, int8_t *out, int3
     *call = (mx_cm_rows_call){r->in, r->out, in, out, r->pad};
     return;
   }
-  const int32_t k = mx_cm_rows_group(r), groups = (r->out.h + k - 1) / k, total = r->out.n * groups;
+  const int32_t k = group_rows(r), groups = (r->out.h + k - 1) / k, total = r->out.n * groups;
   const int32_t g = (uintptr_t)out <= (uintptr_t)in ? i : total - 1 - i; /* forward below, backward above */
   const int32_t n = g / groups, oy = (g % groups) * k, rows = oy + k < r->out.h ? k : r->out.h - oy;
   int32_t first, count, pad;
-  mx_cm_rows_slice(r, oy, rows, &first, &count, &pad);
+  slice(r, oy, rows, &first, &count, &pad);
   call->in_dims = (cmsis_nn_dims){1, count, r->in.w, r->in.c};
   call->out_dims = (cmsis_nn_dims){1, rows, r->out.w, r->out.c};
   call->in = in + ((int64_t)n * r->in.h + first) * r->in.w * r->in.c;
@@ -75,11 +80,11 @@ void mx_cm_rows_call_at(const mx_cm_rows *r, const int8_t *in, int8_t *out, int3
 
 bool mx_cm_rows_overlap(const mx_cm_rows *r, uint32_t arg, const void *in, const void *out,
                         bool (*same)(const void *op, const mx_cm_rows *r, int32_t pad, int32_t rows), const void *op) {
-  if (arg != 0 || r->out.n * r->out.h * r->out.w * r->out.c == 0 || !mx_cm_rows_fit(r, in, out)) return false;
-  const int32_t k = mx_cm_rows_group(r);
+  if (arg != 0 || r->out.n * r->out.h * r->out.w * r->out.c == 0 || !fits(r, in, out)) return false;
+  const int32_t k = group_rows(r);
   for (int32_t oy = 0; same != NULL && oy < r->out.h; oy += k) {
     int32_t first, count, pad;
-    mx_cm_rows_slice(r, oy, oy + k < r->out.h ? k : r->out.h - oy, &first, &count, &pad);
+    slice(r, oy, oy + k < r->out.h ? k : r->out.h - oy, &first, &count, &pad);
     if (!same(op, r, pad, count)) return false;
   }
   return true;

@@ -3,7 +3,7 @@
 /* Window ops (convolution, depthwise convolution, pooling) whose out overlaps their input: run a group of output
  * rows at a time, forward when the out starts below the input and backward when above, so that no row is written
  * over input bytes a later group still reads. What each direction needs is a distance between the two tensors' starts
- * (mx_cm_rows_fit); the loader checks it against the plan (the op's overlap function), the planner computes the
+ * (mx_cm_rows_overlap); the loader checks it against the plan (the op's overlap function), the planner computes the
  * same (mcu_export/ops/overlap.py). A group is one call of the CMSIS-NN function on the input rows its windows
  * read, so the rule holds whatever order the function keeps inside a call. Tensors apart: one call, as always. */
 #include "mx_cm_args.h"
@@ -21,17 +21,6 @@ typedef struct mx_cm_rows_call {
   int8_t *out;
   int32_t pad;
 } mx_cm_rows_call;
-
-/* Output rows per call: enough for 16 pixels, a multiple of 4 (an MVE pass), at most 4 rows (at most out.h). */
-int32_t mx_cm_rows_group(const mx_cm_rows *r);
-
-/* The input rows [*first, *first + *count) output rows [oy, oy + rows) read, and how many of the first window's
- * rows lie above them. */
-void mx_cm_rows_slice(const mx_cm_rows *r, int32_t oy, int32_t rows, int32_t *first, int32_t *count, int32_t *pad);
-
-/* Whether an out at `out` may overlap an input at `in` (both of r's sizes): rows forward with the out at least
- * the forward distance below, or backward at least the backward distance above. */
-bool mx_cm_rows_fit(const mx_cm_rows *r, const void *in, const void *out);
 
 /* The calls that run the whole op: one when in and out are apart, else one per group of output rows, in the
  * direction that fits (the kernel loops over them and calls its CMSIS-NN function; no function pointers, so the
