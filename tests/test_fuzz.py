@@ -57,8 +57,11 @@ def replay(fuzzer: Path, unit: Path) -> list:
     """[(stage, code)] of one input's run; fails the test on a sanitizer report or an unknown code."""
     proc = subprocess.run([str(fuzzer), str(unit)], capture_output=True, text=True, env=ENV, timeout=120)
     assert proc.returncode == 0, f"{unit.name}:\n{proc.stderr[-3000:]}"
+    # Only the first run's lines: libFuzzer may replay the input (see mx_fuzz.c), and the replay repeats them.
+    first_run = proc.stderr.split("mx_fuzz: run 2\n")[0]
+    assert "mx_fuzz: run 1\n" in first_run, proc.stderr[-2000:]
     results = []
-    for m in LINE.finditer(proc.stderr):
+    for m in LINE.finditer(first_run):
         program, load, execute = m.groups()
         if program:
             results.append(("program", int(program, 16)))

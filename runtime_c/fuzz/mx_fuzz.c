@@ -12,7 +12,9 @@
  * tests/support/fuzz_seeds.py frames .pte files this way.
  *
  * A run that returns is a pass only if every error is one of errors.def's codes; an unknown code aborts.
- * MX_FUZZ_REPORT=1 in the environment prints one line per method to stderr (the regression tests read it):
+ * MX_FUZZ_REPORT=1 in the environment prints one line per run and per method to stderr (the regression tests read
+ * them; libFuzzer replays a file a second time, under LeakSanitizer, when its first run made more mallocs than frees):
+ *   mx_fuzz: run <n>
  *   mx_fuzz: method <i> load 0x<code> execute 0x<code>|-   */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ enum { HEADER_BYTES = 3, MODE_LOAD = 0, MODE_ZERO_INPUTS = 1 };
 #define MX_FUZZ_MAX_COST 100000000u
 
 static int report;
+static unsigned runs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
@@ -104,6 +107,7 @@ static void run_method(const mx_program *program, uint32_t index, int mode, cons
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < HEADER_BYTES) return 0;
+  if (report) fprintf(stderr, "mx_fuzz: run %u\n", ++runs);
   int mode = data[0] & 3;
   size_t pool_size = (size_t)data[1] | ((size_t)data[2] << 8);
   size_t rest = size - HEADER_BYTES;
