@@ -287,3 +287,10 @@ def test_run_command_reuses_the_build_and_writes_npz_and_json(exported, tmp_path
     printed = capsys.readouterr().out
     assert "aten::convolution.out" in printed and "total (inference)" in printed
     assert json.loads((tmp_path / "run.json").read_text())["instructions_per_inference"] > 0
+    # a firmware built from other runtime sources (an older mcu-export) is stale, whatever its model
+    from mcu_export.firmware import fingerprint
+
+    (build.elf.parent / fingerprint.FILE).write_text("0" * 64 + "\n")
+    assert current_build(ex.out_dir, "mps2-an505") is None
+    fingerprint.record(build.elf.parent)
+    assert current_build(ex.out_dir, "mps2-an505") == build

@@ -7,20 +7,22 @@ from pathlib import Path
 from typing import Optional, Union
 
 from mcu_export.boards import Board, load_firmware_board
+from mcu_export.firmware import fingerprint
 from mcu_export.firmware.build import BuildResult
 from mcu_export.firmware.flow import export_dir
 from mcu_export.firmware.model_project import MODEL_DIR, project_dir
 
 
 def current_build(out_dir: Union[str, Path], board: Union[Board, str]) -> Optional[BuildResult]:
-    """The firmware already built for OUT's model.pte on `board`, or None when absent or stale."""
+    """The firmware already built for OUT's model.pte on `board` by this mcu-export's sources, or None when absent
+    or stale."""
     board = load_firmware_board(board)
     project = project_dir(out_dir, board)
     art = project / "artifacts"
     embedded = project / MODEL_DIR / "model.pte"
     if not (art / "firmware.elf").is_file() or not embedded.is_file():
         return None
-    if embedded.read_bytes() != (Path(out_dir) / "model.pte").read_bytes():
+    if embedded.read_bytes() != (Path(out_dir) / "model.pte").read_bytes() or not fingerprint.matches(art):
         return None
     optional = {name: art / f"firmware.{name}" for name in ("bin", "uf2")}
     return BuildResult(

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Collection, Dict, List, Mapping, Optional, Seq
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import UsageError
+from mcu_export.firmware import fingerprint
 from mcu_export.firmware import npu as npu_mod
 from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
@@ -65,6 +66,7 @@ class PoolCounts:
 
     values: int
     tensors: int
+    lives: int  # tensors, or 0 when an arena holds the plan check's scratch (runtime_c/include/mx/meta_pool.def)
     ints: int
     doubles: int
     tensor_refs: int
@@ -108,6 +110,11 @@ _NO_RUNTIME_HERE = {
 }
 
 
+# The plan check's scratch per tensor, taken from the first arena of at least this many bytes per tensor + 3
+# (MX_LIVES_ARENA_BYTES in runtime_c/include/mx/meta_pool.h), else from the pool.
+LIVES_BYTES_PER_TENSOR = 16
+
+
 def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
     """The counts of `plan` for a build that links `backends` (host_runtime.LinkedBackend); a delegate
     whose id none of them has is an error, as loading it would be."""
@@ -121,9 +128,12 @@ def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
                 f"delegate {k} ({d.id}): no backend for it in this build (linked: {', '.join(sorted(state)) or 'none'})"
                 + (f"; {hint}" if hint else "")
             )
+    tensors = sum(isinstance(v, P.Tensor) for v in values)
+    lives_in_arena = any(size >= tensors * LIVES_BYTES_PER_TENSOR + 3 for size in plan.non_const_buffer_sizes[1:])
     return PoolCounts(
         values=len(values),
-        tensors=sum(isinstance(v, P.Tensor) for v in values),
+        tensors=tensors,
+        lives=0 if lives_in_arena else tensors,
         ints=sum(len(v.items) for v in values if isinstance(v, P.IntList)),
         doubles=sum(len(v.items) for v in values if isinstance(v, P.DoubleList)),
         tensor_refs=sum(len(v.items) for v in values if isinstance(v, (P.TensorList, P.OptionalTensorList))),
@@ -473,7 +483,9 @@ def build_model_firmware(
         fault_at_instruction=fault_at_instruction,
         cmsis_nn=cmsis_nn,
     )
-    return build_project(project)
+    result = build_project(project)
+    fingerprint.record(Path(result.elf).parent)
+    return result
 
 
 def project_of(build: BuildResult) -> Path:

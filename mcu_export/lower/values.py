@@ -1,7 +1,8 @@
 """The values table of one execution plan, built up as the lowering walks the graph.
 
-Scalars (Null, Int, Bool, Double) are immutable at run time, so equal ones share one entry; tensors
-and lists never do.
+Scalars (Null, Int, Bool, Double) and lists of ints or doubles are immutable at run time (no MoveCall is
+written), so equal ones share one entry: every entry costs RAM on the device (a runtime value, and its
+resolved items for an int list; int8 KWS names the list [1, 1] 21 times). Tensors and tensor lists never share.
 """
 
 from __future__ import annotations
@@ -69,10 +70,12 @@ class ValueTable:
         return self._scalar(pte.Double(float(v)), float(v).hex())  # hex keeps -0.0 apart from 0.0
 
     def int_list(self, items) -> builtins.int:
-        return self.add(pte.IntList([self.int(i) for i in items]))
+        indices = [self.int(i) for i in items]
+        return self._scalar(pte.IntList(indices), tuple(indices))
 
     def double_list(self, items) -> builtins.int:
-        return self.add(pte.DoubleList([float(v) for v in items]))
+        floats = [float(v) for v in items]
+        return self._scalar(pte.DoubleList(floats), tuple(v.hex() for v in floats))
 
     def string(self, text: str) -> builtins.int:
         return self.add(pte.String(text))

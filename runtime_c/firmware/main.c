@@ -120,7 +120,7 @@ static int read_input(uint32_t i) {
   char name[24];
   file_name(name, "in", i);
   mx_tensor *t = mx_method_input(&method, i);
-  if (t == NULL || (t->data == NULL && t->nbytes != 0)) {
+  if (t == NULL || (t->data == NULL && mx_tensor_nbytes(t) != 0)) {
     return io_error("model input is not a planned tensor:", name, 0, -1);
   }
   int h = mx_semihost_open(name, MX_SEMIHOST_MODE_RB);
@@ -128,10 +128,10 @@ static int read_input(uint32_t i) {
     return io_error("cannot open", name, 0, -1);
   }
   long len = mx_semihost_flen(h);
-  int status = len == (long)t->nbytes ? mx_semihost_read(h, t->data, t->nbytes) : -1;
+  int status = len == (long)mx_tensor_nbytes(t) ? mx_semihost_read(h, t->data, mx_tensor_nbytes(t)) : -1;
   mx_semihost_close(h);
-  if (len != (long)t->nbytes) {
-    return io_error("wrong size:", name, t->nbytes, len);
+  if (len != (long)mx_tensor_nbytes(t)) {
+    return io_error("wrong size:", name, mx_tensor_nbytes(t), len);
   }
   return status == 0 ? MX_EXIT_OK : io_error("cannot read", name, 0, -1);
 }
@@ -147,7 +147,7 @@ static int write_output(uint32_t i) {
   if (h < 0) {
     return io_error("cannot create", name, 0, -1);
   }
-  int status = mx_semihost_write(h, t->data, t->nbytes);
+  int status = mx_semihost_write(h, t->data, mx_tensor_nbytes(t));
   mx_semihost_close(h);
   return status == 0 ? MX_EXIT_OK : io_error("cannot write", name, 0, -1);
 }

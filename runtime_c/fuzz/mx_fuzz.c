@@ -59,7 +59,7 @@ static void fill_inputs(mx_method *m, int mode, const uint8_t *pool, size_t pool
     mx_tensor *t = mx_method_input(m, i);
     if (t == NULL || t->data == NULL) continue;
     uint8_t *dst = t->data;
-    for (uint32_t b = 0; b < t->nbytes; b++) {
+    for (uint32_t b = 0; b < mx_tensor_nbytes(t); b++) {
       dst[b] = (mode == MODE_ZERO_INPUTS || pool_size == 0) ? 0 : pool[at++ % pool_size];
     }
   }

@@ -293,9 +293,9 @@ static int feed_input(state *st, const options *o, int i, char *detail, size_t c
     snprintf(detail, cap, "cannot read input %d file %s", i, path);
     return fail(EXIT_USAGE, MX_ERR_IO, detail);
   }
-  if (size != t->nbytes) {
+  if (size != mx_tensor_nbytes(t)) {
     free(data);
-    snprintf(detail, cap, "input %d expected %u bytes got %zu in %s", i, t->nbytes, size, path);
+    snprintf(detail, cap, "input %d expected %u bytes got %zu in %s", i, mx_tensor_nbytes(t), size, path);
     return fail(EXIT_USAGE, MX_ERR_INPUT_MISMATCH, detail);
   }
   if (size > 0) memcpy(t->data, data, size);
@@ -331,7 +331,7 @@ static int run(state *st, const options *o, char *detail, size_t cap) {
       snprintf(detail, cap, "output %d is not a tensor", i);
       return fail(EXIT_PROGRAM, MX_ERR_UNSUPPORTED, detail);
     }
-    if (mx_run_write_file(o->outputs[i], t->data, t->nbytes) != 0) {
+    if (mx_run_write_file(o->outputs[i], t->data, mx_tensor_nbytes(t)) != 0) {
       snprintf(detail, cap, "cannot write output %d to %s", i, o->outputs[i]);
       return fail(EXIT_USAGE, MX_ERR_IO, detail);
     }

@@ -40,7 +40,7 @@ static void tensor_spec(mx_serial *s, const mx_tensor *t) {
   mx_tx_u8(s, t->dim);
   mx_tx_put(s, t->dim_order, t->dim);
   for (uint32_t d = 0; d < t->dim; d++) mx_tx_u32(s, (uint32_t)t->sizes[d]);
-  mx_tx_u32(s, t->nbytes);
+  mx_tx_u32(s, mx_tensor_nbytes(t));
 }
 
 void mx_cmd_model(mx_serial *s, const uint8_t *body, uint32_t len) {
@@ -68,7 +68,7 @@ static void tensor_bytes(mx_serial *s, const uint8_t *body, uint32_t len, int ou
                  : output      ? mx_method_output(&s->method, index)
                                : mx_method_input(&s->method, index);
   const uint32_t status = s->active < 0                                               ? MX_SERIAL_NO_MODEL
-                          : t == NULL || offset > t->nbytes || n > t->nbytes - offset ? MX_SERIAL_OUT_OF_RANGE
+                          : t == NULL || offset > mx_tensor_nbytes(t) || n > mx_tensor_nbytes(t) - offset ? MX_SERIAL_OUT_OF_RANGE
                                                                                       : MX_OK;
   if (status == MX_OK && !output) memcpy((uint8_t *)t->data + offset, body + 6, n);
   mx_tx_status(s, status);

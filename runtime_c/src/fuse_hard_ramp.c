@@ -23,7 +23,8 @@ static mx_tensor *f32(const mx_value *v) {
 }
 
 static bool number_is(const mx_value *v, int64_t want) {
-  return (v->tag == MX_TAG_INT && v->u.i == want) || (v->tag == MX_TAG_DOUBLE && v->u.d == (double)want);
+  return (v->tag == MX_TAG_INT && mx_value_int(v) == want) ||
+         (v->tag == MX_TAG_DOUBLE && mx_value_double(v) == (double)want);
 }
 
 /* A float32 scalar equal to `want` whose data lies in the program image: a constant, so its value at
@@ -75,7 +76,7 @@ static bool same_layout(const mx_tensor *a, const mx_tensor *b) {
 /* The fused kernel reads x[k] before writing y[k], in order: y may start at or below x, or lie above it apart. */
 static bool disjoint_or_below(const mx_tensor *x, const mx_tensor *y) {
   uintptr_t a = (uintptr_t)x->data, b = (uintptr_t)y->data;
-  return b <= a || a + x->nbytes <= b;
+  return b <= a || a + mx_tensor_nbytes(x) <= b;
 }
 
 static int32_t table_index(const char *name) {

@@ -36,7 +36,8 @@ static mx_error check_arg(uint8_t kind, const mx_value *v) {
   if ((kind >> 4) == 0) return MX_OK;
   /* a range is declared only for int and int[] arguments */
   const bool one = v->tag == MX_TAG_INT;
-  const int64_t *ints = one ? &v->u.i : v->u.ints.items;
+  const int64_t single = one ? mx_value_int(v) : 0;
+  const int64_t *ints = one ? &single : v->u.ints.items;
   const uint32_t n = one ? 1u : v->u.ints.len;
   /* every bound fits int32: lo <= x <= hi as one unsigned comparison once x does */
   const mx_arg_bounds *b = &mx_kernel_arg_bounds[kind >> 4];
@@ -86,7 +87,7 @@ static mx_arg_error mark_outs(mx_value *const *args, uint32_t first_out, uint32_
     for (uint32_t k = 0; k < mx_value_tensor_count(args[i]); k++) {
       mx_tensor *t = mx_value_tensor(args[i], k);
       if (on) {
-        if (t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
+        if (mx_tensor_nbytes(t) != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
         if ((t->flags & MX_TENSOR_MARK) != 0) return MX_ARG_ERROR(i, MX_ERR_PLAN_OVERLAP);
         t->flags |= MX_TENSOR_MARK;
       } else {

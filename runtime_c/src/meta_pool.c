@@ -55,6 +55,17 @@ static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *instrs, uint32_t i
   return e;
 }
 
+/* The plan check's scratch comes from the pool only when no declared arena holds it (mx/meta_pool.def). */
+static mx_error count_lives(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
+  mx_fb_vec sizes;
+  mx_error e = mx_fb_vector(fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
+  c->lives = c->tensors;
+  for (uint32_t id = 1; e == MX_OK && c->lives > 0 && id < sizes.len; id++) {
+    if (mx_fb_vec_i64(fb, &sizes, id) >= (int64_t)MX_LIVES_ARENA_BYTES(c->tensors)) c->lives = 0;
+  }
+  return e;
+}
+
 mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   mx_fb_vec values, instrs, ops, inputs, outputs;
   *c = (mx_meta_counts){0};
@@ -72,6 +83,7 @@ mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   for (uint32_t i = 0; e == MX_OK && i < values.len; i++) e = count_value(fb, &values, i, c);
   for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(fb, &instrs, i, c);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->count(fb, plan, c);
+  if (e == MX_OK) e = count_lives(fb, plan, c);
   return e;
 }
 

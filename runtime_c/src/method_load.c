@@ -166,6 +166,23 @@ static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
   return MX_OK;
 }
 
+/* Where the plan check's scratch goes when the pool has none: the first declared arena that holds it, before any
+ * tensor data is written there (mx_count_meta made the same choice). */
+static mx_error lives_in_arena(mx_load_ctx *ctx, const mx_meta_counts *c) {
+  if (c->lives != 0 || c->tensors == 0) return MX_OK;
+  for (uint32_t id = 1; id < ctx->buffer_sizes.len; id++) {
+    if (mx_fb_vec_i64(&ctx->fb, &ctx->buffer_sizes, id) < (int64_t)MX_LIVES_ARENA_BYTES(c->tensors)) continue;
+    if (id >= ctx->cfg->arena_count || ctx->cfg->arenas == NULL || ctx->cfg->arenas[id].ptr == NULL)
+      return MX_ERR_ARENA_MISSING;
+    const mx_span *arena = &ctx->cfg->arenas[id];
+    size_t skew = (size_t)((4u - ((uintptr_t)arena->ptr & 3u)) & 3u);
+    if (arena->size < skew || arena->size - skew < MX_LIVES_BYTES(c->tensors)) return MX_ERR_ARENA_TOO_SMALL;
+    ctx->lives = (uint32_t *)(void *)((uint8_t *)arena->ptr + skew);
+    return MX_OK;
+  }
+  return MX_ERR_BAD_INDEX;   /* unreachable: mx_count_meta saw such an arena */
+}
+
 static void reset_site(mx_error_site *s) {
   s->instruction = -1;
   s->value = -1;
@@ -204,6 +221,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   }
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
+  if (e == MX_OK) e = lives_in_arena(&ctx, &counts);
   if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, (uint32_t)counts.tensors, ctx.lives);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
   for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);

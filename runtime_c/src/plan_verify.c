@@ -24,7 +24,7 @@ static void name(lives *l, const mx_tensor *t, uint32_t step) {
   const uint32_t k = (uint32_t)(t - l->tensors);
   if (l->first[k] == NEVER) {
     l->first[k] = step;
-    if ((t->flags & MX_TENSOR_PLANNED) != 0 && t->nbytes != 0) l->order[l->ordered++] = k;
+    if ((t->flags & MX_TENSOR_PLANNED) != 0 && mx_tensor_nbytes(t) != 0) l->order[l->ordered++] = k;
   }
   l->last[k] = step;
 }
@@ -39,7 +39,7 @@ static void name_value(lives *l, const mx_value *v, uint32_t step) {
 static mx_error io_planned(const mx_method *m, const uint32_t *list, uint32_t count) {
   for (uint32_t i = 0; i < count; i++) {
     const mx_value *v = &m->values[list[i]];
-    if (v->tag == MX_TAG_TENSOR && v->u.t->nbytes != 0 && (v->u.t->flags & MX_TENSOR_PLANNED) == 0) {
+    if (v->tag == MX_TAG_TENSOR && mx_tensor_nbytes(v->u.t) != 0 && (v->u.t->flags & MX_TENSOR_PLANNED) == 0) {
       return MX_ERR_CONSTANT_WRITE;
     }
   }
@@ -48,7 +48,7 @@ static mx_error io_planned(const mx_method *m, const uint32_t *list, uint32_t co
 
 static bool share_bytes(const mx_tensor *a, const mx_tensor *b) {
   const uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
-  return a0 < b0 + b->nbytes && b0 < a0 + a->nbytes;
+  return a0 < b0 + mx_tensor_nbytes(b) && b0 < a0 + mx_tensor_nbytes(a);
 }
 
 static bool is_tensor(const mx_value *v, const mx_tensor *t) { return v->tag == MX_TAG_TENSOR && v->u.t == t; }

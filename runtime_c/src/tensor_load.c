@@ -34,7 +34,6 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
   uint64_t nbytes = numel * mx_dtype_size(out->dtype);
   if (nbytes > UINT32_MAX) return MX_ERR_TOO_LARGE;
   out->numel = (uint32_t)numel;
-  out->nbytes = (uint32_t)nbytes;
   return MX_OK;
 }
 
@@ -54,12 +53,12 @@ static mx_error place_planned(mx_load_ctx *ctx, const mx_fb_table *alloc, mx_ten
   uint64_t offset = ((uint64_t)hi << 32) | lo;
   if (id == 0 || id >= ctx->buffer_sizes.len) return MX_ERR_BAD_INDEX;
   int64_t declared = mx_fb_vec_i64(fb, &ctx->buffer_sizes, id);
-  if (declared < 0 || offset > (uint64_t)declared || out->nbytes > (uint64_t)declared - offset)
+  if (declared < 0 || offset > (uint64_t)declared || mx_tensor_nbytes(out) > (uint64_t)declared - offset)
     return MX_ERR_ARENA_TOO_SMALL;
   if (id >= ctx->cfg->arena_count || ctx->cfg->arenas == NULL || ctx->cfg->arenas[id].ptr == NULL)
     return MX_ERR_ARENA_MISSING;
   const mx_span *arena = &ctx->cfg->arenas[id];
-  if (offset > arena->size || out->nbytes > arena->size - offset) return MX_ERR_ARENA_TOO_SMALL;
+  if (offset > arena->size || mx_tensor_nbytes(out) > arena->size - offset) return MX_ERR_ARENA_TOO_SMALL;
   out->data = (uint8_t *)arena->ptr + offset;
   out->flags = MX_TENSOR_PLANNED;
   return check_aligned(out, out->data);
@@ -103,10 +102,10 @@ mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out) 
   }
   if (buffer_idx == 0) {
     /* Index 0 is the reserved empty buffer: only an empty tensor may have neither data nor a plan. */
-    return out->nbytes == 0 ? MX_OK : MX_ERR_UNPLANNED_TENSOR;
+    return mx_tensor_nbytes(out) == 0 ? MX_OK : MX_ERR_UNPLANNED_TENSOR;
   }
   const uint8_t *data;
-  e = mx_prog_constant(ctx->p, fb, buffer_idx, out->nbytes, &data);
+  e = mx_prog_constant(ctx->p, fb, buffer_idx, mx_tensor_nbytes(out), &data);
   if (e != MX_OK) return e;
   out->data = (void *)(uintptr_t)data;   /* never written: the loader lets only planned tensors be outs */
   return check_aligned(out, out->data);

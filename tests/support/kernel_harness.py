@@ -117,7 +117,6 @@ class MxTensor(ctypes.Structure):
         ("dim", ctypes.c_uint8),
         ("dtype", ctypes.c_uint8),
         ("numel", ctypes.c_uint32),
-        ("nbytes", ctypes.c_uint32),
     ]
 
 
@@ -142,6 +141,7 @@ class _Tensors(ctypes.Structure):
 
 
 class _ValueUnion(ctypes.Union):
+    # i and d fill the C union's two-word `bits` (an int64_t or a double, as mx_value_int/mx_value_double read it)
     _fields_ = [
         ("i", ctypes.c_int64),
         ("d", ctypes.c_double),
@@ -193,7 +193,7 @@ class Values:
         s.sizes = self._hold((ctypes.c_int32 * MAX_DIM)(*t.shape))
         s.dim_order = self._hold((ctypes.c_uint8 * MAX_DIM)(*order))
         s.dim, s.dtype = t.dim(), DTYPE[t.dtype]
-        s.numel, s.nbytes = t.numel(), t.numel() * t.element_size()
+        s.numel = t.numel()
         return s
 
     def tensor(self, t, dim_order: Optional[Sequence[int]] = None) -> MxValue:

@@ -165,20 +165,20 @@ static mx_arg_error check(const void *state, mx_value *const *args, uint32_t nar
     if (args[i]->tag != MX_TAG_TENSOR) return MX_ARG_ERROR(i, MX_ERR_BAD_ARG_TYPE);
     const mx_tensor *t = args[i]->u.t;
     /* the NPU writes its outputs and the scratch: arena slots, never the program */
-    if (i >= s->input_count && t->nbytes != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) {
+    if (i >= s->input_count && mx_tensor_nbytes(t) != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) {
       return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
     }
     if (i == n) { /* the scratch */
       if (t->dtype != MX_DTYPE_U8) return MX_ARG_ERROR(i, MX_ERR_BAD_DTYPE);
-      if (t->nbytes < s->scratch_size) return MX_ARG_ERROR(i, MX_ERR_BAD_SHAPE);
+      if (mx_tensor_nbytes(t) < s->scratch_size) return MX_ARG_ERROR(i, MX_ERR_BAD_SHAPE);
       if (t->data == NULL) return MX_ARG_ERROR(i, MX_ERR_BAD_ARG_VALUE);
       if (((uintptr_t)t->data & (ALIGN - 1u)) != 0) return MX_ARG_ERROR(i, MX_ERR_MISALIGNED);
       continue;
     }
     io_record r = record(s, i);
     if (mx_dtype_size(t->dtype) != r.elem_size) return MX_ARG_ERROR(i, MX_ERR_BAD_DTYPE);
-    if (t->nbytes != r.bytes) return MX_ARG_ERROR(i, MX_ERR_BAD_SHAPE);
-    if (t->nbytes != 0 && t->data == NULL) return MX_ARG_ERROR(i, MX_ERR_BAD_ARG_VALUE);
+    if (mx_tensor_nbytes(t) != r.bytes) return MX_ARG_ERROR(i, MX_ERR_BAD_SHAPE);
+    if (mx_tensor_nbytes(t) != 0 && t->data == NULL) return MX_ARG_ERROR(i, MX_ERR_BAD_ARG_VALUE);
   }
   if (nargs == n && mx_ethosu_platform_scratch(s->scratch_size) == NULL) return MX_ERR_ARENA_MISSING;
   return MX_OK;

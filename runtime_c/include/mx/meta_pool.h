@@ -6,10 +6,16 @@
 #include "mx/runtime.h"
 
 /* Counts are 64-bit: many values may share one long vector, so their sum can exceed the file size.
- * delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. */
+ * delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. lives is tensors when no
+ * declared arena holds MX_LIVES_BYTES(tensors), else 0 (the load-time scratch then sits in that arena). */
 typedef struct mx_meta_counts {
-  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, delegates, delegate_state;
+  uint64_t values, tensors, lives, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, delegates,
+      delegate_state;
 } mx_meta_counts;
+
+#define MX_LIVES_BYTES(tensors) ((uint64_t)(tensors)*4u * sizeof(uint32_t))
+/* An arena this large holds the scratch aligned up to 4 wherever the arena starts. */
+#define MX_LIVES_ARENA_BYTES(tensors) (MX_LIVES_BYTES(tensors) + 3u)
 
 /* Region indices, in layout order. */
 enum {

@@ -56,7 +56,8 @@ typedef struct mx_span {
 typedef struct mx_method_config {
   void *meta_pool;            /* all mx_value / mx_tensor / list storage comes from here */
   size_t meta_pool_size;
-  const mx_span *arenas;      /* index = memory_id; arenas[0] is never used */
+  const mx_span *arenas;      /* index = memory_id; arenas[0] is never used. Loading writes scratch into one
+                                 (mx/meta_pool.def: lives): load before filling inputs */
   uint32_t arena_count;
   bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
                                  backend and init (inspection tools) */

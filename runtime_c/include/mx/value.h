@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MX_MAX_DIM 8
 
@@ -30,7 +31,7 @@ uint32_t mx_dtype_size(uint32_t dtype);
 #define MX_TENSOR_MARK 2u
 
 /* Sizes and dim order never change after load: they are read in place from the program (flash on a device; the
- * loader checks their alignment), so RAM holds only what a tensor needs besides (24 bytes on a 32-bit target). */
+ * loader checks their alignment), so RAM holds only what a tensor needs besides (20 bytes on a 32-bit target). */
 typedef struct mx_tensor {
   void *data;                       /* planned arena slot, constant data in the program, or NULL (empty) */
   const int32_t *sizes;             /* dim of them, in the program */
@@ -38,9 +39,10 @@ typedef struct mx_tensor {
   uint8_t dim;
   uint8_t dtype;                    /* mx_dtype */
   uint8_t flags;                    /* MX_TENSOR_*; fills padding, the struct keeps its size */
-  uint32_t numel;
-  uint32_t nbytes;
+  uint32_t numel;                   /* its bytes: mx_tensor_nbytes, which the loader checked fit 32 bits */
 } mx_tensor;
+
+static inline uint32_t mx_tensor_nbytes(const mx_tensor *t) { return t->numel * mx_dtype_size(t->dtype); }
 
 /* Tags follow the schema's KernelTypes union order, so a tag read from the file is used as is. */
 typedef enum mx_tag {
@@ -63,11 +65,12 @@ typedef struct mx_int_list {
   uint32_t len;
 } mx_int_list;
 
+/* An Int or Double is held as two words, so a value aligns as a pointer does: 12 bytes on a 32-bit target
+ * rather than 16, and a method holds one per EValue. Read them with mx_value_int and mx_value_double. */
 typedef struct mx_value {
   uint8_t tag; /* mx_tag */
   union {
-    int64_t i;
-    double d;
+    uint32_t bits[2]; /* Int: the int64_t; Double: the double */
     bool b;
     mx_tensor *t;
     struct {
@@ -89,6 +92,18 @@ typedef struct mx_value {
     } tensors; /* optional lists hold NULL for None */
   } u;
 } mx_value;
+
+static inline int64_t mx_value_int(const mx_value *v) {
+  int64_t x;
+  memcpy(&x, v->u.bits, sizeof x);
+  return x;
+}
+
+static inline double mx_value_double(const mx_value *v) {
+  double x;
+  memcpy(&x, v->u.bits, sizeof x);
+  return x;
+}
 
 /* The tensors a value names: itself, or a list's items (NULL for a None item); none for any other value. */
 static inline uint32_t mx_value_tensor_count(const mx_value *v) {

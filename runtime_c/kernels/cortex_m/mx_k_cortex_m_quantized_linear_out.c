@@ -68,7 +68,7 @@ mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
   const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
   const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
   /* a target that reads kernel sums from the context needs kernel_sum */
-  MX_REFUSE_IF(need > 0 && (ksum == NULL || (int32_t)ksum->nbytes < need), A(kernel_sum), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(need > 0 && (ksum == NULL || (int32_t)mx_tensor_nbytes(ksum) < need), A(kernel_sum), MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 
@@ -91,7 +91,7 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
                           mx_cm_int(args, A(output_offset)),
                           {mx_cm_int(args, A(activation_min)), mx_cm_int(args, A(activation_max))}};
   if (arm_fully_connected_s8_get_buffer_size(&filter_dims) > 0) {
-    cm = (cmsis_nn_context){ksum_data, (int32_t)ksum->nbytes};
+    cm = (cmsis_nn_context){ksum_data, (int32_t)mx_tensor_nbytes(ksum)};
   } else if (ksum_data != NULL) {
     bias_data = ksum_data;
     p.input_offset = 0;

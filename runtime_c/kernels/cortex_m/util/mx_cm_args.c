@@ -67,14 +67,14 @@ bool mx_cm_same_memory(const mx_tensor *a, const mx_tensor *b) {
 }
 
 mx_error mx_cm_scratch_check(const mx_tensor *scratch, int32_t need) {
-  if (need < 0 || scratch->nbytes < (uint32_t)need || scratch->nbytes > (uint32_t)INT32_MAX) {
+  if (need < 0 || mx_tensor_nbytes(scratch) < (uint32_t)need || mx_tensor_nbytes(scratch) > (uint32_t)INT32_MAX) {
     return MX_ERR_BAD_ARG_VALUE;
   }
   return ((uintptr_t)scratch->data & 3u) == 0 ? MX_OK : MX_ERR_MISALIGNED;
 }
 
 cmsis_nn_context mx_cm_scratch(const mx_tensor *scratch) {
-  return (cmsis_nn_context){scratch->nbytes > 0 ? scratch->data : NULL, (int32_t)scratch->nbytes};
+  return (cmsis_nn_context){mx_tensor_nbytes(scratch) > 0 ? scratch->data : NULL, (int32_t)mx_tensor_nbytes(scratch)};
 }
 
 mx_error mx_cm_status(arm_cmsis_nn_status status) {

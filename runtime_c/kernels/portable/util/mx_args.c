@@ -4,7 +4,7 @@
 
 double mx_arg_double(mx_value *const *args, uint32_t i) {
   const mx_value *v = args[i];
-  return v->tag == MX_TAG_DOUBLE ? v->u.d : mx_i64_to_f64(v->u.i);
+  return v->tag == MX_TAG_DOUBLE ? mx_value_double(v) : mx_i64_to_f64(mx_value_int(v));
 }
 
 double mx_arg_scalar(mx_value *const *args, uint32_t i) {

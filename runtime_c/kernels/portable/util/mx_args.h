@@ -30,7 +30,7 @@ static inline mx_tensor *mx_arg_opt_tensor(mx_value *const *args, uint32_t i) {
   return mx_arg_none(args, i) ? NULL : args[i]->u.t;
 }
 
-static inline int64_t mx_arg_int(mx_value *const *args, uint32_t i) { return args[i]->u.i; }
+static inline int64_t mx_arg_int(mx_value *const *args, uint32_t i) { return mx_value_int(args[i]); }
 
 static inline bool mx_arg_bool(mx_value *const *args, uint32_t i) { return args[i]->u.b; }
 

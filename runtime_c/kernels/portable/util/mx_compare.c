@@ -109,7 +109,7 @@ void mx_compare(mx_value *const *args, mx_cmp op, bool tensor_other) {
   if (!tensor_other) {
     const mx_value *s = args[OTHER];
     if (is_integer(a->dtype) && s->tag != MX_TAG_DOUBLE) {
-      const int64_t b = s->tag == MX_TAG_BOOL ? (int64_t)s->u.b : s->u.i;
+      const int64_t b = s->tag == MX_TAG_BOOL ? (int64_t)s->u.b : mx_value_int(s);
       for (uint32_t i = 0; i < out->numel; ++i) {
         y[i] = holds_i64(op, int_at(a, i), b);
       }

@@ -9,22 +9,22 @@ mx_error mx_fill_check(const mx_tensor *out) { return out->dtype == MX_DTYPE_F16
 /* The Scalar as an integer of the out's dtype (before narrowing). */
 static int64_t as_int(const mx_value *v) {
   switch (v->tag) {
-    case MX_TAG_DOUBLE: return mx_f64_to_i64(v->u.d); /* NaN and beyond int64: defined, as _to_copy's cast */
+    case MX_TAG_DOUBLE: return mx_f64_to_i64(mx_value_double(v)); /* NaN and beyond int64: defined, as _to_copy's cast */
     case MX_TAG_BOOL: return v->u.b ? 1 : 0;
-    default: return v->u.i;
+    default: return mx_value_int(v);
   }
 }
 
 static double as_double(const mx_value *v) {
   switch (v->tag) {
-    case MX_TAG_DOUBLE: return v->u.d;
+    case MX_TAG_DOUBLE: return mx_value_double(v);
     case MX_TAG_BOOL: return v->u.b ? 1.0 : 0.0;
-    default: return mx_i64_to_f64(v->u.i);
+    default: return mx_i64_to_f64(mx_value_int(v));
   }
 }
 
 /* A float32 fill from an Int rounds once, as torch's int64 → float cast does (not through double). */
-static float as_float(const mx_value *v) { return v->tag == MX_TAG_INT ? mx_i64_to_f32(v->u.i) : (float)as_double(v); }
+static float as_float(const mx_value *v) { return v->tag == MX_TAG_INT ? mx_i64_to_f32(mx_value_int(v)) : (float)as_double(v); }
 
 void mx_fill(mx_tensor *out, const mx_value *fill_value) {
   uint8_t elem[8];
@@ -40,7 +40,7 @@ void mx_fill(mx_tensor *out, const mx_value *fill_value) {
       memcpy(elem, &d, sizeof d);
       break;
     }
-    case MX_DTYPE_BOOL: elem[0] = fill_value->tag == MX_TAG_DOUBLE ? fill_value->u.d != 0.0 : i != 0; break;
+    case MX_DTYPE_BOOL: elem[0] = fill_value->tag == MX_TAG_DOUBLE ? mx_value_double(fill_value) != 0.0 : i != 0; break;
     default: {
       /* little-endian: the low bytes of the int64 are the narrowed integer */
       memcpy(elem, &i, sizeof elem);

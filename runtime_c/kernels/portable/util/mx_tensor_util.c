@@ -21,7 +21,7 @@ mx_error mx_tensor_check(const mx_tensor *t) {
       return MX_ERR_BAD_SHAPE;
     }
   }
-  if (numel != t->numel || (uint64_t)t->nbytes < numel * elem) {
+  if (numel != t->numel || numel * elem > UINT32_MAX) {   /* mx_tensor_nbytes fits 32 bits */
     return MX_ERR_BAD_SHAPE;
   }
   if (numel > 0 && t->data == NULL) {

@@ -4,7 +4,7 @@
  * well-formed tensors the loader builds (dtype, rank, contiguous dim order, sizes). */
 #include "mx/kernel.h"
 
-/* Well-formed: rank <= MX_MAX_DIM, sizes >= 0 whose product is numel, nbytes covers numel, data set when
+/* Well-formed: rank <= MX_MAX_DIM, sizes >= 0 whose product is numel, numel * element size fits 32 bits, data set when
  * numel > 0, known dtype. The loader builds every tensor so (tensor_load.c) and kernels rely on it; the
  * kernel test harness applies this to the tensors it builds by hand, as a load would. */
 mx_error mx_tensor_check(const mx_tensor *t);
