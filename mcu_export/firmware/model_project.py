@@ -66,7 +66,6 @@ class PoolCounts:
 
     values: int
     tensors: int
-    lives: int  # tensors, or 0 when an arena holds the plan check's scratch (runtime_c/include/mx/meta_pool.def)
     ints: int
     doubles: int
     tensor_refs: int
@@ -75,8 +74,17 @@ class PoolCounts:
     ops: int
     inputs: int
     outputs: int
+    io: int
+    arenas: int
     delegates: int
     delegate_state: int  # bytes: each delegate's backend state_bytes rounded up to 8
+    # the most one call needs (runtime_c/src/call_frame.c): its arguments, the tensors they name (list items too) ...
+    frame_args: int
+    frame_tensors: int
+    frame_ints: int
+    frame_doubles: int
+    frame_refs: int
+    largest_arena: int  # bytes: whether the load-only regions fit there (MX_META_LOAD_IN_ARENA)
 
 
 @dataclass(frozen=True)
@@ -110,9 +118,25 @@ _NO_RUNTIME_HERE = {
 }
 
 
-# The plan check's scratch per tensor, taken from the first arena of at least this many bytes per tensor + 3
-# (MX_LIVES_ARENA_BYTES in runtime_c/include/mx/meta_pool.h), else from the pool.
-LIVES_BYTES_PER_TENSOR = 16
+def _frame(values: Sequence[P.EValue], calls: Sequence) -> Dict[str, int]:
+    """The largest needs of one call's frame, each taken over the calls apart (as mx_count_meta does)."""
+    most = dict.fromkeys(("frame_args", "frame_tensors", "frame_ints", "frame_doubles", "frame_refs"), 0)
+    for call in calls:
+        need = dict.fromkeys(most, 0)
+        need["frame_args"] = len(call.args)
+        for index in call.args:
+            v = values[index] if 0 <= index < len(values) else None
+            if isinstance(v, P.Tensor):
+                need["frame_tensors"] += 1
+            elif isinstance(v, P.IntList):
+                need["frame_ints"] += len(v.items)
+            elif isinstance(v, P.DoubleList):
+                need["frame_doubles"] += len(v.items)
+            elif isinstance(v, (P.TensorList, P.OptionalTensorList)):
+                need["frame_tensors"] += len(v.items)
+                need["frame_refs"] += len(v.items)
+        most = {k: max(most[k], need[k]) for k in most}
+    return most
 
 
 def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
@@ -128,22 +152,24 @@ def pool_counts(plan: P.ExecutionPlan, backends: Sequence = ()) -> PoolCounts:
                 f"delegate {k} ({d.id}): no backend for it in this build (linked: {', '.join(sorted(state)) or 'none'})"
                 + (f"; {hint}" if hint else "")
             )
-    tensors = sum(isinstance(v, P.Tensor) for v in values)
-    lives_in_arena = any(size >= tensors * LIVES_BYTES_PER_TENSOR + 3 for size in plan.non_const_buffer_sizes[1:])
+    calls = [i for i in instrs if isinstance(i, (P.KernelCall, P.DelegateCall))]
     return PoolCounts(
         values=len(values),
-        tensors=tensors,
-        lives=0 if lives_in_arena else tensors,
+        tensors=sum(isinstance(v, P.Tensor) for v in values),
         ints=sum(len(v.items) for v in values if isinstance(v, P.IntList)),
         doubles=sum(len(v.items) for v in values if isinstance(v, P.DoubleList)),
         tensor_refs=sum(len(v.items) for v in values if isinstance(v, (P.TensorList, P.OptionalTensorList))),
         instrs=len(instrs),
-        args=sum(len(i.args) for i in instrs if isinstance(i, (P.KernelCall, P.DelegateCall))),
+        args=sum(len(i.args) for i in calls),
         ops=len(plan.operators),
         inputs=len(plan.inputs),
         outputs=len(plan.outputs),
+        io=len(plan.inputs) + len(plan.outputs),
+        arenas=len(plan.non_const_buffer_sizes),
         delegates=len(plan.delegates),
         delegate_state=sum((state[d.id] + 7) // 8 * 8 for d in plan.delegates),
+        **_frame(values, calls),
+        largest_arena=max([s for s in plan.non_const_buffer_sizes[1:] if s > 0], default=0),
     )
 
 

@@ -214,8 +214,7 @@ static int open_method(state *st, const options *o, char *detail, size_t cap) {
   return 0;
 }
 
-static void print_io(const char *kind, uint32_t i, const mx_method *m, const uint32_t *list) {
-  const mx_value *v = &m->values[list[i]];
+static void print_io(const char *kind, uint32_t i, const mx_value *v) {
   if (v->tag != MX_TAG_TENSOR) {
     printf("%s %u nontensor %u\n", kind, i, (unsigned)v->tag);
     return;
@@ -238,12 +237,14 @@ static void print_info(const state *st, const options *o) {
   printf("method %s\n", o->method);
   printf("meta_pool %zu\n", st->meta.meta_pool_bytes);
   for (uint32_t id = 1; id < st->arena_count; id++) printf("arena %u %zu\n", id, st->arenas[id].size);
-  for (uint32_t i = 0; i < m->input_count; i++) print_io("input", i, m, m->inputs);
-  for (uint32_t i = 0; i < m->output_count; i++) print_io("output", i, m, m->outputs);
+  for (uint32_t i = 0; i < m->input_count; i++) print_io("input", i, &m->io_values[i]);
+  for (uint32_t i = 0; i < m->output_count; i++) print_io("output", i, &m->io_values[m->input_count + i]);
   if (mx_program_method_counts(&st->program, o->method, &c) != MX_OK) return;   /* cannot fail: loading counted */
 #define X(region, count, elem_size) printf("meta %s %s %llu\n", #region, #count, (unsigned long long)c.count);
 #include "mx/meta_pool.def"
+#include "mx/meta_load.def"
 #undef X
+  printf("meta - largest_arena %llu\n", (unsigned long long)c.largest_arena);
 }
 
 static void print_kernels(const mx_method *m) {

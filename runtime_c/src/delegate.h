@@ -12,7 +12,7 @@ struct mx_delegate_support {
   mx_error (*load)(mx_load_ctx *ctx);
   /* Runs instruction i, a DelegateCall, bracketed by the platform's profiling hooks as a kernel is; on
    * error method->site names the instruction and the delegate. */
-  mx_error (*execute)(mx_method *m, uint32_t i);
+  mx_error (*execute)(mx_method *m, uint32_t i, mx_value *const *args);
   /* At load, for each DelegateCall: the backend's check of the call's arguments (OK without a backend or a
    * check); on error method->site names the delegate and the argument. */
   mx_error (*check)(mx_method *m, uint32_t delegate, mx_value *const *args, uint32_t nargs);
@@ -20,7 +20,7 @@ struct mx_delegate_support {
 
 mx_error mx_delegate_count(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c);
 mx_error mx_delegate_load(mx_load_ctx *ctx);
-mx_error mx_delegate_execute(mx_method *m, uint32_t i);
+mx_error mx_delegate_execute(mx_method *m, uint32_t i, mx_value *const *args);
 mx_error mx_delegate_check(mx_method *m, uint32_t delegate, mx_value *const *args, uint32_t nargs);
 
 #endif

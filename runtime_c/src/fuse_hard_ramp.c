@@ -56,7 +56,7 @@ static bool used_outside(const mx_method *m, const mx_tensor *t, uint32_t first,
     const mx_instr *ins = &m->instrs[i];
     if (i >= first && i < first + count) continue;
     for (uint32_t k = 0; k < ins->nargs; k++) {
-      if (holds(ins->args[k], t)) return true;
+      if (holds(mx_instr_load_args(m, ins)[k], t)) return true;
     }
   }
   for (uint32_t k = 0; k < m->output_count; k++) {
@@ -93,33 +93,37 @@ static uint32_t match(const mx_method *m, uint32_t i, uint32_t *budget) {
   const mx_program *p = m->program;
   const mx_instr *add = &m->instrs[i];
   if (i + 3 > m->instr_count || !is_call(m, add, "aten::add", MX_NARGS_aten_add)) return 0;
-  mx_tensor *in = f32(add->args[MX_ARG_aten_add_self]), *t1 = f32(add->args[MX_ARG_aten_add_out]);
-  if (in == NULL || t1 == NULL || !constant_is(p, add->args[MX_ARG_aten_add_other], 3.0f) ||
-      !number_is(add->args[MX_ARG_aten_add_alpha], 1))
+  mx_value **add_args = mx_instr_load_args(m, add);
+  mx_tensor *in = f32(add_args[MX_ARG_aten_add_self]), *t1 = f32(add_args[MX_ARG_aten_add_out]);
+  if (in == NULL || t1 == NULL || !constant_is(p, add_args[MX_ARG_aten_add_other], 3.0f) ||
+      !number_is(add_args[MX_ARG_aten_add_alpha], 1))
     return 0;
   const mx_instr *clamp = &m->instrs[i + 1];
-  if (!is_call(m, clamp, "aten::clamp", MX_NARGS_aten_clamp) || f32(clamp->args[MX_ARG_aten_clamp_self]) != t1 ||
-      !number_is(clamp->args[MX_ARG_aten_clamp_min], 0) || !number_is(clamp->args[MX_ARG_aten_clamp_max], 6)) {
+  mx_value **clamp_args = mx_instr_load_args(m, clamp);
+  if (!is_call(m, clamp, "aten::clamp", MX_NARGS_aten_clamp) || f32(clamp_args[MX_ARG_aten_clamp_self]) != t1 ||
+      !number_is(clamp_args[MX_ARG_aten_clamp_min], 0) || !number_is(clamp_args[MX_ARG_aten_clamp_max], 6)) {
     return 0;
   }
-  mx_tensor *ramp = f32(clamp->args[MX_ARG_aten_clamp_out]);
+  mx_tensor *ramp = f32(clamp_args[MX_ARG_aten_clamp_out]);
   uint32_t n = 2;
   const mx_instr *mul = &m->instrs[i + 2];
+  mx_value **mul_args = mx_instr_load_args(m, mul);
   if (i + 4 <= m->instr_count && is_call(m, mul, "aten::mul", MX_NARGS_aten_mul)) {
-    mx_tensor *a = f32(mul->args[MX_ARG_aten_mul_self]), *b = f32(mul->args[MX_ARG_aten_mul_other]);
+    mx_tensor *a = f32(mul_args[MX_ARG_aten_mul_self]), *b = f32(mul_args[MX_ARG_aten_mul_other]);
     if (!((a == in && b == ramp) || (a == ramp && b == in))) return 0;
-    ramp = f32(mul->args[MX_ARG_aten_mul_out]);
+    ramp = f32(mul_args[MX_ARG_aten_mul_out]);
     n = 3;
   }
   const mx_instr *div = &m->instrs[i + n];
+  mx_value **div_args = mx_instr_load_args(m, div);
   if (!is_call(m, div, "aten::div", MX_NARGS_aten_div) || ramp == NULL ||
-      f32(div->args[MX_ARG_aten_div_self]) != ramp || !constant_is(p, div->args[MX_ARG_aten_div_other], 6.0f)) {
+      f32(div_args[MX_ARG_aten_div_self]) != ramp || !constant_is(p, div_args[MX_ARG_aten_div_other], 6.0f)) {
     return 0;
   }
-  mx_tensor *out = f32(div->args[MX_ARG_aten_div_out]);
+  mx_tensor *out = f32(div_args[MX_ARG_aten_div_out]);
   if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_below(in, out)) return 0;
   for (uint32_t k = 0; k < n; k++) {  /* the temporaries: each instruction's out before the div */
-    const mx_tensor *t = f32(m->instrs[i + k].args[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
+    const mx_tensor *t = f32(mx_instr_load_args(m, &m->instrs[i + k])[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
     if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1, budget)) return 0;
   }
   return n + 1;
@@ -133,8 +137,8 @@ void mx_fuse_hard_ramps(mx_method *m) {
     int32_t k = n ? kernel[n == 4] : -1;
     if (k < 0) continue;
     mx_instr *first = &m->instrs[i];
-    mx_value **args = first->args;   /* the add's five slots hold the fused call's (self, out, ret) */
-    mx_value *out = m->instrs[i + n - 1].args[MX_ARG_aten_div_out];
+    mx_value **args = mx_instr_load_args(m, first);   /* the add's five slots hold the fused call's (self, out, ret) */
+    mx_value *out = mx_instr_load_args(m, &m->instrs[i + n - 1])[MX_ARG_aten_div_out];
     _Static_assert(MX_ARG_aten_hardswish_self == MX_ARG_aten_add_self &&
                        MX_ARG_aten_hardsigmoid_out == MX_ARG_aten_hardswish_out &&
                        MX_ARG_aten_hardsigmoid_ret == MX_ARG_aten_hardswish_ret,

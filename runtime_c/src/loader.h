@@ -4,10 +4,13 @@
 #include "mx/meta_pool.h"
 #include "program_internal.h"
 
-/* Byte offset of each region of the pool (index MX_META_<region>), and the total. */
+/* Byte offset of each region (index MX_META_<region>): a lasting one's from the pool's start, a load-only one's
+ * from the start of the load-only block (in the largest arena, or in the pool after the lasting regions). */
 typedef struct mx_meta_layout {
   uint64_t at[MX_META_REGIONS];
-  uint64_t total;
+  uint64_t lasting, load;   /* bytes of each block */
+  bool load_in_arena;
+  uint64_t total;           /* of the pool */
 } mx_meta_layout;
 
 typedef struct mx_load_ctx {
@@ -37,6 +40,19 @@ typedef struct mx_load_ctx {
 } mx_load_ctx;
 
 mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c);
+/* Points the method's arrays and ctx's cursors at their regions (method_carve.c). */
+mx_error mx_carve_method(mx_load_ctx *ctx, const mx_meta_counts *c);
+/* After a load that succeeded: what the method keeps of its load-only regions (method_keep.c). */
+void mx_keep_method(mx_load_ctx *ctx);
+
+/* Reading calls' arguments from the program at run time (call_frame.c): a reader per execution, then each call's
+ * arguments into the method's frame. */
+typedef struct mx_frame_reader {
+  mx_load_ctx ctx;
+  mx_method_config cfg;
+} mx_frame_reader;
+void mx_frame_open(mx_method *m, mx_frame_reader *r);
+mx_error mx_frame_build(mx_frame_reader *r, const mx_instr *ins, mx_value ***argv);
 mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l);
 
 /* Instruction list of the plan's only chain (empty when the plan has no chain). */
@@ -51,6 +67,10 @@ uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs)
 mx_error mx_verify_plan(mx_method *method, mx_tensor *tensors, uint32_t tensor_count, uint32_t *lives);
 
 mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
+/* EValue i of the plan: its tag and its value table. */
+mx_error mx_open_value(mx_load_ctx *ctx, uint32_t i, uint8_t *tag, mx_fb_table *val);
+/* A value of any kind but an int or tensor list into *out (tensors and double lists from ctx's cursors). */
+mx_error mx_load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val, mx_value *out);
 /* Fills method->values; on error method->site.value names the value. */
 mx_error mx_load_values(mx_load_ctx *ctx);
 

@@ -43,7 +43,25 @@ static mx_error count_value(mx_fb *fb, const mx_fb_vec *values, uint32_t i, mx_m
   }
 }
 
-static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *instrs, uint32_t i, mx_meta_counts *c) {
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* What one call's frame holds (src/call_frame.c): each argument, and what it names, a list's tensors included. An
+ * argument the loader will refuse (a bad index or value) counts nothing here. */
+static void count_frame(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *args, mx_meta_counts *c) {
+  mx_meta_counts call = {0};
+  for (uint32_t k = 0; k < args->len; k++) {
+    const int32_t v = mx_fb_vec_i32(fb, args, k);
+    if (v >= 0 && (uint32_t)v < values->len) (void)count_value(fb, values, (uint32_t)v, &call);
+  }
+  c->frame_args = max64(c->frame_args, args->len);
+  c->frame_tensors = max64(c->frame_tensors, call.tensors + call.tensor_refs);
+  c->frame_ints = max64(c->frame_ints, call.ints);
+  c->frame_doubles = max64(c->frame_doubles, call.doubles);
+  c->frame_refs = max64(c->frame_refs, call.tensor_refs);
+}
+
+static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *instrs, uint32_t i,
+                                  mx_meta_counts *c) {
   mx_fb_table ins, call;
   mx_fb_vec args;
   uint8_t tag;
@@ -51,17 +69,19 @@ static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *instrs, uint32_t i
   if (e == MX_OK) e = mx_fb_union(fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK || (tag != INSTR_KERNEL_CALL && tag != INSTR_DELEGATE_CALL)) return e;
   e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);   /* DelegateCall.args has the same id */
+  if (e != MX_OK) return e;
   c->args += args.len;
-  return e;
+  count_frame(fb, values, &args, c);
+  return MX_OK;
 }
 
-/* The plan check's scratch comes from the pool only when no declared arena holds it (mx/meta_pool.def). */
-static mx_error count_lives(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
+static mx_error count_arenas(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   mx_fb_vec sizes;
   mx_error e = mx_fb_vector(fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
-  c->lives = c->tensors;
-  for (uint32_t id = 1; e == MX_OK && c->lives > 0 && id < sizes.len; id++) {
-    if (mx_fb_vec_i64(fb, &sizes, id) >= (int64_t)MX_LIVES_ARENA_BYTES(c->tensors)) c->lives = 0;
+  c->arenas = sizes.len;
+  for (uint32_t id = 1; e == MX_OK && id < sizes.len; id++) {
+    const int64_t size = mx_fb_vec_i64(fb, &sizes, id);
+    if (size > 0 && (uint64_t)size > c->largest_arena) c->largest_arena = (uint64_t)size;
   }
   return e;
 }
@@ -78,12 +98,13 @@ mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   c->values = values.len;
   c->inputs = inputs.len;
   c->outputs = outputs.len;
+  c->io = (uint64_t)inputs.len + outputs.len;
   c->ops = ops.len;
   c->instrs = instrs.len;
   for (uint32_t i = 0; e == MX_OK && i < values.len; i++) e = count_value(fb, &values, i, c);
-  for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(fb, &instrs, i, c);
+  for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(fb, &values, &instrs, i, c);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->count(fb, plan, c);
-  if (e == MX_OK) e = count_lives(fb, plan, c);
+  if (e == MX_OK) e = count_arenas(fb, plan, c);
   return e;
 }
 
@@ -95,18 +116,28 @@ static const struct {
 } regions[MX_META_REGIONS] = {
 #define X(region, count, elem_size) {offsetof(mx_meta_counts, count), elem_size},
 #include "mx/meta_pool.def"
+#include "mx/meta_load.def"
 #undef X
 };
 
+/* Offsets of the lasting regions from the pool's start and of the load-only ones from theirs; the pool holds the
+ * latter too unless the largest arena does. */
 mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
   uint64_t cur = 0;
+  l->lasting = 0;
   for (uint32_t r = 0; r < MX_META_REGIONS; r++) {
     uint64_t n = *(const uint64_t *)(const void *)((const uint8_t *)c + regions[r].count_at);
-    if (n > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sum below from wrapping */
+    if (n > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sums below from wrapping */
+    if (r == MX_META_LOAD) {
+      l->lasting = cur;
+      cur = 0;
+    }
     l->at[r] = cur;
     cur += MX_META_REGION_BYTES(n, regions[r].elem_size);
   }
-  l->total = cur;
+  l->load = cur;
+  l->load_in_arena = MX_META_LOAD_IN_ARENA(l->load, c->largest_arena);
+  l->total = l->lasting + (l->load_in_arena ? 0u : l->load);
   if (l->total > SIZE_MAX || l->total > UINT32_MAX) return MX_ERR_TOO_LARGE;
   return MX_OK;
 }

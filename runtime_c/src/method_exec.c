@@ -1,26 +1,34 @@
-/* Running a loaded method: chain 0 in order, each kernel or delegate bracketed by the platform's profiling
- * hooks. */
+/* Running a loaded method: chain 0 in order, each call's arguments read from the program (call_frame.c), each
+ * kernel or delegate bracketed by the platform's profiling hooks. */
 #include "delegate.h"
 
 mx_error mx_method_execute(mx_method *m) {
   if (!m->kernels_resolved) return MX_ERR_KERNEL_MISSING;
+  mx_frame_reader reader;
+  mx_frame_open(m, &reader);
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
+    if (ins->kind == MX_INSTR_FUSED_AWAY) continue;
+    mx_value **args;
+    mx_error e = mx_frame_build(&reader, ins, &args);
+    if (e != MX_OK) {
+      m->site.instruction = (int32_t)i;
+      return e;
+    }
     if (ins->kind == MX_INSTR_DELEGATE) {
       /* mx_delegates is not NULL here: loading refuses a DelegateCall without it */
-      mx_error e = mx_delegates->execute(m, i);
+      e = mx_delegates->execute(m, i, args);
       if (e != MX_OK) return e;
       continue;
     }
-    if (ins->kind == MX_INSTR_FUSED_AWAY) continue;
     const bool fused = ins->kind == MX_INSTR_FUSED;
     const mx_kernel_entry *k = fused ? &mx_kernel_table[ins->op] : m->ops[ins->op];
     mx_kernel_ctx ctx = {.instruction = i};
     mx_platform_op_begin(i);
-    mx_error e = k->fn(&ctx, ins->args);
+    e = k->fn(&ctx, args);
     mx_platform_op_end(i, e);
     if (e != MX_OK) {
-      m->site.instruction = i;
+      m->site.instruction = (int32_t)i;
       m->site.op_index = fused ? -1 : (int64_t)ins->op;   /* a fused kernel has no entry in the .pte */
       m->site.op_name = k->name;
       m->site.op_overload = k->overload;
@@ -33,13 +41,15 @@ mx_error mx_method_execute(mx_method *m) {
 uint32_t mx_method_input_count(const mx_method *m) { return m->input_count; }
 uint32_t mx_method_output_count(const mx_method *m) { return m->output_count; }
 
-static mx_tensor *tensor_at(const mx_method *m, const uint32_t *list, uint32_t count, uint32_t i) {
-  if (i >= count) return NULL;
-  const mx_value *v = &m->values[list[i]];
+static mx_tensor *tensor_at(const mx_method *m, uint32_t at) {
+  const mx_value *v = &m->io_values[at];
   return v->tag == MX_TAG_TENSOR ? v->u.t : NULL;
 }
 
-mx_tensor *mx_method_input(const mx_method *m, uint32_t i) { return tensor_at(m, m->inputs, m->input_count, i); }
-mx_tensor *mx_method_output(const mx_method *m, uint32_t i) { return tensor_at(m, m->outputs, m->output_count, i); }
+mx_tensor *mx_method_input(const mx_method *m, uint32_t i) { return i < m->input_count ? tensor_at(m, i) : NULL; }
+
+mx_tensor *mx_method_output(const mx_method *m, uint32_t i) {
+  return i < m->output_count ? tensor_at(m, m->input_count + i) : NULL;
+}
 
 const mx_error_site *mx_method_error_site(const mx_method *m) { return &m->site; }

@@ -43,6 +43,7 @@ static mx_error load_operators(mx_load_ctx *ctx) {
 
 static mx_error value_index(const mx_method *m, int64_t idx, uint32_t *out) {
   if (idx < 0 || idx >= (int64_t)m->value_count) return MX_ERR_BAD_INDEX;
+  if (idx > UINT16_MAX) return MX_ERR_TOO_LARGE;   /* arg_ids are 16-bit */
   *out = (uint32_t)idx;
   return MX_OK;
 }
@@ -59,6 +60,7 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
   uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : ctx->delegate_count;
   if (op < 0 || (uint32_t)op >= limit) return MX_ERR_BAD_INDEX;
   if (args.len > ctx->args_left) return MX_ERR_META_POOL_FULL;
+  if (args.len > UINT16_MAX) return MX_ERR_TOO_LARGE;
   for (uint32_t k = 0; k < args.len; k++) {
     uint32_t v;
     e = value_index(m, mx_fb_vec_i32(&ctx->fb, &args, k), &v);
@@ -85,8 +87,8 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
   if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
   out->kind = kind;
   out->op = (uint32_t)op;
-  out->nargs = args.len;
-  out->args = ctx->args;
+  out->nargs = (uint16_t)args.len;
+  out->first_arg = (uint32_t)(ctx->args - m->load_args);
   ctx->args += args.len;
   ctx->args_left -= args.len;
   return MX_OK;
@@ -123,66 +125,6 @@ static mx_error load_io(mx_load_ctx *ctx, uint16_t field, uint32_t *dst) {
   return e;
 }
 
-/* Points every method array at its region of the pool, sized from `c`. */
-static mx_error carve(mx_load_ctx *ctx, const mx_meta_counts *c) {
-  mx_meta_layout l;
-  mx_method *m = ctx->m;
-  mx_error e = mx_layout_meta(c, &l);
-  if (e != MX_OK) return e;
-  uint8_t *base = (uint8_t *)ctx->cfg->meta_pool;
-  size_t size = ctx->cfg->meta_pool_size;
-  size_t skew = (size_t)((8u - ((uintptr_t)base & 7u)) & 7u);
-  if (l.total > 0 && (base == NULL || size < skew || size - skew < l.total)) return MX_ERR_META_POOL_FULL;
-  base += skew;
-  if (l.total > 0) memset(base, 0, (size_t)l.total);
-  m->values = (mx_value *)(void *)(base + l.at[MX_META_values]);
-  m->value_count = (uint32_t)c->values;
-  ctx->tensors = (mx_tensor *)(void *)(base + l.at[MX_META_tensors]);
-  ctx->tensors_left = (uint32_t)c->tensors;
-  ctx->tensors_base = ctx->tensors;
-  ctx->lives = (uint32_t *)(void *)(base + l.at[MX_META_lives]);
-  ctx->ints = (int64_t *)(void *)(base + l.at[MX_META_ints]);
-  ctx->ints_left = (uint32_t)c->ints;
-  ctx->doubles = (double *)(void *)(base + l.at[MX_META_doubles]);
-  ctx->doubles_left = (uint32_t)c->doubles;
-  ctx->tensor_refs = (mx_tensor **)(void *)(base + l.at[MX_META_tensor_refs]);
-  ctx->tensor_refs_left = (uint32_t)c->tensor_refs;
-  m->instrs = (mx_instr *)(void *)(base + l.at[MX_META_instrs]);
-  m->instr_count = (uint32_t)c->instrs;
-  ctx->args = (mx_value **)(void *)(base + l.at[MX_META_args]);
-  ctx->args_left = (uint32_t)c->args;
-  m->ops = (const mx_kernel_entry **)(void *)(base + l.at[MX_META_ops]);
-  m->op_names = (const char **)(void *)(base + l.at[MX_META_op_names]);
-  m->op_overloads = (const char **)(void *)(base + l.at[MX_META_op_overloads]);
-  m->op_count = (uint32_t)c->ops;
-  m->inputs = (const uint32_t *)(void *)(base + l.at[MX_META_inputs]);
-  m->input_count = (uint32_t)c->inputs;
-  m->outputs = (const uint32_t *)(void *)(base + l.at[MX_META_outputs]);
-  m->output_count = (uint32_t)c->outputs;
-  m->delegates = (mx_delegate *)(void *)(base + l.at[MX_META_delegates]);
-  ctx->delegate_count = (uint32_t)c->delegates;
-  ctx->delegate_state = base + l.at[MX_META_delegate_state];
-  ctx->delegate_state_left = c->delegate_state;
-  return MX_OK;
-}
-
-/* Where the plan check's scratch goes when the pool has none: the first declared arena that holds it, before any
- * tensor data is written there (mx_count_meta made the same choice). */
-static mx_error lives_in_arena(mx_load_ctx *ctx, const mx_meta_counts *c) {
-  if (c->lives != 0 || c->tensors == 0) return MX_OK;
-  for (uint32_t id = 1; id < ctx->buffer_sizes.len; id++) {
-    if (mx_fb_vec_i64(&ctx->fb, &ctx->buffer_sizes, id) < (int64_t)MX_LIVES_ARENA_BYTES(c->tensors)) continue;
-    if (id >= ctx->cfg->arena_count || ctx->cfg->arenas == NULL || ctx->cfg->arenas[id].ptr == NULL)
-      return MX_ERR_ARENA_MISSING;
-    const mx_span *arena = &ctx->cfg->arenas[id];
-    size_t skew = (size_t)((4u - ((uintptr_t)arena->ptr & 3u)) & 3u);
-    if (arena->size < skew || arena->size - skew < MX_LIVES_BYTES(c->tensors)) return MX_ERR_ARENA_TOO_SMALL;
-    ctx->lives = (uint32_t *)(void *)((uint8_t *)arena->ptr + skew);
-    return MX_OK;
-  }
-  return MX_ERR_BAD_INDEX;   /* unreachable: mx_count_meta saw such an arena */
-}
-
 static void reset_site(mx_error_site *s) {
   s->instruction = -1;
   s->value = -1;
@@ -208,9 +150,9 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   mx_prog_reader(p, &ctx.fb);
   mx_error e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
   if (e == MX_OK) e = mx_count_meta(&ctx.fb, &ctx.plan, &counts);
-  if (e == MX_OK) e = carve(&ctx, &counts);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
+  if (e == MX_OK) e = mx_carve_method(&ctx, &counts);
   if (e == MX_OK) e = mx_load_values(&ctx);
   if (e == MX_OK) e = load_operators(&ctx);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->load(&ctx);
@@ -221,13 +163,13 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   }
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
-  if (e == MX_OK) e = lives_in_arena(&ctx, &counts);
   if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, (uint32_t)counts.tensors, ctx.lives);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
   for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);
-  if (e != MX_OK) {
-    /* A half-loaded method must not be executed: leave nothing to run. */
-    m->instr_count = 0;
-  }
+  if (e == MX_OK) mx_keep_method(&ctx);
+  /* What only loading used is dropped (it may lie in an arena); a half-loaded method must not be executed. */
+  m->values = NULL;
+  m->load_args = NULL;
+  if (e != MX_OK) m->instr_count = 0;
   return e;
 }

@@ -60,15 +60,16 @@ static bool rule_allows(const mx_method *m, uint32_t i, const mx_tensor *in, con
   const mx_instr *ins = &m->instrs[i];
   if (ins->kind != MX_INSTR_KERNEL || ins->nargs < 2) return false;
   const mx_kernel_entry *k = m->ops[ins->op];
+  mx_value **args = mx_instr_load_args(m, ins);
   const uint32_t out_at = k != NULL ? k->sig[MX_SIG_FIRST_OUT] : ins->nargs - 2u;
-  if (out_at + 2u != ins->nargs || !is_tensor(ins->args[out_at], out) || (k != NULL && k->overlap == NULL)) {
+  if (out_at + 2u != ins->nargs || !is_tensor(args[out_at], out) || (k != NULL && k->overlap == NULL)) {
     return false;
   }
   bool named = false;
   for (uint32_t a = 0; a < out_at; a++) {
-    const mx_value *v = ins->args[a];
+    const mx_value *v = args[a];
     if (is_tensor(v, in)) {
-      if (k != NULL && !k->overlap(ins->args, a, out_at)) return false;
+      if (k != NULL && !k->overlap(args, a, out_at)) return false;
       named = true;
     } else {
       for (uint32_t j = 0; j < mx_value_tensor_count(v); j++) {
@@ -120,7 +121,7 @@ mx_error mx_verify_plan(mx_method *m, mx_tensor *tensors, uint32_t count, uint32
   for (uint32_t i = 0; i < m->input_count; i++) name_value(&l, &m->values[m->inputs[i]], 0);
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
-    for (uint32_t a = 0; a < ins->nargs; a++) name_value(&l, ins->args[a], i + 1u);
+    for (uint32_t a = 0; a < ins->nargs; a++) name_value(&l, mx_instr_load_args(m, ins)[a], i + 1u);
   }
   for (uint32_t i = 0; i < m->output_count; i++) name_value(&l, &m->values[m->outputs[i]], m->instr_count + 1u);
   return sweep(m, &l);

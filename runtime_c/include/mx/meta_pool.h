@@ -6,23 +6,27 @@
 #include "mx/runtime.h"
 
 /* Counts are 64-bit: many values may share one long vector, so their sum can exceed the file size.
- * delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. lives is tensors when no
- * declared arena holds MX_LIVES_BYTES(tensors), else 0 (the load-time scratch then sits in that arena). */
+ * delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. io is inputs + outputs,
+ * arenas the entries of non_const_buffer_sizes and largest_arena the largest of them in bytes. frame_* are the
+ * most any one call needs: its arguments, and the tensors (list items included), ints, doubles and tensor
+ * references they hold. */
 typedef struct mx_meta_counts {
-  uint64_t values, tensors, lives, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, delegates,
-      delegate_state;
+  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, io, arenas, delegates,
+      delegate_state, frame_args, frame_tensors, frame_ints, frame_doubles, frame_refs, largest_arena;
 } mx_meta_counts;
 
-#define MX_LIVES_BYTES(tensors) ((uint64_t)(tensors)*4u * sizeof(uint32_t))
-/* An arena this large holds the scratch aligned up to 4 wherever the arena starts. */
-#define MX_LIVES_ARENA_BYTES(tensors) (MX_LIVES_BYTES(tensors) + 3u)
+/* Whether the load-only regions (mx/meta_load.def, `load_bytes` in all) go in the largest arena: when it holds
+ * them wherever it starts (aligned up to 8). The runtime and a firmware's static pool decide alike. */
+#define MX_META_LOAD_IN_ARENA(load_bytes, largest_arena) ((uint64_t)(largest_arena) >= (uint64_t)(load_bytes) + 7u)
 
-/* Region indices, in layout order. */
+/* Region indices, in layout order: the lasting regions, then the load-only ones. */
 enum {
 #define X(region, count, elem_size) MX_META_##region,
 #include "mx/meta_pool.def"
+#include "mx/meta_load.def"
 #undef X
-  MX_META_REGIONS
+  MX_META_REGIONS,
+  MX_META_LOAD = MX_META_values   /* the first load-only region: meta_load.def's first */
 };
 
 #define MX_META_ALIGN8(n) (((n) + 7u) & ~(uint64_t)7u)

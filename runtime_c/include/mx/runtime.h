@@ -56,8 +56,8 @@ typedef struct mx_span {
 typedef struct mx_method_config {
   void *meta_pool;            /* all mx_value / mx_tensor / list storage comes from here */
   size_t meta_pool_size;
-  const mx_span *arenas;      /* index = memory_id; arenas[0] is never used. Loading writes scratch into one
-                                 (mx/meta_pool.def: lives): load before filling inputs */
+  const mx_span *arenas;      /* index = memory_id; arenas[0] is never used. Loading may build its checks in the
+                                 largest (mx/meta_load.def): load before filling inputs */
   uint32_t arena_count;
   bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
                                  backend and init (inspection tools) */
@@ -70,12 +70,27 @@ typedef struct mx_method_config {
  * rest of that run, which does nothing. */
 enum { MX_INSTR_KERNEL = 1, MX_INSTR_DELEGATE = 2, MX_INSTR_FUSED = 0x80, MX_INSTR_FUSED_AWAY = 0x81 };
 
+/* 12 bytes on a 32-bit target. A call's arguments are value indices, arg_ids[first_arg..first_arg + nargs). */
 typedef struct mx_instr {
   uint8_t kind;               /* MX_INSTR_* */
+  uint16_t nargs;
   uint32_t op;                /* kernel: operator index; delegate: delegate index; fused: mx_kernel_table index */
-  uint32_t nargs;
-  mx_value **args;
+  uint32_t first_arg;
 } mx_instr;
+
+/* One call's arguments, read from the program before the call (src/call_frame.c) into regions of the pool sized
+ * for the largest call; the program's plan is remembered as flatbuffer positions. */
+typedef struct mx_frame {
+  mx_value **argv;
+  mx_value *values;
+  mx_tensor *tensors;
+  int64_t *ints;
+  double *doubles;
+  mx_tensor **refs;
+  uint32_t cap_args, cap_tensors, cap_ints, cap_doubles, cap_refs;
+  uint32_t values_pos, values_len;    /* the plan's EValues */
+  uint32_t sizes_pos, sizes_len;      /* its non_const_buffer_sizes */
+} mx_frame;
 
 /* Where a load or execution failed; fields are -1 / NULL when they do not apply. Indices fit in 32 bits:
  * each entry of a vector in the (at most 4 GiB) file takes at least 4 bytes. */
@@ -92,14 +107,21 @@ typedef struct mx_error_site {
 
 typedef struct mx_method {
   const mx_program *program;
-  mx_value *values;
+  mx_value *values;               /* every value, while the method loads (NULL after: mx/meta_load.def) */
+  mx_value **load_args;           /* every call's arguments at its first_arg, while the method loads */
   uint32_t value_count;
-  const uint32_t *inputs;
+  const uint32_t *inputs;         /* value indices */
   uint32_t input_count;
   const uint32_t *outputs;
   uint32_t output_count;
+  mx_value *io_values;            /* the inputs then the outputs, kept for the caller */
+  mx_tensor *io_tensors;          /* their tensors, at the same positions */
   mx_instr *instrs;
   uint32_t instr_count;
+  uint16_t *arg_ids;              /* value index of every call's arguments */
+  mx_span *arenas;                /* as the config gave them */
+  uint32_t arena_count;
+  mx_frame frame;
   const mx_kernel_entry **ops;    /* resolved kernels, NULL entries when loaded with skip_kernels */
   const char **op_names;
   const char **op_overloads;
@@ -109,6 +131,11 @@ typedef struct mx_method {
   uint64_t cost;
   mx_error_site site;
 } mx_method;
+
+/* The arguments of instruction `ins` while the method loads (kernel checks, the plan check, fusions). */
+static inline mx_value **mx_instr_load_args(const mx_method *m, const mx_instr *ins) {
+  return m->load_args + ins->first_arg;
+}
 
 mx_error mx_method_load(const mx_program *program, const char *name, const mx_method_config *cfg, mx_method *method);
 mx_error mx_method_execute(mx_method *method);
