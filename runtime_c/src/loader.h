@@ -67,6 +67,8 @@ uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs)
 mx_error mx_verify_plan(mx_method *method, mx_tensor *tensors, uint32_t tensor_count, uint32_t *lives);
 
 mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
+/* The dim order of a tensor whose file gives none: contiguous. */
+extern const uint8_t mx_identity_order[MX_MAX_DIM];
 /* EValue i of the plan: its tag and its value table. */
 mx_error mx_open_value(mx_load_ctx *ctx, uint32_t i, uint8_t *tag, mx_fb_table *val);
 /* A value of any kind but an int or tensor list into *out (tensors and double lists from ctx's cursors). */

@@ -4,7 +4,7 @@
 #include "schema_ids.h"
 
 /* What an absent dim order means: contiguous. */
-static const uint8_t identity_order[MX_MAX_DIM] = {0, 1, 2, 3, 4, 5, 6, 7};
+const uint8_t mx_identity_order[MX_MAX_DIM] = {0, 1, 2, 3, 4, 5, 6, 7};
 
 static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out) {
   mx_fb *fb = &ctx->fb;
@@ -19,7 +19,7 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
   const uint8_t *at = fb->buf + sizes.pos;
   if (((uintptr_t)at & 3u) != 0) return MX_ERR_MISALIGNED;
   out->sizes = (const int32_t *)(const void *)at;
-  out->dim_order = order.len ? fb->buf + order.pos : identity_order;
+  out->dim_order = order.len ? fb->buf + order.pos : mx_identity_order;
   uint64_t numel = 1;
   uint32_t seen = 0;
   out->dim = (uint8_t)sizes.len;

@@ -1,5 +1,7 @@
 /* EValues to mx_values. Two passes: scalars, strings and tensors first, then int and tensor lists, whose items
  * name values that may be declared after the list (read from what the first pass loaded, not from the file again). */
+#include <string.h>
+
 #include "loader.h"
 #include "schema_ids.h"
 

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define MX_MAX_DIM 8
 
@@ -93,15 +92,16 @@ typedef struct mx_value {
   } u;
 } mx_value;
 
+/* __builtin_memcpy: firmware builds are -ffreestanding, where a plain memcpy stays a library call. */
 static inline int64_t mx_value_int(const mx_value *v) {
   int64_t x;
-  memcpy(&x, v->u.bits, sizeof x);
+  __builtin_memcpy(&x, v->u.bits, sizeof x);
   return x;
 }
 
 static inline double mx_value_double(const mx_value *v) {
   double x;
-  memcpy(&x, v->u.bits, sizeof x);
+  __builtin_memcpy(&x, v->u.bits, sizeof x);
   return x;
 }
 
