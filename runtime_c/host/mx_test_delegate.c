@@ -71,7 +71,8 @@ static mx_arg_error check(const void *state, mx_value *const *args, uint32_t nar
   if (nargs != 2) return MX_ERR_BAD_ARG_COUNT;
   if (args[0]->tag != MX_TAG_TENSOR || args[1]->tag != MX_TAG_TENSOR) return MX_ERR_BAD_ARG_TYPE;
   const mx_tensor *out = args[1]->u.t;
-  if (mx_tensor_nbytes(out) != 0 && (out->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(1, MX_ERR_CONSTANT_WRITE);
+  if (mx_tensor_nbytes(out) != 0 && (out->flags & MX_TENSOR_PLANNED) == 0)
+    return MX_ARG_ERROR(1, MX_ERR_CONSTANT_WRITE);
   return check_pair(args[0]->u.t, out);
 }
 

@@ -67,9 +67,10 @@ static void tensor_bytes(mx_serial *s, const uint8_t *body, uint32_t len, int ou
   mx_tensor *t = s->active < 0 ? NULL
                  : output      ? mx_method_output(&s->method, index)
                                : mx_method_input(&s->method, index);
-  const uint32_t status = s->active < 0                                               ? MX_SERIAL_NO_MODEL
-                          : t == NULL || offset > mx_tensor_nbytes(t) || n > mx_tensor_nbytes(t) - offset ? MX_SERIAL_OUT_OF_RANGE
-                                                                                      : MX_OK;
+  const uint32_t status = s->active < 0 ? MX_SERIAL_NO_MODEL
+                          : t == NULL || offset > mx_tensor_nbytes(t) || n > mx_tensor_nbytes(t) - offset
+                              ? MX_SERIAL_OUT_OF_RANGE
+                              : MX_OK;
   if (status == MX_OK && !output) memcpy((uint8_t *)t->data + offset, body + 6, n);
   mx_tx_status(s, status);
   if (status == MX_OK && output) mx_tx_put(s, (const uint8_t *)t->data + offset, n);

@@ -88,7 +88,8 @@ static mx_error tensor(mx_frame_reader *r, uint32_t t, mx_tensor **out) {
   *out = x;
   if (alloc) {
     const uint32_t id = u32_field(b, alloc, ALLOC_MEMORY_ID);
-    const uint64_t offset = ((uint64_t)u32_field(b, alloc, ALLOC_OFFSET_HIGH) << 32) | u32_field(b, alloc, ALLOC_OFFSET_LOW);
+    const uint64_t offset =
+        ((uint64_t)u32_field(b, alloc, ALLOC_OFFSET_HIGH) << 32) | u32_field(b, alloc, ALLOC_OFFSET_LOW);
     x->data = (uint8_t *)r->cfg.arenas[id].ptr + offset;
     x->flags = MX_TENSOR_PLANNED;
     return MX_OK;

@@ -116,14 +116,15 @@ static uint32_t match(const mx_method *m, uint32_t i, uint32_t *budget) {
   }
   const mx_instr *div = &m->instrs[i + n];
   mx_value **div_args = mx_instr_load_args(m, div);
-  if (!is_call(m, div, "aten::div", MX_NARGS_aten_div) || ramp == NULL ||
-      f32(div_args[MX_ARG_aten_div_self]) != ramp || !constant_is(p, div_args[MX_ARG_aten_div_other], 6.0f)) {
+  if (!is_call(m, div, "aten::div", MX_NARGS_aten_div) || ramp == NULL || f32(div_args[MX_ARG_aten_div_self]) != ramp ||
+      !constant_is(p, div_args[MX_ARG_aten_div_other], 6.0f)) {
     return 0;
   }
   mx_tensor *out = f32(div_args[MX_ARG_aten_div_out]);
   if (out == NULL || out == in || !same_layout(in, out) || !disjoint_or_below(in, out)) return 0;
   for (uint32_t k = 0; k < n; k++) {  /* the temporaries: each instruction's out before the div */
-    const mx_tensor *t = f32(mx_instr_load_args(m, &m->instrs[i + k])[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
+    const mx_tensor *t =
+        f32(mx_instr_load_args(m, &m->instrs[i + k])[k == 2 ? MX_ARG_aten_mul_out : MX_ARG_aten_add_out]);
     if (t == NULL || t == in || t == out || used_outside(m, t, i, n + 1, budget)) return 0;
   }
   return n + 1;
@@ -137,7 +138,7 @@ void mx_fuse_hard_ramps(mx_method *m) {
     int32_t k = n ? kernel[n == 4] : -1;
     if (k < 0) continue;
     mx_instr *first = &m->instrs[i];
-    mx_value **args = mx_instr_load_args(m, first);   /* the add's five slots hold the fused call's (self, out, ret) */
+    mx_value **args = mx_instr_load_args(m, first); /* the add's five slots hold the fused call's (self, out, ret) */
     mx_value *out = mx_instr_load_args(m, &m->instrs[i + n - 1])[MX_ARG_aten_div_out];
     _Static_assert(MX_ARG_aten_hardswish_self == MX_ARG_aten_add_self &&
                        MX_ARG_aten_hardsigmoid_out == MX_ARG_aten_hardswish_out &&

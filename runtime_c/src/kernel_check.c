@@ -87,7 +87,8 @@ static mx_arg_error mark_outs(mx_value *const *args, uint32_t first_out, uint32_
     for (uint32_t k = 0; k < mx_value_tensor_count(args[i]); k++) {
       mx_tensor *t = mx_value_tensor(args[i], k);
       if (on) {
-        if (mx_tensor_nbytes(t) != 0 && (t->flags & MX_TENSOR_PLANNED) == 0) return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
+        if (mx_tensor_nbytes(t) != 0 && (t->flags & MX_TENSOR_PLANNED) == 0)
+          return MX_ARG_ERROR(i, MX_ERR_CONSTANT_WRITE);
         if ((t->flags & MX_TENSOR_MARK) != 0) return MX_ARG_ERROR(i, MX_ERR_PLAN_OVERLAP);
         t->flags |= MX_TENSOR_MARK;
       } else {

@@ -52,8 +52,10 @@ static mx_error load_bits(mx_fb *fb, const mx_fb_table *val, uint8_t tag, mx_val
   int64_t i = 0;
   double d = 0.0;
   mx_error e = tag == MX_TAG_INT ? mx_fb_i64(fb, val, SCALAR_VALUE, 0, &i) : mx_fb_f64(fb, val, SCALAR_VALUE, 0.0, &d);
-  if (tag == MX_TAG_INT) memcpy(out->u.bits, &i, sizeof i);
-  else memcpy(out->u.bits, &d, sizeof d);
+  if (tag == MX_TAG_INT)
+    memcpy(out->u.bits, &i, sizeof i);
+  else
+    memcpy(out->u.bits, &d, sizeof d);
   return e;
 }
 

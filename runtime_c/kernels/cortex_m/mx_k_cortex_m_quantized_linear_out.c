@@ -68,7 +68,8 @@ mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
   const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
   const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
   /* a target that reads kernel sums from the context needs kernel_sum */
-  MX_REFUSE_IF(need > 0 && (ksum == NULL || (int32_t)mx_tensor_nbytes(ksum) < need), A(kernel_sum), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(need > 0 && (ksum == NULL || (int32_t)mx_tensor_nbytes(ksum) < need), A(kernel_sum),
+               MX_ERR_BAD_ARG_VALUE);
   return MX_OK;
 }
 

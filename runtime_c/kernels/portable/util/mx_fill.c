@@ -9,7 +9,8 @@ mx_error mx_fill_check(const mx_tensor *out) { return out->dtype == MX_DTYPE_F16
 /* The Scalar as an integer of the out's dtype (before narrowing). */
 static int64_t as_int(const mx_value *v) {
   switch (v->tag) {
-    case MX_TAG_DOUBLE: return mx_f64_to_i64(mx_value_double(v)); /* NaN and beyond int64: defined, as _to_copy's cast */
+    case MX_TAG_DOUBLE:
+      return mx_f64_to_i64(mx_value_double(v)); /* NaN and beyond int64: defined, as _to_copy's cast */
     case MX_TAG_BOOL: return v->u.b ? 1 : 0;
     default: return mx_value_int(v);
   }
@@ -24,7 +25,9 @@ static double as_double(const mx_value *v) {
 }
 
 /* A float32 fill from an Int rounds once, as torch's int64 → float cast does (not through double). */
-static float as_float(const mx_value *v) { return v->tag == MX_TAG_INT ? mx_i64_to_f32(mx_value_int(v)) : (float)as_double(v); }
+static float as_float(const mx_value *v) {
+  return v->tag == MX_TAG_INT ? mx_i64_to_f32(mx_value_int(v)) : (float)as_double(v);
+}
 
 void mx_fill(mx_tensor *out, const mx_value *fill_value) {
   uint8_t elem[8];
