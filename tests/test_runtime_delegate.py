@@ -260,10 +260,14 @@ def test_inspect_refuses_dangling_delegate_references(tmp_path, kw, fragment):
 def assert_counts_match(path, plan):
     from mcu_export.firmware.model_project import pool_counts
 
-    counted = dict(program_info(path).meta_counts)
+    info = program_info(path)
+    counted = dict(info.meta_counts)
     expected = dataclasses.asdict(pool_counts(plan, HOST_BACKENDS))
     assert set(counted) == set(expected)  # every count the pool layout uses, and no other
     assert counted == expected
+    # the pool the loader asks for is what a firmware's static pool sums from these counts
+    lasting, load, where = info.meta_blocks
+    assert info.meta_pool_bytes == lasting + (load if where == "pool" else 0)
 
 
 def test_pool_counts_match_the_runtime_for_delegate_programs(tmp_path):

@@ -31,6 +31,8 @@ class ProgramInfo:
     inputs: Tuple[TensorSpec, ...]
     outputs: Tuple[TensorSpec, ...]
     meta_counts: Tuple[Tuple[str, int], ...] = ()  # (mx_meta_counts field, count) per pool region
+    # bytes of the lasting and the load-only metadata, and where the latter goes while loading: "arena" or "pool"
+    meta_blocks: Tuple[int, int, str] = (0, 0, "pool")
 
 
 def runner_command(target: str, runner: Path) -> List[str]:
@@ -77,6 +79,7 @@ def parse_info(text: str) -> ProgramInfo:
     method, pool, arenas, counts = "", 0, [], {}
     inputs: List[TensorSpec] = []
     outputs: List[TensorSpec] = []
+    blocks: Tuple[int, int, str] = (0, 0, "pool")
     for line in text.splitlines():
         fields = line.split()
         if not fields:
@@ -91,7 +94,9 @@ def parse_info(text: str) -> ProgramInfo:
             (inputs if fields[0] == "input" else outputs).append(_parse_tensor(fields, line))
         elif fields[0] == "meta":
             counts[fields[2]] = int(fields[3])
-    return ProgramInfo(method, pool, tuple(arenas), tuple(inputs), tuple(outputs), tuple(counts.items()))
+        elif fields[0] == "meta_blocks":
+            blocks = (int(fields[1]), int(fields[2]), fields[3])
+    return ProgramInfo(method, pool, tuple(arenas), tuple(inputs), tuple(outputs), tuple(counts.items()), blocks)
 
 
 def _info(cmd: List[str], pte_path, method: str) -> ProgramInfo:

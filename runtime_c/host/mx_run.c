@@ -15,8 +15,11 @@
  *   input <i> <dtype> <shape> <dim_order>            dim_order like 0,1,2,3 ("-" for 0-dim)
  *   output <i> <dtype> <shape> <dim_order>
  *   input <i> nontensor <tag>                        for non-tensor inputs/outputs (tag = mx_tag code)
- *   meta <region> <count_name> <count>               per metadata pool region (mx/meta_pool.def), as the
- *                                                    loader counts them (count_name: mx_meta_counts field)
+ *   meta <region> <count_name> <count>               per metadata region (mx/meta_pool.def, meta_load.def), as
+ *                                                    the loader counts them (count_name: mx_meta_counts field)
+ *   meta - largest_arena <bytes>
+ *   meta_blocks <lasting> <load> arena|pool          the two blocks' bytes as a firmware's static pool sums them
+ *                                                    from the counts, and where the load-only one goes
  * --parse-only validates the whole method without resolving kernels; --load-only also resolves them.
  * --kernels loads like --load-only and prints what each instruction runs, one per line:
  *   instruction <i> <name>.<overload>                the kernel called (a loader fusion's kernel included)
@@ -245,6 +248,16 @@ static void print_info(const state *st, const options *o) {
 #include "mx/meta_load.def"
 #undef X
   printf("meta - largest_arena %llu\n", (unsigned long long)c.largest_arena);
+  /* the sums codegen/model/mx_model_memory.c.j2 makes */
+  uint64_t lasting = 0, load = 0;
+#define X(region, count, elem_size) lasting += MX_META_REGION_BYTES(c.count, elem_size);
+#include "mx/meta_pool.def"
+#undef X
+#define X(region, count, elem_size) load += MX_META_REGION_BYTES(c.count, elem_size);
+#include "mx/meta_load.def"
+#undef X
+  printf("meta_blocks %llu %llu %s\n", (unsigned long long)lasting, (unsigned long long)load,
+         MX_META_LOAD_IN_ARENA(load, c.largest_arena) ? "arena" : "pool");
 }
 
 static void print_kernels(const mx_method *m) {
