@@ -47,7 +47,7 @@ int main(void)
     const mx_method_config cfg = {mx_probe_meta_pool, sizeof mx_probe_meta_pool, arenas, 2, false, 0};
     if (mx_method_load(&program, "forward", &cfg, &method) != MX_OK) return 13;
     mx_tensor *in = mx_method_input(&method, 0);
-    if (in == 0 || in->nbytes != 16) return 14;
+    if (in == 0 || mx_tensor_nbytes(in) != 16) return 14;
     ((float *)in->data)[0] = 1.5f;
     if (mx_method_execute(&method) != MX_OK) return 15;
     mx_tensor *out = mx_method_output(&method, 0);

@@ -268,7 +268,7 @@ static void print_kernels(const mx_method *m) {
     } else if (ins->kind == MX_INSTR_FUSED) {
       printf("instruction %u %s.%s\n", i, mx_kernel_table[ins->op].name, mx_kernel_table[ins->op].overload);
     } else {
-      printf("instruction %u %s.%s\n", i, m->op_names[ins->op], m->op_overloads[ins->op]);
+      printf("instruction %u %s.%s\n", i, m->ops[ins->op]->name, m->ops[ins->op]->overload);
     }
   }
 }

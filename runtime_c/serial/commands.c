@@ -67,10 +67,10 @@ static void tensor_bytes(mx_serial *s, const uint8_t *body, uint32_t len, int ou
   mx_tensor *t = s->active < 0 ? NULL
                  : output      ? mx_method_output(&s->method, index)
                                : mx_method_input(&s->method, index);
-  const uint32_t status = s->active < 0 ? MX_SERIAL_NO_MODEL
-                          : t == NULL || offset > mx_tensor_nbytes(t) || n > mx_tensor_nbytes(t) - offset
-                              ? MX_SERIAL_OUT_OF_RANGE
-                              : MX_OK;
+  const uint32_t bytes = t != NULL ? mx_tensor_nbytes(t) : 0u;
+  const uint32_t status = s->active < 0                                       ? MX_SERIAL_NO_MODEL
+                          : t == NULL || offset > bytes || n > bytes - offset ? MX_SERIAL_OUT_OF_RANGE
+                                                                              : MX_OK;
   if (status == MX_OK && !output) memcpy((uint8_t *)t->data + offset, body + 6, n);
   mx_tx_status(s, status);
   if (status == MX_OK && output) mx_tx_put(s, (const uint8_t *)t->data + offset, n);
@@ -116,14 +116,12 @@ void mx_cmd_profile(mx_serial *s, const uint8_t *body, uint32_t len) {
     mx_tx_u8(s, ins->kind);
     /* the name and overload of what ran: a kernel of the program, a fused kernel, a delegate */
     const char *name = NULL, *overload = NULL;
-    if (ins->kind == MX_INSTR_KERNEL) {
-      name = m->op_names[ins->op];
-      overload = m->op_overloads[ins->op];
-    } else if (ins->kind == MX_INSTR_FUSED) {
-      name = mx_kernel_table[ins->op].name;
-      overload = mx_kernel_table[ins->op].overload;
-    } else if (ins->kind == MX_INSTR_DELEGATE) {
+    if (ins->kind == MX_INSTR_DELEGATE) {
       name = m->delegates[ins->op].id;
+    } else if (ins->kind != MX_INSTR_FUSED_AWAY) {   /* a serving model's kernels are resolved */
+      const mx_kernel_entry *k = ins->kind == MX_INSTR_FUSED ? &mx_kernel_table[ins->op] : m->ops[ins->op];
+      name = k->name;
+      overload = k->overload;
     }
     mx_tx_str(s, name);
     mx_tx_str(s, overload);

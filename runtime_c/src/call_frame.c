@@ -49,33 +49,32 @@ static uint32_t u32_field(const uint8_t *b, uint32_t table, uint32_t id) {
   return at ? u32(b, at) : 0u;
 }
 
+/* One call's reading: in mx_frame_build's frame, which is gone before the kernel runs (a reader in the executor's
+ * frame would sit under every kernel's stack). */
+typedef struct reader {
+  const mx_method *m;
+  mx_fb fb;
+  mx_tensor *tensors;
+  int64_t *ints;
+  double *doubles;
+  mx_tensor **refs;
+  uint32_t tensors_left, ints_left, doubles_left, refs_left;
+} reader;
+
 /* EValue i's value table, and its tag. */
-static uint32_t value_table(const mx_frame_reader *r, uint32_t i, uint8_t *tag) {
-  const uint8_t *b = r->ctx.fb.buf;
-  const uint32_t slot = r->ctx.values.pos + 4u * i, ev = slot + u32(b, slot);
+static uint32_t value_table(const reader *r, uint32_t i, uint8_t *tag) {
+  const uint8_t *b = r->fb.buf;
+  const uint32_t slot = r->m->frame.values_pos + 4u * i, ev = slot + u32(b, slot);
   const uint32_t at = field(b, ev, EVALUE_VAL_TYPE);
   *tag = at ? b[at] : (uint8_t)MX_TAG_NONE;
   return child(b, ev, EVALUE_VAL_TYPE + 1u);
 }
 
-void mx_frame_open(mx_method *m, mx_frame_reader *r) {
-  *r = (mx_frame_reader){0};
-  r->cfg.arenas = m->arenas;
-  r->cfg.arena_count = m->arena_count;
-  r->ctx.p = m->program;
-  r->ctx.cfg = &r->cfg;
-  r->ctx.m = m;
-  mx_prog_reader(m->program, &r->ctx.fb);
-  r->ctx.values = (mx_fb_vec){m->frame.values_pos, m->frame.values_len};
-  r->ctx.buffer_sizes = (mx_fb_vec){m->frame.sizes_pos, m->frame.sizes_len};
-}
-
-static mx_error tensor(mx_frame_reader *r, uint32_t t, mx_tensor **out) {
-  mx_load_ctx *ctx = &r->ctx;
-  const uint8_t *b = ctx->fb.buf;
-  if (ctx->tensors_left == 0) return MX_ERR_META_POOL_FULL;
-  mx_tensor *x = ctx->tensors++;
-  ctx->tensors_left--;
+static mx_error tensor(reader *r, uint32_t t, mx_tensor **out) {
+  const uint8_t *b = r->fb.buf;
+  if (r->tensors_left == 0) return MX_ERR_META_POOL_FULL;
+  mx_tensor *x = r->tensors++;
+  r->tensors_left--;
   *x = (mx_tensor){0};
   const uint32_t type = field(b, t, TENSOR_SCALAR_TYPE), sizes = child(b, t, TENSOR_SIZES);
   const uint32_t order = child(b, t, TENSOR_DIM_ORDER), alloc = child(b, t, TENSOR_ALLOCATION_INFO);
@@ -90,74 +89,72 @@ static mx_error tensor(mx_frame_reader *r, uint32_t t, mx_tensor **out) {
     const uint32_t id = u32_field(b, alloc, ALLOC_MEMORY_ID);
     const uint64_t offset =
         ((uint64_t)u32_field(b, alloc, ALLOC_OFFSET_HIGH) << 32) | u32_field(b, alloc, ALLOC_OFFSET_LOW);
-    x->data = (uint8_t *)r->cfg.arenas[id].ptr + offset;
+    x->data = (uint8_t *)r->m->arenas[id].ptr + offset;
     x->flags = MX_TENSOR_PLANNED;
     return MX_OK;
   }
   const uint32_t buffer = u32_field(b, t, TENSOR_DATA_BUFFER_IDX);
   if (buffer == 0) return MX_OK;   /* empty */
   const uint8_t *data;
-  mx_error e = mx_prog_constant(ctx->p, &ctx->fb, buffer, mx_tensor_nbytes(x), &data);
+  mx_error e = mx_prog_constant(r->m->program, &r->fb, buffer, mx_tensor_nbytes(x), &data);
   x->data = (void *)(uintptr_t)data;
   return e;
 }
 
 /* IntList items are indices of Int values. */
-static mx_error int_list(mx_frame_reader *r, uint32_t items, mx_value *out) {
-  mx_load_ctx *ctx = &r->ctx;
-  const uint8_t *b = ctx->fb.buf;
+static mx_error int_list(reader *r, uint32_t items, mx_value *out) {
+  const uint8_t *b = r->fb.buf;
   const uint32_t n = items ? u32(b, items) : 0u;
-  if (n > ctx->ints_left) return MX_ERR_META_POOL_FULL;
+  if (n > r->ints_left) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
     uint8_t tag;
     const uint32_t v = value_table(r, (uint32_t)u64(b, items + 4u + 8u * k), &tag);
     const uint32_t at = field(b, v, SCALAR_VALUE);
-    ctx->ints[k] = at ? (int64_t)u64(b, at) : 0;
+    r->ints[k] = at ? (int64_t)u64(b, at) : 0;
   }
-  out->u.ints.items = ctx->ints;
+  out->u.ints.items = r->ints;
   out->u.ints.len = n;
-  ctx->ints += n;
-  ctx->ints_left -= n;
+  r->ints += n;
+  r->ints_left -= n;
   return MX_OK;
 }
 
 /* A list's tensors; NULL for an optional list's None (the loader allowed a None only there). */
-static mx_error tensor_list(mx_frame_reader *r, uint32_t items, mx_value *out) {
-  mx_load_ctx *ctx = &r->ctx;
-  const uint8_t *b = ctx->fb.buf;
+static mx_error tensor_list(reader *r, uint32_t items, mx_value *out) {
+  const uint8_t *b = r->fb.buf;
   const uint32_t n = items ? u32(b, items) : 0u;
-  if (n > ctx->tensor_refs_left) return MX_ERR_META_POOL_FULL;
+  if (n > r->refs_left) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
     const int32_t idx = (int32_t)u32(b, items + 4u + 4u * k);
     uint8_t tag = MX_TAG_NONE;
     const uint32_t v = idx >= 0 ? value_table(r, (uint32_t)idx, &tag) : 0u;
-    ctx->tensor_refs[k] = NULL;
+    r->refs[k] = NULL;
     if (tag == MX_TAG_TENSOR) {
-      mx_error e = tensor(r, v, &ctx->tensor_refs[k]);
+      mx_error e = tensor(r, v, &r->refs[k]);
       if (e != MX_OK) return e;
     }
   }
-  out->u.tensors.items = ctx->tensor_refs;
+  out->u.tensors.items = r->refs;
   out->u.tensors.len = n;
-  ctx->tensor_refs += n;
-  ctx->tensor_refs_left -= n;
+  r->refs += n;
+  r->refs_left -= n;
   return MX_OK;
 }
 
-static mx_error double_list(mx_load_ctx *ctx, uint32_t items, mx_value *out) {
-  const uint8_t *b = ctx->fb.buf;
+static mx_error double_list(reader *r, uint32_t items, mx_value *out) {
+  const uint8_t *b = r->fb.buf;
   const uint32_t n = items ? u32(b, items) : 0u;
-  if (n > ctx->doubles_left) return MX_ERR_META_POOL_FULL;
-  memcpy(ctx->doubles, b + items + 4u, (size_t)n * sizeof(double));   /* copied: 8-byte alignment unknown */
-  out->u.doubles.items = ctx->doubles;
+  if (n > r->doubles_left) return MX_ERR_META_POOL_FULL;
+  memcpy(r->doubles, b + items + 4u, (size_t)n * sizeof(double));   /* copied: 8-byte alignment unknown */
+  out->u.doubles.items = r->doubles;
   out->u.doubles.len = n;
-  ctx->doubles += n;
-  ctx->doubles_left -= n;
+  r->doubles += n;
+  r->doubles_left -= n;
   return MX_OK;
 }
 
-static mx_error one_value(mx_frame_reader *r, uint32_t id, mx_value *out) {
-  const uint8_t *b = r->ctx.fb.buf;
+static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
+  const uint8_t *b = r->fb.buf;
   uint8_t tag;
   const uint32_t v = value_table(r, id, &tag);
   const uint32_t at = v && tag != MX_TAG_TENSOR ? field(b, v, SCALAR_VALUE) : 0u;
@@ -175,7 +172,7 @@ static mx_error one_value(mx_frame_reader *r, uint32_t id, mx_value *out) {
       return MX_OK;
     case MX_TAG_TENSOR: return tensor(r, v, &out->u.t);
     case MX_TAG_INT_LIST: return int_list(r, items, out);
-    case MX_TAG_DOUBLE_LIST: return double_list(&r->ctx, items, out);
+    case MX_TAG_DOUBLE_LIST: return double_list(r, items, out);
     case MX_TAG_BOOL_LIST:
       out->u.bools.items = items ? b + items + 4u : b;
       out->u.bools.len = items ? u32(b, items) : 0u;
@@ -186,19 +183,13 @@ static mx_error one_value(mx_frame_reader *r, uint32_t id, mx_value *out) {
   }
 }
 
-mx_error mx_frame_build(mx_frame_reader *r, const mx_instr *ins, mx_value ***argv) {
-  mx_load_ctx *ctx = &r->ctx;
-  const mx_method *m = ctx->m;
+mx_error mx_frame_build(const mx_method *m, const mx_instr *ins, mx_value ***argv) {
   const mx_frame *f = &m->frame;
   if (ins->nargs > f->cap_args) return MX_ERR_META_POOL_FULL;
-  ctx->tensors = f->tensors;
-  ctx->tensors_left = f->cap_tensors;
-  ctx->ints = f->ints;
-  ctx->ints_left = f->cap_ints;
-  ctx->doubles = f->doubles;
-  ctx->doubles_left = f->cap_doubles;
-  ctx->tensor_refs = f->refs;
-  ctx->tensor_refs_left = f->cap_refs;
+  reader rd = {m,          {0}, f->tensors, f->ints, f->doubles, f->refs, f->cap_tensors, f->cap_ints, f->cap_doubles,
+               f->cap_refs};
+  reader *r = &rd;
+  mx_prog_reader(m->program, &r->fb);
   const uint16_t *ids = &m->arg_ids[ins->first_arg];
   for (uint32_t k = 0; k < ins->nargs; k++) {
     uint32_t same = 0;

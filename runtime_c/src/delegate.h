@@ -10,8 +10,8 @@ struct mx_delegate_support {
   /* Fills method->delegates: checks each processed reference, finds the backend, runs its init. On error
    * method->site names the delegate. */
   mx_error (*load)(mx_load_ctx *ctx);
-  /* Runs instruction i, a DelegateCall, bracketed by the platform's profiling hooks as a kernel is; on
-   * error method->site names the instruction and the delegate. */
+  /* Runs instruction i, a DelegateCall, over its arguments (the executor brackets it with the platform's
+   * profiling hooks as it does a kernel); on error method->site names the instruction and the delegate. */
   mx_error (*execute)(mx_method *m, uint32_t i, mx_value *const *args);
   /* At load, for each DelegateCall: the backend's check of the call's arguments (OK without a backend or a
    * check); on error method->site names the delegate and the argument. */

@@ -5,9 +5,7 @@ mx_error mx_delegate_execute(mx_method *m, uint32_t i, mx_value *const *args) {
   const mx_instr *ins = &m->instrs[i];
   mx_delegate *d = &m->delegates[ins->op];
   mx_kernel_ctx ctx = {.instruction = i};
-  mx_platform_op_begin(i);
   mx_error e = d->backend->execute(d->state, &ctx, args, ins->nargs);
-  mx_platform_op_end(i, e);
   if (e != MX_OK) {
     m->site.instruction = i;
     m->site.delegate_index = (int32_t)ins->op;

@@ -45,14 +45,8 @@ mx_error mx_carve_method(mx_load_ctx *ctx, const mx_meta_counts *c);
 /* After a load that succeeded: what the method keeps of its load-only regions (method_keep.c). */
 void mx_keep_method(mx_load_ctx *ctx);
 
-/* Reading calls' arguments from the program at run time (call_frame.c): a reader per execution, then each call's
- * arguments into the method's frame. */
-typedef struct mx_frame_reader {
-  mx_load_ctx ctx;
-  mx_method_config cfg;
-} mx_frame_reader;
-void mx_frame_open(mx_method *m, mx_frame_reader *r);
-mx_error mx_frame_build(mx_frame_reader *r, const mx_instr *ins, mx_value ***argv);
+/* Instruction ins's arguments, read from the program into the method's call frame (call_frame.c). */
+mx_error mx_frame_build(const mx_method *m, const mx_instr *ins, mx_value ***argv);
 mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l);
 
 /* Instruction list of the plan's only chain (empty when the plan has no chain). */

@@ -39,6 +39,8 @@ static void carve_load(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_meta_
   ctx->tensor_refs = AT(block, tensor_refs, mx_tensor *);
   ctx->tensor_refs_left = (uint32_t)c->tensor_refs;
   m->load_args = AT(block, load_args, mx_value *);
+  m->op_names = AT(block, op_names, const char *);
+  m->op_overloads = AT(block, op_overloads, const char *);
   ctx->args = m->load_args;
   ctx->args_left = (uint32_t)c->args;
 }
@@ -50,8 +52,6 @@ static void carve_lasting(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_me
   m->instr_count = (uint32_t)c->instrs;
   m->arg_ids = AT(pool, arg_ids, uint16_t);
   m->ops = AT(pool, ops, const mx_kernel_entry *);
-  m->op_names = AT(pool, op_names, const char *);
-  m->op_overloads = AT(pool, op_overloads, const char *);
   m->op_count = (uint32_t)c->ops;
   m->inputs = AT(pool, inputs, const uint32_t);
   m->input_count = (uint32_t)c->inputs;

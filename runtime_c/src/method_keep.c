@@ -1,5 +1,5 @@
 /* What a loaded method keeps once loading is done: its calls' arguments as value indices (what the fusions left),
- * its inputs and outputs for the caller, and where its arenas and its plan are; the rest is read from the program
+ * its inputs and outputs for the caller, and where its arenas and its values are; the rest is read from the program
  * again before each call (call_frame.c). */
 #include "loader.h"
 
@@ -25,7 +25,4 @@ void mx_keep_method(mx_load_ctx *ctx) {
     m->arenas[id] = cfg->arenas[id];
   }
   m->frame.values_pos = ctx->values.pos;
-  m->frame.values_len = ctx->values.len;
-  m->frame.sizes_pos = ctx->buffer_sizes.pos;
-  m->frame.sizes_len = ctx->buffer_sizes.len;
 }

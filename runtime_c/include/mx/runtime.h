@@ -79,7 +79,7 @@ typedef struct mx_instr {
 } mx_instr;
 
 /* One call's arguments, read from the program before the call (src/call_frame.c) into regions of the pool sized
- * for the largest call; the program's plan is remembered as flatbuffer positions. */
+ * for the largest call. */
 typedef struct mx_frame {
   mx_value **argv;
   mx_value *values;
@@ -88,8 +88,7 @@ typedef struct mx_frame {
   double *doubles;
   mx_tensor **refs;
   uint32_t cap_args, cap_tensors, cap_ints, cap_doubles, cap_refs;
-  uint32_t values_pos, values_len;    /* the plan's EValues */
-  uint32_t sizes_pos, sizes_len;      /* its non_const_buffer_sizes */
+  uint32_t values_pos;                /* the plan's EValues (a flatbuffer vector's first element) */
 } mx_frame;
 
 /* Where a load or execution failed; fields are -1 / NULL when they do not apply. Indices fit in 32 bits:
@@ -123,7 +122,7 @@ typedef struct mx_method {
   uint32_t arena_count;
   mx_frame frame;
   const mx_kernel_entry **ops;    /* resolved kernels, NULL entries when loaded with skip_kernels */
-  const char **op_names;
+  const char **op_names;          /* while the method loads; after, a resolved kernel's entry has its names */
   const char **op_overloads;
   uint32_t op_count;
   mx_delegate *delegates;

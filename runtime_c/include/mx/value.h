@@ -21,7 +21,7 @@ typedef enum mx_dtype {
 } mx_dtype;
 
 /* Bytes per element of a dtype code; 0 for a code the runtime does not know (src/dtype.c). */
-uint32_t mx_dtype_size(uint32_t dtype);
+uint32_t mx_dtype_size(uint32_t dtype) __attribute__((const));
 
 /* The loader sets it on a tensor whose data is an arena slot: only such a tensor may be written (a kernel's
  * out, a delegate's output, a method input). Without it the data is in the program, or there is none. */
