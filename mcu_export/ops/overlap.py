@@ -232,10 +232,9 @@ class Planes:
         return Reach(max(below), max(above))
 
 
-def _nchw_f32(t: Optional[pte.Tensor], dims: Tuple[int, ...]) -> bool:
+def _nchw_f32(t: pte.Tensor, dims: Tuple[int, ...]) -> bool:
     return (
-        t is not None
-        and len(t.sizes) in dims
+        len(t.sizes) in dims
         and t.scalar_type == pte.ScalarType.FLOAT
         and list(t.dim_order) == list(range(len(t.sizes)))
     )
@@ -245,7 +244,9 @@ def depthwise_f32(values, args, arg, out) -> Optional[Reach]:
     """aten::convolution.out: a depthwise one (groups = in channels = out channels, not transposed), not the 1x1
     path (a matrix product per plane, its own order)."""
     x, w, y = _tensor(values, args[0]), _tensor(values, args[1]), _tensor(values, args[out])
-    if arg != 0 or not _nchw_f32(x, (4,)) or not _nchw_f32(y, (4,)) or w is None or len(w.sizes) != 4:
+    if arg != 0 or x is None or y is None or w is None or len(w.sizes) != 4:
+        return None
+    if not _nchw_f32(x, (4,)) or not _nchw_f32(y, (4,)):
         return None
     transposed, groups = values[args[6]], values[args[8]]
     if not isinstance(transposed, pte.Bool) or transposed.bool_val or not isinstance(groups, pte.Int):
@@ -265,7 +266,7 @@ def depthwise_f32(values, args, arg, out) -> Optional[Reach]:
 def avg_pool2d_f32(values, args, arg, out) -> Optional[Reach]:
     """aten::avg_pool2d.out (NCHW or CHW): an empty stride is the kernel's."""
     x, y = _tensor(values, args[0]), _tensor(values, args[out])
-    if arg != 0 or not _nchw_f32(x, (3, 4)) or not _nchw_f32(y, (3, 4)):
+    if arg != 0 or x is None or y is None or not _nchw_f32(x, (3, 4)) or not _nchw_f32(y, (3, 4)):
         return None
     kernel, padding = _pair(values, args[1]), _pair(values, args[3])
     stride = _pair(values, args[2]) if _ints(values, args[2]) else kernel
@@ -274,7 +275,8 @@ def avg_pool2d_f32(values, args, arg, out) -> Optional[Reach]:
     planes = 1
     for d in x.sizes[:-2]:
         planes *= d
-    return Planes(planes, *x.sizes[-2:], *y.sizes[-2:], stride[0], padding[0], kernel[0]).reach()
+    (in_h, in_w), (out_h, out_w) = x.sizes[-2:], y.sizes[-2:]
+    return Planes(planes, in_h, in_w, out_h, out_w, stride[0], padding[0], kernel[0]).reach()
 
 
 _ELEMENTWISE = (

@@ -86,7 +86,7 @@ bool mx_planes_avg_pool2d_overlap(mx_value *const *args, uint32_t arg, uint32_t 
     return false;
   }
   mx_pool2d_sizes(&p, x, y);
-  const mx_planes g = {p.planes,        (int32_t)p.in_h, (int32_t)p.in_w, (int32_t)p.out_h,
+  const mx_planes g = {p.planes,         (int32_t)p.in_h, (int32_t)p.in_w, (int32_t)p.out_h,
                        (int32_t)p.out_w, (int32_t)p.s[0], (int32_t)p.p[0], (int32_t)p.k[0]};
   return mx_planes_fits(&g, x->data, y->data);
 }
