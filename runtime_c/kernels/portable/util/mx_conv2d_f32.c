@@ -191,9 +191,9 @@ static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const floa
   t.x_px = v->stride * v->x_step, t.x_oc = CG * t.x_c;
   t.w_oc = CG * s->k_h * s->k_w, t.w_c = s->k_h * s->k_w, t.w_kh = s->k_w;
   t.y_oc = s->out_h * s->out_w, t.y_px = v->y_step;
-  for (int32_t i = 0; i < s->c_out;) {
+  for (int32_t done = 0; done < s->c_out;) {
     /* a block of 4 output channels: of one group, or of 4 groups when each group has one */
-    const int32_t o = order < 0 ? s->c_out - 1 - i : i;
+    const int32_t o = order < 0 ? s->c_out - 1 - done : done;
     const int32_t g = o / OG, in_group = OG - o % OG;
     const int32_t n = order != 0 ? 1 : OG == 1 ? (s->c_out - o >= 4 ? 4 : 1) : (in_group >= 4 ? 4 : 1);
     const float *xg = x + (size_t)g * (size_t)t.x_c * (size_t)CG, *wo = w + (size_t)o * (size_t)t.w_oc;
@@ -233,7 +233,7 @@ static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const floa
         iv += step;
       }
     }
-    i += n;
+    done += n;
   }
 }
 
