@@ -54,10 +54,7 @@ static uint32_t u32_field(const uint8_t *b, uint32_t table, uint32_t id) {
 typedef struct reader {
   const mx_method *m;
   mx_fb fb;
-  mx_tensor *tensors;
-  int64_t *ints;
-  double *doubles;
-  mx_tensor **refs;
+  uint8_t *tensors, *ints, *doubles, *refs;   /* cursors into the frame's regions */
   uint32_t tensors_left, ints_left, doubles_left, refs_left;
 } reader;
 
@@ -70,11 +67,20 @@ static uint32_t value_table(const reader *r, uint32_t i, uint8_t *tag) {
   return child(b, ev, EVALUE_VAL_TYPE + 1u);
 }
 
+/* n elements of a frame region: its cursor advances, NULL when the region is short (never, for a program that
+ * loaded: mx_count_meta sized the regions for the largest call). */
+static void *take(uint8_t **cursor, uint32_t *left, uint32_t n, size_t size) {
+  if (n > *left) return NULL;
+  *left -= n;
+  uint8_t *start = *cursor;
+  *cursor += (size_t)n * size;
+  return start;
+}
+
 static mx_error tensor(reader *r, uint32_t t, mx_tensor **out) {
   const uint8_t *b = r->fb.buf;
-  if (r->tensors_left == 0) return MX_ERR_META_POOL_FULL;
-  mx_tensor *x = r->tensors++;
-  r->tensors_left--;
+  mx_tensor *x = take(&r->tensors, &r->tensors_left, 1, sizeof *x);
+  if (x == NULL) return MX_ERR_META_POOL_FULL;
   *x = (mx_tensor){0};
   const uint32_t type = field(b, t, TENSOR_SCALAR_TYPE), sizes = child(b, t, TENSOR_SIZES);
   const uint32_t order = child(b, t, TENSOR_DIM_ORDER), alloc = child(b, t, TENSOR_ALLOCATION_INFO);
@@ -101,55 +107,34 @@ static mx_error tensor(reader *r, uint32_t t, mx_tensor **out) {
   return e;
 }
 
-/* IntList items are indices of Int values. */
-static mx_error int_list(reader *r, uint32_t items, mx_value *out) {
+/* IntList items (at `items`, n of them) are indices of Int values. */
+static mx_error int_list(reader *r, uint32_t items, uint32_t n, mx_value *out) {
   const uint8_t *b = r->fb.buf;
-  const uint32_t n = items ? u32(b, items) : 0u;
-  if (n > r->ints_left) return MX_ERR_META_POOL_FULL;
+  int64_t *ints = take(&r->ints, &r->ints_left, n, sizeof *ints);
+  if (ints == NULL) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
     uint8_t tag;
-    const uint32_t v = value_table(r, (uint32_t)u64(b, items + 4u + 8u * k), &tag);
-    const uint32_t at = field(b, v, SCALAR_VALUE);
-    r->ints[k] = at ? (int64_t)u64(b, at) : 0;
+    const uint32_t at = field(b, value_table(r, (uint32_t)u64(b, items + 4u + 8u * k), &tag), SCALAR_VALUE);
+    ints[k] = at ? (int64_t)u64(b, at) : 0;
   }
-  out->u.ints.items = r->ints;
-  out->u.ints.len = n;
-  r->ints += n;
-  r->ints_left -= n;
+  out->u.ints = (mx_int_list){ints, n};
   return MX_OK;
 }
 
 /* A list's tensors; NULL for an optional list's None (the loader allowed a None only there). */
-static mx_error tensor_list(reader *r, uint32_t items, mx_value *out) {
-  const uint8_t *b = r->fb.buf;
-  const uint32_t n = items ? u32(b, items) : 0u;
-  if (n > r->refs_left) return MX_ERR_META_POOL_FULL;
+static mx_error tensor_list(reader *r, uint32_t items, uint32_t n, mx_value *out) {
+  mx_tensor **refs = take(&r->refs, &r->refs_left, n, sizeof *refs);
+  if (refs == NULL) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
-    const int32_t idx = (int32_t)u32(b, items + 4u + 4u * k);
+    const int32_t idx = (int32_t)u32(r->fb.buf, items + 4u + 4u * k);
     uint8_t tag = MX_TAG_NONE;
     const uint32_t v = idx >= 0 ? value_table(r, (uint32_t)idx, &tag) : 0u;
-    r->refs[k] = NULL;
-    if (tag == MX_TAG_TENSOR) {
-      mx_error e = tensor(r, v, &r->refs[k]);
-      if (e != MX_OK) return e;
-    }
+    refs[k] = NULL;
+    mx_error e = tag == MX_TAG_TENSOR ? tensor(r, v, &refs[k]) : MX_OK;
+    if (e != MX_OK) return e;
   }
-  out->u.tensors.items = r->refs;
+  out->u.tensors.items = refs;
   out->u.tensors.len = n;
-  r->refs += n;
-  r->refs_left -= n;
-  return MX_OK;
-}
-
-static mx_error double_list(reader *r, uint32_t items, mx_value *out) {
-  const uint8_t *b = r->fb.buf;
-  const uint32_t n = items ? u32(b, items) : 0u;
-  if (n > r->doubles_left) return MX_ERR_META_POOL_FULL;
-  memcpy(r->doubles, b + items + 4u, (size_t)n * sizeof(double));   /* copied: 8-byte alignment unknown */
-  out->u.doubles.items = r->doubles;
-  out->u.doubles.len = n;
-  r->doubles += n;
-  r->doubles_left -= n;
   return MX_OK;
 }
 
@@ -159,6 +144,8 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
   const uint32_t v = value_table(r, id, &tag);
   const uint32_t at = v && tag != MX_TAG_TENSOR ? field(b, v, SCALAR_VALUE) : 0u;
   const uint32_t items = at ? at + u32(b, at) : 0u;   /* a list's or a string's vector */
+  const uint32_t n = items ? u32(b, items) : 0u;
+  double *doubles;
   *out = (mx_value){.tag = tag};
   switch (tag) {
     case MX_TAG_INT:
@@ -168,17 +155,23 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
     case MX_TAG_BOOL: out->u.b = at && b[at] != 0; return MX_OK;
     case MX_TAG_STRING:
       out->u.str.chars = items ? (const char *)(b + items + 4u) : "";
-      out->u.str.len = items ? u32(b, items) : 0u;
+      out->u.str.len = n;
       return MX_OK;
     case MX_TAG_TENSOR: return tensor(r, v, &out->u.t);
-    case MX_TAG_INT_LIST: return int_list(r, items, out);
-    case MX_TAG_DOUBLE_LIST: return double_list(r, items, out);
+    case MX_TAG_INT_LIST: return int_list(r, items, n, out);
+    case MX_TAG_DOUBLE_LIST:
+      doubles = take(&r->doubles, &r->doubles_left, n, sizeof *doubles);
+      if (doubles == NULL) return MX_ERR_META_POOL_FULL;
+      if (n) memcpy(doubles, b + items + 4u, (size_t)n * sizeof *doubles);   /* copied: 8-byte alignment unknown */
+      out->u.doubles.items = doubles;
+      out->u.doubles.len = n;
+      return MX_OK;
     case MX_TAG_BOOL_LIST:
       out->u.bools.items = items ? b + items + 4u : b;
-      out->u.bools.len = items ? u32(b, items) : 0u;
+      out->u.bools.len = n;
       return MX_OK;
     case MX_TAG_TENSOR_LIST:
-    case MX_TAG_OPT_TENSOR_LIST: return tensor_list(r, items, out);
+    case MX_TAG_OPT_TENSOR_LIST: return tensor_list(r, items, n, out);
     default: return MX_OK;   /* None, Null */
   }
 }
@@ -186,9 +179,16 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
 mx_error mx_frame_build(const mx_method *m, const mx_instr *ins, mx_value ***argv) {
   const mx_frame *f = &m->frame;
   if (ins->nargs > f->cap_args) return MX_ERR_META_POOL_FULL;
-  reader rd = {m,          {0}, f->tensors, f->ints, f->doubles, f->refs, f->cap_tensors, f->cap_ints, f->cap_doubles,
-               f->cap_refs};
+  reader rd = {.m = m,
+               .tensors_left = f->cap_tensors,
+               .ints_left = f->cap_ints,
+               .doubles_left = f->cap_doubles,
+               .refs_left = f->cap_refs};
   reader *r = &rd;
+  r->tensors = (uint8_t *)f->tensors;
+  r->ints = (uint8_t *)f->ints;
+  r->doubles = (uint8_t *)f->doubles;
+  r->refs = (uint8_t *)f->refs;
   mx_prog_reader(m->program, &r->fb);
   const uint16_t *ids = &m->arg_ids[ins->first_arg];
   for (uint32_t k = 0; k < ins->nargs; k++) {
