@@ -143,7 +143,9 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
   uint8_t tag;
   const uint32_t v = value_table(r, id, &tag);
   const uint32_t at = v && tag != MX_TAG_TENSOR ? field(b, v, SCALAR_VALUE) : 0u;
-  const uint32_t items = at ? at + u32(b, at) : 0u;   /* a list's or a string's vector */
+  /* a list's or a string's vector (an Int's, a Double's or a Bool's field holds the value itself) */
+  const bool vector = tag == MX_TAG_STRING || tag >= MX_TAG_INT_LIST;
+  const uint32_t items = vector && at ? at + u32(b, at) : 0u;
   const uint32_t n = items ? u32(b, items) : 0u;
   double *doubles;
   *out = (mx_value){.tag = tag};
