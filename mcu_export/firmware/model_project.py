@@ -41,7 +41,7 @@ from mcu_export.firmware import npu as npu_mod
 from mcu_export.firmware.build import BuildResult, build_project, render_project
 from mcu_export.firmware.cmsis_nn import calls_in
 from mcu_export.firmware.conv_dispatch import render_conv_dispatch
-from mcu_export.firmware.meta_counts import PoolCounts, pool_counts  # noqa: F401 (tests import them here)
+from mcu_export.firmware.meta_counts import pool_counts
 from mcu_export.pte import program as P
 from mcu_export.templates import render
 

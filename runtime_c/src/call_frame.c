@@ -10,24 +10,9 @@
 #include "loader.h"
 #include "schema_ids.h"
 
-/* __builtin_memcpy: firmware builds are -ffreestanding, where a plain memcpy stays a library call. */
-static uint16_t u16(const uint8_t *b, uint32_t pos) {
-  uint16_t x;
-  __builtin_memcpy(&x, b + pos, sizeof x);
-  return x;
-}
-
-static uint32_t u32(const uint8_t *b, uint32_t pos) {
-  uint32_t x;
-  __builtin_memcpy(&x, b + pos, sizeof x);
-  return x;
-}
-
-static uint64_t u64(const uint8_t *b, uint32_t pos) {
-  uint64_t x;
-  __builtin_memcpy(&x, b + pos, sizeof x);
-  return x;
-}
+static uint16_t u16(const uint8_t *b, uint32_t pos) { return mx_load_u16(b + pos); }
+static uint32_t u32(const uint8_t *b, uint32_t pos) { return mx_load_u32(b + pos); }
+static uint64_t u64(const uint8_t *b, uint32_t pos) { return mx_load_u64(b + pos); }
 
 /* Position of field `id` of the table at `table`, 0 when absent. */
 static uint32_t field(const uint8_t *b, uint32_t table, uint32_t id) {
@@ -152,7 +137,7 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
   switch (tag) {
     case MX_TAG_INT:
     case MX_TAG_DOUBLE:
-      if (at) __builtin_memcpy(out->u.bits, b + at, sizeof out->u.bits);
+      if (at) __builtin_memcpy(out->u.bits, b + at, sizeof out->u.bits); /* inline under -ffreestanding */
       return MX_OK;
     case MX_TAG_BOOL: out->u.b = at && b[at] != 0; return MX_OK;
     case MX_TAG_STRING:

@@ -7,14 +7,6 @@
 #define MX_FB_BUDGET_PER_BYTE 2u
 #define MX_FB_BUDGET_MIN 4096u
 
-uint16_t mx_load_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-
-uint32_t mx_load_u32(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-uint64_t mx_load_u64(const uint8_t *p) { return (uint64_t)mx_load_u32(p) | ((uint64_t)mx_load_u32(p + 4) << 32); }
-
 void mx_fb_init(mx_fb *fb, const uint8_t *buf, uint32_t len) {
   fb->buf = buf;
   fb->len = len;

@@ -57,9 +57,25 @@ double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
 /* Element i of a vector of tables. */
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out);
 
-/* Raw little-endian loads from any buffer (used for the extended header as well). */
-uint16_t mx_load_u16(const uint8_t *p);
-uint32_t mx_load_u32(const uint8_t *p);
-uint64_t mx_load_u64(const uint8_t *p);
+/* Raw little-endian loads from any buffer, at any alignment (used for the extended header as well): every supported
+ * target is little-endian (sizes are read in place too). __builtin_memcpy: firmware builds are -ffreestanding,
+ * where a plain memcpy stays a library call; this is one load instruction on Cortex-M and hosts. */
+static inline uint16_t mx_load_u16(const uint8_t *p) {
+  uint16_t x;
+  __builtin_memcpy(&x, p, sizeof x);
+  return x;
+}
+
+static inline uint32_t mx_load_u32(const uint8_t *p) {
+  uint32_t x;
+  __builtin_memcpy(&x, p, sizeof x);
+  return x;
+}
+
+static inline uint64_t mx_load_u64(const uint8_t *p) {
+  uint64_t x;
+  __builtin_memcpy(&x, p, sizeof x);
+  return x;
+}
 
 #endif

@@ -63,10 +63,6 @@ mx_error mx_verify_plan(mx_method *method, mx_tensor *tensors, uint32_t tensor_c
 mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
 /* The dim order of a tensor whose file gives none: contiguous. */
 extern const uint8_t mx_identity_order[MX_MAX_DIM];
-/* EValue i of the plan: its tag and its value table. */
-mx_error mx_open_value(mx_load_ctx *ctx, uint32_t i, uint8_t *tag, mx_fb_table *val);
-/* A value of any kind but an int or tensor list into *out (tensors and double lists from ctx's cursors). */
-mx_error mx_load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val, mx_value *out);
 /* Fills method->values; on error method->site.value names the value. */
 mx_error mx_load_values(mx_load_ctx *ctx);
 

@@ -4,7 +4,7 @@
 
 #include "loader.h"
 
-#define AT(block, region, type) ((type *)(void *)((block) + l.at[MX_META_##region]))
+#define AT(block, region, type) ((type *)(void *)((block) + l->at[MX_META_##region]))
 
 static size_t skew8(const void *p) { return (size_t)((8u - ((uintptr_t)p & 7u)) & 7u); }
 
@@ -23,8 +23,7 @@ static mx_error load_block_in_arena(mx_load_ctx *ctx, uint64_t largest, uint64_t
   return MX_ERR_BAD_INDEX;   /* unreachable: mx_count_meta found that arena */
 }
 
-static void carve_load(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_meta_layout *lp, uint8_t *block) {
-  const mx_meta_layout l = *lp;
+static void carve_load(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_meta_layout *l, uint8_t *block) {
   mx_method *m = ctx->m;
   m->values = AT(block, values, mx_value);
   m->value_count = (uint32_t)c->values;
@@ -39,23 +38,22 @@ static void carve_load(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_meta_
   ctx->tensor_refs = AT(block, tensor_refs, mx_tensor *);
   ctx->tensor_refs_left = (uint32_t)c->tensor_refs;
   m->load_args = AT(block, load_args, mx_value *);
+  m->inputs = AT(block, inputs, const uint32_t);
+  m->outputs = AT(block, outputs, const uint32_t);
   m->op_names = AT(block, op_names, const char *);
   m->op_overloads = AT(block, op_overloads, const char *);
   ctx->args = m->load_args;
   ctx->args_left = (uint32_t)c->args;
 }
 
-static void carve_lasting(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_meta_layout *lp, uint8_t *pool) {
-  const mx_meta_layout l = *lp;
+static void carve_lasting(mx_load_ctx *ctx, const mx_meta_counts *c, const mx_meta_layout *l, uint8_t *pool) {
   mx_method *m = ctx->m;
   m->instrs = AT(pool, instrs, mx_instr);
   m->instr_count = (uint32_t)c->instrs;
   m->arg_ids = AT(pool, arg_ids, uint16_t);
   m->ops = AT(pool, ops, const mx_kernel_entry *);
   m->op_count = (uint32_t)c->ops;
-  m->inputs = AT(pool, inputs, const uint32_t);
   m->input_count = (uint32_t)c->inputs;
-  m->outputs = AT(pool, outputs, const uint32_t);
   m->output_count = (uint32_t)c->outputs;
   m->io_values = AT(pool, io_values, mx_value);
   m->io_tensors = AT(pool, io_tensors, mx_tensor);

@@ -181,6 +181,8 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   m->load_args = NULL;
   m->op_names = NULL;
   m->op_overloads = NULL;
+  m->inputs = NULL;
+  m->outputs = NULL;
   if (e != MX_OK) m->instr_count = 0;
   return e;
 }

@@ -5,7 +5,7 @@
 #include "loader.h"
 #include "schema_ids.h"
 
-mx_error mx_open_value(mx_load_ctx *ctx, uint32_t i, uint8_t *tag, mx_fb_table *val) {
+static mx_error open_value(mx_load_ctx *ctx, uint32_t i, uint8_t *tag, mx_fb_table *val) {
   mx_fb_table ev;
   mx_error e = mx_fb_vec_table(&ctx->fb, &ctx->values, i, &ev);
   if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, tag, val);
@@ -59,7 +59,7 @@ static mx_error load_bits(mx_fb *fb, const mx_fb_table *val, uint8_t tag, mx_val
   return e;
 }
 
-mx_error mx_load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val, mx_value *out) {
+static mx_error load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val, mx_value *out) {
   mx_fb *fb = &ctx->fb;
   mx_fb_vec items;
   uint8_t b;
@@ -128,10 +128,10 @@ mx_error mx_load_values(mx_load_ctx *ctx) {
       mx_value *out = &m->values[i];
       bool list = tag == MX_TAG_INT_LIST || tag == MX_TAG_TENSOR_LIST || tag == MX_TAG_OPT_TENSOR_LIST;
       if (pass == 1 && !list) continue;
-      mx_error e = mx_open_value(ctx, i, &tag, &val);
+      mx_error e = open_value(ctx, i, &tag, &val);
       if (e == MX_OK && pass == 0) {
         out->tag = tag;
-        e = mx_load_plain(ctx, tag, &val, out);
+        e = load_plain(ctx, tag, &val, out);
       } else if (e == MX_OK && tag == MX_TAG_INT_LIST) {
         e = load_int_list(ctx, &val, out);
       } else if (e == MX_OK) {

@@ -109,7 +109,7 @@ typedef struct mx_method {
   mx_value *values;               /* every value, while the method loads (NULL after: mx/meta_load.def) */
   mx_value **load_args;           /* every call's arguments at its first_arg, while the method loads */
   uint32_t value_count;
-  const uint32_t *inputs;         /* value indices */
+  const uint32_t *inputs;         /* value indices, while the method loads (io_values keeps what the caller needs) */
   uint32_t input_count;
   const uint32_t *outputs;
   uint32_t output_count;
