@@ -6,8 +6,8 @@ out over the input it replaces, where the kernel's rule allows.
   ASan/UBSan (the scalar paths; tests/test_overlap_qemu.py runs the DSP and MVE paths).
 - One alignment step short of a distance is refused by the loader and by the Python verifier; a rule that allows
   nothing (a grouped convolution) refuses a forced overlap.
-- The planner's plans pass the verifier whatever the lifetimes and permits (hypothesis), and the example models
-  give the same outputs with overlaps on as off.
+- The planner's plans pass the verifier whatever the lifetimes and permits (hypothesis), are never larger than
+  plans apart, and the example models give the same outputs with overlaps on as off.
 """
 
 from __future__ import annotations
@@ -141,6 +141,7 @@ def test_every_plan_the_planner_makes_passes_the_verifier(case):
     verify_plan(lts, offsets, arena_size(lts, offsets), permits=permits)
     plain, _ = allocate(lts)
     verify_plan(lts, plain, arena_size(lts, plain))
+    assert arena_size(lts, offsets) <= arena_size(lts, plain)  # permits never grow an arena
 
 
 def test_the_verifier_refuses_an_overlap_no_permit_allows():

@@ -14,6 +14,11 @@ overlap to them. Rules hold on every ISA path (scalar, DSP, MVE), so a plan runs
   the out lies below the input and backward when above, each call on just the input rows its windows read. The distances are the largest gap, over the rows,
   between what has been written and what is still to be read; a group's call must pick the same CMSIS-NN
   function as the whole call (the firmware links only those).
+- ``planes`` (float32 NCHW depthwise convolution, average pooling; portable): output plane k reads input plane k
+  only, so when the two overlap the kernel runs one plane at a time, output row by output row, forward when the out
+  lies below the input and backward when above (``runtime_c/kernels/portable/util/mx_planes.c``). The distances are
+  the largest gap, over the rows, between the end (start) of the row written and the first (last) input row its
+  windows read.
 """
 
 from __future__ import annotations
@@ -192,6 +197,88 @@ def _window(explicit: bool, kind: str) -> Rule:
     return rule
 
 
+@dataclass(frozen=True)
+class Planes:
+    """A float32 NCHW window op run plane by plane, row by row (runtime_c/kernels/portable/util/mx_planes.c, its
+    twin): `planes` (N*C) input planes in_h x in_w, output planes out_h x out_w, the window along H."""
+
+    planes: int
+    in_h: int
+    in_w: int
+    out_h: int
+    out_w: int
+    stride: int
+    pad: int
+    span: int  # dilation * (kernel - 1) + 1
+
+    def reach(self) -> Optional[Reach]:
+        """Forward, row oy of plane k is written up to its end while the input from the first row its windows read
+        on is still to be read; backward, from its start while the input up to the end of their last row is."""
+        if self.planes * self.out_h * self.out_w == 0:
+            return None
+        f32 = 4
+        in_row, out_row = self.in_w * f32, self.out_w * f32
+        below: List[int] = []
+        above: List[int] = []
+        for k in sorted({0, self.planes - 1}):  # linear in k: the ends
+            for oy in range(self.out_h):
+                top = oy * self.stride - self.pad
+                lo = min(max(top, 0), self.in_h)
+                hi = min(max(top + self.span, lo), self.in_h)
+                in0, in1 = (k * self.in_h + lo) * in_row, (k * self.in_h + hi) * in_row
+                out0 = (k * self.out_h + oy) * out_row
+                below.append(out0 + out_row - in0)
+                above.append(in1 - out0)
+        return Reach(max(below), max(above))
+
+
+def _nchw_f32(t: pte.Tensor, dims: Tuple[int, ...]) -> bool:
+    return (
+        len(t.sizes) in dims
+        and t.scalar_type == pte.ScalarType.FLOAT
+        and list(t.dim_order) == list(range(len(t.sizes)))
+    )
+
+
+def depthwise_f32(values, args, arg, out) -> Optional[Reach]:
+    """aten::convolution.out: a depthwise one (groups = in channels = out channels, not transposed), not the 1x1
+    path (a matrix product per plane, its own order)."""
+    x, w, y = _tensor(values, args[0]), _tensor(values, args[1]), _tensor(values, args[out])
+    if arg != 0 or x is None or y is None or w is None or len(w.sizes) != 4:
+        return None
+    if not _nchw_f32(x, (4,)) or not _nchw_f32(y, (4,)):
+        return None
+    transposed, groups = values[args[6]], values[args[8]]
+    if not isinstance(transposed, pte.Bool) or transposed.bool_val or not isinstance(groups, pte.Int):
+        return None
+    if not groups.int_val == x.sizes[1] == y.sizes[1]:
+        return None
+    stride, padding, dilation = (_pair(values, args[i]) for i in (3, 4, 5))
+    if stride is None or padding is None or dilation is None:
+        return None
+    if w.sizes[2] == w.sizes[3] == 1 and stride == (1, 1) and padding == (0, 0):
+        return None
+    span = dilation[0] * (w.sizes[2] - 1) + 1
+    n, c, in_h, in_w = x.sizes
+    return Planes(n * c, in_h, in_w, y.sizes[2], y.sizes[3], stride[0], padding[0], span).reach()
+
+
+def avg_pool2d_f32(values, args, arg, out) -> Optional[Reach]:
+    """aten::avg_pool2d.out (NCHW or CHW): an empty stride is the kernel's."""
+    x, y = _tensor(values, args[0]), _tensor(values, args[out])
+    if arg != 0 or x is None or y is None or not _nchw_f32(x, (3, 4)) or not _nchw_f32(y, (3, 4)):
+        return None
+    kernel, padding = _pair(values, args[1]), _pair(values, args[3])
+    stride = _pair(values, args[2]) if _ints(values, args[2]) else kernel
+    if kernel is None or stride is None or padding is None:
+        return None
+    planes = 1
+    for d in x.sizes[:-2]:
+        planes *= d
+    (in_h, in_w), (out_h, out_w) = x.sizes[-2:], y.sizes[-2:]
+    return Planes(planes, in_h, in_w, out_h, out_w, stride[0], padding[0], kernel[0]).reach()
+
+
 _ELEMENTWISE = (
     *(
         f"aten::{name}.out"
@@ -228,6 +315,10 @@ def overlap_rule(op) -> Optional[OverlapRule]:
     """The rule of an op-table entry, or None (its out never shares bytes with an input)."""
     if op.qualified in _ELEMENTWISE:
         return OverlapRule("mx_overlap_elementwise", elementwise, "mx_overlap")
+    if op.qualified == "aten::convolution.out":
+        return OverlapRule("mx_planes_convolution_overlap", depthwise_f32, "mx_planes")
+    if op.qualified == "aten::avg_pool2d.out":
+        return OverlapRule("mx_planes_avg_pool2d_overlap", avg_pool2d_f32, "mx_planes")
     if op.qualified in _WINDOW:
         util, nhwc, kind = _WINDOW[op.qualified]
         return OverlapRule(f"{util}{'_nhwc' if nhwc else ''}_overlap", _window(nhwc, kind), util)

@@ -5,13 +5,16 @@ Greedy placement: take tensors in some order and put each at the lowest-waste st
 one (best fit), else above everything. A conflicting tensor forbids the starts that would make the two share a
 byte, except where an overlap permit (planner/permits.py) lets an out start far enough below an input it
 replaces: those starts are candidates too. No single order is best for every graph, so a few orders are tried
-and the smallest arena wins (ties: the first order listed, for determinism).
+and the smallest arena wins (ties: the first order listed, for determinism). With permits each order runs again
+with only the in-place ones (an out exactly over its input) and with none: greedy, an overlap some bytes off its
+input taken early can cost more further on than it saved, and a plan with fewer permits is valid with all of them.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from mcu_export.ops.overlap import Reach
 from mcu_export.planner.lifetimes import ALIGNMENT, Lifetime
 from mcu_export.planner.permits import Permits
 
@@ -83,8 +86,13 @@ def arena_size(lifetimes: Sequence[Lifetime], offsets: Dict[int, int]) -> int:
 def allocate(lifetimes: Sequence[Lifetime], permits: Optional[Permits] = None) -> Tuple[Dict[int, int], str]:
     """The best plan found: offsets by value index, and the name of the order that produced it."""
     best: Optional[Tuple[int, Dict[int, int], str]] = None
-    for name, key in _ORDERS:
-        offsets = _place(sorted(lifetimes, key=key), permits or {})
+    tries = [(name, key, permits or {}) for name, key in _ORDERS]
+    if permits:
+        in_place = {k: Reach(0, None) for k, r in permits.items() if r.below == 0}
+        tries += [(f"{name}, in place", key, in_place) for name, key in _ORDERS if in_place != permits]
+        tries += [(f"{name}, apart", key, {}) for name, key in _ORDERS]
+    for name, key, allowed in tries:
+        offsets = _place(sorted(lifetimes, key=key), allowed)
         size = arena_size(lifetimes, offsets)
         if best is None or size < best[0]:
             best = (size, offsets, name)

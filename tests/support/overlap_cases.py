@@ -53,6 +53,7 @@ def _conv(*a, **k):
 
 
 CM = "cortex_m::"
+CONV = "aten::convolution.out"
 CASES: List[Case] = [
     Case("conv3x3", _conv(8, 8, 3, padding=1), ((1, 8, 7, 6),), CM + "quantized_conv2d.out"),
     Case("conv3x3_widen", _conv(3, 16, 3, padding=1), ((1, 3, 6, 5),), CM + "quantized_conv2d.out"),
@@ -87,6 +88,29 @@ CASES: List[Case] = [
     Case("add_i8", lambda: Op(lambda a, b: a + b), ((1, 8, 5, 5), (1, 8, 5, 5)), CM + "quantized_add.out"),
     Case("mul_i8", lambda: Op(lambda a, b: a * b), ((1, 8, 5, 5), (1, 8, 5, 5)), CM + "quantized_mul.out"),
     Case("quantize", lambda: Op(lambda a: torch.relu(a)), ((1, 8, 5, 5),), CM + "quantize_per_tensor.out"),
+    Case("dw3x3_f32", _conv(8, 8, 3, padding=1, groups=8), ((1, 8, 7, 6),), CONV, int8=False),
+    Case("dw_narrow_f32", _conv(8, 8, 3, padding=1, groups=8), ((1, 8, 25, 5),), CONV, int8=False),
+    Case("dw_s2_f32", _conv(8, 8, 3, stride=2, padding=1, groups=8), ((1, 8, 9, 8),), CONV, int8=False),
+    Case("dw5x5_dilated_f32", _conv(4, 4, 5, padding=4, dilation=2, groups=4), ((1, 4, 9, 7),), CONV, int8=False),
+    Case("dw_batch2_f32", _conv(5, 5, (3, 1), padding=(1, 0), groups=5, bias=False), ((2, 5, 6, 4),), CONV, int8=False),
+    Case("dw_s21_f32", _conv(6, 6, 3, stride=(2, 1), padding=(2, 0), groups=6), ((1, 6, 9, 6),), CONV, int8=False),
+    Case("dw1x1_f32", _conv(8, 8, 1, groups=8), ((1, 8, 5, 6),), CONV, int8=False, overlaps=False),
+    Case("conv3x3_f32", _conv(4, 8, 3, padding=1), ((1, 4, 6, 5),), CONV, int8=False, overlaps=False),
+    Case("avgpool2_f32", lambda: nn.AvgPool2d(2), ((1, 8, 8, 6),), "aten::avg_pool2d.out", int8=False),
+    Case(
+        "avgpool3_p1_f32",
+        lambda: nn.AvgPool2d(3, 1, 1, count_include_pad=False),
+        ((2, 3, 6, 5),),
+        "aten::avg_pool2d.out",
+        int8=False,
+    ),
+    Case(
+        "avgpool3_s2_ceil_f32",
+        lambda: nn.AvgPool2d(3, 2, 1, ceil_mode=True),
+        ((1, 4, 8, 7),),
+        "aten::avg_pool2d.out",
+        int8=False,
+    ),
     Case("add_f32", lambda: Op(lambda a, b: a + b), ((2, 33), (2, 33)), "aten::add.out", int8=False),
     Case("mul_f32", lambda: Op(lambda a, b: a * b), ((2, 33), (2, 33)), "aten::mul.out", int8=False),
     Case("sigmoid_f32", lambda: Op(torch.sigmoid), ((3, 21),), "aten::sigmoid.out", int8=False),
@@ -95,7 +119,7 @@ CASES: List[Case] = [
 ]
 BY_NAME: Dict[str, Case] = {c.name: c for c in CASES}
 # The fast tier's share: one case of each rule family (the full suite runs them all).
-FAST = ("conv3x3", "dw3x3", "add_f32")
+FAST = ("conv3x3", "dw3x3", "add_f32", "dw3x3_f32")
 
 
 def inputs(case: Case) -> Tuple[torch.Tensor, ...]:

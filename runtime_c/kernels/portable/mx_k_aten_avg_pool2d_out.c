@@ -3,6 +3,7 @@
  * The divisor follows torch: divisor_override if given, else the window clipped to the padded input
  * (count_include_pad) or to the input itself. */
 #include "util/mx_args.h"
+#include "util/mx_planes.h"
 #include "util/mx_pool2d.h"
 #include "util/mx_tensor_util.h"
 
@@ -35,6 +36,43 @@ mx_arg_error mx_k_aten_avg_pool2d_out_check(mx_value *const *args) {
   return MX_OK;
 }
 
+/* The divisor rule and window of one call. */
+typedef struct avg_window {
+  int32_t IH, IW, OW, KH, KW, SH, SW, PH, PW;
+  bool count_pad;
+  int64_t divisor; /* 0: none */
+} avg_window;
+
+/* Output row oh of one plane: xp its input plane, y the row. */
+static void avg_row(const avg_window *a, const float *xp, float *y, int32_t oh) {
+  int32_t h0 = oh * a->SH - a->PH;
+  int32_t h1 = h0 + a->KH < a->IH + a->PH ? h0 + a->KH : a->IH + a->PH;
+  int32_t pool_h = h1 - h0;
+  h0 = h0 < 0 ? 0 : h0;
+  h1 = h1 < a->IH ? h1 : a->IH;
+  for (int32_t ow = 0; ow < a->OW; ++ow) {
+    int32_t w0 = ow * a->SW - a->PW;
+    int32_t w1 = w0 + a->KW < a->IW + a->PW ? w0 + a->KW : a->IW + a->PW;
+    int32_t pool_w = w1 - w0;
+    w0 = w0 < 0 ? 0 : w0;
+    w1 = w1 < a->IW ? w1 : a->IW;
+    if (h0 >= h1 || w0 >= w1) {
+      *y++ = 0.0f;
+      continue;
+    }
+    float sum = 0.0f;
+    for (int32_t h = h0; h < h1; ++h) {
+      for (int32_t w = w0; w < w1; ++w) {
+        sum += xp[h * a->IW + w];
+      }
+    }
+    int64_t div = a->divisor != 0 ? a->divisor
+                  : a->count_pad  ? (int64_t)pool_h * pool_w
+                                  : (int64_t)(h1 - h0) * (w1 - w0);
+    *y++ = sum / (float)div;
+  }
+}
+
 mx_error mx_k_aten_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
@@ -42,42 +80,28 @@ mx_error mx_k_aten_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   uint32_t bad;
   (void)read_window(args, &g, &bad);
   mx_pool2d_sizes(&g, in, out);
-  const bool count_pad = mx_arg_bool(args, A(count_include_pad));
-  const int64_t divisor = mx_arg_none(args, A(divisor_override)) ? 0 : mx_arg_int(args, A(divisor_override));
-
-  const int32_t IH = (int32_t)g.in_h, IW = (int32_t)g.in_w, OH = (int32_t)g.out_h, OW = (int32_t)g.out_w;
-  const int32_t KH = (int32_t)g.k[0], KW = (int32_t)g.k[1], SH = (int32_t)g.s[0], SW = (int32_t)g.s[1];
-  const int32_t PH = (int32_t)g.p[0], PW = (int32_t)g.p[1];
+  const avg_window a = {
+      .IH = (int32_t)g.in_h,
+      .IW = (int32_t)g.in_w,
+      .OW = (int32_t)g.out_w,
+      .KH = (int32_t)g.k[0],
+      .KW = (int32_t)g.k[1],
+      .SH = (int32_t)g.s[0],
+      .SW = (int32_t)g.s[1],
+      .PH = (int32_t)g.p[0],
+      .PW = (int32_t)g.p[1],
+      .count_pad = mx_arg_bool(args, A(count_include_pad)),
+      .divisor = mx_arg_none(args, A(divisor_override)) ? 0 : mx_arg_int(args, A(divisor_override)),
+  };
+  /* rows of all planes in order; last to first when the out lies above its input (mx_planes.h) */
+  const int32_t OH = (int32_t)g.out_h;
+  const size_t rows = (size_t)g.planes * (size_t)OH;
+  const bool backward = mx_planes_order_of(in, out) == MX_PLANES_BACKWARD;
   const float *x = (const float *)in->data;
   float *y = (float *)out->data;
-  for (uint32_t plane = 0; plane < g.planes; ++plane) {
-    const float *xp = x + (size_t)plane * (size_t)(IH * IW);
-    for (int32_t oh = 0; oh < OH; ++oh) {
-      int32_t h0 = oh * SH - PH;
-      int32_t h1 = h0 + KH < IH + PH ? h0 + KH : IH + PH;
-      int32_t pool_h = h1 - h0;
-      h0 = h0 < 0 ? 0 : h0;
-      h1 = h1 < IH ? h1 : IH;
-      for (int32_t ow = 0; ow < OW; ++ow) {
-        int32_t w0 = ow * SW - PW;
-        int32_t w1 = w0 + KW < IW + PW ? w0 + KW : IW + PW;
-        int32_t pool_w = w1 - w0;
-        w0 = w0 < 0 ? 0 : w0;
-        w1 = w1 < IW ? w1 : IW;
-        if (h0 >= h1 || w0 >= w1) {
-          *y++ = 0.0f;
-          continue;
-        }
-        float sum = 0.0f;
-        for (int32_t h = h0; h < h1; ++h) {
-          for (int32_t w = w0; w < w1; ++w) {
-            sum += xp[h * IW + w];
-          }
-        }
-        int64_t div = divisor != 0 ? divisor : (count_pad ? (int64_t)pool_h * pool_w : (int64_t)(h1 - h0) * (w1 - w0));
-        *y++ = sum / (float)div;
-      }
-    }
+  for (size_t i = 0; i < rows; ++i) {
+    const size_t r = backward ? rows - 1 - i : i, plane = r / (size_t)OH;
+    avg_row(&a, x + plane * (size_t)(a.IH * a.IW), y + r * (size_t)a.OW, (int32_t)(r % (size_t)OH));
   }
   return MX_OK;
 }

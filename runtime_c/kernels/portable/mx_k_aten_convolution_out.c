@@ -4,6 +4,7 @@
 #include "util/mx_args.h"
 #include "util/mx_conv2d_f32.h"
 #include "util/mx_conv_transpose2d_f32.h"
+#include "util/mx_planes.h"
 #include "util/mx_tensor_util.h"
 
 #define MX_PARAM_MAX (1 << 20)
@@ -130,10 +131,15 @@ mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   const size_t in_image = (size_t)shape.c_in * (size_t)(shape.in_h * shape.in_w);
   const size_t out_image = (size_t)shape.c_out * (size_t)(shape.out_h * shape.out_w);
   const float *b = bias != NULL ? (const float *)bias->data : NULL;
-  for (int32_t n = 0; n < n_batch; ++n) {
+  /* an out over its input: the loader let it only where a depthwise convolution's planes fit (mx_planes.h) */
+  const mx_planes_order order = transposed ? MX_PLANES_APART : mx_planes_order_of(in, out);
+  for (int32_t i = 0; i < n_batch; ++i) {
+    const int32_t n = order == MX_PLANES_BACKWARD ? n_batch - 1 - i : i;
     const float *x = (const float *)in->data + (size_t)n * in_image;
     float *y = (float *)out->data + (size_t)n * out_image;
-    if (transposed) {
+    if (order != MX_PLANES_APART) {
+      mx_conv2d_f32_planes(&shape, x, (const float *)w->data, b, y, order == MX_PLANES_BACKWARD);
+    } else if (transposed) {
       mx_conv_transpose2d_f32(&shape, x, (const float *)w->data, b, y);
     } else {
       mx_conv2d_f32(&shape, x, (const float *)w->data, b, y);

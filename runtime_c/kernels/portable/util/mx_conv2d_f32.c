@@ -169,14 +169,18 @@ static void interior(const axis *a, int32_t *lo, int32_t *hi) {
 static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
 /* The general path: any kernel, stride, padding, dilation and grouping. Pixels run along lines of
- * the axis with more interior outputs, so narrow maps (KWS's 5 columns) still get 4-pixel tiles. */
-static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y) {
+ * the axis with more interior outputs, so narrow maps (KWS's 5 columns) still get 4-pixel tiles. `order`
+ * 0 runs 4 output channels at a time; 1 (-1) runs one channel plane at a time, row by row, first to last
+ * (last to first), for an out over its input (mx_planes.h). Each output element sees the same float
+ * operations in every order (bias, then each valid tap's product, kernel row by row), so results match. */
+static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y,
+                        int32_t order) {
   const axis ah = {s->in_h, s->out_h, s->k_h, s->stride[0], s->pad[0], s->dil[0], s->in_w, s->k_w, s->out_w};
   const axis aw = {s->in_w, s->out_w, s->k_w, s->stride[1], s->pad[1], s->dil[1], 1, 1, 1};
   int32_t h_lo, h_hi, w_lo, w_hi;
   interior(&ah, &h_lo, &h_hi);
   interior(&aw, &w_lo, &w_hi);
-  const bool along_w = w_hi - w_lo >= h_hi - h_lo;
+  const bool along_w = order != 0 || w_hi - w_lo >= h_hi - h_lo; /* planes: lines are output rows */
   const axis *u = along_w ? &ah : &aw, *v = along_w ? &aw : &ah; /* v: along the line */
   const int32_t v_lo = along_w ? w_lo : h_lo, v_hi = along_w ? w_hi : h_hi;
   const int32_t CG = s->c_in / s->groups, OG = s->c_out / s->groups;
@@ -187,14 +191,16 @@ static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const floa
   t.x_px = v->stride * v->x_step, t.x_oc = CG * t.x_c;
   t.w_oc = CG * s->k_h * s->k_w, t.w_c = s->k_h * s->k_w, t.w_kh = s->k_w;
   t.y_oc = s->out_h * s->out_w, t.y_px = v->y_step;
-  for (int32_t o = 0; o < s->c_out;) {
+  for (int32_t done = 0; done < s->c_out;) {
     /* a block of 4 output channels: of one group, or of 4 groups when each group has one */
+    const int32_t o = order < 0 ? s->c_out - 1 - done : done;
     const int32_t g = o / OG, in_group = OG - o % OG;
-    const int32_t n = OG == 1 ? (s->c_out - o >= 4 ? 4 : 1) : (in_group >= 4 ? 4 : 1);
+    const int32_t n = order != 0 ? 1 : OG == 1 ? (s->c_out - o >= 4 ? 4 : 1) : (in_group >= 4 ? 4 : 1);
     const float *xg = x + (size_t)g * (size_t)t.x_c * (size_t)CG, *wo = w + (size_t)o * (size_t)t.w_oc;
     float *yo = y + (size_t)o * (size_t)t.y_oc;
     t.bias = bias != NULL ? bias + o : zeros;
-    for (int32_t iu = 0; iu < u->out; ++iu) {
+    for (int32_t j = 0; j < u->out; ++j) {
+      const int32_t iu = order < 0 ? u->out - 1 - j : j;
       int32_t u0 = 0, u_off = 0, nu = valid_taps(u, iu, &u0, &u_off);
       const float *xu = xg + u_off, *wu = wo + u0 * u->w_step;
       float *yu = yo + iu * u->y_step;
@@ -227,7 +233,7 @@ static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const floa
         iv += step;
       }
     }
-    o += n;
+    done += n;
   }
 }
 
@@ -242,5 +248,10 @@ void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const float *x, const float *w,
     }
     return;
   }
-  conv_direct(s, x, w, bias, y);
+  conv_direct(s, x, w, bias, y, 0);
+}
+
+void mx_conv2d_f32_planes(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y,
+                          bool backward) {
+  conv_direct(s, x, w, bias, y, backward ? -1 : 1);
 }

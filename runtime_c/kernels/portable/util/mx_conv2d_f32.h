@@ -17,4 +17,10 @@ typedef struct mx_conv2d_f32_shape {
  * (bias NULL: none). y must not alias x, w or bias. */
 void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y);
 
+/* A depthwise y (groups = c_in = c_out, not the 1x1 path) over its input x: channel planes one at a time, row by
+ * row, first to last (backward: last to first), so each row is written over input no later row reads when the
+ * out lies as mx_planes_fits allows. The same results as mx_conv2d_f32, bit for bit. */
+void mx_conv2d_f32_planes(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y,
+                          bool backward);
+
 #endif
