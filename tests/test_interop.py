@@ -15,7 +15,7 @@ pytestmark = pytest.mark.interop
 @pytest.mark.slow
 def test_executorch_runtime_runs_our_pte(name):
     _, inputs = model_and_inputs(name)
-    program = executorch_runtime.Runtime.get().load_program(exported(name).pte)
+    program = executorch_runtime.Runtime.get().load_program(exported(name, overlap=False).pte)
     got = program.load_method("forward").execute(list(inputs))
     for g, w in zip(got, torch_outputs(name)):
         np.testing.assert_allclose(g.numpy(), w, rtol=1e-4, atol=1e-5)

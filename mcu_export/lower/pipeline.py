@@ -14,9 +14,13 @@ from mcu_export.pte.program import Program
 
 
 def to_program(
-    model: nn.Module, example_inputs: tuple, progress: Optional[Callable[[str], None]] = None
+    model: nn.Module,
+    example_inputs: tuple,
+    progress: Optional[Callable[[str], None]] = None,
+    overlap: bool = True,
 ) -> Tuple[Program, LoweringInfo]:
-    """A planned Program ready for the writer; `info.memory` holds the MemoryPlan."""
+    """A planned Program ready for the writer; `info.memory` holds the MemoryPlan. `overlap=False`: tensors
+    apart, for ExecuTorch's runtime (planner.plan_memory)."""
     say = progress or (lambda _message: None)
     say("capturing with torch.export")
     ep = capture(model, example_inputs)
@@ -26,5 +30,5 @@ def to_program(
     say("lowering to the .pte program")
     program, info = lower(ep)
     say("planning memory")
-    info.memory = plan_memory(program, info=info)
+    info.memory = plan_memory(program, overlap=overlap, info=info)
     return program, info

@@ -18,11 +18,13 @@ def model_and_inputs(name: str):
 
 
 @functools.lru_cache(maxsize=None)
-def exported(name: str):
+def exported(name: str, overlap: bool = True):
+    """overlap=False: tensors planned apart, as a .pte for ExecuTorch's runtime must be (its kernels keep
+    another order than the overlap rules')."""
     import mcu_export.api
 
     model, inputs = model_and_inputs(name)
-    return mcu_export.api.export(model, inputs)
+    return mcu_export.api.export(model, inputs, overlap=overlap)
 
 
 @functools.lru_cache(maxsize=None)
