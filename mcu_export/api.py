@@ -85,8 +85,8 @@ def export(
     if quantize is None:
         from mcu_export.lower import to_program
 
-        program, info = to_program(model, tuple(example_inputs), progress=say)
-        plan = _replanned(program, info, info.memory, overlap)
+        program, info = to_program(model, tuple(example_inputs), progress=say, overlap=overlap)
+        plan = info.memory
         int8 = None
     elif quantize == "int8":
         from mcu_export.int8.pipeline import int8_report, to_int8_program

@@ -160,18 +160,14 @@ EXAMPLE_SPECS = ["kws_dscnn", "resnet8", "mnist_mlp", "autoencoder", "families/s
 @pytest.mark.parametrize("quantize", ["int8", None], ids=["int8", "fp32"])
 @pytest.mark.parametrize("name", EXAMPLE_SPECS)
 def test_examples_give_the_same_outputs_with_overlaps_on_and_off(name, quantize, tmp_path):
-    """int8 to the bit, fp32 to rounding (rtol 1e-4), on the host runtime; the int8 arena is smaller where the
-    model has a convolution, pooling or elementwise chain to overlap."""
+    """int8 to the bit, fp32 to rounding (rtol 1e-4), on the host runtime; the arena is at most 3/4 of the one
+    apart (ExecuTorch's bytes for these) where the model has convolutions to overlap (fp32: in channels-last)."""
     from mcu_export.examples import EXAMPLES_DIR, spec
     from mcu_export.model_spec import load_model
     from mcu_export.runners.host import run_pte
 
     where = str(EXAMPLES_DIR / name) if ":" in name else spec(name)
     model, inputs = load_model(where)
-    if quantize is None and "se_net" in name:
-        pytest.skip(
-            "se_net's fp32 export stops at aten.as_strided (adaptive_avg_pool2d(x, 1) in its squeeze), unsupported"
-        )
     runs, arenas = [], []
     for overlap in (True, False):
         art = export_model(model, inputs, quantize, overlap)
@@ -185,7 +181,7 @@ def test_examples_give_the_same_outputs_with_overlaps_on_and_off(name, quantize,
         else:
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
     assert arenas[0] <= arenas[1]
-    if quantize and name in ("kws_dscnn", "resnet8") or "se_net" in name:
+    if name in ("kws_dscnn", "resnet8") or "se_net" in name:
         assert arenas[0] <= 0.75 * arenas[1], arenas
 
 
@@ -193,3 +189,12 @@ def export_model(model, inputs, quantize, overlap):
     from mcu_export.api import export
 
     return export(model, inputs, quantize=quantize, calibrate=[inputs] if quantize else None, overlap=overlap)
+
+
+@pytest.mark.parametrize("case", [c for c in OC.CASES if c.nhwc], ids=lambda c: c.name)
+def test_nhwc_cases_are_channels_last(case):
+    """The layout pass gave the convolution's input and out the channels-last dim order (else the cases would test
+    the NCHW path again)."""
+    plan = OC.export(case).execution_plan[0]
+    _, x, y = OC.target(plan, case.op)
+    assert list(plan.values[x].dim_order) == list(plan.values[y].dim_order) == [0, 2, 3, 1]

@@ -7,6 +7,7 @@ from typing import Callable, Optional, Tuple
 from torch import nn
 
 from mcu_export.capture import capture
+from mcu_export.lower.channels_last import make_channels_last
 from mcu_export.lower.lower import LoweringInfo, lower
 from mcu_export.passes import check_supported, run_passes
 from mcu_export.planner import plan_memory
@@ -29,6 +30,8 @@ def to_program(
     check_supported(ep)
     say("lowering to the .pte program")
     program, info = lower(ep)
+    if overlap:  # our kernels' orders only: ExecuTorch's runtime gets NCHW throughout
+        make_channels_last(program.method())
     say("planning memory")
     info.memory = plan_memory(program, overlap=overlap, info=info)
     return program, info

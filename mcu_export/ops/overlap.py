@@ -14,8 +14,9 @@ overlap to them. Rules hold on every ISA path (scalar, DSP, MVE), so a plan runs
   the out lies below the input and backward when above, each call on just the input rows its windows read. The distances are the largest gap, over the rows,
   between what has been written and what is still to be read; a group's call must pick the same CMSIS-NN
   function as the whole call (the firmware links only those).
-- ``planes`` (float32 NCHW depthwise convolution, average pooling; portable): output plane k reads input plane k
-  only, so when the two overlap the kernel runs one plane at a time, output row by output row, forward when the out
+- ``planes`` (float32 NCHW depthwise convolution, average pooling; portable; and any float32 convolution with
+  channels-last in and out, whose "plane" is an image and whose row holds every channel): output plane k reads
+  input plane k only, so when the two overlap the kernel runs one plane at a time, output row by output row, forward when the out
   lies below the input and backward when above (``runtime_c/kernels/portable/util/mx_planes.c``). The distances are
   the largest gap, over the rows, between the end (start) of the row written and the first (last) input row its
   windows read.
@@ -199,8 +200,9 @@ def _window(explicit: bool, kind: str) -> Rule:
 
 @dataclass(frozen=True)
 class Planes:
-    """A float32 NCHW window op run plane by plane, row by row (runtime_c/kernels/portable/util/mx_planes.c, its
-    twin): `planes` (N*C) input planes in_h x in_w, output planes out_h x out_w, the window along H."""
+    """A float32 window op run plane by plane, row by row (runtime_c/kernels/portable/util/mx_planes.c, its
+    twin): `planes` (N*C in NCHW, N in NHWC) input planes in_h x in_w, output planes out_h x out_w, the window
+    along H; in NHWC a row's width counts every channel of its pixels."""
 
     planes: int
     in_h: int
@@ -240,26 +242,34 @@ def _nchw_f32(t: pte.Tensor, dims: Tuple[int, ...]) -> bool:
     )
 
 
-def depthwise_f32(values, args, arg, out) -> Optional[Reach]:
-    """aten::convolution.out: a depthwise one (groups = in channels = out channels, not transposed), not the 1x1
-    path (a matrix product per plane, its own order)."""
+def _nhwc_f32(t: pte.Tensor) -> bool:
+    return len(t.sizes) == 4 and t.scalar_type == pte.ScalarType.FLOAT and list(t.dim_order) == [0, 2, 3, 1]
+
+
+def convolution_f32(values, args, arg, out) -> Optional[Reach]:
+    """aten::convolution.out, not transposed: channels-last in and out, any (one plane per image, a row holding
+    every channel: the kernel runs row by row); NCHW, a depthwise one (groups = in channels = out channels), not
+    the 1x1 path (a matrix product per plane, its own order)."""
     x, w, y = _tensor(values, args[0]), _tensor(values, args[1]), _tensor(values, args[out])
     if arg != 0 or x is None or y is None or w is None or len(w.sizes) != 4:
-        return None
-    if not _nchw_f32(x, (4,)) or not _nchw_f32(y, (4,)):
         return None
     transposed, groups = values[args[6]], values[args[8]]
     if not isinstance(transposed, pte.Bool) or transposed.bool_val or not isinstance(groups, pte.Int):
         return None
-    if not groups.int_val == x.sizes[1] == y.sizes[1]:
-        return None
     stride, padding, dilation = (_pair(values, args[i]) for i in (3, 4, 5))
     if stride is None or padding is None or dilation is None:
         return None
-    if w.sizes[2] == w.sizes[3] == 1 and stride == (1, 1) and padding == (0, 0):
-        return None
     span = dilation[0] * (w.sizes[2] - 1) + 1
     n, c, in_h, in_w = x.sizes
+    if _nhwc_f32(x) and _nhwc_f32(y):
+        row_in, row_out = in_w * c, y.sizes[3] * y.sizes[1]
+        return Planes(n, in_h, row_in, y.sizes[2], row_out, stride[0], padding[0], span).reach()
+    if not _nchw_f32(x, (4,)) or not _nchw_f32(y, (4,)):
+        return None
+    if not groups.int_val == x.sizes[1] == y.sizes[1]:
+        return None
+    if w.sizes[2] == w.sizes[3] == 1 and stride == (1, 1) and padding == (0, 0):
+        return None
     return Planes(n * c, in_h, in_w, y.sizes[2], y.sizes[3], stride[0], padding[0], span).reach()
 
 
@@ -316,7 +326,7 @@ def overlap_rule(op) -> Optional[OverlapRule]:
     if op.qualified in _ELEMENTWISE:
         return OverlapRule("mx_overlap_elementwise", elementwise, "mx_overlap")
     if op.qualified == "aten::convolution.out":
-        return OverlapRule("mx_planes_convolution_overlap", depthwise_f32, "mx_planes")
+        return OverlapRule("mx_planes_convolution_overlap", convolution_f32, "mx_planes")
     if op.qualified == "aten::avg_pool2d.out":
         return OverlapRule("mx_planes_avg_pool2d_overlap", avg_pool2d_f32, "mx_planes")
     if op.qualified in _WINDOW:

@@ -39,6 +39,7 @@ class Case:
     op: str  # the qualified op whose out is placed over its input
     int8: bool = True
     overlaps: bool = True  # False: the rule must refuse (no permit, and a forced overlap is refused at load)
+    nhwc: bool = False  # fp32: the op between two binary ops, so that the layout pass makes its in and out NHWC
 
 
 def _seeded(module: nn.Module) -> nn.Module:
@@ -50,6 +51,22 @@ def _seeded(module: nn.Module) -> nn.Module:
 
 def _conv(*a, **k):
     return lambda: _seeded(nn.Conv2d(*a, **k))
+
+
+class _Between(nn.Module):
+    """op(x + 0.5) * 2: the op's input and out are neither the method's input nor its output, and binary ops take
+    either layout, so the layout pass (mcu_export/lower/channels_last.py) gives both channels-last."""
+
+    def __init__(self, op: nn.Module):
+        super().__init__()
+        self.op = op
+
+    def forward(self, x):
+        return self.op(x + 0.5) * 2.0
+
+
+def _nhwc_conv(*a, **k):
+    return lambda: _Between(_seeded(nn.Conv2d(*a, **k))).eval()
 
 
 CM = "cortex_m::"
@@ -96,6 +113,13 @@ CASES: List[Case] = [
     Case("dw_s21_f32", _conv(6, 6, 3, stride=(2, 1), padding=(2, 0), groups=6), ((1, 6, 9, 6),), CONV, int8=False),
     Case("dw1x1_f32", _conv(8, 8, 1, groups=8), ((1, 8, 5, 6),), CONV, int8=False, overlaps=False),
     Case("conv3x3_f32", _conv(4, 8, 3, padding=1), ((1, 4, 6, 5),), CONV, int8=False, overlaps=False),
+    Case("conv3x3_nhwc_f32", _nhwc_conv(8, 8, 3, padding=1), ((1, 8, 7, 6),), CONV, int8=False, nhwc=True),
+    Case("conv3x3_widen_nhwc_f32", _nhwc_conv(3, 16, 3, padding=1), ((1, 3, 6, 5),), CONV, int8=False, nhwc=True),
+    Case("conv_s2_nhwc_f32", _nhwc_conv(4, 8, 3, stride=2, padding=1), ((1, 4, 9, 8),), CONV, int8=False, nhwc=True),
+    Case("conv1x1_nhwc_f32", _nhwc_conv(8, 8, 1), ((1, 8, 25, 5),), CONV, int8=False, nhwc=True),
+    Case("conv1x1_s2_nhwc_f32", _nhwc_conv(8, 4, 1, stride=2), ((1, 8, 7, 6),), CONV, int8=False, nhwc=True),
+    Case("dw3x3_nhwc_f32", _nhwc_conv(8, 8, 3, padding=1, groups=8), ((1, 8, 7, 6),), CONV, int8=False, nhwc=True),
+    Case("conv_batch2_nhwc_f32", _nhwc_conv(4, 4, 3, padding=1), ((2, 4, 5, 4),), CONV, int8=False, nhwc=True),
     Case("avgpool2_f32", lambda: nn.AvgPool2d(2), ((1, 8, 8, 6),), "aten::avg_pool2d.out", int8=False),
     Case(
         "avgpool3_p1_f32",
@@ -119,7 +143,7 @@ CASES: List[Case] = [
 ]
 BY_NAME: Dict[str, Case] = {c.name: c for c in CASES}
 # The fast tier's share: one case of each rule family (the full suite runs them all).
-FAST = ("conv3x3", "dw3x3", "add_f32", "dw3x3_f32")
+FAST = ("conv3x3", "dw3x3", "add_f32", "dw3x3_f32", "conv3x3_nhwc_f32")
 
 
 def inputs(case: Case) -> Tuple[torch.Tensor, ...]:
@@ -144,8 +168,14 @@ def _exported(name: str, overlap: bool) -> P.Program:
         xs,
         quantize="int8" if case.int8 else None,
         calibrate=[xs] if case.int8 else None,
-        overlap=overlap,
+        overlap=overlap or case.nhwc,
     )
+    if case.nhwc and not overlap:  # the layout comes with overlaps on; keep it, plan apart
+        from mcu_export.planner import plan_memory
+        from mcu_export.pte.writer import write_program
+
+        plan_memory(art.program, overlap=False, reschedule=False)
+        return read_program(write_program(art.program))
     return read_program(art.pte)
 
 

@@ -1,6 +1,7 @@
 /* aten::convolution.out for float32: 2-D NCHW (and 1-D NCL, run as H = 1) direct convolution with
  * stride, padding, dilation and groups (depthwise included), and the transposed convolution
- * (nn.ConvTranspose1d/2d) with the same parameters and output_padding. */
+ * (nn.ConvTranspose1d/2d) with the same parameters and output_padding. A 2-D convolution's input and out may
+ * each be channels-last (NHWC memory), which lets its out overlap its input row by row (mx_planes.h). */
 #include "util/mx_args.h"
 #include "util/mx_conv2d_f32.h"
 #include "util/mx_conv_transpose2d_f32.h"
@@ -79,12 +80,26 @@ static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][
   };
 }
 
+static bool nhwc(const mx_tensor *t) {
+  return t->dim == 4 && t->dim_order[0] == 0 && t->dim_order[1] == 2 && t->dim_order[2] == 3 && t->dim_order[3] == 1;
+}
+
+/* Float32, contiguous or (a 2-D convolution's) channels-last. */
+static mx_arg_error check_image(mx_value *const *args, uint32_t i) {
+  const mx_tensor *t = mx_arg_tensor(args, i);
+  if (nhwc(t) && !mx_arg_bool(args, A(transposed))) {
+    MX_REFUSE_IF(t->dtype != MX_DTYPE_F32, i, MX_ERR_BAD_DTYPE);
+    return MX_OK;
+  }
+  return mx_check_arg_tensor(args, i, MX_DTYPE_F32);
+}
+
 mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
   const mx_tensor *bias = mx_arg_opt_tensor(args, A(bias)), *out = mx_arg_tensor(args, A(out));
-  MX_TRY(mx_check_arg_tensor(args, A(input), MX_DTYPE_F32));
+  MX_TRY(check_image(args, A(input)));
   MX_TRY(mx_check_arg_tensor(args, A(weight), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  MX_TRY(check_image(args, A(out)));
   if (bias != NULL) {
     MX_TRY(mx_check_arg_tensor(args, A(bias), MX_DTYPE_F32));
   }
@@ -116,6 +131,28 @@ mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   return MX_OK;
 }
 
+/* Element steps of one image of x and of y as their dim orders lay them out. */
+static mx_conv2d_f32_layout layout(const mx_conv2d_f32_shape *s, const mx_tensor *x, const mx_tensor *y) {
+  mx_conv2d_f32_layout l;
+  mx_conv2d_f32_nchw(s, &l);
+  if (nhwc(x)) {
+    l.x_c = 1, l.x_row = s->in_w * s->c_in, l.x_px = s->c_in;
+  }
+  if (nhwc(y)) {
+    l.y_c = 1, l.y_row = s->out_w * s->c_out, l.y_px = s->c_out;
+  }
+  return l;
+}
+
+/* The order to write in: the fastest apart; over the input only where the loader found the rule of the layout
+ * holds (mx_planes_convolution_overlap): row by row in NHWC, plane by plane in NCHW. */
+static mx_conv2d_f32_order write_order(const mx_tensor *in, const mx_tensor *out) {
+  const mx_planes_order o = mx_planes_order_of(in, out);
+  if (o == MX_PLANES_APART) return MX_CONV_FAST;
+  if (nhwc(in)) return o == MX_PLANES_BACKWARD ? MX_CONV_ROWS_BACKWARD : MX_CONV_ROWS;
+  return o == MX_PLANES_BACKWARD ? MX_CONV_PLANES_BACKWARD : MX_CONV_PLANES;
+}
+
 mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(input)), *w = mx_arg_tensor(args, A(weight));
@@ -131,18 +168,17 @@ mx_error mx_k_aten_convolution_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   const size_t in_image = (size_t)shape.c_in * (size_t)(shape.in_h * shape.in_w);
   const size_t out_image = (size_t)shape.c_out * (size_t)(shape.out_h * shape.out_w);
   const float *b = bias != NULL ? (const float *)bias->data : NULL;
-  /* an out over its input: the loader let it only where a depthwise convolution's planes fit (mx_planes.h) */
-  const mx_planes_order order = transposed ? MX_PLANES_APART : mx_planes_order_of(in, out);
+  const mx_conv2d_f32_order order = transposed ? MX_CONV_FAST : write_order(in, out);
+  const bool backward = order == MX_CONV_PLANES_BACKWARD || order == MX_CONV_ROWS_BACKWARD;
+  const mx_conv2d_f32_layout l = layout(&shape, in, out);
   for (int32_t i = 0; i < n_batch; ++i) {
-    const int32_t n = order == MX_PLANES_BACKWARD ? n_batch - 1 - i : i;
+    const int32_t n = backward ? n_batch - 1 - i : i;
     const float *x = (const float *)in->data + (size_t)n * in_image;
     float *y = (float *)out->data + (size_t)n * out_image;
-    if (order != MX_PLANES_APART) {
-      mx_conv2d_f32_planes(&shape, x, (const float *)w->data, b, y, order == MX_PLANES_BACKWARD);
-    } else if (transposed) {
+    if (transposed) {
       mx_conv_transpose2d_f32(&shape, x, (const float *)w->data, b, y);
     } else {
-      mx_conv2d_f32(&shape, x, (const float *)w->data, b, y);
+      mx_conv2d_f32(&shape, &l, x, (const float *)w->data, b, y, order);
     }
   }
   return MX_OK;

@@ -168,77 +168,120 @@ static void interior(const axis *a, int32_t *lo, int32_t *hi) {
 
 static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
-/* The general path: any kernel, stride, padding, dilation and grouping. Pixels run along lines of
- * the axis with more interior outputs, so narrow maps (KWS's 5 columns) still get 4-pixel tiles. `order`
- * 0 runs 4 output channels at a time; 1 (-1) runs one channel plane at a time, row by row, first to last
- * (last to first), for an out over its input (mx_planes.h). Each output element sees the same float
- * operations in every order (bias, then each valid tap's product, kernel row by row), so results match. */
-static void conv_direct(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y,
-                        int32_t order) {
-  const axis ah = {s->in_h, s->out_h, s->k_h, s->stride[0], s->pad[0], s->dil[0], s->in_w, s->k_w, s->out_w};
-  const axis aw = {s->in_w, s->out_w, s->k_w, s->stride[1], s->pad[1], s->dil[1], 1, 1, 1};
-  int32_t h_lo, h_hi, w_lo, w_hi;
-  interior(&ah, &h_lo, &h_hi);
-  interior(&aw, &w_lo, &w_hi);
-  const bool along_w = order != 0 || w_hi - w_lo >= h_hi - h_lo; /* planes: lines are output rows */
-  const axis *u = along_w ? &ah : &aw, *v = along_w ? &aw : &ah; /* v: along the line */
-  const int32_t v_lo = along_w ? w_lo : h_lo, v_hi = along_w ? w_hi : h_hi;
-  const int32_t CG = s->c_in / s->groups, OG = s->c_out / s->groups;
+/* How a call's loops are laid over the tensors: the axes (u across lines, v along them), the output indices of v
+ * whose windows stay inside the input, and the channels per group. */
+typedef struct nest {
+  axis ah, aw;
+  const axis *u, *v;
+  bool along_w;
+  int32_t v_lo, v_hi, cg, og;
+} nest;
 
-  tile t;
-  t.cg = CG;
-  t.x_c = s->in_h * s->in_w, t.x_kh = s->dil[0] * s->in_w, t.x_kw = s->dil[1];
-  t.x_px = v->stride * v->x_step, t.x_oc = CG * t.x_c;
-  t.w_oc = CG * s->k_h * s->k_w, t.w_c = s->k_h * s->k_w, t.w_kh = s->k_w;
-  t.y_oc = s->out_h * s->out_w, t.y_px = v->y_step;
-  for (int32_t done = 0; done < s->c_out;) {
-    /* a block of 4 output channels: of one group, or of 4 groups when each group has one */
-    const int32_t o = order < 0 ? s->c_out - 1 - done : done;
-    const int32_t g = o / OG, in_group = OG - o % OG;
-    const int32_t n = order != 0 ? 1 : OG == 1 ? (s->c_out - o >= 4 ? 4 : 1) : (in_group >= 4 ? 4 : 1);
-    const float *xg = x + (size_t)g * (size_t)t.x_c * (size_t)CG, *wo = w + (size_t)o * (size_t)t.w_oc;
-    float *yo = y + (size_t)o * (size_t)t.y_oc;
-    t.bias = bias != NULL ? bias + o : zeros;
-    for (int32_t j = 0; j < u->out; ++j) {
-      const int32_t iu = order < 0 ? u->out - 1 - j : j;
-      int32_t u0 = 0, u_off = 0, nu = valid_taps(u, iu, &u0, &u_off);
-      const float *xu = xg + u_off, *wu = wo + u0 * u->w_step;
-      float *yu = yo + iu * u->y_step;
-      for (int32_t iv = 0; iv < v->out;) {
-        int32_t v0 = 0, v_off = 0, nv = valid_taps(v, iv, &v0, &v_off);
-        t.nkh = along_w ? nu : nv, t.nkw = along_w ? nv : nu;
-        t.x = xu + v_off, t.w = wu + v0 * v->w_step, t.y = yu + iv * v->y_step;
-        int32_t step = 1;
-        if (iv >= v_lo && v_hi - iv >= 4) {
-          step = 4;
-          if (n == 4 && OG > 1 && t.x_px == 1) {
-            tile_4oc_4px_unit(&t);
-          } else if (n == 4 && OG > 1) {
-            tile_4oc_4px(&t);
-          } else {
-            tile t1 = t;
-            for (int32_t i = 0; i < n; ++i, t1.x += t.x_oc, t1.w += t.w_oc, t1.y += t.y_oc, ++t1.bias) {
-              tile_1oc_4px(&t1);
-            }
-          }
-        } else if (n == 4) {
-          if (OG > 1) {
-            tile_4oc_1px(&t);
-          } else {
-            tile_4g_1px(&t);
-          }
-        } else {
-          tile_1oc_1px(&t);
+static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32_layout *l, bool rows) {
+  p->ah = (axis){s->in_h, s->out_h, s->k_h, s->stride[0], s->pad[0], s->dil[0], l->x_row, s->k_w, l->y_row};
+  p->aw = (axis){s->in_w, s->out_w, s->k_w, s->stride[1], s->pad[1], s->dil[1], l->x_px, 1, l->y_px};
+  int32_t h_lo, h_hi, w_lo, w_hi;
+  interior(&p->ah, &h_lo, &h_hi);
+  interior(&p->aw, &w_lo, &w_hi);
+  p->along_w = rows || w_hi - w_lo >= h_hi - h_lo; /* in row order, lines are output rows */
+  p->u = p->along_w ? &p->ah : &p->aw, p->v = p->along_w ? &p->aw : &p->ah;
+  p->v_lo = p->along_w ? w_lo : h_lo, p->v_hi = p->along_w ? w_hi : h_hi;
+  p->cg = s->c_in / s->groups, p->og = s->c_out / s->groups;
+}
+
+/* Output channels [o, o + n) (n 4 or 1) along line iu: tiles of 4 pixels where the windows stay inside. */
+static void block_line(const nest *p, tile t, const float *x, const float *w, const float *bias, float *y, int32_t o,
+                       int32_t n, int32_t iu) {
+  const int32_t g = o / p->og;
+  const float *xg = x + (size_t)g * (size_t)t.x_c * (size_t)p->cg, *wo = w + (size_t)o * (size_t)t.w_oc;
+  t.bias = bias != NULL ? bias + o : zeros;
+  int32_t u0 = 0, u_off = 0, nu = valid_taps(p->u, iu, &u0, &u_off);
+  const float *xu = xg + u_off, *wu = wo + u0 * p->u->w_step;
+  float *yu = y + (size_t)o * (size_t)t.y_oc + iu * p->u->y_step;
+  const axis *v = p->v;
+  for (int32_t iv = 0; iv < v->out;) {
+    int32_t v0 = 0, v_off = 0, nv = valid_taps(v, iv, &v0, &v_off);
+    t.nkh = p->along_w ? nu : nv, t.nkw = p->along_w ? nv : nu;
+    t.x = xu + v_off, t.w = wu + v0 * v->w_step, t.y = yu + iv * v->y_step;
+    int32_t step = 1;
+    if (iv >= p->v_lo && p->v_hi - iv >= 4) {
+      step = 4;
+      if (n == 4 && p->og > 1 && t.x_px == 1) {
+        tile_4oc_4px_unit(&t);
+      } else if (n == 4 && p->og > 1) {
+        tile_4oc_4px(&t);
+      } else {
+        tile t1 = t;
+        for (int32_t i = 0; i < n; ++i, t1.x += t.x_oc, t1.w += t.w_oc, t1.y += t.y_oc, ++t1.bias) {
+          tile_1oc_4px(&t1);
         }
-        iv += step;
       }
+    } else if (n == 4) {
+      if (p->og > 1) {
+        tile_4oc_1px(&t);
+      } else {
+        tile_4g_1px(&t);
+      }
+    } else {
+      tile_1oc_1px(&t);
     }
-    done += n;
+    iv += step;
   }
 }
 
-void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y) {
-  if (s->k_h == 1 && s->k_w == 1 && s->stride[0] == 1 && s->stride[1] == 1 && s->pad[0] == 0 && s->pad[1] == 0) {
+/* Channels in a block from output channel o on: 4 of one group, or of 4 groups when each group has one. */
+static int32_t block_width(const nest *p, int32_t c_out, int32_t o) {
+  const int32_t in_group = p->og - o % p->og;
+  return p->og == 1 ? (c_out - o >= 4 ? 4 : 1) : (in_group >= 4 ? 4 : 1);
+}
+
+/* The general path: any kernel, stride, padding, dilation, grouping and layout. Pixels run along lines of the
+ * axis with more interior outputs, so narrow maps (KWS's 5 columns) still get 4-pixel tiles. Each output
+ * element sees the same float operations in every order (bias, then each valid tap's product, kernel row by
+ * row), so every order gives the same bits. */
+static void conv_direct(const mx_conv2d_f32_shape *s, const mx_conv2d_f32_layout *l, const float *x, const float *w,
+                        const float *bias, float *y, mx_conv2d_f32_order order) {
+  const bool rows = order == MX_CONV_ROWS || order == MX_CONV_ROWS_BACKWARD;
+  const bool backward = order == MX_CONV_PLANES_BACKWARD || order == MX_CONV_ROWS_BACKWARD;
+  nest p;
+  nest_init(&p, s, l, rows || order != MX_CONV_FAST);
+  tile t;
+  t.cg = p.cg;
+  t.x_c = l->x_c, t.x_kh = s->dil[0] * l->x_row, t.x_kw = s->dil[1] * l->x_px;
+  t.x_px = p.v->stride * p.v->x_step, t.x_oc = p.cg * t.x_c;
+  t.w_oc = p.cg * s->k_h * s->k_w, t.w_c = s->k_h * s->k_w, t.w_kh = s->k_w;
+  t.y_oc = l->y_c, t.y_px = p.v->y_step;
+  const int32_t lines = p.u->out;
+  if (rows) { /* a whole output row, every channel, then the next: NHWC rows lie one after another */
+    for (int32_t j = 0; j < lines; ++j) {
+      const int32_t iu = backward ? lines - 1 - j : j;
+      for (int32_t o = 0, n; o < s->c_out; o += n) {
+        n = block_width(&p, s->c_out, o);
+        block_line(&p, t, x, w, bias, y, o, n, iu);
+      }
+    }
+    return;
+  }
+  /* a block of channels over all lines, then the next; planes: one channel at a time, its rows in order */
+  for (int32_t done = 0, n; done < s->c_out; done += n) {
+    const int32_t o = backward ? s->c_out - 1 - done : done;
+    n = order == MX_CONV_FAST ? block_width(&p, s->c_out, o) : 1;
+    for (int32_t j = 0; j < lines; ++j) {
+      block_line(&p, t, x, w, bias, y, o, n, backward ? lines - 1 - j : j);
+    }
+  }
+}
+
+const mx_conv2d_f32_layout *mx_conv2d_f32_nchw(const mx_conv2d_f32_shape *s, mx_conv2d_f32_layout *l) {
+  *l = (mx_conv2d_f32_layout){s->in_h * s->in_w, s->in_w, 1, s->out_h * s->out_w, s->out_w, 1};
+  return l;
+}
+
+void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const mx_conv2d_f32_layout *l, const float *x, const float *w,
+                   const float *bias, float *y, mx_conv2d_f32_order order) {
+  const bool nchw = l->x_px == 1 && l->y_px == 1 && l->x_c == s->in_h * s->in_w;
+  if (order == MX_CONV_FAST && nchw && s->k_h == 1 && s->k_w == 1 && s->stride[0] == 1 && s->stride[1] == 1 &&
+      s->pad[0] == 0 && s->pad[1] == 0) {
     /* 1x1: per group a matrix product, y[oc, :] = bias[oc] + sum_c w[oc, c] * x[c, :] */
     const uint32_t cg = (uint32_t)(s->c_in / s->groups), og = (uint32_t)(s->c_out / s->groups);
     const size_t hw = (size_t)s->in_h * (size_t)s->in_w;
@@ -248,10 +291,5 @@ void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const float *x, const float *w,
     }
     return;
   }
-  conv_direct(s, x, w, bias, y, 0);
-}
-
-void mx_conv2d_f32_planes(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y,
-                          bool backward) {
-  conv_direct(s, x, w, bias, y, backward ? -1 : 1);
+  conv_direct(s, l, x, w, bias, y, order);
 }

@@ -51,17 +51,35 @@ static void pair(mx_value *const *args, uint32_t i, int64_t v[2]) {
 
 #define C(name) MX_ARG_aten_convolution_##name
 
+static bool is_nhwc(const mx_tensor *t) {
+  return t->dim == 4 && t->dim_order[0] == 0 && t->dim_order[1] == 2 && t->dim_order[2] == 3 && t->dim_order[3] == 1;
+}
+
 bool mx_planes_convolution_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
   const mx_tensor *x = mx_arg_tensor(args, C(input)), *w = mx_arg_tensor(args, C(weight));
   const mx_tensor *y = mx_arg_tensor(args, out);
   if (arg != C(input) || x->dim != 4 || mx_arg_bool(args, C(transposed))) return false;
+  const bool rows = is_nhwc(x) && is_nhwc(y);
+  if (!rows && (is_nhwc(x) || is_nhwc(y))) return false; /* one NHWC, one NCHW: no order keeps them apart */
   const int64_t groups = mx_arg_int(args, C(groups));
-  if (groups != x->sizes[1] || groups != y->sizes[1]) return false; /* each output plane reads its input plane */
   int64_t stride[2], pad[2], dil[2];
   pair(args, C(stride), stride);
   pair(args, C(padding), pad);
   pair(args, C(dilation), dil);
   const int32_t k_h = w->sizes[2], k_w = w->sizes[3];
+  const int32_t span = (int32_t)(dil[0] * (k_h - 1) + 1);
+  if (rows) { /* one plane per image, a row holding every channel of its pixels */
+    const mx_planes g = {x->sizes[0],
+                         x->sizes[2],
+                         x->sizes[3] * x->sizes[1],
+                         y->sizes[2],
+                         y->sizes[3] * y->sizes[1],
+                         (int32_t)stride[0],
+                         (int32_t)pad[0],
+                         span};
+    return mx_planes_fits(&g, x->data, y->data);
+  }
+  if (groups != x->sizes[1] || groups != y->sizes[1]) return false; /* each output plane reads its input plane */
   if (k_h == 1 && k_w == 1 && stride[0] == 1 && stride[1] == 1 && pad[0] == 0 && pad[1] == 0) return false;
   const mx_planes g = {(int64_t)x->sizes[0] * x->sizes[1],
                        x->sizes[2],
@@ -70,7 +88,7 @@ bool mx_planes_convolution_overlap(mx_value *const *args, uint32_t arg, uint32_t
                        y->sizes[3],
                        (int32_t)stride[0],
                        (int32_t)pad[0],
-                       (int32_t)(dil[0] * (k_h - 1) + 1)};
+                       span};
   return mx_planes_fits(&g, x->data, y->data);
 }
 

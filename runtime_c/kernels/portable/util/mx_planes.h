@@ -9,7 +9,8 @@
 #include "mx/kernel.h"
 
 /* The planes: N*C of them (or C), each an in_h x in_w input and an out_h x out_w output, and the window along H
- * (span: dilation * (kernel - 1) + 1). */
+ * (span: dilation * (kernel - 1) + 1). In NHWC a plane is an image and a row holds in_w (out_w) elements: the
+ * row's pixels times the channels. */
 typedef struct mx_planes {
   int64_t planes;
   int32_t in_h, in_w, out_h, out_w;
@@ -29,9 +30,9 @@ mx_planes_order mx_planes_order_of(const mx_tensor *in, const mx_tensor *out);
  * backward distance above. */
 bool mx_planes_fits(const mx_planes *g, const void *in, const void *out);
 
-/* The overlap rules (mx_kernel_entry.overlap) of aten::convolution.out, a depthwise one (groups = in channels = out
- * channels, not transposed, and not the 1x1 path, a matrix product), and of aten::avg_pool2d.out: the input is
- * argument 0 and the out fits. */
+/* The overlap rules (mx_kernel_entry.overlap) of aten::convolution.out, not transposed: NCHW, a depthwise one
+ * (groups = in channels = out channels, not the 1x1 path, a matrix product); NHWC in and out, any (run row by row,
+ * every channel); and of aten::avg_pool2d.out: the input is argument 0 and the out fits. */
 bool mx_planes_convolution_overlap(mx_value *const *args, uint32_t arg, uint32_t out);
 bool mx_planes_avg_pool2d_overlap(mx_value *const *args, uint32_t arg, uint32_t out);
 
