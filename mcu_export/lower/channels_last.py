@@ -136,8 +136,8 @@ def make_channels_last(plan: pte.ExecutionPlan) -> int:
         if any(i in vetoed or not _candidate(values[i]) for i in group):
             continue
         for i in group:
-            t = values[i]
-            assert isinstance(t, pte.Tensor)  # _candidate
-            t.dim_order = list(CHANNELS_LAST)
+            tensor = values[i]
+            assert isinstance(tensor, pte.Tensor)  # _candidate
+            tensor.dim_order = list(CHANNELS_LAST)
             changed += 1
     return changed
