@@ -9,15 +9,20 @@ import json
 
 import pytest
 
-pytest.importorskip("executorch.backends.arm", reason="needs executorch==1.5.1 (pip install -e .[interop])")
-pytest.importorskip("torchao.quantization.pt2e", reason="needs torchao (PT2E quantization)")
-
-from mcu_export.bench_et_ethosu import SCRATCH_ALIGNMENT, executorch_ethosu  # noqa: E402
-from mcu_export.ethosu import blob  # noqa: E402
-from mcu_export.examples import spec  # noqa: E402
-from mcu_export.model_spec import load_model  # noqa: E402
+from mcu_export.bench_et_ethosu import SCRATCH_ALIGNMENT, executorch_ethosu
+from mcu_export.ethosu import blob
+from mcu_export.examples import spec
+from mcu_export.model_spec import load_model
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _arm_flow():
+    """Imported when a test runs, not at collection: executorch.backends.arm takes 7 s to import, which the fast
+    tier (these tests are slow) would pay for nothing."""
+    pytest.importorskip("executorch.backends.arm", reason="needs executorch==1.5.1 (pip install -e .[interop])")
+    pytest.importorskip("torchao.quantization.pt2e", reason="needs torchao (PT2E quantization)")
 
 MODELS = ("mnist_mlp", "kws_dscnn")
 ACCELERATOR = "ethos-u55-128"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -75,35 +76,38 @@ def portable_ops() -> list:
 
 
 def build_library(out_dir: Path, cc: str = "cc") -> Path:
-    """Compiles every portable kernel source into one shared library in out_dir, with the loader's argument
-    check (runtime_c/src/kernel_check.c) and a kernel table for them, so a call is checked as a load checks it.
+    """Compiles every portable kernel source into one shared library, with the loader's argument check
+    (runtime_c/src/kernel_check.c) and a kernel table for them, so a call is checked as a load checks it.
     MX_KERNEL_CFLAGS adds flags, e.g. "-fsanitize=address,undefined" (then run python with
-    LD_PRELOAD=$(cc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0)."""
-    from mcu_export.host_runtime import render_kernel_table
+    LD_PRELOAD=$(cc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0). Built once per content of the
+    sources, table and flags, in the host runtime's cache (every test module asks for it: 7 s each); out_dir
+    holds the build until it is complete."""
+    import hashlib
 
+    from mcu_export.host_runtime import cache_root, render_kernel_table
+
+    table_text = render_kernel_table(portable_ops())
+    # fuse_hard_ramp.c: the table lists the loader fusion that ends in the hardswish/hardsigmoid kernels
+    runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "dtype.c", RUNTIME_SRC / "fuse_hard_ramp.c"]
+    flags = [cc, "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}"]
+    flags += os.environ.get("MX_KERNEL_CFLAGS", "").split()
+    digest = hashlib.sha256("\0".join([*flags, table_text]).encode())
+    headers = sorted(p for d in (INCLUDE_DIR, KERNEL_DIR) for p in d.rglob("*.h"))
+    for path in sorted(set(kernel_sources() + runtime)) + headers:
+        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    final = cache_root() / "kernel-lib" / digest.hexdigest()[:20] / "libmx_portable_kernels.so"
+    if final.is_file():
+        return final
     lib = Path(out_dir) / "libmx_portable_kernels.so"
     table = Path(out_dir) / "kernel_table.c"
-    table.write_text(render_kernel_table(portable_ops()))
-    # fuse_hard_ramp.c: the table lists the loader fusion that ends in the hardswish/hardsigmoid kernels
-    runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "dtype.c", RUNTIME_SRC / "fuse_hard_ramp.c", table]
-    cmd = [
-        cc,
-        "-std=c11",
-        "-shared",
-        "-fPIC",
-        "-O1",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        f"-I{INCLUDE_DIR}",
-        *os.environ.get("MX_KERNEL_CFLAGS", "").split(),
-        *map(str, kernel_sources() + runtime),
-        "-o",
-        str(lib),
-        "-lm",
-    ]
+    table.write_text(table_text)
+    cmd = [*flags, *map(str, kernel_sources() + runtime + [table]), "-o", str(lib), "-lm"]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return lib
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{os.getpid()}.so")
+    shutil.copy2(lib, tmp)
+    os.replace(tmp, final)  # whole or absent: another worker may be building the same
+    return final
 
 
 # --- ctypes mirrors of runtime_c/include/mx/value.h -------------------------------------------------
