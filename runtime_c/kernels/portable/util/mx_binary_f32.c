@@ -90,12 +90,13 @@ static void row(mx_binop op, float alpha, const float *a, uint32_t sa, const flo
 
 /* Element strides reading t (in its own dim order) at every index of out's shape: 0 along the dims it repeats. */
 static void layout_strides(const mx_tensor *t, const mx_tensor *out, uint32_t *strides) {
-  uint32_t own[MX_MAX_DIM] = {0};
-  mx_dim_order_strides(t, own);
-  const uint32_t lead = out->dim - t->dim;
+  const uint32_t lead = out->dim - t->dim; /* t's dims align with out's last ones */
+  mx_dim_order_strides(t, strides + lead);
   for (uint32_t d = 0; d < out->dim; ++d) {
     /* a dim of size 1 repeats (stride 0) whichever its order */
-    strides[d] = d < lead || t->sizes[d - lead] == 1 ? 0u : own[d - lead];
+    if (d < lead || t->sizes[d - lead] == 1) {
+      strides[d] = 0;
+    }
   }
 }
 
