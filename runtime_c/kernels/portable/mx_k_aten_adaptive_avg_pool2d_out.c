@@ -1,6 +1,8 @@
 /* aten::_adaptive_avg_pool2d.out for float32 NCHW or CHW: (self, output_size[2], out, ret).
- * Output cell i averages input [floor(i * in / out), ceil((i + 1) * in / out)), as torch does. */
+ * Output cell i averages input [floor(i * in / out), ceil((i + 1) * in / out)), as torch does. A channels-last
+ * self may be pooled to 1x1 (the global average pool of a channels-last graph). */
 #include "util/mx_args.h"
+#include "util/mx_reduce_f32.h"
 #include "util/mx_tensor_util.h"
 
 #define A(name) MX_ARG_aten_adaptive_avg_pool2d_##name
@@ -8,8 +10,19 @@
 mx_arg_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   const mx_int_list osz = *mx_arg_int_list(args, A(output_size));
-  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  const bool nhwc = mx_is_channels_last(in);
+  if (nhwc) {
+    MX_CHECK(A(self), mx_check_dtype(in, MX_DTYPE_F32));
+    /* only the 1x1 pool has a channels-last loop; any other is refused as any other dim order is */
+    MX_REFUSE_IF(osz.len != 2 || osz.items[0] != 1 || osz.items[1] != 1, A(self), MX_ERR_BAD_ARG_VALUE);
+  } else {
+    MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  }
+  if (mx_channels_last_as_contiguous(out)) {
+    MX_CHECK(A(out), mx_check_dtype(out, MX_DTYPE_F32));
+  } else {
+    MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  }
   MX_REFUSE_IF(
       osz.len != 2 || osz.items[0] < 0 || osz.items[1] < 0 || osz.items[0] > INT32_MAX || osz.items[1] > INT32_MAX,
       A(output_size), MX_ERR_BAD_ARG_VALUE);
@@ -29,6 +42,16 @@ mx_arg_error mx_k_aten_adaptive_avg_pool2d_out_check(mx_value *const *args) {
 mx_error mx_k_aten_adaptive_avg_pool2d_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  if (mx_is_channels_last(in)) {
+    /* the 1x1 pool (checked at load): the sums, then the one division the NCHW loop makes, so the same bits */
+    float *y = (float *)out->data;
+    mx_reduce_f32_hw_channels_last(in, y);
+    const float pixels = (float)((uint32_t)in->sizes[2] * (uint32_t)in->sizes[3]);
+    for (uint32_t i = 0; i < out->numel; ++i) {
+      y[i] /= pixels;
+    }
+    return MX_OK;
+  }
   const uint32_t r = in->dim;
   const int32_t IH = in->sizes[r - 2], IW = in->sizes[r - 1], OH = out->sizes[r - 2], OW = out->sizes[r - 1];
   uint32_t planes = mx_size_prod(in->sizes, 0, r - 2);

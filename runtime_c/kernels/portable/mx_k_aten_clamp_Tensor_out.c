@@ -1,14 +1,41 @@
 /* aten::clamp.Tensor_out for float32: (self, min?, max?, out, ret), torch.clamp with tensor bounds. self, min and
  * max broadcast together to out's shape; like clamp.out, min applies first (min > max gives max) and a NaN in self
- * passes through. */
+ * passes through. self and out may also share any dim order, with bounds of their shape and order or of one
+ * element (no broadcasting then). */
 #include "util/mx_args.h"
 #include "util/mx_broadcast.h"
 #include "util/mx_tensor_util.h"
 
 #define A(name) MX_ARG_aten_clamp_Tensor_##name
 
+/* self and out share a non-contiguous dim order: each bound then has their shape and order, or one element. The
+ * loop below reads every tensor at out's memory index (strides 0 for a one-element bound), which holds when all
+ * lay out alike; any other mix is refused as a non-contiguous self always was. */
+static mx_arg_error check_shared_order(mx_value *const *args) {
+  const mx_tensor *self = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  MX_CHECK(A(self), mx_check_dtype(self, MX_DTYPE_F32));
+  MX_CHECK(A(out), mx_check_dtype(out, MX_DTYPE_F32));
+  MX_REFUSE_IF(mx_arg_none(args, A(min)) && mx_arg_none(args, A(max)), A(max), MX_ERR_BAD_ARG_VALUE);
+  MX_CHECK(A(out), mx_check_sizes(out, self->sizes, self->dim));
+  for (uint32_t j = A(min); j <= A(max); ++j) {
+    const mx_tensor *bound = mx_arg_opt_tensor(args, j);
+    if (bound != NULL) {
+      MX_CHECK(j, mx_check_dtype(bound, MX_DTYPE_F32));
+      const bool one = bound->numel == 1;
+      MX_REFUSE_IF(!one && !(mx_same_dim_order(bound, out) && mx_same_shape(bound, out)), A(self),
+                   MX_ERR_BAD_ARG_VALUE);
+      /* a bound of higher rank broadcasts out to it, as on the contiguous path */
+      MX_REFUSE_IF(one && bound->dim > out->dim, A(out), MX_ERR_BAD_SHAPE);
+    }
+  }
+  return MX_OK;
+}
+
 mx_arg_error mx_k_aten_clamp_Tensor_out_check(mx_value *const *args) {
   const mx_tensor *out = mx_arg_tensor(args, A(out));
+  if (!mx_is_contiguous(out) && mx_same_dim_order(mx_arg_tensor(args, A(self)), out)) {
+    return check_shared_order(args);
+  }
   MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
   MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
   /* torch: at least one of min and max */

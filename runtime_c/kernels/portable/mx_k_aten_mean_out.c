@@ -1,8 +1,9 @@
 /* aten::mean.out for float32: (self, dim?, keepdim, dtype?, out, ret). A Null or empty dim list
- * reduces every dim; dtype may only be Null or float32. Body: util/mx_reduce_f32.c. */
+ * reduces every dim; dtype may only be Null or float32. A channels-last self may be averaged over H and W (dims
+ * 2 and 3: a global average pool). Body: util/mx_reduce_f32.c. */
 #include "util/mx_reduce_f32.h"
 
-mx_arg_error mx_k_aten_mean_out_check(mx_value *const *args) { return mx_reduce_f32_check(args); }
+mx_arg_error mx_k_aten_mean_out_check(mx_value *const *args) { return mx_reduce_f32_check(args, true); }
 
 mx_error mx_k_aten_mean_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;

@@ -2,7 +2,7 @@
  * sums every dim; dtype may only be Null or float32. Body: util/mx_reduce_f32.c. */
 #include "util/mx_reduce_f32.h"
 
-mx_arg_error mx_k_aten_sum_IntList_out_check(mx_value *const *args) { return mx_reduce_f32_check(args); }
+mx_arg_error mx_k_aten_sum_IntList_out_check(mx_value *const *args) { return mx_reduce_f32_check(args, false); }
 
 mx_error mx_k_aten_sum_IntList_out(mx_kernel_ctx *ctx, mx_value *const *args) {
   (void)ctx;

@@ -46,18 +46,47 @@ static uint32_t reduced_shape(const mx_tensor *in, const bool *reduce, bool keep
   return count;
 }
 
-mx_arg_error mx_reduce_f32_check(mx_value *const *args) {
+mx_arg_error mx_reduce_f32_check(mx_value *const *args, bool spatial_channels_last) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
   MX_REFUSE_IF(!mx_arg_none(args, A(dtype)) && mx_arg_int(args, A(dtype)) != MX_DTYPE_F32, A(dtype), MX_ERR_BAD_DTYPE);
-  MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
-  MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  const bool nhwc = spatial_channels_last && mx_is_channels_last(in);
+  if (nhwc) {
+    MX_CHECK(A(self), mx_check_dtype(in, MX_DTYPE_F32));
+  } else {
+    MX_TRY(mx_check_arg_tensor(args, A(self), MX_DTYPE_F32));
+  }
   bool reduce[MX_MAX_DIM];
-  MX_CHECK(A(dim), reduced_dims(mx_arg_opt_int_list(args, A(dim)), in->dim, reduce));
+  const mx_error dims = reduced_dims(mx_arg_opt_int_list(args, A(dim)), in->dim, reduce);
+  /* channels-last: only the sum over H and W has a loop; anything else is refused as any other dim order is */
+  MX_REFUSE_IF(nhwc && (dims != MX_OK || reduce[0] || reduce[1] || !reduce[2] || !reduce[3]), A(self),
+               MX_ERR_BAD_ARG_VALUE);
+  if (spatial_channels_last && mx_channels_last_as_contiguous(out)) {
+    MX_CHECK(A(out), mx_check_dtype(out, MX_DTYPE_F32));
+  } else {
+    MX_TRY(mx_check_arg_tensor(args, A(out), MX_DTYPE_F32));
+  }
+  MX_CHECK(A(dim), dims);
   int32_t sizes[MX_MAX_DIM];
   uint32_t out_dim = 0;
   (void)reduced_shape(in, reduce, mx_arg_bool(args, A(keepdim)), sizes, &out_dim);
   MX_CHECK(A(out), mx_check_sizes(out, sizes, out_dim));
   return MX_OK;
+}
+
+void mx_reduce_f32_hw_channels_last(const mx_tensor *in, float *y) {
+  const uint32_t n = (uint32_t)in->sizes[0], c = (uint32_t)in->sizes[1];
+  const uint32_t pixels = (uint32_t)in->sizes[2] * (uint32_t)in->sizes[3];
+  const float *x = (const float *)in->data;
+  for (uint32_t i = 0; i < n; ++i, y += c) {
+    for (uint32_t k = 0; k < c; ++k) {
+      y[k] = 0.0f;
+    }
+    for (uint32_t p = 0; p < pixels; ++p, x += c) {
+      for (uint32_t k = 0; k < c; ++k) {
+        y[k] += x[k];
+      }
+    }
+  }
 }
 
 uint32_t mx_reduce_f32_sum(mx_value *const *args) {
@@ -71,6 +100,10 @@ uint32_t mx_reduce_f32_sum(mx_value *const *args) {
 
   float *y = (float *)out->data;
   const float *x = (const float *)in->data;
+  if (mx_is_channels_last(in)) {
+    mx_reduce_f32_hw_channels_last(in, y);
+    return count;
+  }
   /* Only trailing dims reduced (a global average pool): each out element is one contiguous run, summed
    * in the same order as the general loop below, so the result is the same to the bit. */
   uint32_t lead = r;

@@ -39,11 +39,54 @@ bool mx_is_contiguous(const mx_tensor *t) {
   return true;
 }
 
-mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
-  if (t->dtype != dtype) {
-    return MX_ERR_BAD_DTYPE;
+bool mx_is_channels_last(const mx_tensor *t) {
+  static const uint8_t nhwc[4] = {0, 2, 3, 1};
+  if (t->dim != 4) {
+    return false;
   }
+  for (uint32_t i = 0; i < 4; ++i) {
+    if (t->dim_order[i] != nhwc[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool mx_channels_last_as_contiguous(const mx_tensor *t) {
+  return mx_is_channels_last(t) && (t->sizes[1] == 1 || (t->sizes[2] == 1 && t->sizes[3] == 1));
+}
+
+bool mx_same_dim_order(const mx_tensor *a, const mx_tensor *b) {
+  if (a->dim != b->dim) {
+    return false;
+  }
+  for (uint32_t i = 0; i < a->dim; ++i) {
+    if (a->dim_order[i] != b->dim_order[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void mx_dim_order_strides(const mx_tensor *t, uint32_t *strides) {
+  uint32_t stride = 1;
+  for (uint32_t i = t->dim; i-- > 0;) {
+    const uint32_t d = t->dim_order[i];
+    strides[d] = stride;
+    stride *= (uint32_t)t->sizes[d];
+  }
+}
+
+mx_error mx_check_dtype(const mx_tensor *t, mx_dtype dtype) { return t->dtype == dtype ? MX_OK : MX_ERR_BAD_DTYPE; }
+
+mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype) {
+  MX_TRY(mx_check_dtype(t, dtype));
   return mx_check_contiguous(t);
+}
+
+mx_error mx_check_tensor_or_channels_last(const mx_tensor *t, mx_dtype dtype) {
+  MX_TRY(mx_check_dtype(t, dtype));
+  return mx_is_channels_last(t) ? MX_OK : mx_check_contiguous(t);
 }
 
 mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype) {

@@ -12,8 +12,26 @@ mx_error mx_tensor_check(const mx_tensor *t);
 /* dim_order is 0..dim-1 (contiguous, row-major). */
 bool mx_is_contiguous(const mx_tensor *t);
 
+/* Rank 4 in dim order [0, 2, 3, 1] (channels-last): memory runs N, H, W, C while sizes stay [N, C, H, W]. */
+bool mx_is_channels_last(const mx_tensor *t);
+
+/* Channels-last with the bytes of the contiguous order: C == 1, or H == W == 1 (an [N, C, 1, 1] result). */
+bool mx_channels_last_as_contiguous(const mx_tensor *t);
+
+/* One rank and one dim order: tensors of one shape then hold each element at the same offset. */
+bool mx_same_dim_order(const mx_tensor *a, const mx_tensor *b);
+
+/* Element strides of each dim in t's memory: 1 for the last dim of its dim order, growing outwards. */
+void mx_dim_order_strides(const mx_tensor *t, uint32_t *strides);
+
+/* Of dtype `dtype` (else MX_ERR_BAD_DTYPE), in any dim order. */
+mx_error mx_check_dtype(const mx_tensor *t, mx_dtype dtype);
+
 /* Of dtype `dtype`, contiguous (else MX_ERR_BAD_ARG_VALUE). */
 mx_error mx_check_tensor(const mx_tensor *t, mx_dtype dtype);
+
+/* Of dtype `dtype`, contiguous or channels-last (else MX_ERR_BAD_ARG_VALUE). */
+mx_error mx_check_tensor_or_channels_last(const mx_tensor *t, mx_dtype dtype);
 
 /* mx_check_tensor on tensor argument args[i], naming it when it fails. */
 mx_arg_error mx_check_arg_tensor(mx_value *const *args, uint32_t i, mx_dtype dtype);

@@ -4,14 +4,14 @@
  * reading them once checked. */
 #include "mx_args.h"
 
-/* The tensors of an element-wise float32 op: in and out hold numel elements each. */
+/* The tensors of an element-wise float32 op: in and out hold numel elements each, in one memory order. */
 typedef struct {
   const float *in;
   float *out;
   uint32_t numel;
 } mx_unary_f32;
 
-/* args[self_i] and args[out_i] are contiguous float32 tensors of one shape. */
+/* args[self_i] and args[out_i] are float32 tensors of one shape, both contiguous or both in one dim order. */
 mx_arg_error mx_unary_f32_check(mx_value *const *args, uint32_t self_i, uint32_t out_i);
 
 static inline mx_unary_f32 mx_unary_f32_at(mx_value *const *args, uint32_t self_i, uint32_t out_i) {
