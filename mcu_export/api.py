@@ -235,6 +235,11 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
             "arena_over_lower_bound": round(arena / bound, 4) if bound else 1.0,
             "planned_tensors": len(plan.tensors),
             "overlaps": plan.overlaps,
+            "channels_last_tensors": sum(
+                1
+                for v in method.values
+                if isinstance(v, Tensor) and not v.data_buffer_idx and list(v.dim_order) == [0, 2, 3, 1]
+            ),
             **(
                 {
                     "schedule": {

@@ -21,6 +21,8 @@ FIELDS: Dict[str, str] = {
     "topological order considered), greedy (too many to search; kept only where better) or emitted (torch.export's)",
     "memory.schedule.live_set_emitted_bytes": "the live-set peak of torch.export's instruction order",
     "memory.overlaps": "kernel outs placed over the input they replace, where the kernel's overlap rule allows",
+    "memory.channels_last_tensors": "planned fp32 tensors the exporter laid out channels-last (NHWC) so that the "
+    "convolutions around them can overlap; 0 with --no-overlap",
     "memory.constant_bytes": "bytes of weights and constants in the .pte",
     "pte_bytes": "size of model.pte in bytes",
     "export_seconds": "wall time of the export",

@@ -24,6 +24,7 @@ def _arm_flow():
     pytest.importorskip("executorch.backends.arm", reason="needs executorch==1.5.1 (pip install -e .[interop])")
     pytest.importorskip("torchao.quantization.pt2e", reason="needs torchao (PT2E quantization)")
 
+
 MODELS = ("mnist_mlp", "kws_dscnn")
 ACCELERATOR = "ethos-u55-128"
 SCRATCH_REGION = 1  # Vela's region of the scratch tensor, where a delegate's inputs and outputs live

@@ -77,3 +77,11 @@ def test_transposed_convolution_stays_nchw():
     assert all(o == [0, 1, 2, 3] for op, orders in calls for o in orders if op != "aten::convolution.out" or o)
     transposed = [orders for op, orders in calls if op == "aten::convolution.out"][1]
     assert transposed == [[0, 1, 2, 3], [0, 1, 2, 3]]
+
+
+def test_report_counts_the_channels_last_tensors():
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 6, 5)
+    on = mcu_export.api.export(Chain().eval(), (x,)).report["memory"]["channels_last_tensors"]
+    off = mcu_export.api.export(Chain().eval(), (x,), overlap=False).report["memory"]["channels_last_tensors"]
+    assert (on, off) == (6, 0)  # each conv's out, relu's, sigmoid's, the product's

@@ -10,6 +10,7 @@ import kernel_harness as kh
 from fp32_checks import SETTINGS, blank, close, rand, run, seeds
 
 aten = torch.ops.aten
+NHWC = (0, 2, 3, 1)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def test_convolution_2d(lib, data, seed):
     d = data.draw
     depthwise = d(st.booleans())
     groups = d(st.integers(1, 3))
-    cin_g, cout_g = (1 if depthwise else d(st.integers(1, 3))), d(st.integers(1, 3))
+    cin_g, cout_g = (1 if depthwise else d(st.integers(1, 5))), d(st.integers(1, 5))
     k = [d(st.integers(1, 3)), d(st.integers(1, 3))]
     stride, pad, dil = ([d(st.integers(lo, hi)) for _ in range(2)] for lo, hi in ((1, 3), (0, 2), (1, 2)))
     hw = [d(st.integers(max(1, dil[i] * (k[i] - 1) + 1 - 2 * pad[i]), 9)) for i in range(2)]
@@ -34,11 +35,13 @@ def test_convolution_2d(lib, data, seed):
     w = rand(seed + 1, cout_g * groups, cin_g, *k)
     b = rand(seed + 2, cout_g * groups) if d(st.booleans()) else None
     ref = aten.convolution.default(x, w, b, stride, pad, dil, False, [0, 0], groups)
-    out = blank(ref)
+    # input and out each NCHW or channels-last (NHWC memory: the layout pass's, mcu_export/lower/channels_last.py)
+    x_cl, out_cl = d(st.sampled_from([(False, False), (True, True), (True, False), (False, True)]))
+    out = kh.Strided(blank(ref), NHWC) if out_cl else blank(ref)
     run(
         lib,
         "aten::convolution.out",
-        input=x,
+        input=kh.Strided(x, NHWC) if x_cl else x,
         weight=w,
         bias=b,
         stride=stride,
@@ -49,7 +52,7 @@ def test_convolution_2d(lib, data, seed):
         groups=groups,
         out=out,
     )
-    close(out, ref)
+    close(out.mem.permute(0, 3, 1, 2) if out_cl else out, ref)
 
 
 @SETTINGS

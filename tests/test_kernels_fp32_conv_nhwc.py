@@ -1,13 +1,12 @@
-"""The fp32 convolution with channels-last (NHWC memory) input and out, each on its own, against torch; and the
-layouts it refuses (a transposed convolution, other dim orders)."""
+"""The fp32 convolution with channels-last (NHWC memory) input and out at the sizes that fill its tiles, against
+torch; and the layouts it refuses (a transposed convolution, other dim orders). Random shapes in either layout:
+tests/test_kernels_fp32_conv.py."""
 
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
 
 import kernel_harness as kh
-from fp32_checks import ERR, OK, SETTINGS, blank, close, rand, seeds
+from fp32_checks import ERR, OK, blank, close, rand
 from mcu_export.ops.table import BY_QUALIFIED
 
 aten = torch.ops.aten
@@ -38,27 +37,6 @@ def _conv(lib, x, w, b, stride, pad, dil, groups, out, transposed=False):
 
 def _nchw(mem: torch.Tensor) -> torch.Tensor:
     return mem.permute(0, 3, 1, 2)
-
-
-@SETTINGS
-@given(st.data(), seeds)
-def test_convolution_channels_last(lib, data, seed):
-    d = data.draw
-    depthwise = d(st.booleans())
-    groups = d(st.integers(1, 3))
-    cin_g, cout_g = (1 if depthwise else d(st.integers(1, 5))), d(st.integers(1, 5))
-    k = [d(st.integers(1, 3)), d(st.integers(1, 3))]
-    stride, pad, dil = ([d(st.integers(lo, hi)) for _ in range(2)] for lo, hi in ((1, 2), (0, 2), (1, 2)))
-    hw = [d(st.integers(max(1, dil[i] * (k[i] - 1) + 1 - 2 * pad[i]), 9)) for i in range(2)]
-    x = rand(seed, d(st.integers(1, 2)), cin_g * groups, *hw)
-    w = rand(seed + 1, cout_g * groups, cin_g, *k)
-    b = rand(seed + 2, cout_g * groups) if d(st.booleans()) else None
-    ref = aten.convolution.default(x, w, b, stride, pad, dil, False, [0, 0], groups)
-    x_cl, out_cl = d(st.sampled_from([(True, True), (True, False), (False, True)]))
-    xs = kh.Strided(x, NHWC) if x_cl else x
-    out = kh.Strided(blank(ref), NHWC) if out_cl else blank(ref)
-    assert _conv(lib, xs, w, b, stride, pad, dil, groups, out) == OK
-    close(_nchw(out.mem) if out_cl else out, ref)
 
 
 @pytest.mark.parametrize("cin,cout,hw", [(64, 64, (25, 5)), (16, 32, (9, 7)), (3, 16, (8, 8))])
