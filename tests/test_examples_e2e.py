@@ -41,7 +41,10 @@ def test_example_report_describes_program(name):
     assert report["inputs"] == [{"shape": list(x.shape), "dtype": "float32"} for x in inputs]
     assert report["outputs"][0]["shape"] == list(torch_outputs(name)[0].shape)
     mem = report["memory"]
-    assert mem["lower_bound_bytes"] <= mem["arena_bytes"]
+    # below the live-set bound only with outs over their inputs (fp32 convs in channels-last: KWS, ResNet-8)
+    assert mem["lower_bound_bytes"] <= mem["arena_bytes"] or mem["overlaps"] > 0
+    if name in ("kws_dscnn", "resnet8"):
+        assert mem["channels_last_tensors"] > 0 and mem["arena_bytes"] <= 0.75 * mem["lower_bound_bytes"]
     assert mem["arena_bytes"] == artifact.program.method("forward").non_const_buffer_sizes[1]
     assert sum(report["ops"].values()) == report["instructions"]
     if name in ("kws_dscnn", "resnet8"):  # every BatchNorm there follows a convolution: all folded
