@@ -34,6 +34,10 @@ class _Builder:
     def __init__(self) -> None:
         self.b = flatbuffers.Builder(4096)
         self._vtables_by_size: dict = {}
+        # Equal vectors and strings written once and referred to from every table that holds them (a flatbuffer
+        # is a DAG: a reader follows offsets and never asks whose an object is). Tensors' sizes and dim orders
+        # repeat most: int8 KWS's program shrinks by a tenth.
+        self._shared: dict = {}
 
     def end_object(self) -> int:
         """EndObject, sharing vtables only between tables of equal inline size.
@@ -55,7 +59,11 @@ class _Builder:
 
     def ints(self, fmt: str, items) -> int:
         items = list(items)
-        return self.raw_vector(struct.pack(f"<{len(items)}{fmt}", *items), struct.calcsize(fmt))
+        payload = struct.pack(f"<{len(items)}{fmt}", *items)
+        key = ("vector", struct.calcsize(fmt), payload)
+        if key not in self._shared:
+            self._shared[key] = self.raw_vector(payload, struct.calcsize(fmt))
+        return self._shared[key]
 
     def offsets(self, offs: List[int]) -> int:
         self.b.StartVector(4, len(offs), 4)
@@ -64,7 +72,11 @@ class _Builder:
         return self.b.EndVector()
 
     def string(self, s: Optional[str]) -> Optional[int]:
-        return None if s is None else self.b.CreateString(s)
+        if s is None:
+            return None
+        if ("string", s) not in self._shared:
+            self._shared[("string", s)] = self.b.CreateString(s)
+        return self._shared[("string", s)]
 
     def table(self, table_name: str, /, **fields) -> int:
         """fields: name=(kind, value) with kind one of the Prepend*Slot suffixes or "off"."""
