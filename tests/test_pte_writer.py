@@ -352,3 +352,18 @@ def test_other_segments_are_carried_over_and_renumbered():
     if ET_SCHEMA.exists():
         et = et_deserialize(data)
         assert bytes(et.backend_delegate_data[-1].data) == blob
+
+
+def test_equal_vectors_are_written_once():
+    """Three tensors of one shape: their sizes vector is in the file once, and each reads it back."""
+    prog = sample_program()
+    plan = prog.execution_plan[0]
+    shape = [7, 11, 13, 17]
+    tensors = [i for i, v in enumerate(plan.values) if isinstance(v, P.Tensor)]
+    for i in tensors[:3]:
+        plan.values[i].sizes = list(shape)
+        plan.values[i].dim_order = [0, 1, 2, 3]
+    data = write_program(prog)
+    assert data.count(struct.pack("<4i", *shape)) == 1
+    back = read_program(data)
+    assert [back.execution_plan[0].values[i].sizes for i in tensors[:3]] == [shape] * 3
