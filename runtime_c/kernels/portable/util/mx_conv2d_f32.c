@@ -1,6 +1,7 @@
 #include "mx_conv2d_f32.h"
 
 #include "mx_matmul_f32.h"
+#include "mx_matmul_nt_f32.h"
 
 /* Direct convolution in register tiles: 4 (or 1) output channels times 4 (or 1) output pixels on one
  * line, accumulated over (input channel, kernel row, kernel column) in FPU registers. A tap of the 4x4
@@ -277,11 +278,33 @@ const mx_conv2d_f32_layout *mx_conv2d_f32_nchw(const mx_conv2d_f32_shape *s, mx_
   return l;
 }
 
+/* A 1x1 convolution of one group, channels-last in and out: each pixel's outputs are its channels times the
+ * weight [out][in] as stored. Apart, one product over all pixels; over its input, one per image row in the order
+ * the rule needs (a row of the out then lies below, or above, every input row still to be read). */
+static void pointwise_nhwc(const mx_conv2d_f32_shape *s, const float *x, const float *w, const float *bias, float *y,
+                           mx_conv2d_f32_order order) {
+  const uint32_t ci = (uint32_t)s->c_in, co = (uint32_t)s->c_out, wd = (uint32_t)s->in_w, h = (uint32_t)s->in_h;
+  if (order == MX_CONV_FAST) {
+    mx_matmul_nt_f32(x, ci, w, ci, bias, y, co, h * wd, ci, co);
+    return;
+  }
+  for (uint32_t j = 0; j < h; ++j) {
+    const uint32_t r = order == MX_CONV_ROWS_BACKWARD ? h - 1 - j : j;
+    mx_matmul_nt_f32(x + (size_t)r * wd * ci, ci, w, ci, bias, y + (size_t)r * wd * co, co, wd, ci, co);
+  }
+}
+
 void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const mx_conv2d_f32_layout *l, const float *x, const float *w,
                    const float *bias, float *y, mx_conv2d_f32_order order) {
+  const bool one =
+      s->k_h == 1 && s->k_w == 1 && s->stride[0] == 1 && s->stride[1] == 1 && s->pad[0] == 0 && s->pad[1] == 0;
   const bool nchw = l->x_px == 1 && l->y_px == 1 && l->x_c == s->in_h * s->in_w;
-  if (order == MX_CONV_FAST && nchw && s->k_h == 1 && s->k_w == 1 && s->stride[0] == 1 && s->stride[1] == 1 &&
-      s->pad[0] == 0 && s->pad[1] == 0) {
+  const bool nhwc = l->x_c == 1 && l->y_c == 1 && l->x_px == s->c_in && l->y_px == s->c_out;
+  if (one && nhwc && s->groups == 1) {
+    pointwise_nhwc(s, x, w, bias, y, order);
+    return;
+  }
+  if (one && nchw && order == MX_CONV_FAST) {
     /* 1x1: per group a matrix product, y[oc, :] = bias[oc] + sum_c w[oc, c] * x[c, :] */
     const uint32_t cg = (uint32_t)(s->c_in / s->groups), og = (uint32_t)(s->c_out / s->groups);
     const size_t hw = (size_t)s->in_h * (size_t)s->in_w;
