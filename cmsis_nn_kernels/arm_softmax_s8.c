@@ -96,8 +96,8 @@ static int8_t row_max(const int8_t *in, int32_t n)
 /* exp_on_negative_values on four lanes: VQRDMULH is MUL_SAT to the bit, VPSEL replaces the branches.
  * No 32-bit-lane == / != compare against a constant scalar (vcmpeqq_n_s32(v, 0), vcmpneq_n_s32(v & m, 0)) on
  * a vector computed here: arm-none-eabi-gcc 12.2 (12.2.rel1) ICEs on it in the combine pass (trunc_int_for_mode,
- * explow.cc:59) at -O1 and up. The bit test shifts bit 24 + k to the sign and compares < 0 (one instruction
- * fewer), and val == 0 compares with a zero vector. */
+ * explow.cc:59), a three-line reduction at -O1 and up, this function at -O3 and -Ofast. The bit test shifts
+ * bit 24 + k to the sign and compares < 0 (one instruction fewer), and val == 0 compares with a zero vector. */
 static int32x4_t exp_on_negative_values_s32x4(int32x4_t val)
 {
     const int32x4_t mod_minus_quarter = vsubq_s32(vandq_s32(val, vdupq_n_s32((1 << 24) - 1)), vdupq_n_s32(1 << 24));
