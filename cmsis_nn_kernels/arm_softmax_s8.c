@@ -93,7 +93,11 @@ static int8_t row_max(const int8_t *in, int32_t n)
 }
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-/* exp_on_negative_values on four lanes: VQRDMULH is MUL_SAT to the bit, VPSEL replaces the branches. */
+/* exp_on_negative_values on four lanes: VQRDMULH is MUL_SAT to the bit, VPSEL replaces the branches.
+ * No 32-bit-lane == / != compare against a constant scalar (vcmpeqq_n_s32(v, 0), vcmpneq_n_s32(v & m, 0)) on
+ * a vector computed here: arm-none-eabi-gcc 12.2 (12.2.rel1) ICEs on it in the combine pass (trunc_int_for_mode,
+ * explow.cc:59), a three-line reduction at -O1 and up, this function at -O3 and -Ofast. The bit test shifts
+ * bit 24 + k to the sign and compares < 0 (one instruction fewer), and val == 0 compares with a zero vector. */
 static int32x4_t exp_on_negative_values_s32x4(int32x4_t val)
 {
     const int32x4_t mod_minus_quarter = vsubq_s32(vandq_s32(val, vdupq_n_s32((1 << 24) - 1)), vdupq_n_s32(1 << 24));
@@ -105,10 +109,10 @@ static int32x4_t exp_on_negative_values_s32x4(int32x4_t val)
     const int32x4_t poly = vaddq_s32(x, arm_nn_divide_by_power_of_two_mve(vaddq_s32(cubic, x2), 1));
     int32x4_t result = vaddq_n_s32(vqrdmulhq_n_s32(poly, EXP_QUARTER_POLY_C), EXP_QUARTER_POLY_C);
     for (int32_t k = 0; k < 7; k++) {
-        const mve_pred16_t bit = vcmpneq_n_s32(vandq_s32(remainder, vdupq_n_s32(1 << (24 + k))), 0);
+        const mve_pred16_t bit = vcmpltq_n_s32(vshlq_r_s32(remainder, 7 - k), 0);
         result = vpselq_s32(vqrdmulhq_n_s32(result, EXP_BIT_FACTOR[k]), result, bit);
     }
-    return vpselq_s32(vdupq_n_s32(NN_Q31_MAX), result, vcmpeqq_n_s32(val, 0));
+    return vpselq_s32(vdupq_n_s32(NN_Q31_MAX), result, vcmpeqq_s32(val, vdupq_n_s32(0)));
 }
 #endif
 

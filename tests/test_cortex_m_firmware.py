@@ -72,9 +72,7 @@ def test_chain_on_qemu_is_bit_exact(program, tmp_path, board):
 def _standin_cmsis_nn(root: Path) -> Path:
     """A tree laid out like Arm's CMSIS-NN (Include/, Source/<Family>/*.c), made from our kernels, without
     arm_quantized_activation_s8 (which Arm's library lacks)."""
-    (root / "Include").mkdir(parents=True)
-    for h in (ROOT / "cmsis_nn_kernels" / "include").glob("*.h"):
-        shutil.copy(h, root / "Include" / h.name)
+    shutil.copytree(ROOT / "cmsis_nn_kernels" / "include", root / "Include")  # with Internal/, as Arm's
     for src in (ROOT / "cmsis_nn_kernels").glob("*.c"):
         if src.name == "arm_quantized_activation_s8.c":
             continue

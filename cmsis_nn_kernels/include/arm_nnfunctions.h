@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "arm_nn_math_types.h"
 #include "arm_nn_types.h"
 
 #ifdef __cplusplus

@@ -1,28 +1,27 @@
 /* Shared arithmetic of the int8 kernels: CMSIS-NN's fixed-point requantization (the default
  * double-rounding variant, CMSIS_NN_USE_SINGLE_ROUNDING undefined), clamps, unaligned loads, and the
  * inner helpers the convolution / fully-connected families share. The ISA is chosen by the
- * compiler's own feature macros: MVE (__ARM_FEATURE_MVE, Cortex-M55/M85) before DSP
- * (__ARM_FEATURE_DSP, Cortex-M4/M33), else plain C. mcu_export/int8/arith.py is the Python twin. */
+ * compiler's own feature macros, through CMSIS-NN's ARM_MATH_* (arm_nn_math_types.h): MVE
+ * (__ARM_FEATURE_MVE, Cortex-M55/M85) before DSP (__ARM_FEATURE_DSP, Cortex-M4/M33), else plain C.
+ * mcu_export/int8/arith.py is the Python twin. */
 #ifndef ARM_NNSUPPORTFUNCTIONS_H
 #define ARM_NNSUPPORTFUNCTIONS_H
 
 #include <stdint.h>
 #include <string.h>
 
+#include "Internal/arm_nn_compiler.h"
+#include "arm_nn_math_types.h"
 #include "arm_nn_types.h"
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Our kernels' path: Helium when there is integer Helium, else DSP when there is DSP, else plain C. */
+#if defined(ARM_MATH_MVEI)
 #define ARM_NN_USE_MVE 1
 #include <arm_mve.h>
-#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#elif defined(ARM_MATH_DSP)
 #define ARM_NN_USE_DSP 1
 #include <arm_acle.h>
 #endif
-
-#define NN_Q31_MAX ((int32_t)0x7FFFFFFFL)
-#define NN_Q31_MIN ((int32_t)0x80000000L)
-#define NN_Q7_MAX 127
-#define NN_Q7_MIN (-128)
 
 #define MAX(A, B) ((A) > (B) ? (A) : (B))
 #define MIN(A, B) ((A) < (B) ? (A) : (B))

@@ -18,8 +18,8 @@ from mcu_export.assets import asset_dir
 _INCLUDE = re.compile(r'#include "(?:util/)?(mx_cm_\w+)\.h"')
 _CALL = re.compile(r"\b(arm_\w+)\(")
 _PATHS = (
-    ("dsp", re.compile(r"ARM_NN_USE_DSP|__ARM_FEATURE_DSP")),
-    ("mve", re.compile(r"ARM_NN_USE_MVE|__ARM_FEATURE_MVE")),
+    ("dsp", re.compile(r"ARM_NN_USE_DSP|ARM_MATH_DSP|__ARM_FEATURE_DSP")),
+    ("mve", re.compile(r"ARM_NN_USE_MVE|ARM_MATH_MVEI|__ARM_FEATURE_MVE")),
 )
 
 

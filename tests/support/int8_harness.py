@@ -303,8 +303,8 @@ class Suite:
     def firmware_sources(self, icount: bool = False) -> Dict[str, object]:
         """icount=True wraps each kernel call in the instruction-count markers (tag = op number)."""
         sources: Dict[str, object] = {f"kernels/{p.name}": p for p in self.kernel_sources()}
-        for header in INCLUDE_DIR.glob("*.h"):
-            sources[f"kernels/include/{header.name}"] = header
+        for header in INCLUDE_DIR.rglob("*.h"):  # with Internal/
+            sources[f"kernels/include/{header.relative_to(INCLUDE_DIR).as_posix()}"] = header
         markers = (
             '#include "mx_platform.h"\n#define MX_ICOUNT_BEGIN(tag) mx_icount_begin(tag)\n'
             "#define MX_ICOUNT_END(tag) mx_icount_end(tag)\n"
