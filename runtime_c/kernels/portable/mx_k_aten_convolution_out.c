@@ -80,18 +80,11 @@ static mx_conv2d_f32_shape conv_shape(mx_value *const *args, const int32_t p[3][
   };
 }
 
-static bool nhwc(const mx_tensor *t) {
-  return t->dim == 4 && t->dim_order[0] == 0 && t->dim_order[1] == 2 && t->dim_order[2] == 3 && t->dim_order[3] == 1;
-}
-
 /* Float32, contiguous or (a 2-D convolution's) channels-last. */
 static mx_arg_error check_image(mx_value *const *args, uint32_t i) {
-  const mx_tensor *t = mx_arg_tensor(args, i);
-  if (nhwc(t) && !mx_arg_bool(args, A(transposed))) {
-    MX_REFUSE_IF(t->dtype != MX_DTYPE_F32, i, MX_ERR_BAD_DTYPE);
-    return MX_OK;
-  }
-  return mx_check_arg_tensor(args, i, MX_DTYPE_F32);
+  if (mx_arg_bool(args, A(transposed))) return mx_check_arg_tensor(args, i, MX_DTYPE_F32);
+  MX_CHECK(i, mx_check_tensor_or_channels_last(mx_arg_tensor(args, i), MX_DTYPE_F32));
+  return MX_OK;
 }
 
 mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
@@ -135,10 +128,10 @@ mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
 static mx_conv2d_f32_layout layout(const mx_conv2d_f32_shape *s, const mx_tensor *x, const mx_tensor *y) {
   mx_conv2d_f32_layout l;
   mx_conv2d_f32_nchw(s, &l);
-  if (nhwc(x)) {
+  if (mx_is_channels_last(x)) {
     l.x_c = 1, l.x_row = s->in_w * s->c_in, l.x_px = s->c_in;
   }
-  if (nhwc(y)) {
+  if (mx_is_channels_last(y)) {
     l.y_c = 1, l.y_row = s->out_w * s->c_out, l.y_px = s->c_out;
   }
   return l;
@@ -149,7 +142,7 @@ static mx_conv2d_f32_layout layout(const mx_conv2d_f32_shape *s, const mx_tensor
 static mx_conv2d_f32_order write_order(const mx_tensor *in, const mx_tensor *out) {
   const mx_planes_order o = mx_planes_order_of(in, out);
   if (o == MX_PLANES_APART) return MX_CONV_FAST;
-  if (nhwc(in)) return o == MX_PLANES_BACKWARD ? MX_CONV_ROWS_BACKWARD : MX_CONV_ROWS;
+  if (mx_is_channels_last(in)) return o == MX_PLANES_BACKWARD ? MX_CONV_ROWS_BACKWARD : MX_CONV_ROWS;
   return o == MX_PLANES_BACKWARD ? MX_CONV_PLANES_BACKWARD : MX_CONV_PLANES;
 }
 

@@ -4,6 +4,7 @@
 
 #include "mx_args.h"
 #include "mx_pool2d.h"
+#include "mx_tensor_util.h"
 
 #define F32 ((int64_t)sizeof(float))
 
@@ -51,16 +52,13 @@ static void pair(mx_value *const *args, uint32_t i, int64_t v[2]) {
 
 #define C(name) MX_ARG_aten_convolution_##name
 
-static bool is_nhwc(const mx_tensor *t) {
-  return t->dim == 4 && t->dim_order[0] == 0 && t->dim_order[1] == 2 && t->dim_order[2] == 3 && t->dim_order[3] == 1;
-}
-
 bool mx_planes_convolution_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
   const mx_tensor *x = mx_arg_tensor(args, C(input)), *w = mx_arg_tensor(args, C(weight));
   const mx_tensor *y = mx_arg_tensor(args, out);
   if (arg != C(input) || x->dim != 4 || mx_arg_bool(args, C(transposed))) return false;
-  const bool rows = is_nhwc(x) && is_nhwc(y);
-  if (!rows && (is_nhwc(x) || is_nhwc(y))) return false; /* one NHWC, one NCHW: no order keeps them apart */
+  const bool rows = mx_is_channels_last(x) && mx_is_channels_last(y);
+  if (!rows && (mx_is_channels_last(x) || mx_is_channels_last(y)))
+    return false; /* one NHWC, one NCHW: no order keeps them apart */
   const int64_t groups = mx_arg_int(args, C(groups));
   int64_t stride[2], pad[2], dil[2];
   pair(args, C(stride), stride);
