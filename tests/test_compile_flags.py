@@ -51,7 +51,9 @@ def test_every_file_of_a_sets_tree_takes_its_flags():
 def _source_options(cmake: str) -> dict:
     """project path -> the COMPILE_OPTIONS CMakeLists.txt gives it."""
     out = {}
-    for block, flags in re.findall(r"set_property\(SOURCE\n(.*?)\n  APPEND PROPERTY COMPILE_OPTIONS (.*?)\)", cmake, re.S):
+    for block, flags in re.findall(
+        r"set_property\(SOURCE\n(.*?)\n  APPEND PROPERTY COMPILE_OPTIONS (.*?)\)", cmake, re.S
+    ):
         for src in block.split():
             out[src] = flags.split()
     return out

@@ -55,7 +55,7 @@ def sets() -> Tuple[SourceSet, ...]:
             )
         )
     if not out or out[-1].project:
-        raise UsageError(f"{path}: the last set must hold every other source (project = \"\")")
+        raise UsageError(f'{path}: the last set must hold every other source (project = "")')
     return tuple(out)
 
 
