@@ -2,10 +2,13 @@
 QEMU for Cortex-M33 (DSP paths, mps2-an505) and Cortex-M55 (MVE paths, corstone-300) and equals the host
 runtime and the numpy references bit for bit; the project holds only the CMSIS-NN functions it calls;
 `cmsis_nn=PATH` builds against an installed CMSIS-NN instead (here a stand-in tree laid out like Arm's);
-find_cmsis_nn locates an installed pack through cmsis-pack-manager."""
+find_cmsis_nn locates an installed pack through cmsis-pack-manager. The CMSIS-NN functions (ours, and Arm's when a
+tree is at hand) read their unaligned words with loads, not memcpy calls (codegen/firmware/compile_flags.toml
+builds the kernel libraries without -ffreestanding)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 
 from cortex_m_chain import chain
 from mcu_export.errors import UsageError
+from mcu_export.firmware import callgraph
 from mcu_export.firmware.cmsis_nn import find_cmsis_nn
 from mcu_export.firmware.elf import Elf
 from mcu_export.firmware.model_project import build_model_firmware, model_ops, project_of, render_model_project
@@ -67,6 +71,16 @@ def test_chain_on_qemu_is_bit_exact(program, tmp_path, board):
     }
     assert kernels == {op.kernel for op in model_ops(read_program(pte).method("forward"))}
     assert len(kernels) == 13 and all(k.startswith("mx_k_cortex_m_") for k in kernels)
+    assert _inner_loops_calling_memcpy(build.elf) == []
+
+
+def _inner_loops_calling_memcpy(elf: Path) -> list:
+    """The CMSIS-NN support functions (arm_nn_*: the GEMM, vector-matrix and depthwise inner loops) that call
+    memcpy/memmove: a kernel library built freestanding (-fno-builtin) calls memcpy for each unaligned word it reads
+    (Arm's arm_nn_read_s8x4 and kin), which costs CMSIS-NN 2.8x its instructions on a Cortex-M33."""
+    funcs, _ = callgraph.read_image(elf, Elf(elf))
+    copies = {a for a, f in funcs.items() if f.name in ("memcpy", "memmove")}
+    return sorted(f.name for f in funcs.values() if f.name.startswith("arm_nn_") and f.calls & copies)
 
 
 def _standin_cmsis_nn(root: Path) -> Path:
@@ -131,13 +145,38 @@ def test_find_cmsis_nn_picks_the_newest_valid_pack(tmp_path):
     assert find_cmsis_nn(tmp_path) == newest
 
 
-def test_real_cmsis_nn_if_installed(program, tmp_path):
+def _real_cmsis_nn():
+    """Arm's CMSIS-NN: the newest installed pack, else the source tree at $CMSIS_NN_PATH (Include/, Source/)."""
     found = find_cmsis_nn()
+    if found is None and os.environ.get("CMSIS_NN_PATH"):
+        found = Path(os.environ["CMSIS_NN_PATH"])
     if found is None:
         pytest.skip(
-            "no ARM.CMSIS-NN pack installed ($CMSIS_PACK_ROOT, ~/.cache/arm/packs or cmsis-pack-manager's "
-            "cache): install one to check our kernels against Arm's"
+            "no Arm CMSIS-NN: no ARM.CMSIS-NN pack installed ($CMSIS_PACK_ROOT, ~/.cache/arm/packs or "
+            "cmsis-pack-manager's cache) and $CMSIS_NN_PATH is not set (a CMSIS-NN source tree whose arm_convolve_s8 "
+            "takes no upscale_dims and that has per-channel fully connected, e.g. ARM-software/CMSIS-NN at 74099792): "
+            "install or set one to check our kernels against Arm's"
         )
+    return found
+
+
+@needs_firmware_tools
+@pytest.mark.slow
+def test_arm_cmsis_nn_inner_loops_read_words_without_memcpy(program, tmp_path):
+    """Built (not run) for the Cortex-M33, whose DSP paths read unaligned words through memcpy."""
+    from mcu_export.firmware.compile_flags import source_set
+
+    found = _real_cmsis_nn()
+    build = build_model_firmware(tmp_path, "mps2-an505", model=program[0], cmsis_nn=found)
+    arm = sorted((project_of(build) / "cmsis_nn" / "Source").rglob("*.c"))
+    assert arm and all(source_set(f"cmsis_nn/Source/{p.name}").name == "cmsis-nn-arm" for p in arm)
+    for entry in source_set("cmsis_nn/Source/x.c").files:  # the table's per-file entries name Arm's files
+        assert (Path(found) / "Source" / entry).is_file(), f"compile_flags.toml names {entry}, not in {found}/Source"
+    assert _inner_loops_calling_memcpy(build.elf) == []
+
+
+def test_real_cmsis_nn_if_installed(program, tmp_path):
+    found = _real_cmsis_nn()
     if any(shutil.which(t) is None for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")):
         pytest.skip("needs gcc-arm-none-eabi, qemu-system-arm, cmake and ninja")
     pte, inputs, expected = program

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import kernel_harness as kh
+from mcu_export.firmware.compile_flags import flags_for
 from mcu_export.ops.table import BY_QUALIFIED, OPS
 
 ERR = kh.error_codes()
@@ -31,14 +32,13 @@ WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wdouble-pro
 COMPILERS = {
     "gcc": ["gcc", "-O2"],
     "clang-16": ["clang-16", "-O2"],
-    # the target: Cortex-M55 with its single-precision FPU, no hosted libc assumptions
+    # the target: Cortex-M55 with its single-precision FPU, with the firmware's flags for the runtime's kernels
     "arm-none-eabi-gcc": [
         "arm-none-eabi-gcc",
         "-mcpu=cortex-m55",
         "-mthumb",
         "-mfloat-abi=hard",
-        "-ffreestanding",
-        "-Os",
+        *flags_for("runtime/kernels/portable/mx_k.c"),
     ],
 }
 

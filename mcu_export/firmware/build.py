@@ -22,7 +22,7 @@ from typing import Mapping, Optional, Sequence, Union
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
-from mcu_export.firmware import callgraph, uf2
+from mcu_export.firmware import callgraph, compile_flags, uf2
 from mcu_export.firmware import stack as stack_mod
 from mcu_export.firmware.elf import Elf
 from mcu_export.templates import render
@@ -131,6 +131,7 @@ def render_project(
         sources=sources,
         defines=sorted(all_defines.items()),
         include_dirs=["board/include", *include_dirs],
+        source_flags=compile_flags.grouped(sources),
         source_defines=[(src, sorted(d.items())) for src, d in sorted((source_defines or {}).items())],
     ).encode()
     stack_ld = out_dir / stack_mod.STACK_LD

@@ -302,9 +302,10 @@ class Suite:
 
     def firmware_sources(self, icount: bool = False) -> Dict[str, object]:
         """icount=True wraps each kernel call in the instruction-count markers (tag = op number)."""
-        sources: Dict[str, object] = {f"kernels/{p.name}": p for p in self.kernel_sources()}
+        # the model firmware's layout (model_project.py), so the kernels take the same flags (compile_flags.toml)
+        sources: Dict[str, object] = {f"cmsis_nn/src/{p.name}": p for p in self.kernel_sources()}
         for header in INCLUDE_DIR.rglob("*.h"):  # with Internal/
-            sources[f"kernels/include/{header.relative_to(INCLUDE_DIR).as_posix()}"] = header
+            sources[f"cmsis_nn/include/{header.relative_to(INCLUDE_DIR).as_posix()}"] = header
         markers = (
             '#include "mx_platform.h"\n#define MX_ICOUNT_BEGIN(tag) mx_icount_begin(tag)\n'
             "#define MX_ICOUNT_END(tag) mx_icount_end(tag)\n"
@@ -319,7 +320,7 @@ class Suite:
         """One firmware per board (a Board, or a board name) with every kernel of the suite and the dispatcher."""
         from mcu_export.firmware.build import build_project, render_project
 
-        project = render_project(board, out_dir, self.firmware_sources(icount), include_dirs=["kernels/include"])
+        project = render_project(board, out_dir, self.firmware_sources(icount), include_dirs=["cmsis_nn/include"])
         return build_project(project).elf
 
     def qemu_run(self, board, elf: Path, work_dir: Path, cases: Sequence[Case], timeout: float = 60.0, plugin=None):
