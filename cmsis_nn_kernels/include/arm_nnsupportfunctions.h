@@ -69,7 +69,8 @@ static inline int8_t arm_nn_requantize_clamp_s8(
 }
 
 /* Four int8 from any address as one word: a plain LDR (Cortex-M3 and up allow unaligned words). Not
- * memcpy: firmware builds with -ffreestanding, where memcpy stays a call. */
+ * memcpy: a user may build these sources freestanding (-fno-builtin), where memcpy stays a call; our
+ * firmware builds the kernel library hosted (codegen/firmware/compile_flags.toml). */
 typedef int32_t __attribute__((aligned(1), may_alias)) arm_nn_unaligned_s32;
 
 static inline int32_t arm_nn_read_s8x4(const int8_t *in)
