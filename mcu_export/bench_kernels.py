@@ -343,17 +343,23 @@ def main(argv: Optional[Sequence[str]] = None, store=None) -> int:
                     )
                 table.row([layer.name, board], values)
                 for who, m in (("ours", mine), ("Arm's", arm)):
-                    if m.error:
+                    if m.error and not (who == "Arm's" and m.error == mine.error):  # an export error: once
                         errors += 1
                         print(f"  error ({who}): {m.error}", flush=True)
-    # rows this run did not measure (other boards or layers) keep their last figures, as tables not run do
-    for key, figures in store.previous.get(TABLE, {}).items():
-        store.new[TABLE].setdefault(key, figures)
+    keep_unmeasured(store)
     if own:
         store.save()
     if errors:
         say(f"{errors} layer run(s) failed (see the error lines)")
     return 1 if errors else 0
+
+
+def keep_unmeasured(store) -> None:
+    """Rows this run did not measure (other boards or layers: `--boards`, `--layers`) keep their last figures, as
+    tables not run do."""
+    rows = store.new.setdefault(TABLE, {})
+    for key, figures in store.previous.get(TABLE, {}).items():
+        rows.setdefault(key, figures)
 
 
 def _ratio(a: Optional[int], b: Optional[int]) -> Optional[float]:

@@ -73,6 +73,17 @@ def test_code_bytes_walk_the_kernel_calls_only():
         BK.reachable_code_bytes(funcs, by_name, "mx_k_cortex_m_softmax_out")
 
 
+def test_a_partial_run_keeps_the_rows_it_did_not_measure(tmp_path):
+    path = tmp_path / "figures.json"
+    path.write_text(json.dumps({BK.TABLE: {"a/m55": {"instr": 5}, "b/m55": {"instr": 7}}, "other": {"x": {"y": 1}}}))
+    store = FigureStore(path)
+    store.new[BK.TABLE] = {"a/m55": {"instr": 4}}
+    BK.keep_unmeasured(store)
+    store.save()
+    saved = json.loads(path.read_text())
+    assert saved == {BK.TABLE: {"a/m55": {"instr": 4}, "b/m55": {"instr": 7}}, "other": {"x": {"y": 1}}}
+
+
 def _corrupting(prepare):
     def wrapped(layer, board, workdir, seed=0):
         p = prepare(layer, board, workdir, seed)
