@@ -3,7 +3,9 @@ each, in shapes of small keyword-spotting and image models (DS-CNN's 10x4 first 
 and pointwise pairs, MobileNet-like 3x3 stages at 1, 3, 16, 44 and 64 channels, strides 1 and 2; fully connected
 64 to 1024 inputs). Each name says what it is: `dw3x3_c64_s1_25x5` is a 3x3 depthwise convolution over 64 channels,
 stride 1, on a 25x5 input; `conv3x3_c16to44_s2_16x16` a 3x3 convolution from 16 to 44 channels; `fc1024to128` a
-fully connected layer from 1024 inputs to 128 outputs. Padding keeps the size at stride 1 ("same")."""
+fully connected layer from 1024 inputs to 128 outputs. Padding keeps the size at stride 1 ("same"). A depthwise
+convolution over one channel is an ordinary one (groups = channels = 1): the export runs dw3x3_c1 on the
+convolution kernel, and its row shows that kernel's code."""
 
 from __future__ import annotations
 
