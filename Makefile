@@ -19,7 +19,7 @@ CLANG_FORMAT := clang-format-16
 # Each file takes the nearest .clang-format: the top-level one, or cmsis_nn_kernels/'s (CMSIS-NN's style).
 C_SOURCES = $(shell find runtime_c boards fvp cmsis_nn_kernels -name '*.[ch]' | sort)
 
-.PHONY: demo test test-fast lint format bench fuzz bootstrap apt venv clean
+.PHONY: demo test test-fast lint format bench bench-kernels fuzz bootstrap apt venv clean
 
 demo: bootstrap
 	$(PY) -m mcu_export.demo
@@ -53,6 +53,12 @@ format: bootstrap
 
 bench: bootstrap
 	$(PY) -m mcu_export.bench
+
+# Per int8 layer (conv, depthwise, fully connected; mcu_export/bench_kernels_layers.py) on corstone-300, mps2-an505
+# and mps2-an386 under QEMU: instructions of the kernel call, per MAC, code bytes of the kernel; outputs checked bit
+# for bit against the host runtime. CMSIS_NN=PATH (a CMSIS-NN source tree) adds Arm's figures and ours/Arm's.
+bench-kernels: bootstrap
+	$(PY) -m mcu_export.bench_kernels $(if $(CMSIS_NN),--cmsis-nn $(CMSIS_NN))
 
 # libFuzzer over the runtime and every kernel (runtime_c/fuzz/): builds mx_fuzz, exports the seed corpus when
 # it is missing (out/fuzz/corpus), then FUZZ_RUNS executions in fork mode (FUZZ_JOBS processes), findings in

@@ -30,10 +30,17 @@ static uint64_t ticks(void *ctx) {
   return mx_platform_ticks();
 }
 
-/* The runtime calls these around every instruction (runtime.h); they time it for PROFILE. */
-void mx_platform_op_begin(uint32_t instruction) { mx_serial_op_begin(&device, instruction); }
+/* The runtime calls these around every instruction (runtime.h); they time it for PROFILE. Inside the timing,
+ * each kernel call is also an instruction-count region (tag = instruction + 1, as in model firmware's hooks): under
+ * QEMU with the icount plugin (fvp/qemu_icount_plugin.c) it gives the call's exact instructions, summed over the
+ * process's invokes (`make bench-kernels`: mcu_export/bench_kernels.py). Elsewhere the marker is one byte load. */
+void mx_platform_op_begin(uint32_t instruction) {
+  mx_serial_op_begin(&device, instruction);
+  mx_icount_begin(instruction + 1u);
+}
 void mx_platform_op_end(uint32_t instruction, mx_error status) {
   (void)status;
+  mx_icount_end(instruction + 1u);
   mx_serial_op_end(&device, instruction);
 }
 
