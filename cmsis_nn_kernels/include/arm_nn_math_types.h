@@ -20,23 +20,12 @@
 #define ARM_MATH_DSP 1
 #endif
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && !defined(ARM_MATH_MVEI)
+#if (defined(ARM_MATH_HELIUM) || (defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))) && !defined(ARM_MATH_MVEI)
 #define ARM_MATH_MVEI 1
 #endif
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2) && !defined(ARM_MATH_AUTOVECTORIZE)
-#ifndef ARM_MATH_MVEF
-#define ARM_MATH_MVEF 1
-#endif
-#ifndef ARM_MATH_MVE_FLOAT16
-#define ARM_MATH_MVE_FLOAT16 1
-#endif
-#endif
-
-#if defined(ARM_MATH_HELIUM)
-#ifndef ARM_MATH_MVEI
-#define ARM_MATH_MVEI 1
-#endif
+#if defined(ARM_MATH_HELIUM) || \
+    (defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2) && !defined(ARM_MATH_AUTOVECTORIZE))
 #ifndef ARM_MATH_MVEF
 #define ARM_MATH_MVEF 1
 #endif
