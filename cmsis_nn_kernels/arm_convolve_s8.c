@@ -1,15 +1,20 @@
 /* General int8 convolution (any kernel, stride, padding, dilation, groups): im2col of up to four output
  * pixels into the scratch buffer, then the shared GEMM. Padded taps are filled with the input zero point
- * (-input_offset), which the GEMM's offset turns into zero. */
+ * (-input_offset), which the GEMM's offset turns into zero; so are the zeros an upscale inserts. */
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
 
 #define IM2COL_ROWS 4
 
+/* The input as im2col sees it: in_h x in_w upscaled positions; a position is data where its coordinate's low
+ * up_y (up_x) bits are 0, at the coordinate shifted right by them, else an inserted zero. */
+typedef struct
+{
+    int32_t in_h, in_w, in_c, up_y, up_x;
+} im2col_input;
+
 static void im2col_row(const int8_t *input,
-                       int32_t in_h,
-                       int32_t in_w,
-                       int32_t in_c,
+                       const im2col_input *g,
                        int32_t ch_start,
                        int32_t kernel_h,
                        int32_t kernel_w,
@@ -24,26 +29,27 @@ static void im2col_row(const int8_t *input,
     /* A kernel row whose taps are all inside the input and whose channels are all of them is one run of the
      * input (NHWC): one copy instead of one per tap, which with few channels (the 10x4 stem's one, an RGB
      * input's three) is most of the im2col's cost. */
-    const int32_t row_bytes = kernel_w * kernel_c;
-    const int contiguous = dil_x == 1 && kernel_c == in_c && base_x >= 0 && base_x + kernel_w <= in_w;
+    const int32_t in_c = g->in_c, data_w = g->in_w >> g->up_x, row_bytes = kernel_w * kernel_c;
+    const int contiguous =
+        dil_x == 1 && g->up_x == 0 && kernel_c == in_c && base_x >= 0 && base_x + kernel_w <= g->in_w;
     for (int32_t ky = 0; ky < kernel_h; ky++) {
         const int32_t y = base_y + ky * dil_y;
-        if (y < 0 || y >= in_h) {
+        if (y < 0 || y >= g->in_h || (y & g->up_y) != 0) {
             memset(dst, pad_value, (size_t)row_bytes);
             dst += row_bytes;
             continue;
         }
         if (contiguous) {
-            memcpy(dst, input + (y * in_w + base_x) * in_c, (size_t)row_bytes);
+            memcpy(dst, input + ((y >> g->up_y) * data_w + base_x) * in_c, (size_t)row_bytes);
             dst += row_bytes;
             continue;
         }
         for (int32_t kx = 0; kx < kernel_w; kx++) {
             const int32_t x = base_x + kx * dil_x;
-            if (x < 0 || x >= in_w) {
+            if (x < 0 || x >= g->in_w || (x & g->up_x) != 0) {
                 memset(dst, pad_value, (size_t)kernel_c);
             } else {
-                memcpy(dst, input + (y * in_w + x) * in_c + ch_start, (size_t)kernel_c);
+                memcpy(dst, input + ((y >> g->up_y) * data_w + (x >> g->up_x)) * in_c + ch_start, (size_t)kernel_c);
             }
             dst += kernel_c;
         }
@@ -59,6 +65,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                     const int8_t *filter_data,
                                     const cmsis_nn_dims *bias_dims,
                                     const int32_t *bias_data,
+                                    const cmsis_nn_dims *upscale_dims,
                                     const cmsis_nn_dims *output_dims,
                                     int8_t *output_data)
 {
@@ -87,9 +94,15 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     int8_t *im2col = (int8_t *)ctx->buf;
     const int8_t pad_value = (int8_t)(-conv_params->input_offset);
     const int32_t n_pixels = out_h * out_w;
+    const int32_t up_y = upscale_dims != NULL && upscale_dims->h == 2,
+                  up_x = upscale_dims != NULL && upscale_dims->w == 2;
+    if (upscale_dims != NULL && ((upscale_dims->h != 1 && !up_y) || (upscale_dims->w != 1 && !up_x))) {
+        return ARM_CMSIS_NN_ARG_ERROR;
+    }
+    const im2col_input geometry = {in_h, in_w, in_c, up_y, up_x};
 
     for (int32_t b = 0; b < input_dims->n; b++) {
-        const int8_t *in = input_data + b * in_h * in_w * in_c;
+        const int8_t *in = input_data + b * (in_h >> up_y) * (in_w >> up_x) * in_c;
         int8_t *out = output_data + b * n_pixels * out_c;
         for (int32_t g = 0; g < groups; g++) {
             const int32_t oc0 = g * out_c_per_group;
@@ -97,7 +110,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                 const int32_t rows = MIN(IM2COL_ROWS, n_pixels - p0);
                 for (int32_t r = 0; r < rows; r++) {
                     const int32_t oy = (p0 + r) / out_w, ox = (p0 + r) % out_w;
-                    im2col_row(in, in_h, in_w, in_c, g * kernel_c, kernel_h, kernel_w, kernel_c,
+                    im2col_row(in, &geometry, g * kernel_c, kernel_h, kernel_w, kernel_c,
                                oy * conv_params->stride.h - conv_params->padding.h,
                                ox * conv_params->stride.w - conv_params->padding.w, conv_params->dilation.h,
                                conv_params->dilation.w, pad_value, im2col + r * pitch);

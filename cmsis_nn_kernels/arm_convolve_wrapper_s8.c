@@ -32,5 +32,5 @@ arm_cmsis_nn_status arm_convolve_wrapper_s8(const cmsis_nn_context *ctx,
                                      bias_dims, bias_data, output_dims, output_data);
     }
     return arm_convolve_s8(ctx, conv_params, quant_params, input_dims, input_data, filter_dims, filter_data, bias_dims,
-                           bias_data, output_dims, output_data);
+                           bias_data, NULL, output_dims, output_data);
 }

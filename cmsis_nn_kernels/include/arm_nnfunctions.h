@@ -49,7 +49,21 @@ int32_t arm_convolve_wrapper_s8_get_buffer_size_mve(const cmsis_nn_conv_params *
                                                     const cmsis_nn_dims *output_dims);
 
 /* General convolution: any kernel, stride, padding, dilation; groups = C_IN / filter C. */
-arm_cmsis_nn_status arm_convolve_s8(ARM_NN_CONV_ARGS);
+/* CMSIS-NN v7's signature: upscale_dims (NULL, or h/w of 1 or 2) reads input_dims as the input upscaled by
+ * zeros inserted after every row / column (a transposed convolution's input); the data holds in_h >> 1 rows
+ * (in_w >> 1 columns) where upscaled by 2. */
+arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
+                                    const cmsis_nn_conv_params *conv_params,
+                                    const cmsis_nn_per_channel_quant_params *quant_params,
+                                    const cmsis_nn_dims *input_dims,
+                                    const int8_t *input_data,
+                                    const cmsis_nn_dims *filter_dims,
+                                    const int8_t *filter_data,
+                                    const cmsis_nn_dims *bias_dims,
+                                    const int32_t *bias_data,
+                                    const cmsis_nn_dims *upscale_dims,
+                                    const cmsis_nn_dims *output_dims,
+                                    int8_t *output_data);
 int32_t arm_convolve_s8_get_buffer_size(const cmsis_nn_dims *input_dims, const cmsis_nn_dims *filter_dims);
 int32_t arm_convolve_s8_get_buffer_size_dsp(const cmsis_nn_dims *input_dims, const cmsis_nn_dims *filter_dims);
 int32_t arm_convolve_s8_get_buffer_size_mve(const cmsis_nn_dims *input_dims, const cmsis_nn_dims *filter_dims);

@@ -28,6 +28,16 @@ typedef arm_cmsis_nn_status (*dw_fn)(const cmsis_nn_context *, const cmsis_nn_dw
 
 /* q: n h w c  oc kh kw kc  sh sw ph pw  dh dw oh ow  in_off out_off act_min act_max  ch_mult has_bias
  * data: bias[oc] mult[oc] shift[oc] (int32) | input | filter */
+/* arm_convolve_s8 without an upscale (its v7 signature has upscale_dims), in the table's common shape */
+static arm_cmsis_nn_status convolve_s8(const cmsis_nn_context *ctx, const cmsis_nn_conv_params *cp,
+                                       const cmsis_nn_per_channel_quant_params *qp, const cmsis_nn_dims *in,
+                                       const int8_t *input, const cmsis_nn_dims *fd, const int8_t *filter,
+                                       const cmsis_nn_dims *bd, const int32_t *bias, const cmsis_nn_dims *od,
+                                       int8_t *out)
+{
+    return arm_convolve_s8(ctx, cp, qp, in, input, fd, filter, bd, bias, NULL, od, out);
+}
+
 static int32_t run_conv(int32_t op, const int32_t *q, const uint8_t *d, int8_t *out, int32_t *size)
 {
     const int32_t oc = q[4];
@@ -42,7 +52,7 @@ static int32_t run_conv(int32_t op, const int32_t *q, const uint8_t *d, int8_t *
     if (op <= 5) {
         const cmsis_nn_dims fd = {oc, q[5], q[6], q[7]};
         const cmsis_nn_conv_params cp = {q[16], q[17], stride, pad, dil, act};
-        static const conv_fn fns[] = {0, arm_convolve_wrapper_s8, arm_convolve_s8, arm_convolve_1x1_s8_fast,
+        static const conv_fn fns[] = {0, arm_convolve_wrapper_s8, convolve_s8, arm_convolve_1x1_s8_fast,
                                       arm_convolve_1x1_s8, arm_convolve_1_x_n_s8};
         *size = op == 1 ? arm_convolve_wrapper_s8_get_buffer_size(&cp, &in, &fd, &outd)
               : op == 2 ? arm_convolve_s8_get_buffer_size(&in, &fd)
