@@ -53,7 +53,8 @@ static int32_t out_size(bool transposed, int32_t in, int32_t k, int32_t stride, 
     return n < 1 || n > INT32_MAX ? 0 : (int32_t)n;
   }
   const int64_t room = (int64_t)in + 2 * (int64_t)pad - span;
-  return room < 0 ? 0 : (int32_t)(room / stride + 1);
+  /* room < 2^31 + 2^21 (in fits int32, pad <= MX_PARAM_MAX): a 32-bit division, not libgcc's 746-byte 64-bit one */
+  return room < 0 ? 0 : (int32_t)((uint32_t)room / (uint32_t)stride + 1u);
 }
 
 /* The loop nest's shape; out_h/out_w <= 0 when there is no output. A transposed weight is
@@ -113,8 +114,9 @@ mx_arg_error mx_k_aten_convolution_out_check(mx_value *const *args) {
   MX_REFUSE_IF(s.k_h < 1 || s.k_w < 1 || s.out_h < 1 || s.out_w < 1, A(weight), MX_ERR_BAD_SHAPE);
   /* the weight's group dimension: output channels of a convolution, input channels of a transposed one */
   const int32_t grouped = transposed ? s.c_out : s.c_in, whole = transposed ? s.c_in : s.c_out;
-  MX_REFUSE_IF(s.c_in % groups != 0 || s.c_out % groups != 0, A(groups), MX_ERR_BAD_ARG_VALUE);
-  MX_REFUSE_IF(w->sizes[0] != whole || w->sizes[1] != grouped / groups, A(weight), MX_ERR_BAD_SHAPE);
+  const int32_t g = (int32_t)groups; /* in range, checked above: 32-bit division from here */
+  MX_REFUSE_IF(s.c_in % g != 0 || s.c_out % g != 0, A(groups), MX_ERR_BAD_ARG_VALUE);
+  MX_REFUSE_IF(w->sizes[0] != whole || w->sizes[1] != grouped / g, A(weight), MX_ERR_BAD_SHAPE);
   MX_REFUSE_IF(bias != NULL && (bias->dim != 1 || bias->sizes[0] != s.c_out), A(bias), MX_ERR_BAD_SHAPE);
   int32_t sizes[4] = {in->sizes[0], s.c_out, s.out_h, s.out_w};
   if (in->dim == 3) {
