@@ -73,7 +73,7 @@ def export(
     one's `quantization` (scale, zero point)."""
     from mcu_export import warn
     from mcu_export.ethosu.choice import choose_npu
-    from mcu_export.int8.lower.io import check_io
+    from mcu_export.int8.io_choice import check_io
     from mcu_export.pte.writer import write_program
 
     check_io(io, quantize)
@@ -129,7 +129,7 @@ def export_qat(
     """Converts a QAT-trained module from `prepare_qat` and exports it in int8 (scratch, backend and io as in
     `export`)."""
     from mcu_export.ethosu.choice import choose_npu
-    from mcu_export.int8.lower.io import check_io
+    from mcu_export.int8.io_choice import check_io
     from mcu_export.int8.pipeline import int8_report, lower_quantized
     from mcu_export.int8.prepare import convert_qat
     from mcu_export.pte.writer import write_program
@@ -159,10 +159,13 @@ def export_spec(
     overlap: bool = True,
     io: str = "float",
 ) -> Artifact:
-    from mcu_export.int8.lower.io import check_io
+    from mcu_export.int8.io_choice import check_io
     from mcu_export.model_spec import load_model
 
-    check_io(io, quantize)  # before loading the model
+    check_io(io, quantize)  # before loading the model: a bad command line costs no torch import
+    from mcu_export.ethosu.choice import choose_npu
+
+    choose_npu(backend, _board(board), quantize)
 
     model, inputs = load_model(spec)
     artifact = export(

@@ -21,21 +21,13 @@ from typing import Any, Dict, List, Optional
 
 from mcu_export.errors import UsageError
 from mcu_export.ethosu.calls import Call, read_calls
+from mcu_export.int8.io_choice import IO_CHOICES, check_io  # noqa: F401  (its home before; light to import)
 from mcu_export.lower.builder import ProgramBuilder
 from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
 
-IO_CHOICES = ("float", "int8")
 _QUANTIZE = "cortex_m::quantize_per_tensor.out"
 _DEQUANTIZE = "cortex_m::dequantize_per_tensor.out"
-
-
-def check_io(io: str, quantize: Optional[str]) -> None:
-    """The one check of the io argument, before any work: a bad value or int8 io of a float program."""
-    if io not in IO_CHOICES:
-        raise UsageError(f"io must be 'float' or 'int8', got {io!r}")
-    if io == "int8" and quantize != "int8":
-        raise UsageError("io='int8' (--io int8) needs an int8 program: add quantize='int8' (--quantize int8)")
 
 
 def _float(values: List[pte.EValue], index: int) -> bool:

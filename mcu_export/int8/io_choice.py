@@ -1,0 +1,19 @@
+"""The io argument of an export (float or int8 model inputs and outputs), checked before any work: this module
+imports nothing heavy, so a bad command line is refused before torch loads (the lowering of int8 io:
+mcu_export/int8/lower/io.py)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from mcu_export.errors import UsageError
+
+IO_CHOICES = ("float", "int8")
+
+
+def check_io(io: str, quantize: Optional[str]) -> None:
+    """The one check of the io argument, before any work: a bad value or int8 io of a float program."""
+    if io not in IO_CHOICES:
+        raise UsageError(f"io must be 'float' or 'int8', got {io!r}")
+    if io == "int8" and quantize != "int8":
+        raise UsageError("io='int8' (--io int8) needs an int8 program: add quantize='int8' (--quantize int8)")
