@@ -153,9 +153,9 @@ def _real_cmsis_nn():
     if found is None:
         pytest.skip(
             "no Arm CMSIS-NN: no ARM.CMSIS-NN pack installed ($CMSIS_PACK_ROOT, ~/.cache/arm/packs or "
-            "cmsis-pack-manager's cache) and $CMSIS_NN_PATH is not set (a CMSIS-NN source tree whose arm_convolve_s8 "
-            "takes no upscale_dims and that has per-channel fully connected, e.g. ARM-software/CMSIS-NN at 74099792): "
-            "install or set one to check our kernels against Arm's"
+            "cmsis-pack-manager's cache) and $CMSIS_NN_PATH is not set (a CMSIS-NN source tree, v7.0.0 or later: "
+            "its arm_convolve_s8 takes upscale_dims and it has per-channel fully connected): install or set one to "
+            "check our kernels against Arm's"
         )
     return found
 
