@@ -218,6 +218,8 @@ def _io(plan_values, indices, quantization=()) -> List[Dict]:
 
 
 def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Dict:
+    from mcu_export.lower.channels_last import CHANNELS_LAST
+
     method = program.method("forward")
     ops: Dict[str, int] = {}
     for instr in method.chains[0].instructions:
@@ -241,7 +243,7 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
             "channels_last_tensors": sum(
                 1
                 for v in method.values
-                if isinstance(v, Tensor) and not v.data_buffer_idx and list(v.dim_order) == [0, 2, 3, 1]
+                if isinstance(v, Tensor) and not v.data_buffer_idx and list(v.dim_order) == CHANNELS_LAST
             ),
             **(
                 {

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
+from mcu_export.ops.overlap import int_list
 from mcu_export.pte import program as pte
 
 CHANNELS_LAST = [0, 2, 3, 1]
@@ -64,21 +65,14 @@ class _Classes:
         self.parent[self.find(a)] = self.find(b)
 
 
-def _ints(values, index: int) -> List[int]:
-    v = values[index]
-    if not isinstance(v, pte.IntList):
-        return []
-    return [values[i].int_val for i in v.items if isinstance(values[i], pte.Int)]
-
-
 def _hw_reduction(values, args: List[int], op: str) -> bool:
     """mean over dims {2, 3} (or -1, -2) of a 4-D input; a 1x1 adaptive average pool."""
     x = values[args[0]]
     if not isinstance(x, pte.Tensor) or len(x.sizes) != 4:
         return False
     if op == "aten::mean.out":
-        return sorted(d % 4 for d in _ints(values, args[1])) == [2, 3]
-    return op == "aten::_adaptive_avg_pool2d.out" and _ints(values, args[1]) in ([1, 1], [1])
+        return sorted(d % 4 for d in int_list(values, args[1])) == [2, 3]
+    return op == "aten::_adaptive_avg_pool2d.out" and int_list(values, args[1]) in ([1, 1], [1])
 
 
 def _candidate(v: pte.EValue) -> bool:

@@ -37,7 +37,8 @@ def _tensor(values: Sequence[pte.EValue], index: int) -> Optional[pte.Tensor]:
     return v if isinstance(v, pte.Tensor) else None
 
 
-def _ints(values: Sequence[pte.EValue], index: int) -> List[int]:
+def int_list(values: Sequence[pte.EValue], index: int) -> List[int]:
+    """The values of an IntList EValue whose items are all Ints; [] for anything else."""
     v = values[index]
     if not isinstance(v, pte.IntList):
         return []
@@ -129,7 +130,7 @@ class Rows:
 
 
 def _pair(values, index: int) -> Optional[Tuple[int, int]]:
-    v = _ints(values, index)
+    v = int_list(values, index)
     return (v[0], v[-1]) if len(v) in (1, 2) else None
 
 
@@ -279,7 +280,7 @@ def avg_pool2d_f32(values, args, arg, out) -> Optional[Reach]:
     if arg != 0 or x is None or y is None or not _nchw_f32(x, (3, 4)) or not _nchw_f32(y, (3, 4)):
         return None
     kernel, padding = _pair(values, args[1]), _pair(values, args[3])
-    stride = _pair(values, args[2]) if _ints(values, args[2]) else kernel
+    stride = _pair(values, args[2]) if int_list(values, args[2]) else kernel
     if kernel is None or stride is None or padding is None:
         return None
     planes = 1

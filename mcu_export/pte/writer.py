@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import flatbuffers
 
@@ -59,11 +59,8 @@ class _Builder:
 
     def ints(self, fmt: str, items) -> int:
         items = list(items)
-        payload = struct.pack(f"<{len(items)}{fmt}", *items)
-        key = ("vector", struct.calcsize(fmt), payload)
-        if key not in self._shared:
-            self._shared[key] = self.raw_vector(payload, struct.calcsize(fmt))
-        return self._shared[key]
+        payload, size = struct.pack(f"<{len(items)}{fmt}", *items), struct.calcsize(fmt)
+        return self._once(("vector", size, payload), lambda: self.raw_vector(payload, size))
 
     def offsets(self, offs: List[int]) -> int:
         self.b.StartVector(4, len(offs), 4)
@@ -72,19 +69,18 @@ class _Builder:
         return self.b.EndVector()
 
     def string(self, s: Optional[str]) -> Optional[int]:
-        if s is None:
-            return None
-        if ("string", s) not in self._shared:
-            self._shared[("string", s)] = self.b.CreateString(s)
-        return self._shared[("string", s)]
+        return None if s is None else self._once(("string", s), lambda: self.b.CreateString(s))
 
     def table(self, table_name: str, /, **fields) -> int:
         """fields: name=(kind, value) with kind one of the Prepend*Slot suffixes or "off". A table equal to one
         already written (its fields, the objects they point to being shared already) is that one."""
         key = ("table", table_name, tuple((k, kind, repr(v)) for k, (kind, v) in fields.items()))
-        if key in self._shared:
-            return self._shared[key]
-        self._shared[key] = self._table(table_name, fields)
+        return self._once(key, lambda: self._table(table_name, fields))
+
+    def _once(self, key: tuple, write: Callable[[], int]) -> int:
+        """The offset of the object `key` names: written by `write` the first time, shared after."""
+        if key not in self._shared:
+            self._shared[key] = write()
         return self._shared[key]
 
     def _table(self, table_name: str, fields: dict) -> int:

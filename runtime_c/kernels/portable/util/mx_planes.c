@@ -43,13 +43,6 @@ bool mx_planes_fits(const mx_planes *g, const void *in, const void *out) {
   return (delta >= 0 && delta >= fwd) || (delta <= 0 && -delta >= bwd);
 }
 
-/* An int list's value for H (its first) and for W (its last). */
-static void pair(mx_value *const *args, uint32_t i, int64_t v[2]) {
-  const mx_int_list *l = mx_arg_int_list(args, i);
-  v[0] = l->items[0];
-  v[1] = l->items[l->len - 1];
-}
-
 #define C(name) MX_ARG_aten_convolution_##name
 
 bool mx_planes_convolution_overlap(mx_value *const *args, uint32_t arg, uint32_t out) {
@@ -60,33 +53,26 @@ bool mx_planes_convolution_overlap(mx_value *const *args, uint32_t arg, uint32_t
   if (!rows && (mx_is_channels_last(x) || mx_is_channels_last(y)))
     return false; /* one NHWC, one NCHW: no order keeps them apart */
   const int64_t groups = mx_arg_int(args, C(groups));
-  int64_t stride[2], pad[2], dil[2];
-  pair(args, C(stride), stride);
-  pair(args, C(padding), pad);
-  pair(args, C(dilation), dil);
+  int64_t stride[2], pad[2], dil[2]; /* (h, w); the lists were checked at load */
+  (void)mx_int_pair(*mx_arg_int_list(args, C(stride)), NULL, stride);
+  (void)mx_int_pair(*mx_arg_int_list(args, C(padding)), NULL, pad);
+  (void)mx_int_pair(*mx_arg_int_list(args, C(dilation)), NULL, dil);
   const int32_t k_h = w->sizes[2], k_w = w->sizes[3];
-  const int32_t span = (int32_t)(dil[0] * (k_h - 1) + 1);
-  if (rows) { /* one plane per image, a row holding every channel of its pixels */
-    const mx_planes g = {x->sizes[0],
-                         x->sizes[2],
-                         x->sizes[3] * x->sizes[1],
-                         y->sizes[2],
-                         y->sizes[3] * y->sizes[1],
-                         (int32_t)stride[0],
-                         (int32_t)pad[0],
-                         span};
-    return mx_planes_fits(&g, x->data, y->data);
+  if (!rows) {
+    if (groups != x->sizes[1] || groups != y->sizes[1]) return false; /* each output plane reads its input plane */
+    if (k_h == 1 && k_w == 1 && stride[0] == 1 && stride[1] == 1 && pad[0] == 0 && pad[1] == 0) return false;
   }
-  if (groups != x->sizes[1] || groups != y->sizes[1]) return false; /* each output plane reads its input plane */
-  if (k_h == 1 && k_w == 1 && stride[0] == 1 && stride[1] == 1 && pad[0] == 0 && pad[1] == 0) return false;
-  const mx_planes g = {(int64_t)x->sizes[0] * x->sizes[1],
+  /* NHWC: one plane per image, a row holding every channel of its pixels; NCHW: a plane per channel */
+  const int32_t in_row = rows ? x->sizes[3] * x->sizes[1] : x->sizes[3];
+  const int32_t out_row = rows ? y->sizes[3] * y->sizes[1] : y->sizes[3];
+  const mx_planes g = {rows ? x->sizes[0] : (int64_t)x->sizes[0] * x->sizes[1],
                        x->sizes[2],
-                       x->sizes[3],
+                       in_row,
                        y->sizes[2],
-                       y->sizes[3],
+                       out_row,
                        (int32_t)stride[0],
                        (int32_t)pad[0],
-                       span};
+                       (int32_t)(dil[0] * (k_h - 1) + 1)};
   return mx_planes_fits(&g, x->data, y->data);
 }
 
