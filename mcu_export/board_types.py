@@ -24,6 +24,11 @@ class Cpu:
     mve: bool
     float_abi: str
 
+    @property
+    def isa(self) -> str:
+        """The int8 kernel path a build for this CPU compiles: CMSIS-NN's MVE, DSP or scalar code."""
+        return "mve" if self.mve else "dsp" if self.dsp else "scalar"
+
 
 @dataclass(frozen=True)
 class Compiler:

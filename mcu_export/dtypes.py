@@ -1,17 +1,30 @@
-"""The .pte's scalar types as numpy and torch dtypes, from the one table in `mcu_export.pte.program.DTYPES`."""
+"""The .pte's scalar types as numpy and torch dtypes, from the one table in `mcu_export.pte.program.DTYPES`.
+
+torch is imported on the first torch conversion only: `mcu-export run|inspect|boards|ops` read .pte types
+without it (issue 16: those commands start without torch's 2 s import)."""
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING, Dict
+
 import numpy as np
-import torch
 
 from mcu_export.pte.program import DTYPE_OF, DTYPES, ScalarType
+
+if TYPE_CHECKING:
+    import torch
 
 # numpy only for the types the C runtime handles: those are the ones whose bytes cross to it.
 _NUMPY = {d.code: np.dtype(d.name) for d in DTYPES if d.runtime}
 _BY_NUMPY = {npd: code for code, npd in _NUMPY.items()}
-_TORCH = {d.code: getattr(torch, d.name) for d in DTYPES if isinstance(getattr(torch, d.name, None), torch.dtype)}
-_BY_TORCH = {td: code for code, td in _TORCH.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_table() -> Dict[ScalarType, "torch.dtype"]:
+    import torch
+
+    return {d.code: getattr(torch, d.name) for d in DTYPES if isinstance(getattr(torch, d.name, None), torch.dtype)}
 
 
 def _code(code: int):
@@ -28,8 +41,8 @@ def numpy_dtype(code: int) -> np.dtype:
     return found
 
 
-def torch_dtype(code: int) -> torch.dtype:
-    found = _TORCH.get(_code(code))
+def torch_dtype(code: int) -> "torch.dtype":
+    found = _torch_table().get(_code(code))
     if found is None:
         raise ValueError(f"scalar type {int(code)} ({name(code)}) has no torch equivalent")
     return found
@@ -51,11 +64,11 @@ def short_name(code: int) -> str:
         return f"st{int(code)}"
 
 
-def from_torch(dtype: torch.dtype) -> ScalarType:
-    try:
-        return _BY_TORCH[dtype]
-    except KeyError:
-        raise ValueError(f"torch dtype {dtype} has no .pte scalar type") from None
+def from_torch(dtype: "torch.dtype") -> ScalarType:
+    for code, known in _torch_table().items():
+        if known == dtype:
+            return code
+    raise ValueError(f"torch dtype {dtype} has no .pte scalar type")
 
 
 def from_numpy(dtype) -> ScalarType:

@@ -85,9 +85,7 @@ def render_conv_dispatch(plan: P.ExecutionPlan, board: Board) -> Optional[str]:
     has_conv, has_dw = bool(ops & set(_CONV_OPS)), bool(ops & set(_DW_OPS))
     if not (has_conv or has_dw):
         return None
-    from mcu_export.int8.lower.scratch import board_isa
-
-    conv, dw = conv_variants(plan, board_isa(board))
+    conv, dw = conv_variants(plan, board.cpu.isa)
     env = templates().overlay(trim_blocks=True, lstrip_blocks=True)
     return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
         has_conv=has_conv,

@@ -32,14 +32,12 @@ def export_dir(out_dir: Union[str, Path]) -> Path:
 def check_scratch_target(out_dir: Path, board: Board) -> None:
     """An int8 export sizes its kernels' scratch buffers for one board's ISA (scalar, DSP or MVE), or for all
     when exported without a board; firmware for a board whose kernels need more would fail at run time."""
-    from mcu_export.int8.lower.scratch import board_isa
-
     path = out_dir / "report.json"
     report = json.loads(path.read_text()) if path.is_file() else {}
     int8 = report.get("int8")
     if not int8 or "scratch_sized_for" not in int8:
         return
-    isa = board_isa(board)
+    isa = board.cpu.isa
     if isa not in int8["scratch_sized_for"]:
         raise UsageError(
             f"{out_dir} was exported in int8 for board '{int8.get('board')}': its scratch was not "

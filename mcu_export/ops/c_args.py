@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Sequence, Tuple
 
+from mcu_export.ops.signatures import signature
 from mcu_export.ops.table import ALL_OPS, ANY_DTYPE, ARG_RANGES, OpDef
 
 HEADER_DIR = "runtime_c/include/mx"
@@ -70,11 +71,11 @@ def arg_kinds(op: OpDef, ranges: Sequence[str] = tuple(ARG_RANGES)) -> List[str]
     """mx_arg_kind of each KernelCall argument, with (1 + the index in `ranges` of) the value range the op
     declares for it in the high nibble: the schema's arguments, then the return (MX_KIND_RET repeats the out
     tensor, MX_KIND_RET_LIST lists the outs)."""
-    schema = op.schema()
+    sig = signature(op)
     declared = dict(op.ranges)
     kinds = []
-    for a in schema.arguments:
-        t = str(a.type)
+    for a in sig.args:
+        t = a.type
         if t not in _KINDS:
             raise ValueError(f"{op.qualified}: argument {a.name} has schema type {t}, which the runtime cannot check")
         kind = _KINDS[t]
@@ -83,7 +84,7 @@ def arg_kinds(op: OpDef, ranges: Sequence[str] = tuple(ARG_RANGES)) -> List[str]
                 raise ValueError(f"{op.qualified}: a range on {a.name}, which is not an int or int[]")
             kind = f"{kind} | {list(ranges).index(declared[a.name]) + 1} << 4"
         kinds.append(kind)
-    kinds.append("MX_KIND_RET" if len(schema.returns) == 1 else "MX_KIND_RET_LIST")
+    kinds.append("MX_KIND_RET" if sig.returns == 1 else "MX_KIND_RET_LIST")
     return kinds
 
 
@@ -95,9 +96,9 @@ def c_bounds(cls: str) -> Tuple[str, str]:
 
 def first_out(op: OpDef) -> int:
     """Index of the first out argument (the ones the return repeats): the outs are the schema's last."""
-    schema = op.schema()
-    outs = [i for i, a in enumerate(schema.arguments) if a.alias_info is not None and a.alias_info.is_write]
-    if not outs or outs != list(range(outs[0], len(schema.arguments))):
+    args = signature(op).args
+    outs = [i for i, a in enumerate(args) if a.out]
+    if not outs or outs != list(range(outs[0], len(args))):
         raise ValueError(f"{op.qualified}: out arguments must close the schema")
     return outs[0]
 

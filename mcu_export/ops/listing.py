@@ -6,6 +6,7 @@ from typing import Dict, List
 
 from mcu_export.board_types import Board
 from mcu_export.ops.isa import kernel_isas
+from mcu_export.ops.signatures import signature
 from mcu_export.ops.table import ALL_OPS
 
 
@@ -19,13 +20,12 @@ def _paths(op) -> str:
 def boards_by_isa() -> Dict[str, List[str]]:
     """Firmware boards by the int8 path their build compiles (the board's cpu.mve / cpu.dsp)."""
     from mcu_export.boards import list_boards, load_board
-    from mcu_export.int8.lower.scratch import board_isa
 
     found: Dict[str, List[str]] = {"scalar": [], "dsp": [], "mve": []}
     for name in list_boards():
         board = load_board(name)
         if isinstance(board, Board):
-            found[board_isa(board)].append(name)
+            found[board.cpu.isa].append(name)
     return found
 
 
@@ -54,9 +54,9 @@ def format_op_args() -> str:
     (MX_ARG_* in runtime_c/include/mx/op_args.h) and the loader checks."""
     blocks = []
     for op in ALL_OPS:
-        schema = op.schema()
-        args = [f"{_schema_type(str(a.type))} {a.name}" for a in schema.arguments]
-        ret = "ret: the out tensor again" if len(schema.returns) == 1 else "ret: a TensorList of the outs"
+        sig = signature(op)
+        args = [f"{_schema_type(a.type)} {a.name}" for a in sig.args]
+        ret = "ret: the out tensor again" if sig.returns == 1 else "ret: a TensorList of the outs"
         lines = [op.qualified] + [f"  {i:>2}  {a}" for i, a in enumerate(args + [ret])]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"

@@ -12,9 +12,10 @@ from __future__ import annotations
 import functools
 import importlib
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
 
-import torch
+if TYPE_CHECKING:  # torch only when a schema is read: `mcu-export ops|run|inspect` list the table without it
+    import torch
 
 
 @dataclass(frozen=True)
@@ -54,13 +55,15 @@ class OpDef:
         ns, base = self.name.split("::")
         return f"mx_k_{ns}_{base.lstrip('_')}_{self.overload}"
 
-    def schema(self) -> torch.FunctionSchema:
+    def schema(self) -> "torch.FunctionSchema":
         return _schema_of(self)
 
     def arg_names(self) -> Tuple[str, ...]:
         """The names of a KernelCall's arguments, in order: the schema's (kwarg-only outs included), then
         `ret` for the return value that repeats the out tensor (or lists the outs)."""
-        return tuple(a.name for a in self.schema().arguments) + ("ret",)
+        from mcu_export.ops.signatures import signature
+
+        return tuple(a.name for a in signature(self).args) + ("ret",)
 
     def reference_fn(self) -> Optional[Callable]:
         return _resolve(self.reference)
@@ -85,7 +88,9 @@ def _resolve(where: str) -> Optional[Callable]:
 
 
 @functools.lru_cache(maxsize=None)
-def _schema_of(op: OpDef) -> torch.FunctionSchema:
+def _schema_of(op: OpDef) -> "torch.FunctionSchema":
+    import torch
+
     ns, base = op.name.split("::")
     try:
         return getattr(getattr(getattr(torch.ops, ns), base), op.overload)._schema

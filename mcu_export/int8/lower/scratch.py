@@ -36,7 +36,7 @@ _DW_AS_CONV_THRESHOLD = 1  # MVE: a depthwise of one input channel into more run
 
 
 def board_isa(board: Board) -> str:
-    return "mve" if board.cpu.mve else "dsp" if board.cpu.dsp else "scalar"
+    return board.cpu.isa
 
 
 def isas_for(board: Optional[Board]) -> Tuple[str, ...]:
