@@ -7,6 +7,7 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator, List, Optional
 
 from mcu_export.errors import McuExportError, UsageError
@@ -24,21 +25,8 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    from mcu_export import __version__
-
-    parser = _Parser(prog=PROG, description="PyTorch models to .pte programs and firmware for microcontrollers.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    p = sub.add_parser("export", help="capture, plan and write OUT/model.pte and OUT/report.json")
-    p.add_argument("model", metavar="MODEL_SPEC", help="path/file.py:factory; factory() returns (module, inputs)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
-    p.add_argument(
-        "--board",
-        default="host",
-        help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)",
-    )
+def _add_export_options(p) -> None:
+    """The export's options, shared by `export` and `run MODEL_SPEC`."""
     p.add_argument(
         "--quantize", choices=("int8",), default=None, help="PT2E int8 with CMSIS-NN's scheme (default: fp32)"
     )
@@ -72,6 +60,24 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --quantize int8: int8 makes the program take and return int8 tensors (no input quantize, no "
         "output dequantize; report.json gives each one's scale and zero point); default float",
     )
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from mcu_export import __version__
+
+    parser = _Parser(prog=PROG, description="PyTorch models to .pte programs and firmware for microcontrollers.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("export", help="capture, plan and write OUT/model.pte and OUT/report.json")
+    p.add_argument("model", metavar="MODEL_SPEC", help="path/file.py:factory; factory() returns (module, inputs)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
+    p.add_argument(
+        "--board",
+        default="host",
+        help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)",
+    )
+    _add_export_options(p)
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
@@ -112,7 +118,16 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_sim)
 
     p = sub.add_parser("run", help="run a model on a board: host (C runtime here) or a board's simulator")
-    p.add_argument("program", metavar="OUT|FILE.pte", help="an export folder (a .pte file for --board host)")
+    p.add_argument(
+        "program",
+        metavar="OUT|FILE.pte|MODEL_SPEC",
+        help="an export folder (a .pte file for --board host), or path/file.py:factory: exported into --out "
+        "first, unless the export there is of the same model and options (OUT/export.sha256)",
+    )
+    p.add_argument(
+        "--out", metavar="OUT", help="with MODEL_SPEC: the export folder (default: out/<file>-<board>[-int8])"
+    )
+    _add_export_options(p)
     p.add_argument("--board", default="host", help="a board from `mcu-export boards` (default: host)")
     p.add_argument(
         "--sim",
@@ -192,36 +207,58 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _export_options(args, board: str):
+    from mcu_export.loop import ExportOptions
+
+    if args.calibrate and not args.quantize:
+        raise UsageError("--calibrate goes with --quantize int8")
+    if args.no_fallback and not args.quantize:
+        raise UsageError("--no-fallback goes with --quantize int8")
+    if args.io == "int8" and not args.quantize:
+        raise UsageError("--io int8 goes with --quantize int8 (an fp32 program has no int8 tensors to take)")
+    return ExportOptions(
+        quantize=args.quantize,
+        calibrate=args.calibrate,
+        board=board,
+        backend=args.backend,
+        fallback=not args.no_fallback,
+        overlap=not args.no_overlap,
+        io=args.io,
+    )
+
+
 def _cmd_export(args) -> int:
     from mcu_export.api import export_spec
     from mcu_export.boards import load_board
 
     board = load_board(args.board)  # before the (slow) export, so a typo fails at once
+    options = _export_options(args, board.name)
     calibrate = None
-    if args.calibrate:
-        if not args.quantize:
-            raise UsageError("--calibrate goes with --quantize int8")
+    if options.calibrate:
         from mcu_export.int8.calibrate import load_calibration
 
-        calibrate = load_calibration(args.calibrate)
-    if args.no_fallback and not args.quantize:
-        raise UsageError("--no-fallback goes with --quantize int8")
-    if args.io == "int8" and not args.quantize:
-        raise UsageError("--io int8 goes with --quantize int8 (an fp32 program has no int8 tensors to take)")
+        calibrate = load_calibration(options.calibrate)
     # int8 scratch is sized for a firmware board's ISA (DSP/MVE); for a host board, for every ISA (api._board)
     with _warnings_as_lines():
         artifact = export_spec(
             args.model,
             progress=_progress,
-            quantize=args.quantize,
+            quantize=options.quantize,
             calibrate=calibrate,
             board=board,
-            backend=args.backend,
-            fallback=not args.no_fallback,
-            overlap=not args.no_overlap,
-            io=args.io,
+            backend=options.backend,
+            fallback=options.fallback,
+            overlap=options.overlap,
+            io=options.io,
         )
     out = artifact.save(args.output)
+    _print_export(artifact, out)
+    if board.firmware:
+        return _build(out, board.name)
+    return 0
+
+
+def _print_export(artifact, out) -> None:
     mem = artifact.report["memory"]
     print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
     print(
@@ -246,9 +283,6 @@ def _cmd_export(args) -> int:
             f"{parts['operators']} operators, {npu['total']['cycles_npu']} NPU cycles (Vela's estimate, "
             f'{npu["system_config"]}, {npu["memory_mode"]}); on the CPU: see report.json "partitions"'
         )
-    if board.firmware:
-        return _build(out, board.name)
-    return 0
 
 
 def _build(out, board: str, cmsis_nn=None) -> int:
@@ -295,8 +329,24 @@ def _cmd_sim(args) -> int:
 def _cmd_run(args) -> int:
     from mcu_export.runners.command import run_command
 
+    program = args.program
+    if _is_model_spec(program):
+        from mcu_export.boards import load_board
+        from mcu_export.loop import export_if_changed
+        from mcu_export.model_spec import parse_spec
+
+        board = load_board(args.board)
+        options = _export_options(args, board.name)
+        out = Path(args.out or f"out/{parse_spec(program)[0].stem}-{board.name}" + ("-int8" if args.quantize else ""))
+        with _warnings_as_lines():
+            artifact = export_if_changed(program, out, options, _progress)
+        if artifact is not None:
+            _print_export(artifact, out)
+        program = str(out)
+    elif args.out or _export_flags_given(args):
+        raise UsageError("--out and the export options go with a MODEL_SPEC (path/file.py:factory), not an export")
     return run_command(
-        args.program,
+        program,
         board=args.board,
         target=args.sim,
         input_paths=args.input,
@@ -307,6 +357,17 @@ def _cmd_run(args) -> int:
         port=args.port,
         baud=args.baud,
     )
+
+
+def _is_model_spec(program: str) -> bool:
+    """path/file.py[:factory] names a model; anything else is an export folder or a .pte."""
+    path = program.rpartition(":")[0] if ":" in program and not Path(program).exists() else program
+    return path.endswith(".py")
+
+
+def _export_flags_given(args) -> bool:
+    flags = (args.quantize, args.calibrate, args.backend, args.no_fallback, args.no_overlap, args.io != "float")
+    return any(flags)
 
 
 def _cmd_flash(args) -> int:
