@@ -1,6 +1,7 @@
 """`make bench`: per example model, the planned arena against its lower bound and against ExecuTorch's planner
 (fp32, and int8 with and without overlapping tensors);
-firmware flash, RAM and instructions per inference per board; the runtime core's own flash size."""
+firmware flash, RAM and instructions per inference per board; the runtime core's own flash size; the edit-run
+loop's phases (bench_loop.py)."""
 
 from __future__ import annotations
 
@@ -164,6 +165,7 @@ def main() -> int:
     from mcu_export.bench_ethosu import main as ethosu_main
     from mcu_export.bench_firmware import main as runtime_core_main
     from mcu_export.bench_int8 import main as int8_main
+    from mcu_export.bench_loop import loop_table
 
     store = FigureStore()
     print(f"(each figure beside its previous value from {store.path.name}: '(=)' unchanged)")
@@ -177,6 +179,8 @@ def main() -> int:
     int8_main(store)
     print()
     ethosu_main(store)
+    print()
+    loop_table(store)
     store.save()
     print(f"\nfigures saved to {store.path}")
     return 0
