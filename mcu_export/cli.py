@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator, List, Optional
 
 from mcu_export.errors import McuExportError, UsageError
+from mcu_export.progress import Printer
 
 PROG = "mcu-export"
 _INPUT_HELP = (
@@ -414,9 +415,12 @@ def _cmd_inspect(args) -> int:
 _WARNED: set = set()  # warnings printed: a progress line with the same text is not printed again
 
 
+_PRINTER = Printer(f"{PROG}: ")  # steps of long work as a bar on a terminal, a few lines elsewhere
+
+
 def _progress(message: str) -> None:
     if message not in _WARNED:
-        print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+        _PRINTER(message)
 
 
 @contextmanager

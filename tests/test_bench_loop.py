@@ -48,6 +48,6 @@ def test_every_phase_line_is_one_the_cli_prints():
     sources = "\n".join(p.read_text() for p in (ROOT / "mcu_export").rglob("*.py") if p.name != "bench_loop.py")
     for prefix, _ in bench_loop._STARTS:
         if prefix == "build: ":
-            assert 'print(f"mcu-export: build: {message}"' in sources
+            assert 'Printer("mcu-export: build: ")' in sources
             continue
         assert re.search(r'(say|progress)\(\s*f?"' + re.escape(prefix), sources), prefix

@@ -29,6 +29,7 @@ from mcu_export.ethosu.vela import VelaError, VelaResult, compile_tosa
 from mcu_export.lower.backend import Backend
 from mcu_export.lower.builder import ProgramBuilder
 from mcu_export.planner.lifetimes import instruction_args, tensors_named
+from mcu_export.progress import Step
 from mcu_export.pte import program as pte
 
 TOSA_SPEC = "TOSA-1.0+INT"
@@ -122,7 +123,7 @@ class EthosUBackend(Backend):
             tosa = to_tosa(run, values, _read_after(reads_from, last))
             names = [builder.info.instructions[i].node for i in range(first, last + 1)]
             label = f"NPU subgraph {k} (nodes {names[0]}..{names[-1]})"
-            self.say(f"compiling {label} with Vela for {self.accelerator}")
+            self.say(Step(f"compiling with Vela for {self.accelerator}: subgraph", k + 1, len(runs), note=label))
             try:
                 vela = compile_tosa(tosa.graph, self.accelerator, name=label, system_config=self.system_config,
                                     memory_mode=self.memory_mode)  # fmt: skip

@@ -11,9 +11,9 @@ Build outputs go to <project>/build/ (CMake's tree) and are published to <projec
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,7 @@ from mcu_export.errors import ToolchainError, UsageError
 from mcu_export.firmware import callgraph, compile_flags, uf2
 from mcu_export.firmware import stack as stack_mod
 from mcu_export.firmware.elf import Elf
+from mcu_export.progress import Printer, Step
 from mcu_export.templates import render
 
 Source = Union[str, bytes, Path]
@@ -145,8 +146,8 @@ def render_project(
     return out_dir
 
 
-def _progress(message: str) -> None:
-    print(f"mcu-export: build: {message}", file=sys.stderr, flush=True)
+_progress = Printer("mcu-export: build: ")
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\] (.*)$")  # ninja's "[3/12] Building C object x.obj"
 
 
 def _run_step(cmd: Sequence[str], cwd: Path, what: str, log: Path) -> None:
@@ -155,8 +156,10 @@ def _run_step(cmd: Sequence[str], cwd: Path, what: str, log: Path) -> None:
     assert proc.stdout is not None
     for line in proc.stdout:
         lines.append(line)
-        if line.startswith("["):  # ninja's "[3/12] Building C object ..." lines
-            _progress(line.rstrip())
+        step = _NINJA_STEP.match(line.rstrip())
+        if step:
+            done, total, text = step.groups()
+            _progress(Step("building", int(done), int(total), note=text.rsplit("/", 1)[-1]))
     proc.wait()
     log.write_text("".join(lines))
     if proc.returncode != 0:

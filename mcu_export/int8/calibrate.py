@@ -9,6 +9,7 @@ from typing import Callable, Iterable, List, Optional, Tuple, Union
 import torch
 
 from mcu_export.errors import McuExportWarning, UsageError
+from mcu_export.progress import Step
 
 CalibrationSource = Union[None, Callable[[], Iterable], Iterable]
 
@@ -96,11 +97,13 @@ def run_calibration(
         say(NOT_REPRESENTATIVE)
         notes.append(NOT_REPRESENTATIVE)
     batches, name = _batches(source, example_inputs)
+    total = len(batches) if hasattr(batches, "__len__") else None  # a generator's length is not known
     count = 0
     with torch.no_grad():
         for index, batch in enumerate(batches):
             prepared(*check_batch(batch, example_inputs, name, index))
             count += 1
+            say(Step("calibrating", count, total))
     if count == 0:
         raise UsageError(f"{name} yielded no batches")
     flat = degenerate_observers(prepared)
