@@ -41,8 +41,8 @@ _INSTALL_HINT = {
 }
 # -ffp-contract=off: no fused multiply-adds, so float results are those of a host without FMA (x86_64).
 # Android code is position independent (the NDK's default); Darwin's clang is PIC already.
-_FLAGS = ["-std=c11", "-ffreestanding", "-nostdlibinc", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror"]
-_FLAGS += ["-ffunction-sections", "-fdata-sections"]
+_FLAGS = ["-std=c11", "-ffreestanding", "-nostdlibinc", "-O2", "-ffp-contract=off", "-ffunction-sections"]
+_FLAGS += ["-fdata-sections", "-Wall", "-Wextra", "-Werror"]
 
 
 def require_tool(name: str) -> str:
