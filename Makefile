@@ -19,7 +19,7 @@ CLANG_FORMAT := clang-format-16
 # Each file takes the nearest .clang-format: the top-level one, or cmsis_nn_kernels/'s (CMSIS-NN's style).
 C_SOURCES = $(shell find runtime_c boards fvp cmsis_nn_kernels -name '*.[ch]' | sort)
 
-.PHONY: demo test test-fast lint format bench bench-kernels fuzz bootstrap apt venv clean
+.PHONY: demo test test-fast lint format bench bench-kernels mobile fuzz bootstrap apt venv clean
 
 demo: bootstrap
 	$(PY) -m mcu_export.demo
@@ -59,6 +59,10 @@ bench: bootstrap
 # for bit against the host runtime. CMSIS_NN=PATH (a CMSIS-NN source tree) adds Arm's figures and ours/Arm's.
 bench-kernels: bootstrap
 	$(PY) -m mcu_export.bench_kernels $(if $(CMSIS_NN),--cmsis-nn $(CMSIS_NN))
+
+# The runtime core as libmx_runtime.a for Android (aarch64, armv7a) and iOS (device, simulator): clang-16 alone.
+mobile: bootstrap
+	$(PY) -m mcu_export.mobile build/mobile
 
 # libFuzzer over the runtime and every kernel (runtime_c/fuzz/): builds mx_fuzz, exports the seed corpus when
 # it is missing (out/fuzz/corpus), then FUZZ_RUNS executions in fork mode (FUZZ_JOBS processes), findings in
