@@ -22,7 +22,7 @@ from typing import Mapping, Optional, Sequence, Union
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
 from mcu_export.errors import ToolchainError, UsageError
-from mcu_export.firmware import callgraph, compile_flags, uf2
+from mcu_export.firmware import callgraph, compile_flags, staging, uf2
 from mcu_export.firmware import stack as stack_mod
 from mcu_export.firmware.elf import Elf
 from mcu_export.progress import Printer, Step
@@ -46,6 +46,7 @@ class BuildResult:
     map: Path
     bin: Optional[Path] = None  # boards whose loadable sections sit in one region (outputs.formats)
     uf2: Optional[Path] = None
+    build_dir: Optional[Path] = None  # the CMake tree it was built in (its objects): staging.py's, or build/
 
 
 def require_tools(*tools: str) -> None:
@@ -170,14 +171,26 @@ def _run_step(cmd: Sequence[str], cwd: Path, what: str, log: Path) -> None:
 def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> BuildResult:
     """Configure (once) and build the project rendered in out_dir; publish its outputs atomically.
     The stack is sized by call-graph analysis (stack.py) on boards that support it; analyse_stack=False reserves
-    the board's stack_size instead (test firmware whose recursion is bounded by logic the analysis cannot see)."""
+    the board's stack_size instead (test firmware whose recursion is bounded by logic the analysis cannot see).
+    The build runs in a staging tree shared by every project of the board (staging.py), unless disabled."""
     out_dir = Path(out_dir).resolve()
     boards = list((out_dir / "board").glob("*.toml"))
     if len(boards) != 1:
         raise UsageError(f"{out_dir} is not a rendered firmware project (no board/<name>.toml)")
     board = load_firmware_board(boards[0].stem, directory=out_dir / "board")
     require_tools(*_tools_for(board))
-    build = out_dir / "build"
+    if not staging.enabled():
+        return _publish_build(out_dir, out_dir, board, _build_tree(out_dir, board, analyse_stack))
+    with staging.slot(staging.key(out_dir, board.name)) as tree:
+        staging.sync(out_dir, tree)
+        stack = _build_tree(tree, board, analyse_stack)
+        staging.write_back(tree, out_dir, stack_mod.STACK_LD)
+        return _publish_build(out_dir, tree, board, stack)
+
+
+def _build_tree(project: Path, board: Board, analyse_stack: bool) -> Optional["stack_mod.StackReport"]:
+    """Configure `project` when it has no build tree yet, run ninja, size the stack (relinking if it moved)."""
+    build = project / "build"
     build.mkdir(exist_ok=True)
     if not (build / "build.ninja").exists():
         _progress(f"configuring for {board.name} ({board.compiler.kind})")
@@ -187,22 +200,28 @@ def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> B
                 "-G",
                 "Ninja",
                 "-S",
-                str(out_dir),
+                str(project),
                 "-B",
                 str(build),
-                f"-DCMAKE_TOOLCHAIN_FILE={out_dir / 'toolchain.cmake'}",
+                f"-DCMAKE_TOOLCHAIN_FILE={project / 'toolchain.cmake'}",
                 "-DCMAKE_BUILD_TYPE=",
             ],
-            out_dir,
+            project,
             "configure (cmake)",
             build / "configure.log",
         )
     analyse = analyse_stack and stack_mod.analysed(board)
     if not analyse:
-        _write_if_changed(out_dir / stack_mod.STACK_LD, stack_mod.stack_ld(board.stack_size))
-    _run_step(["ninja", "-C", str(build)], out_dir, "build (ninja)", build / "build.log")
-    stack = _size_stack(out_dir, board) if analyse else None
+        _write_if_changed(project / stack_mod.STACK_LD, stack_mod.stack_ld(board.stack_size))
+    _run_step(["ninja", "-C", str(build)], project, "build (ninja)", build / "build.log")
+    return _size_stack(project, board) if analyse else None
 
+
+def _publish_build(
+    out_dir: Path, tree: Path, board: Board, stack: Optional["stack_mod.StackReport"]
+) -> BuildResult:
+    """Copy the outputs of `tree`'s build into out_dir/artifacts, all at once."""
+    build = tree / "build"
     stage = Path(tempfile.mkdtemp(prefix=".artifacts-", dir=out_dir))
     try:
         names = ["firmware.elf", "firmware.map"] + (["firmware.bin"] if "bin" in board.outputs else [])
@@ -226,6 +245,7 @@ def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> B
         map=art / "firmware.map",
         bin=art / "firmware.bin" if "bin" in board.outputs else None,
         uf2=art / "firmware.uf2" if "uf2" in board.outputs else None,
+        build_dir=build,
     )
 
 

@@ -229,4 +229,12 @@ def read_ci(path: Path) -> List[CiNode]:
 
 
 def ci_files(build_dir: Path) -> Iterable[Path]:
-    return sorted(build_dir.rglob("*.ci"))
+    """The .ci files of the objects this build links: those build.ninja builds (a shared or reused tree also
+    holds the objects of sources another project had), else every one in the tree."""
+    ninja = build_dir / "build.ninja"
+    if not ninja.is_file():
+        return sorted(build_dir.rglob("*.ci"))
+    objects = re.findall(r"^build (\S+)\.obj: C_COMPILER", ninja.read_text(), flags=re.M)
+    if not objects:  # a generator writing other rule names: every file, as before
+        return sorted(build_dir.rglob("*.ci"))
+    return sorted(p for p in (build_dir / f"{o}.ci" for o in objects) if p.is_file())
