@@ -181,7 +181,9 @@ def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> B
     require_tools(*_tools_for(board))
     if not staging.enabled():
         return _publish_build(out_dir, out_dir, board, _build_tree(out_dir, board, analyse_stack))
-    with staging.slot(staging.key(out_dir, board.name)) as tree:
+    compiler = _tools_for(board)[2]
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.split("\n", 1)[0]
+    with staging.slot(staging.key(out_dir, board.name, version)) as tree:
         staging.sync(out_dir, tree)
         stack = _build_tree(tree, board, analyse_stack)
         staging.write_back(tree, out_dir, stack_mod.STACK_LD)

@@ -33,10 +33,11 @@ def root() -> Path:
     return cache_root() / "firmware-builds"
 
 
-def key(project: Path, board: str) -> str:
-    """One staging tree per board and kind of project (model firmware, serving firmware: their top folders)."""
+def key(project: Path, board: str, compiler: str) -> str:
+    """One staging tree per board, kind of project (model firmware, serving firmware: their top folders) and
+    compiler version (ninja would not rebuild objects of an upgraded compiler at the same path)."""
     tops = sorted(p.name for p in project.iterdir() if p.is_dir() and p.name not in _SKIP)
-    return f"{board}-{hashlib.sha256(' '.join(tops).encode()).hexdigest()[:10]}"
+    return f"{board}-{hashlib.sha256(' '.join([compiler, *tops]).encode()).hexdigest()[:10]}"
 
 
 @contextmanager
