@@ -165,6 +165,8 @@ def test_page_is_self_contained_with_every_section(which, request, tmp_path):
     assert len(ids) == len(set(ids)), "ids repeat across the inline figures"
     tensor_titles = [t for t in page.titles if re.match(r"%\d+ \(", t)]
     assert len(tensor_titles) == len(data.plan.tensors)  # every box says what it is on hover
+    hatched = [t for t in page.titles if " written over %" in t]
+    assert len(hatched) == len(data.overlaps) == (1 if which == "fp32" else 0)  # fp32: relu's out over its input
     for i in data.instructions:
         assert i.op in text
     assert "test_report.py:" in text and "the source line the graph table names" in text
