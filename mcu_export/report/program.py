@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence
 from mcu_export.charts.data import MemoryPlan, TensorSpan
 from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
+from mcu_export.pte.inspect import dtype_name
 
 # Frames inside these are torch's or the standard library's; the user's line is the last frame outside them
 # (the rule of passes/source_location.py, which works on graph nodes; here only the .pte's frames are left).
@@ -58,8 +59,6 @@ def user_frame(frames: Sequence[pte.Frame]) -> Optional[pte.Frame]:
 def _tensor_text(plan: pte.ExecutionPlan, v: int, note: str) -> str:
     t = plan.values[v]
     assert isinstance(t, pte.Tensor)
-    from mcu_export.pte.inspect import dtype_name
-
     shape = ",".join(str(s) for s in t.sizes)
     return f"%{v} {dtype_name(t.scalar_type, short=True)}[{shape}]" + (f" {note}" if note else "")
 
