@@ -10,9 +10,9 @@ TORCH_PIN := torch==2.13.0
 
 APT_PACKAGES := cmake ninja-build gcc g++ gcc-arm-none-eabi libnewlib-arm-none-eabi \
                 qemu-system-arm qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-                clang-16 lld-16 clang-format-16 libclang-rt-16-dev
+                clang-16 lld-16 clang-format-16 libclang-rt-16-dev chromium
 APT_PROBES := cmake ninja arm-none-eabi-gcc qemu-system-arm qemu-aarch64 aarch64-linux-gnu-gcc clang-16 ld.lld-16 \
-              clang-format-16
+              clang-format-16 chromium
 
 # Same major version as clang-16: another clang-format may lay out the same file differently.
 CLANG_FORMAT := clang-format-16

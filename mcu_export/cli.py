@@ -202,6 +202,11 @@ def _build_parser() -> argparse.ArgumentParser:
             q.add_argument("--output", metavar="OUT.npz", help="write outputs here (keys output_0, output_1, ...)")
     p.set_defaults(func=_cmd_serial)
 
+    p = sub.add_parser("report", help="write OUT/report.html: memory timeline, per-op profile, sizes, graph")
+    p.add_argument("program", metavar="OUT", help="an export folder (also written at the end of export and run)")
+    p.add_argument("--png", action="store_true", help="also each figure as OUT/report-<figure>.png (needs matplotlib)")
+    p.set_defaults(func=_cmd_report)
+
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
     p.add_argument("program", metavar="FILE.pte")
     p.set_defaults(func=_cmd_inspect)
@@ -254,9 +259,9 @@ def _cmd_export(args) -> int:
         )
     out = artifact.save(args.output)
     _print_export(artifact, out)
-    if board.firmware:
-        return _build(out, board.name)
-    return 0
+    code = _build(out, board.name) if board.firmware else 0
+    _report(out)
+    return code
 
 
 def _print_export(artifact, out) -> None:
@@ -346,7 +351,7 @@ def _cmd_run(args) -> int:
         program = str(out)
     elif args.out or _export_flags_given(args):
         raise UsageError("--out and the export options go with a MODEL_SPEC (path/file.py:factory), not an export")
-    return run_command(
+    code = run_command(
         program,
         board=args.board,
         target=args.sim,
@@ -358,6 +363,9 @@ def _cmd_run(args) -> int:
         port=args.port,
         baud=args.baud,
     )
+    if Path(program, "model.pte").is_file():  # an export folder (a bare .pte has no report.json to report)
+        _report(program)
+    return code
 
 
 def _is_model_spec(program: str) -> bool:
@@ -402,6 +410,22 @@ def _cmd_serial(args) -> int:
     if args.serial_command == "invoke":
         return command.invoke_command(*link, args.input, args.output)
     return command.profile_command(*link, args.input, args.chart, args.program)
+
+
+def _cmd_report(args) -> int:
+    from mcu_export.report import write_report
+
+    for path in write_report(args.program, png=args.png):
+        print(f"wrote {path}")
+    return 0
+
+
+def _report(out) -> None:
+    """OUT/report.html after export and run; a failure of it is a warning line, never the command's."""
+    from mcu_export.report import report_after
+
+    _progress("writing report.html")
+    report_after(out, say=print, warn=lambda text: print(f"{PROG}: warning: {text}", file=sys.stderr))
 
 
 def _cmd_inspect(args) -> int:

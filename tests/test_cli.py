@@ -23,7 +23,7 @@ def exported_dir(tmp_path_factory):
 
 
 def test_export_writes_pte_and_report(exported_dir):
-    assert sorted(p.name for p in exported_dir.iterdir()) == ["model.pte", "report.json"]
+    assert sorted(p.name for p in exported_dir.iterdir()) == ["model.pte", "report.html", "report.json"]
     report = json.loads((exported_dir / "report.json").read_text())
     assert report["inputs"] == [{"shape": [1, 1, 49, 10], "dtype": "float32"}]
     assert report["outputs"] == [{"shape": [1, 12], "dtype": "float32"}]

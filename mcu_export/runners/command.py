@@ -102,6 +102,8 @@ def run_command(
     if npu:
         print("\n".join(npu_lines(npu)))
     print(summary_line(run))
+    if Path(program).is_dir():  # the export folder keeps its last run: the profile of `mcu-export report`
+        write_run_json(Path(program) / "last_run.json", run, npu)
     if output_path:
         also = (
             " (output_<i>: as the program returns it; output_<i>_dequantized: float32)"

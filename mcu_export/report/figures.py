@@ -1,0 +1,188 @@
+"""The report's figures, drawn with matplotlib (an optional extra: `pip install 'mcu-export[charts]'`).
+
+Figures are made with `matplotlib.figure.Figure`, never pyplot: no global state, no GUI backend chosen, safe
+inside the exporter's process. Each tensor, bar and segment gets a gid, so that svg.py can give it a hover title.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from mcu_export.errors import UsageError
+from mcu_export.firmware.sizes import CATEGORIES
+from mcu_export.report.data import OpTime, Profile, ReportData
+from mcu_export.report.program import short_op
+
+INSTALL = "the report's figures need matplotlib: pip install 'mcu-export[charts]' (or: pip install matplotlib)"
+MAX_BARS = 60  # per-op bars past this: the largest ones; the table lists every instruction
+CPU_COLOUR, NPU_COLOUR = "#4c72b0", "#dd8452"
+BOUND_COLOUR, ARENA_COLOUR, OVERLAP_COLOUR = "#c44e52", "#222222", "#000000"
+# firmware.sizes.CATEGORIES, each its own colour in every board's bar
+CATEGORY_COLOURS = dict(zip(CATEGORIES, ("#4c72b0", "#55a868", "#8172b2", "#dd8452", "#937860", "#c44e52", "#8c8c8c")))
+
+Tooltips = Dict[str, str]  # gid -> hover text
+
+
+def require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(INSTALL) from None
+
+
+def has_matplotlib() -> bool:
+    try:
+        require_matplotlib()
+    except UsageError:
+        return False
+    return True
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _colours(names: List[str]) -> Dict[str, str]:
+    """One colour per operator, the same in every figure of the page."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps["tab20"]
+    fixed = {"model input": "#bbbbbb"}
+    others = sorted(n for n in set(names) if n not in fixed)
+    return {**fixed, **{n: to_hex(cmap(k % cmap.N)) for k, n in enumerate(others)}}
+
+
+def timeline(data: ReportData, arena: int) -> Tuple[object, Tooltips]:
+    """Every planned tensor of one arena as a box: x its instructions (first to last use), y its bytes; coloured
+    by the operator that writes it; the arena's size and the planner's lower bound as lines; where an output is
+    placed over the input it replaces, the shared bytes hatched."""
+    from matplotlib.artist import Artist
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+
+    plan = data.plan
+    size = plan.arenas[arena]
+    bound = plan.lower_bound if arena == min(plan.arenas) else None
+    tensors = [t for t in plan.tensors if t.arena == arena]
+    colours = _colours(list(data.producers.values()))
+    fig = _figure(11, 4.8)
+    ax = fig.add_subplot()
+    tips: Tooltips = {}
+    for t in tensors:
+        op = data.producers.get(t.value, "other")
+        rect = Rectangle((t.first - 0.5, t.offset), t.last - t.first + 1, t.size, facecolor=colours.get(op, "#999"),
+                         edgecolor="white", linewidth=0.6)  # fmt: skip
+        gid = f"tensor-{arena}-{t.value}"
+        rect.set_gid(gid)
+        tips[gid] = (
+            f"%{t.value} ({op}): {t.size:,} bytes at [{t.offset:,}, {t.offset + t.size:,}), instructions {t.first}..{t.last}"
+        )
+        ax.add_patch(rect)
+    for k, o in enumerate(x for x in data.overlaps if x.arena == arena):
+        rect = Rectangle((o.instruction - 0.5, o.low), 1, o.high - o.low, fill=False, hatch="///",
+                         edgecolor=OVERLAP_COLOUR, linewidth=0.8)  # fmt: skip
+        gid = f"overlap-{arena}-{k}"
+        rect.set_gid(gid)
+        tips[gid] = (
+            f"%{o.writer} written over %{o.reader} at instruction {o.instruction}: bytes [{o.low:,}, {o.high:,})"
+        )
+        ax.add_patch(rect)
+    ax.axhline(size, color=ARENA_COLOUR, linewidth=1.2)
+    handles: List[Artist] = [Line2D([], [], color=ARENA_COLOUR, label=f"arena {size:,} B")]
+    if bound is not None:
+        ax.axhline(bound, color=BOUND_COLOUR, linewidth=1.2, linestyle="--")
+        handles.append(Line2D([], [], color=BOUND_COLOUR, linestyle="--", label=f"lower bound {bound:,} B"))
+    if any(o.arena == arena for o in data.overlaps):
+        handles.append(Patch(fill=False, hatch="///", edgecolor=OVERLAP_COLOUR, label="out over its input"))
+    used = sorted({data.producers.get(t.value, "other") for t in tensors})
+    handles += [Patch(facecolor=colours.get(op, "#999"), label=op) for op in used[:18]]
+    ax.set_xlim(-1.5, plan.instructions + 0.5)
+    ax.set_ylim(0, max(size, bound or 0, 1) * 1.05)
+    ax.set_xlabel("instruction (-1: model inputs, written before the first)")
+    ax.set_ylabel("arena offset (bytes)")
+    ax.set_title(f"Arena {arena}: {len(tensors)} planned tensors, {size:,} bytes")
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    return fig, tips
+
+
+def _profile_rows(profile: Profile) -> List[OpTime]:
+    ops = [o for o in profile.ops if o.value is not None]
+    if len(ops) > MAX_BARS:
+        ops = sorted(sorted(ops, key=lambda o: -(o.value or 0))[:MAX_BARS], key=lambda o: o.index)
+    return ops
+
+
+def profile(data: ReportData) -> Optional[Tuple[object, Tooltips]]:
+    """The last run per instruction: CPU instructions, and beside them (another unit) the NPU's cycles."""
+    p = data.profile
+    ops = _profile_rows(p) if p is not None else []
+    if p is None or not ops:
+        return None
+    units = [u for u in ("CPU", "NPU") if any(o.unit == u for o in ops)]
+    fig = _figure(11, max(2.2, 0.7 + 0.26 * len(ops)))
+    axes = fig.subplots(1, len(units), sharey=True, squeeze=False)[0]
+    labels = [f"[{o.index}] {short_op(o.op)}" for o in ops]
+    tips: Tooltips = {}
+    for ax, unit in zip(axes, units):
+        values = [o.value if o.unit == unit else 0 for o in ops]
+        bars = ax.barh(range(len(ops)), values, color=CPU_COLOUR if unit == "CPU" else NPU_COLOUR)
+        for k, (bar, o) in enumerate(zip(bars, ops)):
+            if o.unit == unit:
+                gid = f"bar-{unit}-{o.index}"
+                bar.set_gid(gid)
+                what = "instructions" if unit == "CPU" else f"NPU cycles ({o.source})"
+                tips[gid] = f"[{o.index}] {o.op}: {o.value:,} {what}"
+                ax.annotate(f"{o.value:,}", (o.value, k), xytext=(3, 0), textcoords="offset points", va="center",
+                            fontsize=7)  # fmt: skip
+        ax.set_xlabel("CPU instructions" if unit == "CPU" else "NPU cycles")
+        ax.margins(x=0.15)
+    axes[0].set_yticks(range(len(ops)), labels, fontsize=8)
+    axes[0].invert_yaxis()
+    total = f", {p.instructions:,} instructions per inference" if p.instructions else ""
+    fig.suptitle(f"Last run: {p.board} ({p.target}){total}", fontsize=11)
+    return fig, tips
+
+
+def sizes(data: ReportData) -> Optional[Tuple[object, Tooltips]]:
+    """Flash and RAM of each board's firmware as stacked bars, one segment per category."""
+    if not data.sizes:
+        return None
+    rows = [(f"{s.board} flash", s.flash) for s in data.sizes] + [(f"{s.board} RAM", s.ram) for s in data.sizes]
+    fig = _figure(11, 1.2 + 0.45 * len(rows))
+    ax = fig.add_subplot()
+    tips: Tooltips = {}
+    left = [0.0] * len(rows)
+    for cat in CATEGORIES:
+        kib = [split.get(cat, 0) / 1024 for _, split in rows]
+        if not any(kib):
+            continue
+        bars = ax.barh(range(len(rows)), kib, left=left, color=CATEGORY_COLOURS[cat], label=cat.replace("_", "/"))
+        for k, bar in enumerate(bars):
+            if kib[k]:
+                gid = f"size-{k}-{cat}"
+                bar.set_gid(gid)
+                tips[gid] = f"{rows[k][0]}: {cat} {rows[k][1][cat]:,} bytes"
+        left = [a + b for a, b in zip(left, kib)]
+    for k, total in enumerate(left):
+        ax.annotate(f"{total:,.1f} KiB", (total, k), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)), [name for name, _ in rows])
+    ax.invert_yaxis()
+    ax.margins(x=0.12)
+    ax.set_xlabel("KiB")
+    ax.set_title("Firmware flash and RAM by category")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    return fig, tips
+
+
+def all_figures(data: ReportData) -> Dict[str, Tuple[object, Tooltips]]:
+    """name -> (figure, tooltips), in page order; a figure without data is left out (the page says why)."""
+    out: Dict[str, Tuple[object, Tooltips]] = {}
+    for arena in sorted(data.plan.arenas):
+        out[f"timeline-{arena}"] = timeline(data, arena)
+    for name, made in (("profile", profile(data)), ("sizes", sizes(data))):
+        if made is not None:
+            out[name] = made
+    return out

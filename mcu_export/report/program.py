@@ -1,0 +1,149 @@
+"""What the report shows of the program itself, read from OUT/model.pte: each instruction with the tensors it
+reads and writes and the model source line it came from (the chain's stack traces), and where the memory plan
+puts a kernel's output over the input it replaces (the planner's overlaps)."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sysconfig
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from mcu_export.charts.data import MemoryPlan, TensorSpan
+from mcu_export.planner.lifetimes import instruction_args, tensors_named
+from mcu_export.pte import program as pte
+from mcu_export.pte.inspect import dtype_name
+
+# Frames inside these are torch's or the standard library's; the user's line is the last frame outside them
+# (the rule of passes/source_location.py, which works on graph nodes; here only the .pte's frames are left).
+_LIBRARY_DIRS = tuple(
+    os.path.realpath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+@dataclass
+class Instruction:
+    index: int
+    op: str  # qualified operator, "delegate 0 (EthosUBackend)" or "move"
+    unit: str  # "CPU" or "NPU"
+    reads: List[str] = field(default_factory=list)  # "%7 i8[1,4,8,8] from [1]", "%11 i8[4,3,3,1] const"
+    writes: List[str] = field(default_factory=list)
+    source: Optional[str] = None  # "model.py:42 in forward"
+    code: Optional[str] = None  # that line's text, where the file is still there
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Bytes two planned tensors share at an instruction where both are live: an out over its input."""
+
+    arena: int
+    instruction: int
+    low: int
+    high: int
+    reader: int  # the value read there (its last use)
+    writer: int  # the value written over it
+
+
+def _is_library(path: str) -> bool:
+    real = os.path.realpath(path)
+    return real.startswith(_LIBRARY_DIRS) or f"{os.sep}torch{os.sep}" in real
+
+
+def user_frame(frames: Sequence[pte.Frame]) -> Optional[pte.Frame]:
+    user = [f for f in frames if not _is_library(f.filename)]
+    return (user or list(frames))[-1] if frames else None
+
+
+def _tensor_text(plan: pte.ExecutionPlan, v: int, note: str) -> str:
+    t = plan.values[v]
+    assert isinstance(t, pte.Tensor)
+    shape = ",".join(str(s) for s in t.sizes)
+    return f"%{v} {dtype_name(t.scalar_type, short=True)}[{shape}]" + (f" {note}" if note else "")
+
+
+def _first_use(plan: pte.ExecutionPlan, chain_instructions) -> Dict[int, int]:
+    """value -> the first instruction that names it (-1: a model input), as planner.lifetimes counts."""
+    first = dict.fromkeys(plan.inputs, -1)
+    for step, ins in enumerate(chain_instructions):
+        for arg in instruction_args(ins):
+            for v in tensors_named(plan.values, arg):
+                first.setdefault(v, step)
+    return first
+
+
+def instructions(plan: pte.ExecutionPlan) -> List[Instruction]:
+    """A tensor is written by the instruction that first names it and read by every later one."""
+    chain_instructions = [i for chain in plan.chains for i in chain.instructions]
+    traces = [t for chain in plan.chains for t in (chain.stacktrace or [[]] * len(chain.instructions))]
+    first_use = _first_use(plan, chain_instructions)
+    rows = []
+    for step, ins in enumerate(chain_instructions):
+        if isinstance(ins, pte.KernelCall):
+            row = Instruction(step, plan.operators[ins.op_index].qualified, "CPU")
+        elif isinstance(ins, pte.DelegateCall):
+            backend = plan.delegates[ins.delegate_index].id if ins.delegate_index < len(plan.delegates) else "?"
+            row = Instruction(step, f"delegate {ins.delegate_index} ({backend})", "NPU")
+        else:
+            row = Instruction(step, type(ins).__name__.replace("Call", "").lower(), "CPU")
+        seen = set()
+        for arg in instruction_args(ins):
+            for v in tensors_named(plan.values, arg):
+                t = plan.values[v]
+                if v in seen or not isinstance(t, pte.Tensor):
+                    continue
+                seen.add(v)
+                if t.data_buffer_idx:
+                    row.reads.append(_tensor_text(plan, v, "const"))
+                elif first_use.get(v, step) == step:
+                    row.writes.append(_tensor_text(plan, v, ""))
+                else:
+                    source = first_use.get(v, -1)
+                    row.reads.append(_tensor_text(plan, v, "input" if source < 0 else f"from [{source}]"))
+        frame = user_frame(traces[step]) if step < len(traces) else None
+        if frame is not None:
+            row.source = f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
+            row.code = linecache.getline(frame.filename, frame.lineno).strip() or None
+        rows.append(row)
+    return rows
+
+
+def overlaps(plan: MemoryPlan) -> List[Overlap]:
+    """Every pair of tensors sharing bytes while both are live. A plan that keeps tensors apart has none; the
+    planner's overlaps (an out placed over the input it replaces, where the kernel allows) meet at one
+    instruction, the input's last use and the output's first."""
+    found = []
+    by_arena: Dict[int, List[TensorSpan]] = {}
+    for t in plan.tensors:
+        by_arena.setdefault(t.arena, []).append(t)
+    for arena, tensors in sorted(by_arena.items()):
+        tensors.sort(key=lambda t: (t.first, t.offset))
+        for k, a in enumerate(tensors):
+            for b in tensors[k + 1 :]:
+                if b.first > a.last:
+                    break
+                low, high = max(a.offset, b.offset), min(a.offset + a.size, b.offset + b.size)
+                if low < high:
+                    reader, writer = (a, b) if a.last <= b.last else (b, a)
+                    found.append(Overlap(arena, max(a.first, b.first), low, high, reader.value, writer.value))
+    return found
+
+
+def producers(plan: MemoryPlan) -> Dict[int, str]:
+    """value -> what wrote it: the operator of its first instruction, "model input", or the delegate."""
+    names = {**plan.ops, **plan.delegates}
+    out = {}
+    for t in plan.tensors:
+        if t.first < 0:
+            out[t.value] = "model input"
+        else:
+            out[t.value] = short_op(names.get(t.first, "other"))
+    return out
+
+
+def short_op(qualified: str) -> str:
+    """aten::convolution.out -> convolution; cortex_m::quantized_conv2d.out -> quantized_conv2d."""
+    if qualified.startswith("delegate"):
+        return qualified
+    return qualified.split("::")[-1].removesuffix(".out")
