@@ -6,7 +6,8 @@ Three runs per model, into one folder: `cold` (a new folder: export, configure, 
 same command again: the export and the firmware are reused). Each phase runs from one progress line of the
 CLI to the next (their text says which phase starts); `import` is the process start to the first line (Python,
 torch, loading the model; for `unchanged` also its fingerprint), `link` is ninja's own record of linking
-firmware.elf (taken out of `build`), `simulate` the rest (QEMU, inputs and outputs).
+firmware.elf (taken out of `build`), `simulate` from the build's end (QEMU, inputs and outputs), `report` the
+report.html written at the end.
 
     python -m mcu_export.bench_loop
 """
@@ -25,7 +26,7 @@ from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.examples import EXAMPLES_DIR
 
 BOARD = "corstone-300"
-PHASES = ("import", "capture", "quantize", "lower", "plan", "write", "build", "link", "simulate")
+PHASES = ("import", "capture", "quantize", "lower", "plan", "write", "build", "link", "simulate", "report")
 # A progress line's text (after "mcu-export: ") -> the phase it starts.
 _STARTS = (
     ("capturing with torch.export", "capture"),
@@ -37,6 +38,7 @@ _STARTS = (
     ("planning memory", "plan"),
     ("writing model.pte", "write"),
     ("build: ", "build"),
+    ("writing report.html", "report"),
 )
 WRAPPER = """
 import importlib.util

@@ -29,11 +29,13 @@ def test_export_build_and_run_phases():
         (6.0, "build: configuring for corstone-300 (gcc)"),
         (7.0, "build: [1/50] Building C object"),
         (8.0, "build: done: firmware.elf"),
+        (8.5, "writing report.html"),
     )
     spans = bench_loop.split_phases(0.0, lines, 9.0)
     assert spans["import"] == 2.0 and spans["capture"] == 1.0 and spans["quantize"] == 1.5
     assert spans["lower"] == 1.0 and spans["plan"] == 0.25 and spans["write"] == 0.25
-    assert spans["build"] == 2.0 and spans["simulate"] == 1.0 and sum(spans.values()) == pytest.approx(9.0)
+    assert spans["build"] == 2.0 and spans["simulate"] == 0.5 and spans["report"] == 0.5
+    assert sum(spans.values()) == pytest.approx(9.0)
 
 
 def test_a_reused_export_is_import_then_run():
