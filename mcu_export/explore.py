@@ -62,9 +62,9 @@ def candidates() -> List[str]:
         if python:
             found.append(python)
     for venv in SIDE_VENVS:
-        python = venv.expanduser() / "bin" / "python"
-        if python.exists():
-            found.append(str(python))
+        side = venv.expanduser() / "bin" / "python"
+        if side.exists():
+            found.append(str(side))
     return list(dict.fromkeys(found))
 
 

@@ -127,6 +127,7 @@ def test_our_pte_files_open_with_their_source_lines(python, exports):
     collections = result[ptes[2]]
     call = next(n for g in collections[0]["graphs"] for n in g["nodes"] if n["label"] == "EthosUBackend")
     delegates = {g["id"]: g for c in collections[1:] for g in c["graphs"]}
+    assert call["attrs"]["covers"].count("Small.forward") == 2  # the delegate runs conv + relu (line 1), fc (2)
     assert call["subgraphs"] and {"CONV2D"} <= {n["label"] for n in delegates[call["subgraphs"][0]]["nodes"]}
 
 

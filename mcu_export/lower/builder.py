@@ -38,6 +38,7 @@ class InstructionInfo:
     location: Optional[str]  # "model.py:42 in Net.forward", when torch recorded a stack trace
     torch_op: Optional[str] = None  # the node's target as torch.export named it ("aten.conv2d.default")
     source: Optional[SourceLocation] = None  # the user's frame behind `location` (report.json's debug_map)
+    covers: List[str] = field(default_factory=list)  # a delegate call: the locations of the calls it replaced
 
 
 @dataclass
@@ -226,8 +227,9 @@ class ProgramBuilder:
         self.instructions[first : last + 1] = [call]
         self.stacktrace[first : last + 1] = [self.stacktrace[first]]
         infos = self.info.instructions
+        covers = list(dict.fromkeys(i.location for i in infos[first : last + 1] if i.location))
         infos[first : last + 1] = [
-            InstructionInfo(first, f"delegate:{backend_id}", name, head.location, head.torch_op, head.source)
+            InstructionInfo(first, f"delegate:{backend_id}", name, head.location, head.torch_op, head.source, covers)
         ]
         self.info.instructions = [replace(info, index=i) for i, info in enumerate(infos)]
         self._drop_unused_operators()

@@ -2,7 +2,8 @@
 ExecuTorch's tools, so that a profile row, a fault or `inspect` names `model.py:42 in Net.forward`.
 
 One entry per instruction of `forward`'s chain: {index, op, node, torch_op, file, line, function, source}, the
-last five None where torch recorded no stack trace (an input's quantize, an output copy). The exporter fills
+last five None where torch recorded no stack trace (an input's quantize, an output copy); a delegate call also has
+`covers`, the source of each call it replaced. The exporter fills
 it from the graph (torch op, module class); a .pte alone gives less, from its chain's `stacktrace` (frames
 as torch recorded them: no torch op, function without its class). No torch here: `inspect` and the runners
 use it.
@@ -49,7 +50,10 @@ def from_lowering(infos: Sequence) -> List[Dict]:
     for info in infos:
         src = getattr(info, "source", None)
         where = dict(file=src.frame.filename, line=src.frame.lineno, function=src.qualname) if src else {}
-        out.append(_entry(info.index, info.op, node=info.node, torch_op=info.torch_op, **where))
+        entry = _entry(info.index, info.op, node=info.node, torch_op=info.torch_op, **where)
+        if getattr(info, "covers", None):
+            entry["covers"] = list(info.covers)  # a delegate call: every line of the calls it replaced
+        out.append(entry)
     return out
 
 

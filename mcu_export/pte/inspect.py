@@ -182,7 +182,9 @@ def _located(line: str, entry: Optional[Dict]) -> str:
     if not entry or not entry.get("source"):
         return line
     torch_op = f" ({entry['torch_op']})" if entry.get("torch_op") else ""
-    return f"{line}  # {entry['source']}{torch_op}"
+    covers = entry.get("covers") or []
+    more = f"; runs the ops of {', '.join(covers)}" if len(covers) > 1 else ""
+    return f"{line}  # {entry['source']}{torch_op}{more}"
 
 
 def format_method(prog: P.Program, plan: P.ExecutionPlan, debug_map: Optional[Sequence[Dict]] = None) -> str:

@@ -39,7 +39,7 @@ def _from_report(pte: Path, count: int) -> Optional[List[Dict]]:
 
 
 def _from_stacktrace(chain) -> List[Dict]:
-    out = []
+    out: List[Dict] = []
     for frames in chain.stacktrace or []:
         items = list(getattr(frames, "items", None) or [])
         user = [f for f in items if not _LIBRARY.search(_text(f.filename))] or items
@@ -80,6 +80,8 @@ def annotate(builder: PteGraphBuilder, pte: Path) -> int:
             if node is None or not entry.get("source"):
                 continue
             node.attrs += [gb.KeyValue(key=label, value=str(entry[key])) for key, label in _KEYS if entry.get(key)]
+            if entry.get("covers"):  # a delegate call: the lines of every op it runs
+                node.attrs.append(gb.KeyValue(key="covers", value="; ".join(entry["covers"])))
             done += 1
     return done
 
