@@ -6,6 +6,11 @@ SHELL := /bin/bash
 VENV  ?= .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.stamps
+# Model Explorer and its .pte adapter need flatbuffers>25.9, tosa-tools pins 25.2.10: a venv of their own, which
+# `mcu-export explore` and tests/test_explore.py find (mcu_export/explore.py).
+EXPLORER_VENV  ?= .venv-explorer
+EXPLORER_STAMP := $(EXPLORER_VENV)/.stamps
+EXPLORER_PACKAGES := ai-edge-model-explorer pte-adapter-model-explorer
 TORCH_PIN := torch==2.13.0
 
 APT_PACKAGES := cmake ninja-build gcc g++ gcc-arm-none-eabi libnewlib-arm-none-eabi \
@@ -85,7 +90,7 @@ apt:
 	fi
 
 # torch is installed first and explicitly: no dependency range may pull a CUDA build.
-venv: $(STAMP)/deps
+venv: $(STAMP)/deps $(EXPLORER_STAMP)/deps
 
 $(STAMP)/torch:
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -97,6 +102,15 @@ $(STAMP)/deps: $(STAMP)/torch pyproject.toml
 	@echo "bootstrap: pip install -e .[dev,interop]"
 	$(PY) -m pip install -q --disable-pip-version-check $(TORCH_PIN) -e '.[dev,interop]'
 	@touch $@
+
+# Remade when the package list above changes (the stamp holds it).
+$(EXPLORER_STAMP)/deps: Makefile
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(EXPLORER_PACKAGES)" ]; then \
+	  test -x $(EXPLORER_VENV)/bin/python || python3 -m venv $(EXPLORER_VENV); \
+	  echo "bootstrap: pip install $(EXPLORER_PACKAGES) into $(EXPLORER_VENV)"; \
+	  $(EXPLORER_VENV)/bin/python -m pip install -q --disable-pip-version-check $(EXPLORER_PACKAGES) && \
+	  mkdir -p $(EXPLORER_STAMP) && echo "$(EXPLORER_PACKAGES)" > $@; \
+	else touch $@; fi
 
 clean:
 	rm -rf build out .pytest_cache

@@ -217,6 +217,19 @@ def _io(plan_values, indices, quantization=()) -> List[Dict]:
     return out
 
 
+def _debug_map(method, info) -> List[Dict]:
+    """Per instruction, the torch op and the user's source line (mcu_export.pte.debug_map); from what the .pte
+    records when the lowering's list does not match its instructions."""
+    from mcu_export.pte import debug_map
+
+    infos = getattr(info, "instructions", None) or []
+    entries = debug_map.from_lowering(infos)
+    expected = debug_map.from_program(method)
+    if [e["op"] for e in entries] != [e["op"] for e in expected]:
+        return expected
+    return entries
+
+
 def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Dict:
     from mcu_export.lower.channels_last import CHANNELS_LAST
 
@@ -261,6 +274,7 @@ def build_report(program: Program, info, plan, pte: bytes, seconds: float) -> Di
         "inputs": _io(method.values, method.inputs, getattr(info, "input_quantization", ())),
         "outputs": _io(method.values, method.outputs, getattr(info, "output_quantization", ())),
         "instructions": len(method.chains[0].instructions),
+        "debug_map": _debug_map(method, info),
         "pte_bytes": len(pte),
         "export_seconds": round(seconds, 3),
         **({"partitions": info.partitions, "npu": info.npu} if getattr(info, "partitions", None) else {}),

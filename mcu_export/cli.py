@@ -210,6 +210,13 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("inspect", help="print a .pte's operators, tensors, memory plan and delegates")
     p.add_argument("program", metavar="FILE.pte")
     p.set_defaults(func=_cmd_inspect)
+
+    p = sub.add_parser("explore", help="open an export in Model Explorer, each node with its source line")
+    p.add_argument("program", metavar="OUT|FILE.pte")
+    p.add_argument("--host", default="localhost")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--no-browser", action="store_true", help="start the server only (print its address)")
+    p.set_defaults(func=_cmd_explore)
     return parser
 
 
@@ -429,11 +436,22 @@ def _report(out) -> None:
 
 
 def _cmd_inspect(args) -> int:
+    from mcu_export.pte import debug_map
     from mcu_export.pte.inspect import format_program
     from mcu_export.pte.reader import read_program_file
 
-    print(format_program(read_program_file(args.program)), end="")
+    prog = read_program_file(args.program)
+    forward = [plan for plan in prog.execution_plan if plan.name == "forward"]
+    # report.json's map when it sits beside the .pte (torch ops, Class.forward), else the .pte's stacktrace
+    sources = debug_map.load(Path(args.program), forward[0]) if forward else None
+    print(format_program(prog, sources), end="")
     return 0
+
+
+def _cmd_explore(args) -> int:
+    from mcu_export.explore import explore
+
+    return explore(Path(args.program), args.host, args.port, args.no_browser)
 
 
 _WARNED: set = set()  # warnings printed: a progress line with the same text is not printed again

@@ -14,6 +14,8 @@ FIELDS: Dict[str, str] = {
     "ops": "kernel calls per inference, per operator (.pte operator name)",
     "kernel_calls": "kernel calls per inference, all operators (the sum of ops); not CPU instructions",
     "instructions": "instructions in the .pte's execution plan: kernel calls plus moves and delegate calls",
+    "debug_map": "per instruction of the .pte (index): op, graph node, torch op, and the model's source line "
+    "(file, line, function as Class.forward; source = 'file.py:42 in Net.forward'); null where torch recorded none",
     "memory.arena_bytes": "bytes of the planned activation arena (all intermediate tensors)",
     "memory.lower_bound_bytes": "the largest sum of tensors alive at one time: no plan of tensors kept apart can "
     "use less (overlaps, below, can)",

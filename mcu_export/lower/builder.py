@@ -23,7 +23,7 @@ from mcu_export.lower.prune import prune
 from mcu_export.lower.values import ValueTable
 from mcu_export.ops.table import BY_QUALIFIED, OpDef
 from mcu_export.passes.graph_utils import constant_value, input_spec
-from mcu_export.passes.source_location import source_location, stack_frames
+from mcu_export.passes.source_location import SourceLocation, source_location, stack_frames
 from mcu_export.pte import program as pte
 
 _VIEW_OP = BY_QUALIFIED["aten::view_copy.out"]
@@ -36,6 +36,9 @@ class InstructionInfo:
     op: str  # qualified op ("aten::convolution.out") or "delegate:<backend id>"
     node: str  # graph node name ("output_copy_<i>" for copies the builder adds)
     location: Optional[str]  # "model.py:42 in Net.forward", when torch recorded a stack trace
+    torch_op: Optional[str] = None  # the node's target as torch.export named it ("aten.conv2d.default")
+    source: Optional[SourceLocation] = None  # the user's frame behind `location` (report.json's debug_map)
+    covers: List[str] = field(default_factory=list)  # a delegate call: the locations of the calls it replaced
 
 
 @dataclass
@@ -55,6 +58,12 @@ class LoweringInfo:
     # (report.json's inputs[k].quantization, outputs[k].quantization).
     input_quantization: List[Optional[Dict[str, Any]]] = field(default_factory=list)
     output_quantization: List[Optional[Dict[str, Any]]] = field(default_factory=list)
+
+
+def _torch_op(node: Optional[Node]) -> Optional[str]:
+    if node is None or node.op != "call_function":
+        return None
+    return str(node.target)
 
 
 @dataclass(frozen=True)
@@ -156,6 +165,8 @@ class ProgramBuilder:
                 op,
                 name or (node.name if node is not None else "?"),
                 str(location) if location else None,
+                _torch_op(node),
+                location,
             )
         )
         self.instructions.append(instruction)
@@ -216,7 +227,10 @@ class ProgramBuilder:
         self.instructions[first : last + 1] = [call]
         self.stacktrace[first : last + 1] = [self.stacktrace[first]]
         infos = self.info.instructions
-        infos[first : last + 1] = [InstructionInfo(first, f"delegate:{backend_id}", name, head.location)]
+        covers = list(dict.fromkeys(i.location for i in infos[first : last + 1] if i.location))
+        infos[first : last + 1] = [
+            InstructionInfo(first, f"delegate:{backend_id}", name, head.location, head.torch_op, head.source, covers)
+        ]
         self.info.instructions = [replace(info, index=i) for i, info in enumerate(infos)]
         self._drop_unused_operators()
 

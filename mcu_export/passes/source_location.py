@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import os
 import re
-import sysconfig
 from dataclasses import dataclass
 from typing import List, Optional
 
 from torch.fx import Node
 
+from mcu_export.pte.debug_map import is_library
+
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
-_LIBRARY_DIRS = tuple(
-    os.path.realpath(p) + os.sep
-    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-)
 
 
 @dataclass(frozen=True)
@@ -42,11 +39,6 @@ def stack_frames(node: Node) -> List[SourceFrame]:
     return [SourceFrame(m["file"], int(m["line"]), m["func"]) for m in _FRAME.finditer(trace)]
 
 
-def _is_library(path: str) -> bool:
-    real = os.path.realpath(path)
-    return real.startswith(_LIBRARY_DIRS) or f"{os.sep}torch{os.sep}" in real
-
-
 def _user_class(node: Node) -> Optional[str]:
     """The innermost module on the node's module stack whose class is not one of torch's."""
     for _path, cls in reversed(list((node.meta.get("nn_module_stack") or {}).values())):
@@ -60,7 +52,7 @@ def source_location(node: Node) -> Optional[SourceLocation]:
     frames = stack_frames(node)
     if not frames:
         return None
-    user = [f for f in frames if not _is_library(f.filename)]
+    user = [f for f in frames if not is_library(f.filename)]
     frame = (user or frames)[-1]
     cls = _user_class(node)
     return SourceLocation(frame, f"{cls}.{frame.name}" if cls else frame.name)

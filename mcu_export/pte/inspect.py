@@ -9,11 +9,12 @@ supplied at run time).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Dict, List
+from typing import Dict, List, Optional, Sequence
 
 from mcu_export import dtypes
 from mcu_export.ethosu import blob as ethosu_blob
 from mcu_export.ethosu import payload as ethosu_payload
+from mcu_export.pte import debug_map as debug_map_mod
 from mcu_export.pte import program as P
 
 
@@ -176,7 +177,18 @@ def _ethosu_blob(data: bytes) -> List[str]:
     return lines
 
 
-def format_method(prog: P.Program, plan: P.ExecutionPlan) -> str:
+def _located(line: str, entry: Optional[Dict]) -> str:
+    """An instruction's line with its source line after it (the torch op too when the export recorded it)."""
+    if not entry or not entry.get("source"):
+        return line
+    torch_op = f" ({entry['torch_op']})" if entry.get("torch_op") else ""
+    covers = entry.get("covers") or []
+    more = f"; runs the ops of {', '.join(covers)}" if len(covers) > 1 else ""
+    return f"{line}  # {entry['source']}{torch_op}{more}"
+
+
+def format_method(prog: P.Program, plan: P.ExecutionPlan, debug_map: Optional[Sequence[Dict]] = None) -> str:
+    """`debug_map`: report.json's (mcu_export.pte.debug_map) for the first chain; what the .pte records when None."""
     instrs = [ins for c in plan.chains for ins in c.instructions]
     arenas = max(len(plan.non_const_buffer_sizes) - 1, 0)
     lines = [
@@ -188,14 +200,21 @@ def format_method(prog: P.Program, plan: P.ExecutionPlan) -> str:
     lines.append("  operators:")
     lines += _table([[f"[{i}]", op.qualified, f"used {uses[i]}x"] for i, op in enumerate(plan.operators)])
     lines.append("  instructions:")
+    entries = list(debug_map) if debug_map is not None else debug_map_mod.from_program(plan)
     for c, chain in enumerate(plan.chains):
         prefix = f"{c}." if len(plan.chains) > 1 else ""
-        lines += [f"    [{prefix}{j}] {_instruction(plan, ins)}" for j, ins in enumerate(chain.instructions)]
+        lines += [
+            _located(
+                f"    [{prefix}{j}] {_instruction(plan, ins)}", entries[j] if c == 0 and j < len(entries) else None
+            )
+            for j, ins in enumerate(chain.instructions)
+        ]
     lines += _tensors(prog, plan) + _memory_plan(plan) + _delegates(prog, plan)
     return "\n".join(lines)
 
 
-def format_program(prog: P.Program) -> str:
+def format_program(prog: P.Program, debug_map: Optional[Sequence[Dict]] = None) -> str:
+    """`debug_map`: report.json's, for `forward` (mcu_export.pte.debug_map.load)."""
     consts = prog.constants()
     where = "constant_buffer (inline)"
     if prog.constant_segment is not None and prog.constant_segment.offsets:
@@ -208,5 +227,5 @@ def format_program(prog: P.Program) -> str:
     ]
     lines += [f"  [{i}] offset 0x{s.offset:x} size {s.size} B" for i, s in enumerate(prog.segments)]
     for plan in prog.execution_plan:
-        lines += ["", format_method(prog, plan)]
+        lines += ["", format_method(prog, plan, debug_map if plan.name == "forward" else None)]
     return "\n".join(lines) + "\n"

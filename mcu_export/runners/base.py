@@ -33,6 +33,7 @@ class OpCount:
     index: int  # instruction index in the method's chain
     op: str  # qualified operator name, e.g. aten::convolution.out
     instructions: Optional[int]
+    source: Optional[str] = None  # "model.py:42 in Net.forward" (mcu_export.pte.debug_map), when known
 
 
 @dataclass

@@ -25,6 +25,7 @@ from mcu_export.firmware.model_cli import current_build
 from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
 from mcu_export.firmware.stack import check_measured
+from mcu_export.pte import debug_map
 from mcu_export.pte.reader import read_program_file
 from mcu_export.runners.base import NpuCycles, OpCount, Runner
 from mcu_export.runners.tensors import TensorSpec, program_io
@@ -71,8 +72,10 @@ def raise_for(
     kernel_calls: Sequence[Dict],
     timeout: float,
     delegate_calls: Sequence[Dict] = (),
+    sources: Optional[Dict[int, str]] = None,
 ) -> None:
-    """Timeouts and faults first (results.check), naming the op a fault hit; then the firmware's own errors,
+    """Timeouts and faults first (results.check), naming the op a fault hit and its source line (`sources`,
+    mcu_export.pte.debug_map); then the firmware's own errors,
     naming the delegate (model.json's delegate_calls) and what the NPU or its seam said when one failed."""
     try:
         check(result, where=where, timeout=timeout, symbolize=symbolizer(elf))
@@ -82,7 +85,9 @@ def raise_for(
             raise
         index = int(match.group(1))
         op = next((c["op"] for c in kernel_calls if c["index"] == index), "?")
-        raise FirmwareFault(f"{fault} while running instruction {index} ({op})", fault.registers) from None
+        line = (sources or {}).get(index)
+        at = f" at {line}" if line else ""
+        raise FirmwareFault(f"{fault} while running instruction {index} ({op}){at}", fault.registers) from None
     if result.exit_code == 0:
         return
     lines = _ERROR_LINE.findall(result.uart_text)
@@ -132,6 +137,7 @@ class FirmwareRunner(Runner):
         self.build: Optional[BuildResult] = None
         self.kernel_calls: List[Dict] = []
         self.delegate_calls: List[Dict] = []
+        self.sources: Dict[int, str] = {}  # instruction → "model.py:42 in Net.forward" (per-op rows, faults)
 
     @classmethod
     def serves(cls, board) -> bool:
@@ -144,7 +150,9 @@ class FirmwareRunner(Runner):
 
     def open(self, program: Path) -> None:
         self.out_dir = export_dir(program)
-        self.inputs, self.outputs = program_io(read_program_file(self.out_dir / "model.pte"))
+        prog = read_program_file(self.out_dir / "model.pte")
+        self.inputs, self.outputs = program_io(prog)
+        self.sources = debug_map.sources(debug_map.load(self.out_dir / "model.pte", prog.method("forward")))
         self.build = None
 
     def use_build(self, build: BuildResult) -> "FirmwareRunner":
@@ -170,7 +178,7 @@ class FirmwareRunner(Runner):
             for i, data in enumerate(inputs):
                 (work / f"in{i}.bin").write_bytes(data)
             result = self.simulate(elf, work)
-            raise_for(result, self.where, elf, self.kernel_calls, self.timeout, self.delegate_calls)
+            raise_for(result, self.where, elf, self.kernel_calls, self.timeout, self.delegate_calls, self.sources)
             raw = [
                 (work / f"out{i}.bin").read_bytes() if (work / f"out{i}.bin").is_file() else b""
                 for i in range(len(self.outputs))
@@ -189,6 +197,7 @@ class FirmwareRunner(Runner):
                 index=c["index"],
                 op=c["op"],
                 instructions=regions[c["index"] + 1].instructions if c["index"] + 1 in regions else None,
+                source=self.sources.get(c["index"]),
             )
             for c in self.kernel_calls
         ]

@@ -57,19 +57,21 @@ def summary_line(run: ModelRun) -> str:
 
 
 def format_per_op_table(run: ModelRun) -> str:
-    """One row per kernel call: index, op, instructions, share of the inference."""
+    """One row per kernel call: index, op, the model's source line (when known), instructions, share."""
     total = run.instructions_per_inference
-    rows = [("#", "op", "instructions", "share")]
+    located = any(o.source for o in run.per_op)
+    rows = [("#", "op", "source" if located else "", "instructions", "share")]
     for o in run.per_op:
         # No count while the inference has one: the loader fused this call into an earlier one.
         count = ("fused" if total else "-") if o.instructions is None else f"{o.instructions:,}"
         share = f"{100.0 * o.instructions / total:.1f}%" if o.instructions is not None and total else "-"
-        rows.append((str(o.index), o.op, count, share))
-    rows.append(("", "total (inference)", "-" if total is None else f"{total:,}", "100.0%" if total else "-"))
-    widths = [max(len(r[c]) for r in rows) for c in range(4)]
+        rows.append((str(o.index), o.op, (o.source or "-") if located else "", count, share))
+    rows.append(("", "total (inference)", "", "-" if total is None else f"{total:,}", "100.0%" if total else "-"))
+    widths = [max(len(r[c]) for r in rows) for c in range(5)]
     lines = []
     for r in rows:
-        lines.append(f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}")
+        source = f"  {r[2]:<{widths[2]}}" if located else ""
+        lines.append(f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}{source}  {r[3]:>{widths[3]}}  {r[4]:>{widths[4]}}")
     return "\n".join(lines)
 
 

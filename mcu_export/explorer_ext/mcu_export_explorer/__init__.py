@@ -1,0 +1,1 @@
+"""A Model Explorer extension: ExecuTorch .pte files with each instruction's source line (mcu_export.explore)."""
