@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
 from cli_runner import assert_one_line_error, cli
 
 MODEL = """

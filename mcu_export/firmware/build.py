@@ -219,9 +219,7 @@ def _build_tree(project: Path, board: Board, analyse_stack: bool) -> Optional["s
     return _size_stack(project, board) if analyse else None
 
 
-def _publish_build(
-    out_dir: Path, tree: Path, board: Board, stack: Optional["stack_mod.StackReport"]
-) -> BuildResult:
+def _publish_build(out_dir: Path, tree: Path, board: Board, stack: Optional["stack_mod.StackReport"]) -> BuildResult:
     """Copy the outputs of `tree`'s build into out_dir/artifacts, all at once."""
     build = tree / "build"
     stage = Path(tempfile.mkdtemp(prefix=".artifacts-", dir=out_dir))
