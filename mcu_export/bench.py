@@ -1,7 +1,8 @@
 """`make bench`: per example model, the planned arena against its lower bound and against ExecuTorch's planner
 (fp32, and int8 with and without overlapping tensors);
-firmware flash, RAM and instructions per inference per board; the runtime core's own flash size; the edit-run
-loop's phases (bench_loop.py)."""
+firmware flash, RAM and instructions per inference per board; the runtime core's own flash size; int8 firmware flash in
+parts against issue 14's aims (bench_flash, printed with bench_int8's tables); the edit-run loop's phases
+(bench_loop.py)."""
 
 from __future__ import annotations
 

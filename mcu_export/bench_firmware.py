@@ -23,7 +23,7 @@ from mcu_export.pte import program as P
 from mcu_export.pte.writer import write_program
 
 DEFAULT_BOARDS = ("corstone-300", "mps2-an505", "mps2-an386")
-AIM_BYTES = 8 * 1024  # the aim: runtime core under 8 KiB on Cortex-M55
+AIM_BYTES = 6 * 1024  # the aim (issue 14): runtime core under 6 KiB on Cortex-M55
 
 MAIN_C = r"""
 /* Runtime-core size probe: load and run a method that has no instructions. Exit code 0 = ran. */

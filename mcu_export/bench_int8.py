@@ -1,5 +1,5 @@
-"""int8 against fp32 per example model and board: instructions per inference, arena, code, RAM (bench_ram), per-op
-tables.
+"""int8 against fp32 per example model and board: instructions per inference, arena, code, RAM (bench_ram), int8
+flash in parts (bench_flash), per-op tables.
 
 Calibration uses 16 random batches shaped like each example's input (the examples ship no dataset), so
 the figures measure cost, not accuracy; accuracy is asserted in tests/test_int8_models.py."""
@@ -14,6 +14,7 @@ import torch
 from mcu_export.api import export
 from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.bench_firmware import measure
+from mcu_export.bench_flash import flash_table
 from mcu_export.bench_ram import ram_table
 from mcu_export.examples import EXAMPLES, spec
 from mcu_export.firmware.sizes import code_bytes
@@ -55,6 +56,7 @@ def main(store=None) -> int:
     )
     tables: list = []
     ram_rows: list = []
+    flash_rows: list = []
     with tempfile.TemporaryDirectory(prefix="mcu-export-bench-int8-") as tmp:
         for name in EXAMPLES:
             model, inputs = load_model(spec(name))
@@ -71,6 +73,7 @@ def main(store=None) -> int:
                     backend="cortex-m",
                 )
                 run8, code8 = _run(int8, Path(tmp) / name / board / "int8", board, x, ram_rows, (name, board, "int8"))
+                flash_rows.append((name, board, ram_rows[-1][3], int8.pte))
                 run32, code32 = _run(fp32, Path(tmp) / name / board / "fp32", board, x, ram_rows, (name, board, "fp32"))
                 i8, i32 = run8.instructions_per_inference, run32.instructions_per_inference
                 table.row(
@@ -92,6 +95,8 @@ def main(store=None) -> int:
                     tables.append((name, board, format_per_op_table(run8)))
     print()
     ram_table(store, ram_rows)  # the builds above, as RAM: total, parts, RAM per arena byte
+    print()
+    flash_table(store, flash_rows)  # the int8 builds above, as flash: code's and the .pte's parts
     for name, board, text in tables:
         print()
         print(f"{name}, int8, {board}:")

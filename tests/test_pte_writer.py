@@ -116,7 +116,7 @@ def test_schema_slots_and_scalar_types():
 @pytest.mark.parametrize("mode", ["inline", "segment"])
 def test_executorch_reads_back_same_program(mode):
     prog = sample_program()
-    data = write_program(prog, constants=mode)
+    data = write_program(prog, constants=mode, stacktrace=True)
     et = et_deserialize(data)
     back = from_executorch_program(et)
     assert back.execution_plan == prog.execution_plan
@@ -156,7 +156,31 @@ def test_constant_data_is_16_byte_aligned_in_file(mode):
 
 def test_inline_round_trip_gives_equal_program():
     prog = sample_program()
-    assert read_program(write_program(prog, constants="inline")) == prog
+    assert read_program(write_program(prog, constants="inline", stacktrace=True)) == prog
+
+
+def test_stacktrace_only_when_asked():
+    """Frames are debug data no runtime reads (ExecuTorch's emitter leaves them out by default too)."""
+    prog = sample_program()
+    plain, traced = write_program(prog), write_program(prog, stacktrace=True)
+    assert read_program(plain).execution_plan[0].chains[0].stacktrace is None
+    assert b"x = self.l(x)" in traced and b"x = self.l(x)" not in plain
+    assert read_program(traced).execution_plan[0].chains[0].stacktrace == prog.execution_plan[0].chains[0].stacktrace
+
+
+def test_equal_offset_vectors_are_written_once():
+    """Instructions with equal frames share one FrameList (its vector of frames written once); each reads it."""
+    from mcu_export.pte.writer import _Builder
+
+    w = _Builder()
+    a, b = w.string("a"), w.string("b")
+    first, size = w.offsets([a, b]), w.b.Offset()
+    assert w.offsets([a, b]) == first and w.b.Offset() == size and w.offsets([b, a]) != first
+    prog = sample_program()
+    chain = prog.execution_plan[0].chains[0]
+    frames = [P.Frame("m.py", 3, "forward", "x"), P.Frame("n.py", 5, "f", "y")]
+    chain.stacktrace = [list(frames) for _ in chain.instructions]
+    assert read_program(write_program(prog, stacktrace=True)).execution_plan[0].chains[0].stacktrace == chain.stacktrace
 
 
 @pytest.mark.parametrize("mode", ["inline", "segment"])

@@ -36,7 +36,8 @@ class _Builder:
         self._vtables_by_size: dict = {}
         # Equal vectors and strings written once and referred to from every table that holds them (a flatbuffer
         # is a DAG: a reader follows offsets and never asks whose an object is). Tensors' sizes and dim orders
-        # repeat most. Equal tables likewise (table()): int8 KWS's program shrinks by a tenth.
+        # repeat most. Equal tables and vectors of offsets likewise (table(), offsets()): int8 KWS's program
+        # shrinks by a tenth.
         self._shared: dict = {}
 
     def end_object(self) -> int:
@@ -63,6 +64,9 @@ class _Builder:
         return self._once(("vector", size, payload), lambda: self.raw_vector(payload, size))
 
     def offsets(self, offs: List[int]) -> int:
+        return self._once(("offsets", tuple(offs)), lambda: self._offsets(offs))
+
+    def _offsets(self, offs: List[int]) -> int:
         self.b.StartVector(4, len(offs), 4)
         for o in reversed(offs):
             self.b.PrependUOffsetTRelative(o)
@@ -185,11 +189,11 @@ def _instruction(w: _Builder, ins: P.Instruction) -> int:
     return w.table("Instruction", instr_args_type=("Uint8", P.instruction_tag(ins)), instr_args=("off", inner))
 
 
-def _chain(w: _Builder, c: P.Chain) -> int:
+def _chain(w: _Builder, c: P.Chain, stacktrace: bool) -> int:
     inputs, outputs = w.ints("i", c.inputs), w.ints("i", c.outputs)
     instrs = w.offsets([_instruction(w, i) for i in c.instructions])
     stack = None
-    if c.stacktrace is not None:
+    if stacktrace and c.stacktrace is not None:
         lists = []
         for frames in c.stacktrace:
             fr = []
@@ -230,7 +234,7 @@ def _delegate(w: _Builder, d: P.BackendDelegate, seg_map: Dict[int, int]) -> int
     )
 
 
-def _plan(w: _Builder, p: P.ExecutionPlan, seg_map: Dict[int, int]) -> int:
+def _plan(w: _Builder, p: P.ExecutionPlan, seg_map: Dict[int, int], stacktrace: bool) -> int:
     name = w.string(p.name)
     meta = None
     if p.container_meta_type is not None:
@@ -238,7 +242,7 @@ def _plan(w: _Builder, p: P.ExecutionPlan, seg_map: Dict[int, int]) -> int:
         meta = w.table("ContainerMetadata", encoded_inp_str=("off", inp), encoded_out_str=("off", out))
     values = w.offsets([_evalue(w, v) for v in p.values])
     inputs, outputs = w.ints("i", p.inputs), w.ints("i", p.outputs)
-    chains = w.offsets([_chain(w, c) for c in p.chains])
+    chains = w.offsets([_chain(w, c, stacktrace) for c in p.chains])
     ops = []
     for op in p.operators:
         n, o = w.string(op.name), w.string(op.overload)
@@ -312,9 +316,14 @@ def _layout_segments(
     return segments, bytes(out), seg_map, const_offsets
 
 
-def write_program(program: P.Program, constants: str = "segment", segment_alignment: int = 16) -> bytes:
+def write_program(
+    program: P.Program, constants: str = "segment", segment_alignment: int = 16, stacktrace: bool = False
+) -> bytes:
     """Serialize `program`. constants: "segment" (eh00 + constant segment; the default, because ExecuTorch's
-    runtime no longer accepts the deprecated constant_buffer path) or "inline" (constant_buffer)."""
+    runtime no longer accepts the deprecated constant_buffer path) or "inline" (constant_buffer).
+    stacktrace: write the chains' source frames (ExecuTorch's `emit_stacktrace`, off by default there too).
+    No runtime reads them; they are a tenth of int8 KWS's metadata (absolute paths of the model's and torch's
+    files), in the flash of every firmware."""
     if constants not in ("inline", "segment"):
         raise ValueError(f"constants must be 'inline' or 'segment', not {constants!r}")
     if segment_alignment % P.TENSOR_ALIGNMENT:
@@ -324,7 +333,7 @@ def write_program(program: P.Program, constants: str = "segment", segment_alignm
     segments, seg_data, seg_map, const_offsets = _layout_segments(program, consts, in_segment, segment_alignment)
 
     w = _Builder()
-    plans = w.offsets([_plan(w, p, seg_map) for p in program.execution_plan])
+    plans = w.offsets([_plan(w, p, seg_map, stacktrace) for p in program.execution_plan])
     buffers = (
         []
         if in_segment

@@ -1,13 +1,11 @@
 /* A method's delegates at load: each one's processed blob found and bounds-checked, its backend matched
  * by id, and the backend's init run over the blob with a state carved from the metadata pool. */
-#include <string.h>
-
 #include "delegate.h"
 #include "schema_ids.h"
 
 static const mx_backend *find_backend(const char *id) {
   for (uint32_t i = 0; i < mx_backend_table_len; i++) {
-    if (strcmp(mx_backend_table[i]->id, id) == 0) return mx_backend_table[i];
+    if (mx_str_eq(mx_backend_table[i]->id, id)) return mx_backend_table[i];
   }
   return NULL;
 }

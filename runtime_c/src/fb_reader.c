@@ -87,22 +87,7 @@ static mx_error field_pos(const mx_fb *fb, const mx_fb_table *t, uint16_t id, ui
 
 MX_FB_SCALAR(mx_fb_u8, uint8_t, 1, fb->buf[p])
 MX_FB_SCALAR(mx_fb_u32, uint32_t, 4, mx_load_u32(fb->buf + p))
-MX_FB_SCALAR(mx_fb_i32, int32_t, 4, mx_load_u32(fb->buf + p))
 MX_FB_SCALAR(mx_fb_u64, uint64_t, 8, mx_load_u64(fb->buf + p))
-MX_FB_SCALAR(mx_fb_i64, int64_t, 8, mx_load_u64(fb->buf + p))
-
-mx_error mx_fb_f64(mx_fb *fb, const mx_fb_table *t, uint16_t id, double dflt, double *out) {
-  uint32_t p;
-  mx_error e = field_pos(fb, t, id, 8, &p);
-  if (e != MX_OK) return e;
-  if (p == 0) {
-    *out = dflt;
-    return MX_OK;
-  }
-  uint64_t bits = mx_load_u64(fb->buf + p);
-  memcpy(out, &bits, sizeof bits);
-  return MX_OK;
-}
 
 static mx_error offset_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t *target) {
   uint32_t p;
@@ -157,6 +142,14 @@ mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char *
   *len = v.len;
   *present = true;
   return MX_OK;
+}
+
+bool mx_str_eq(const char *a, const char *b) {
+  while (*a != '\0' && *a == *b) {
+    a++;
+    b++;
+  }
+  return *a == *b;
 }
 
 mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type,

@@ -35,16 +35,16 @@ mx_error mx_fb_root(mx_fb *fb, mx_fb_table *out);
 /* Scalars: an absent field yields `dflt`. */
 mx_error mx_fb_u8(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t dflt, uint8_t *out);
 mx_error mx_fb_u32(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t dflt, uint32_t *out);
-mx_error mx_fb_i32(mx_fb *fb, const mx_fb_table *t, uint16_t id, int32_t dflt, int32_t *out);
 mx_error mx_fb_u64(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint64_t dflt, uint64_t *out);
-mx_error mx_fb_i64(mx_fb *fb, const mx_fb_table *t, uint16_t id, int64_t dflt, int64_t *out);
-mx_error mx_fb_f64(mx_fb *fb, const mx_fb_table *t, uint16_t id, double dflt, double *out);
 
 /* Offset fields: *present tells whether the field is set; absent vectors read as empty. */
 mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_table *out, bool *present);
 mx_error mx_fb_vector(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t elem_size, mx_fb_vec *out);
 /* A string is returned NUL-terminated in place (the terminator is checked to lie inside the buffer). */
 mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s, uint32_t *len, bool *present);
+/* Whether two NUL-terminated strings are equal: names of methods, operators, backends. Ours rather than libc's
+ * strcmp, whose word-at-a-time Thumb-2 version is 478 bytes of flash for comparing a handful of short names. */
+bool mx_str_eq(const char *a, const char *b);
 /* A union: type byte in field `id`, value table in field `id + 1`. A non-zero type needs a value. */
 mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type, mx_fb_table *value);
 

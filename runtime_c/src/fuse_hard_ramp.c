@@ -9,13 +9,13 @@
  * not match exactly (another order, a temporary read elsewhere, y overlapping x from above) runs unfused. */
 #include <string.h>
 
+#include "fb_reader.h"
 #include "mx/op_args.h"
-
 #include "mx/runtime.h"
 
 static bool is_call(const mx_method *m, const mx_instr *ins, const char *name, uint32_t nargs) {
-  return ins->kind == MX_INSTR_KERNEL && ins->nargs == nargs && strcmp(m->op_names[ins->op], name) == 0 &&
-         strcmp(m->op_overloads[ins->op], "out") == 0;
+  return ins->kind == MX_INSTR_KERNEL && ins->nargs == nargs && mx_str_eq(m->op_names[ins->op], name) &&
+         mx_str_eq(m->op_overloads[ins->op], "out");
 }
 
 static mx_tensor *f32(const mx_value *v) {
@@ -81,7 +81,7 @@ static bool disjoint_or_below(const mx_tensor *x, const mx_tensor *y) {
 
 static int32_t table_index(const char *name) {
   for (uint32_t i = 0; i < mx_kernel_table_len; i++) {
-    if (strcmp(mx_kernel_table[i].name, name) == 0 && strcmp(mx_kernel_table[i].overload, "out") == 0) {
+    if (mx_str_eq(mx_kernel_table[i].name, name) && mx_str_eq(mx_kernel_table[i].overload, "out")) {
       return (int32_t)i;
     }
   }

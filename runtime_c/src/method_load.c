@@ -8,7 +8,7 @@
 static const mx_kernel_entry *find_kernel(const char *name, const char *overload) {
   for (uint32_t i = 0; i < mx_kernel_table_len; i++) {
     const mx_kernel_entry *k = &mx_kernel_table[i];
-    if (strcmp(k->name, name) == 0 && strcmp(k->overload, overload) == 0) return k;
+    if (mx_str_eq(k->name, name) && mx_str_eq(k->overload, overload)) return k;
   }
   return NULL;
 }
@@ -53,12 +53,12 @@ static mx_error value_index(const mx_method *m, int64_t idx, uint32_t *out) {
 static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *call, mx_instr *out) {
   mx_method *m = ctx->m;
   mx_fb_vec args;
-  int32_t op;
-  mx_error e = mx_fb_i32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
+  uint32_t op;   /* an int32 in the schema: a negative one reads as 2^31 or more, past any list */
+  mx_error e = mx_fb_u32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
   if (e == MX_OK) e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
   if (e != MX_OK) return e;
   uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : ctx->delegate_count;
-  if (op < 0 || (uint32_t)op >= limit) return MX_ERR_BAD_INDEX;
+  if (op >= limit) return MX_ERR_BAD_INDEX;
   if (args.len > ctx->args_left) return MX_ERR_META_POOL_FULL;
   if (args.len > UINT16_MAX) return MX_ERR_TOO_LARGE;
   for (uint32_t k = 0; k < args.len; k++) {

@@ -4,6 +4,8 @@
 #include "program_internal.h"
 #include "schema_ids.h"
 
+/* Four characters as the little-endian word that holds them in the file. */
+#define MX_TAG4(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 #define MX_HEADER_AT 8u
 #define MX_HEADER_MIN_LEN 24u   /* magic, length, program_size, segment_base_offset */
 
@@ -16,7 +18,7 @@ static mx_error read_header(mx_program *p) {
   p->fb_size = p->size;
   p->segment_base = 0;
   p->has_header = false;
-  if (p->size < MX_HEADER_AT + 4 || memcmp(d + MX_HEADER_AT, "eh00", 4) != 0) return MX_OK;
+  if (p->size < MX_HEADER_AT + 4 || mx_load_u32(d + MX_HEADER_AT) != MX_TAG4('e', 'h', '0', '0')) return MX_OK;
   if (p->size < MX_HEADER_AT + MX_HEADER_MIN_LEN) return MX_ERR_TRUNCATED;
   uint32_t length = mx_load_u32(d + MX_HEADER_AT + 4);
   uint64_t program_size = mx_load_u64(d + MX_HEADER_AT + 8);
@@ -106,7 +108,7 @@ mx_error mx_program_init(mx_program *p, const void *data, size_t size) {
   if (size > UINT32_MAX) return MX_ERR_TOO_LARGE;
   p->data = (const uint8_t *)data;
   p->size = (uint32_t)size;
-  if (memcmp(p->data + 4, "ET12", 4) != 0) return MX_ERR_BAD_IDENTIFIER;
+  if (mx_load_u32(p->data + 4) != MX_TAG4('E', 'T', '1', '2')) return MX_ERR_BAD_IDENTIFIER;
   mx_error e = read_header(p);
   if (e != MX_OK) return e;
   mx_prog_reader(p, &fb);
@@ -152,7 +154,7 @@ mx_error mx_prog_find_plan(const mx_program *p, mx_fb *fb, const char *name, mx_
     const char *n;
     mx_error e = plan_name(p, fb, i, plan, &n);
     if (e != MX_OK) return e;
-    if (strcmp(n, name) == 0) {
+    if (mx_str_eq(n, name)) {
       *index = i;
       return MX_OK;
     }

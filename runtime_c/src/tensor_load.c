@@ -68,8 +68,8 @@ static mx_error check_location(mx_load_ctx *ctx, const mx_fb_table *t) {
   mx_fb_table extra;
   bool present;
   uint8_t location;
-  int32_t storage_offset;
-  mx_error e = mx_fb_i32(&ctx->fb, t, TENSOR_STORAGE_OFFSET, 0, &storage_offset);
+  uint32_t storage_offset;
+  mx_error e = mx_fb_u32(&ctx->fb, t, TENSOR_STORAGE_OFFSET, 0, &storage_offset);
   if (e == MX_OK) e = mx_fb_table_field(&ctx->fb, t, TENSOR_EXTRA_INFO, &extra, &present);
   if (e != MX_OK) return e;
   if (storage_offset != 0) return MX_ERR_UNSUPPORTED;

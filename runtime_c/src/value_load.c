@@ -48,14 +48,10 @@ static mx_error load_double_list(mx_load_ctx *ctx, const mx_fb_table *val, mx_va
 }
 
 /* An Int's or a Double's 8 bytes, into the value's two words. */
-static mx_error load_bits(mx_fb *fb, const mx_fb_table *val, uint8_t tag, mx_value *out) {
-  int64_t i = 0;
-  double d = 0.0;
-  mx_error e = tag == MX_TAG_INT ? mx_fb_i64(fb, val, SCALAR_VALUE, 0, &i) : mx_fb_f64(fb, val, SCALAR_VALUE, 0.0, &d);
-  if (tag == MX_TAG_INT)
-    memcpy(out->u.bits, &i, sizeof i);
-  else
-    memcpy(out->u.bits, &d, sizeof d);
+static mx_error load_bits(mx_fb *fb, const mx_fb_table *val, mx_value *out) {
+  uint64_t bits;   /* an absent field is 0 or 0.0: zero bits either way */
+  mx_error e = mx_fb_u64(fb, val, SCALAR_VALUE, 0, &bits);
+  memcpy(out->u.bits, &bits, sizeof bits);
   return e;
 }
 
@@ -68,12 +64,12 @@ static mx_error load_plain(mx_load_ctx *ctx, uint8_t tag, const mx_fb_table *val
   switch (tag) {
     case MX_TAG_NONE:
     case MX_TAG_NULL: return MX_OK;
-    case MX_TAG_INT: return load_bits(fb, val, tag, out);
+    case MX_TAG_INT:
+    case MX_TAG_DOUBLE: return load_bits(fb, val, out);
     case MX_TAG_BOOL:
       e = mx_fb_u8(fb, val, SCALAR_VALUE, 0, &b);
       out->u.b = b != 0;
       return e;
-    case MX_TAG_DOUBLE: return load_bits(fb, val, tag, out);
     case MX_TAG_STRING: return mx_fb_string(fb, val, SCALAR_VALUE, &out->u.str.chars, &out->u.str.len, &present);
     case MX_TAG_TENSOR:
       if (ctx->tensors_left == 0) return MX_ERR_META_POOL_FULL;
