@@ -21,6 +21,7 @@ import torch
 
 from mcu_export import api, explore
 from mcu_export.errors import UsageError
+from mcu_export.pte.writer import write_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,6 +71,8 @@ def exports(tmp_path_factory):
             warnings.simplefilter("ignore")  # int8: calibrated on the example input alone
             artifact = api.export(model, x, **options)
         out[kind] = artifact.save(tmp_path_factory.mktemp(kind))
+        if kind == "fp32":  # also as a .pte that carries its stack traces (ExecuTorch's emit_stacktrace)
+            (out[kind] / "traced.pte").write_bytes(write_program(artifact.program, stacktrace=True))
     return out
 
 
@@ -132,8 +135,10 @@ def test_our_pte_files_open_with_their_source_lines(python, exports):
 
 
 def test_without_report_json_the_lines_come_from_the_pte(python, exports, tmp_path):
+    """Our .pte leaves stack traces out (flash); one written with them (write_program(stacktrace=True), or
+    ExecuTorch's emit_stacktrace) shows their lines with no report.json beside it."""
     pte = tmp_path / "model.pte"
-    pte.write_bytes((exports["fp32"] / "model.pte").read_bytes())
+    pte.write_bytes((exports["fp32"] / "traced.pte").read_bytes())
     proc = subprocess.run(
         [python, "-c", _CONVERT, str(pte)], env=explore.environment(), capture_output=True, text=True, timeout=600
     )

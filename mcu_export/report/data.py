@@ -146,6 +146,8 @@ def gather(out: Union[str, Path]) -> ReportData:
     out = export_folder(out)
     report = _read_json(out / "report.json") or {}
     plan = load_plan(out)
+    from mcu_export.pte import debug_map
+
     method = read_program_file(out / "model.pte").method("forward")
     run = _read_json(out / LAST_RUN)
     notes = []
@@ -165,7 +167,7 @@ def gather(out: Union[str, Path]) -> ReportData:
         report=report,
         plan=plan,
         producers=producers(plan),
-        instructions=instructions(method),
+        instructions=instructions(method, debug_map.load(out / "model.pte", method)),
         overlaps=overlaps(plan),
         profile=profile,
         sizes=sizes,

@@ -1,26 +1,18 @@
 """What the report shows of the program itself, read from OUT/model.pte: each instruction with the tensors it
-reads and writes and the model source line it came from (the chain's stack traces), and where the memory plan
-puts a kernel's output over the input it replaces (the planner's overlaps)."""
+reads and writes and the model source line it came from (the export's debug map, pte/debug_map.py), and where
+the memory plan puts a kernel's output over the input it replaces (the planner's overlaps)."""
 
 from __future__ import annotations
 
 import linecache
-import os
-import sysconfig
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from mcu_export.charts.data import MemoryPlan, TensorSpan
 from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
+from mcu_export.pte.debug_map import source_text
 from mcu_export.pte.inspect import dtype_name
-
-# Frames inside these are torch's or the standard library's; the user's line is the last frame outside them
-# (the rule of passes/source_location.py, which works on graph nodes; here only the .pte's frames are left).
-_LIBRARY_DIRS = tuple(
-    os.path.realpath(p) + os.sep
-    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-)
 
 
 @dataclass
@@ -46,16 +38,6 @@ class Overlap:
     writer: int  # the value written over it
 
 
-def _is_library(path: str) -> bool:
-    real = os.path.realpath(path)
-    return real.startswith(_LIBRARY_DIRS) or f"{os.sep}torch{os.sep}" in real
-
-
-def user_frame(frames: Sequence[pte.Frame]) -> Optional[pte.Frame]:
-    user = [f for f in frames if not _is_library(f.filename)]
-    return (user or list(frames))[-1] if frames else None
-
-
 def _tensor_text(plan: pte.ExecutionPlan, v: int, note: str) -> str:
     t = plan.values[v]
     assert isinstance(t, pte.Tensor)
@@ -73,10 +55,11 @@ def _first_use(plan: pte.ExecutionPlan, chain_instructions) -> Dict[int, int]:
     return first
 
 
-def instructions(plan: pte.ExecutionPlan) -> List[Instruction]:
-    """A tensor is written by the instruction that first names it and read by every later one."""
+def instructions(plan: pte.ExecutionPlan, debug: Sequence[Dict] = ()) -> List[Instruction]:
+    """A tensor is written by the instruction that first names it and read by every later one. `debug`: the
+    debug map's entries (pte/debug_map.py), for each instruction's source line."""
     chain_instructions = [i for chain in plan.chains for i in chain.instructions]
-    traces = [t for chain in plan.chains for t in (chain.stacktrace or [[]] * len(chain.instructions))]
+    where = {e["index"]: e for e in debug if e.get("file")}
     first_use = _first_use(plan, chain_instructions)
     rows = []
     for step, ins in enumerate(chain_instructions):
@@ -101,10 +84,10 @@ def instructions(plan: pte.ExecutionPlan) -> List[Instruction]:
                 else:
                     source = first_use.get(v, -1)
                     row.reads.append(_tensor_text(plan, v, "input" if source < 0 else f"from [{source}]"))
-        frame = user_frame(traces[step]) if step < len(traces) else None
-        if frame is not None:
-            row.source = f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
-            row.code = linecache.getline(frame.filename, frame.lineno).strip() or None
+        entry = where.get(step)
+        if entry is not None:
+            row.source = source_text(entry)
+            row.code = linecache.getline(entry["file"], entry["line"]).strip() or None
         rows.append(row)
     return rows
 
