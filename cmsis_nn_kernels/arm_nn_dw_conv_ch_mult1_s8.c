@@ -1,6 +1,23 @@
-/* Every output pixel of a channel-multiplier-1 depthwise convolution, batch by batch, each through the
- * vectorized pixel helper: the body of the 3x3 and "opt" kernels and of the general one at multiplier 1. */
+/* Every output pixel of a channel-multiplier-1 depthwise convolution, batch by batch: on MVE four pixels of a row at
+ * a time (arm_nn_dw_conv_group_s8: one weight load for four pixels) when there are 4 channels or more and the
+ * kernel is no wider than its tap table, else each pixel through the vectorized pixel helper. The body of the 3x3
+ * and "opt" kernels and of the general one at multiplier 1. */
 #include "arm_nnsupportfunctions.h"
+
+/* The tap rows k in [*k0, *k1) with 0 <= base + k * dilation < size (a rectangle with the columns: see the pixel
+ * helper). */
+static inline void inside_rows(int32_t base, int32_t dilation, int32_t taps, int32_t size, int32_t *k0, int32_t *k1)
+{
+    int32_t lo = 0, hi = taps;
+    while (lo < hi && base + lo * dilation < 0) {
+        lo++;
+    }
+    while (hi > lo && base + (hi - 1) * dilation >= size) {
+        hi--;
+    }
+    *k0 = lo;
+    *k1 = hi;
+}
 
 void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 const cmsis_nn_per_channel_quant_params *quant_params,
@@ -15,6 +32,43 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
     const cmsis_nn_dw_conv_params *p = dw_conv_params;
     const int32_t in_h = input_dims->h, in_w = input_dims->w, ch = input_dims->c;
     const int32_t out_h = output_dims->h, out_w = output_dims->w;
+#if defined(ARM_NN_USE_MVE)
+    if (ch >= 4 && filter_dims->w <= ARM_NN_DW_GROUP_MAX_KW) {
+        arm_nn_dw_group_args g = {NULL,
+                                  NULL,
+                                  0,
+                                  0,
+                                  in_w,
+                                  p->stride.w,
+                                  p->dilation.w,
+                                  p->dilation.h * in_w * ch,
+                                  ch,
+                                  filter_dims->w,
+                                  bias_data,
+                                  quant_params->multiplier,
+                                  quant_params->shift,
+                                  p->input_offset,
+                                  p->output_offset,
+                                  p->activation.min,
+                                  p->activation.max};
+        for (int32_t b = 0; b < input_dims->n; b++) {
+            const int8_t *in = input_data + b * in_h * in_w * ch;
+            for (int32_t oy = 0; oy < out_h; oy++) {
+                const int32_t base_y = oy * p->stride.h - p->padding.h;
+                int32_t ky0, ky1;
+                inside_rows(base_y, p->dilation.h, filter_dims->h, in_h, &ky0, &ky1);
+                g.input = in + (base_y + ky0 * p->dilation.h) * in_w * ch;
+                g.kernel = filter_data + ky0 * filter_dims->w * ch;
+                g.rows = ky1 - ky0;
+                for (int32_t ox = 0; ox < out_w; ox += 4) {
+                    g.base_x = ox * p->stride.w - p->padding.w;
+                    arm_nn_dw_conv_group_s8(&g, MIN(4, out_w - ox), output_data + ((b * out_h + oy) * out_w + ox) * ch);
+                }
+            }
+        }
+        return;
+    }
+#endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in = input_data + b * in_h * in_w * ch;
         for (int32_t oy = 0; oy < out_h; oy++) {
