@@ -258,21 +258,22 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 const cmsis_nn_dims *output_dims,
                                 int8_t *output_data);
 
-/* Up to this kernel width the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8), wider kernels
- * pixel by pixel: the group keeps a table of pointers per tap column on the stack. */
-#define ARM_NN_DW_GROUP_MAX_KW 8
+/* Up to this many kernel taps (7x7, 10x4) the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8),
+ * larger kernels pixel by pixel: the group keeps four input pointers per tap on the stack (784 bytes). */
+#define ARM_NN_DW_GROUP_MAX_TAPS 49
 
-/* One output row of a channel-multiplier-1 depthwise convolution, for arm_nn_dw_conv_group_s8: input and kernel at
- * the first tap row inside the input (rows of them inside: the others add nothing), base_x the input column of
- * the first pixel's first tap, row_step the bytes from one tap row's input to the next (dilation_y rows). */
+/* Up to four output pixels of a channel-multiplier-1 depthwise convolution that share their tap rows inside the
+ * input (any pixels of rows whose windows the input's top and bottom cut alike), for arm_nn_dw_conv_group_s8:
+ * per pixel, its input at its first tap row inside (row[k], column 0) and the input column of its first tap
+ * (base_x[k]); the kernel at that first tap row, `rows` tap rows inside (the others add nothing), row_step the
+ * bytes from one tap row's input to the next (dilation_y input rows). */
 typedef struct
 {
-    const int8_t *input;
+    const int8_t *row[4];
+    int32_t base_x[4];
     const int8_t *kernel;
     int32_t rows;
-    int32_t base_x;
     int32_t input_w;
-    int32_t stride_x;
     int32_t dilation_x;
     int32_t row_step;
     int32_t channels;
@@ -286,8 +287,9 @@ typedef struct
     int32_t activation_max;
 } arm_nn_dw_group_args;
 
-/* n (1 to 4) neighbouring output pixels of that row (MVE only; channels >= 4, kernel_w <= ARM_NN_DW_GROUP_MAX_KW),
- * written from `out` on, channels apart; taps in the padding add nothing, as in arm_nn_dw_conv_pixel_s8. */
+/* The group's n (1 to 4) pixels, consecutive in the output (written from `out` on, channels apart). MVE only;
+ * channels >= 4, kernel_h * kernel_w <= ARM_NN_DW_GROUP_MAX_TAPS. Taps in the padding add nothing, as in
+ * arm_nn_dw_conv_pixel_s8. */
 void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t n, int8_t *out);
 
 /* ---- additions by the elementwise/pool/softmax kernels go below this line ---- */
