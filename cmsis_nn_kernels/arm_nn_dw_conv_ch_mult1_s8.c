@@ -1,5 +1,5 @@
-/* Every output pixel of a channel-multiplier-1 depthwise convolution, batch by batch: on MVE four pixels at a time
- * (arm_nn_dw_conv_group_s8: one weight load for four pixels) when there are 4 channels or more and the
+/* Every output pixel of a channel-multiplier-1 depthwise convolution, batch by batch: on MVE two pixels at a time
+ * (arm_nn_dw_conv_group_s8: one weight load for both, eight channels a vector) when there are 8 channels or more and the
  * kernel has no more taps than its tap table, else each pixel through the vectorized pixel helper. The body of the 3x3
  * and "opt" kernels and of the general one at multiplier 1. */
 #include "arm_nnsupportfunctions.h"
@@ -33,13 +33,17 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
     const int32_t in_h = input_dims->h, in_w = input_dims->w, ch = input_dims->c;
     const int32_t out_h = output_dims->h, out_w = output_dims->w;
 #if defined(ARM_NN_USE_MVE)
-    if (ch >= 4 && filter_dims->h * filter_dims->w <= ARM_NN_DW_GROUP_MAX_TAPS) {
-        arm_nn_dw_group_args g = {{NULL, NULL, NULL, NULL},
-                                  {0, 0, 0, 0},
+    if (ch >= 8 && filter_dims->h * filter_dims->w <= ARM_NN_DW_GROUP_MAX_TAPS) {
+        arm_nn_dw_group_args g = {NULL,
                                   NULL,
                                   0,
-                                  in_w,
+                                  0,
+                                  p->stride.h,
+                                  p->stride.w,
+                                  p->padding.w,
                                   p->dilation.w,
+                                  out_w,
+                                  in_w,
                                   p->dilation.h * in_w * ch,
                                   ch,
                                   filter_dims->w,
@@ -50,40 +54,24 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                   p->output_offset,
                                   p->activation.min,
                                   p->activation.max};
-        /* Pixels in output order, four to a group while their tap rows inside the input stay the same (all the rows
-         * the top and bottom padding leave alone, whole), so that narrow rows fill groups too. */
-        int8_t *out = output_data;
+        /* Runs of whole output rows whose tap rows inside the input are the same (all the rows the top and bottom
+         * padding leave alone make one run), so that narrow rows pair up across row ends too. */
         for (int32_t b = 0; b < input_dims->n; b++) {
-            const int8_t *in = input_data + b * in_h * in_w * ch;
-            int32_t n = 0, group_ky0 = 0, group_ky1 = 0;
-            int8_t *group_out = out;
-            for (int32_t oy = 0; oy < out_h; oy++) {
-                const int32_t base_y = oy * p->stride.h - p->padding.h;
-                int32_t ky0, ky1;
-                inside_rows(base_y, p->dilation.h, filter_dims->h, in_h, &ky0, &ky1);
-                if (n > 0 && (ky0 != group_ky0 || ky1 != group_ky1)) {
-                    arm_nn_dw_conv_group_s8(&g, n, group_out);
-                    n = 0;
-                }
-                const int8_t *row = in + (base_y + ky0 * p->dilation.h) * in_w * ch;
-                for (int32_t ox = 0; ox < out_w; ox++, out += ch) {
-                    if (n == 0) {
-                        group_out = out;
-                        group_ky0 = ky0;
-                        group_ky1 = ky1;
-                        g.kernel = filter_data + ky0 * filter_dims->w * ch;
-                        g.rows = ky1 - ky0;
-                    }
-                    g.row[n] = row;
-                    g.base_x[n] = ox * p->stride.w - p->padding.w;
-                    if (++n == 4) {
-                        arm_nn_dw_conv_group_s8(&g, n, group_out);
-                        n = 0;
+            g.input = input_data + b * in_h * in_w * ch;
+            int8_t *out = output_data + b * out_h * out_w * ch;
+            for (int32_t oy = 0, end; oy < out_h; oy = end) {
+                int32_t ky0, ky1, k0, k1;
+                inside_rows(oy * p->stride.h - p->padding.h, p->dilation.h, filter_dims->h, in_h, &ky0, &ky1);
+                for (end = oy + 1; end < out_h; end++) {
+                    inside_rows(end * p->stride.h - p->padding.h, p->dilation.h, filter_dims->h, in_h, &k0, &k1);
+                    if (k0 != ky0 || k1 != ky1) {
+                        break;
                     }
                 }
-            }
-            if (n > 0) {
-                arm_nn_dw_conv_group_s8(&g, n, group_out);
+                g.kernel = filter_data + ky0 * filter_dims->w * ch;
+                g.rows = ky1 - ky0;
+                g.first_row = ky0 * p->dilation.h - p->padding.h;
+                arm_nn_dw_conv_group_s8(&g, oy, 0, (end - oy) * out_w, out + oy * out_w * ch);
             }
         }
         return;

@@ -1,36 +1,43 @@
-/* Up to four output pixels of a channel-multiplier-1 depthwise convolution, consecutive in the output (across rows
- * too) and sharing their tap rows inside the input, all channels (MVE). Each weight vector (four channels of one
- * tap) is loaded once for the four pixels, and the input offset is not added per tap: sum (x + off) * w =
- * sum x * w + off * sum w, with sum w taken over the same taps. A tap outside the input (padding) reads a small
- * buffer of zero points (x = -off) instead, whose contribution -off * w + off * w is 0 as the padding's must be, so
- * border pixels run the same loop as interior ones. Rows of taps outside the input are left out by the caller.
- * The taps run as one loop over a table of each tap's four input pointers (built once per group and 64-channel
- * chunk): no per-column or per-row bookkeeping in the loop, and few enough registers that nothing spills. */
+/* One or two output pixels of a channel-multiplier-1 depthwise convolution, consecutive in the output (across rows
+ * too) and sharing their tap rows inside the input, all channels (MVE), eight channels at a time: int8 loaded as
+ * eight int16 lanes, VMULLB / VMULLT multiply the even and the odd lanes into int32 sums (two accumulators per
+ * pixel), so one weight load, one input load and four instructions make 8 multiply-accumulates.
+ * The input offset is not added per tap: sum (x + off) * w = sum x * w + off * sum w, with sum w (at most 49 taps
+ * of |w| <= 128: int16 holds it) over the same taps. A tap outside the input (padding) reads a small buffer of
+ * zero points (x = -off), whose contribution -off * w + off * w is 0 as the padding's must be, so border pixels run
+ * the same loop as interior ones. Rows of taps outside the input are left out by the caller.
+ * The taps run as one loop over a table of each tap's input pointers (built once per group and 64-channel chunk):
+ * no per-column or per-row bookkeeping in the loop, and few enough registers that nothing spills. */
 #include "arm_nnsupportfunctions.h"
 
 #if defined(ARM_NN_USE_MVE)
 
-#define GROUP 4
+#define GROUP 2
 #define CHUNK 64 /* channels per pass over the tap table: the zero-point buffer's size */
+#define LANES 8
 
 typedef struct
 {
     int32x4_t mult, left, right;
-    int32_t out_offset, lo, hi;
 } requant;
 
-/* arm_nn_requantize_mve_32x4 with its shift split once per block, the output offset, the clamp, four bytes out. */
-static inline __attribute__((always_inline)) void store(int32x4_t acc, const requant *q, int8_t *out)
+/* arm_nn_requantize_mve_32x4 with its shift split once per block, the output offset and the clamp. */
+static inline __attribute__((always_inline)) int32x4_t scale(
+    int32x4_t acc, const requant *q, int32_t out_offset, int32x4_t lo, int32x4_t hi)
 {
     acc = vqrdmulhq_s32(vshlq_s32(acc, q->left), q->mult);
     acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, q->right), 31)), q->right);
-    acc = vaddq_n_s32(acc, q->out_offset);
-    acc = vminq_s32(vmaxq_s32(acc, vdupq_n_s32(q->lo)), vdupq_n_s32(q->hi));
-    vstrbq_s32(out, acc);
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(acc, out_offset), lo), hi);
 }
 
-/* The n-pixel block of channels [c, c + 4): the table's pointers are those of channel c - rel, the kernel's taps
- * follow each other `channels` apart from its first inside row on. n is a constant at each of the four call sites. */
+static inline __attribute__((always_inline)) requant split(int32x4_t mult, int32x4_t shift)
+{
+    const requant q = {mult, vmaxq_s32(shift, vdupq_n_s32(0)), vminq_s32(shift, vdupq_n_s32(0))};
+    return q;
+}
+
+/* The n-pixel block of channels [c, c + 8): the table's pointers are those of channel c - rel, the kernel's taps
+ * follow each other `channels` apart from its first inside row on. n is a constant at each call site. */
 static inline __attribute__((always_inline)) void block(const int n,
                                                         const arm_nn_dw_group_args *g,
                                                         const int8_t *const *table,
@@ -40,94 +47,103 @@ static inline __attribute__((always_inline)) void block(const int n,
                                                         int8_t *out)
 {
     const int32_t ch = g->channels;
-    const int32x4_t b = g->bias ? vldrwq_s32(g->bias + c) : vdupq_n_s32(0);
-    int32x4_t a0 = b, a1 = b, a2 = b, a3 = b, sum_w = vdupq_n_s32(0);
+    int32x4_t e0 = vdupq_n_s32(0), o0 = e0;
+    if (g->bias) {
+        const int32x4x2_t b = vld2q_s32(g->bias + c);
+        e0 = b.val[0];
+        o0 = b.val[1];
+    }
+    int32x4_t e1 = e0, o1 = o0;
+    const int16_t off = (int16_t)g->input_offset;
     const int8_t *w = g->kernel + c;
     for (int32_t t = taps; t > 0; t--, table += GROUP) {
-        const int32x4_t wv = vldrbq_s32(w);
+        const int16x8_t wv = vldrbq_s16(w);
         w += ch;
-        sum_w = vaddq_s32(sum_w, wv);
-        a0 = vaddq_s32(a0, vmulq_s32(vldrbq_s32(table[0] + rel), wv));
+        const int16x8_t x0 = vaddq_n_s16(vldrbq_s16(table[0] + rel), off);
+        e0 = vaddq_s32(e0, vmullbq_int_s16(x0, wv));
+        o0 = vaddq_s32(o0, vmulltq_int_s16(x0, wv));
         if (n > 1) {
-            a1 = vaddq_s32(a1, vmulq_s32(vldrbq_s32(table[1] + rel), wv));
-        }
-        if (n > 2) {
-            a2 = vaddq_s32(a2, vmulq_s32(vldrbq_s32(table[2] + rel), wv));
-        }
-        if (n > 3) {
-            a3 = vaddq_s32(a3, vmulq_s32(vldrbq_s32(table[3] + rel), wv));
+            const int16x8_t x1 = vaddq_n_s16(vldrbq_s16(table[1] + rel), off);
+            e1 = vaddq_s32(e1, vmullbq_int_s16(x1, wv));
+            o1 = vaddq_s32(o1, vmulltq_int_s16(x1, wv));
         }
     }
-    /* Every field read before the first byte store (which may alias *g). */
-    const int32x4_t shift = vldrwq_s32(g->shifts + c);
-    const requant q = {vldrwq_s32(g->multipliers + c),
-                       vmaxq_s32(shift, vdupq_n_s32(0)),
-                       vminq_s32(shift, vdupq_n_s32(0)),
-                       g->output_offset,
-                       g->activation_min,
-                       g->activation_max};
-    const int32_t off = g->input_offset;
+    const int32x4x2_t m = vld2q_s32(g->multipliers + c), s = vld2q_s32(g->shifts + c);
+    const requant qe = split(m.val[0], s.val[0]), qo = split(m.val[1], s.val[1]);
+    const int32_t out_offset = g->output_offset;
+    const int32x4_t lo = vdupq_n_s32(g->activation_min), hi = vdupq_n_s32(g->activation_max);
     out += c;
-    store(vmlaq_n_s32(a0, sum_w, off), &q, out);
+    int16x8_t r = vmovnbq_s32(vuninitializedq_s16(), scale(e0, &qe, out_offset, lo, hi));
+    r = vmovntq_s32(r, scale(o0, &qo, out_offset, lo, hi));
+    vstrbq_s16(out, r);
     if (n > 1) {
-        store(vmlaq_n_s32(a1, sum_w, off), &q, out + ch);
-    }
-    if (n > 2) {
-        store(vmlaq_n_s32(a2, sum_w, off), &q, out + 2 * ch);
-    }
-    if (n > 3) {
-        store(vmlaq_n_s32(a3, sum_w, off), &q, out + 3 * ch);
+        r = vmovnbq_s32(r, scale(e1, &qe, out_offset, lo, hi));
+        r = vmovntq_s32(r, scale(o1, &qo, out_offset, lo, hi));
+        vstrbq_s16(out + ch, r);
     }
 }
 
-/* All channels of n pixels: chunk by chunk, the tap table (tap by tap in the kernel's order, each pixel's input
- * pointer, or the zero-point buffer's), then the blocks of four channels; a last partial block is the chunk's last
- * four channels (recomputed, written again with the same values), which the buffer allows for from 3 bytes before. */
-static inline __attribute__((always_inline)) void pixels(const int n, const arm_nn_dw_group_args *g, int8_t *out)
+/* All channels of n pixels (input rows and first tap columns given): chunk by chunk, the tap table (tap by tap in the
+ * kernel's order, each pixel's input pointer, or the zero-point buffer's), then the blocks of eight channels; a last
+ * partial block is the chunk's last eight channels (recomputed, written again with the same values), which the
+ * buffer allows for from 7 bytes before. */
+static inline __attribute__((always_inline)) void pixels(const int n,
+                                                         const arm_nn_dw_group_args *g,
+                                                         const int8_t *zero_points,
+                                                         const int8_t **table,
+                                                         const int8_t *const *row,
+                                                         const int32_t *base_x,
+                                                         int8_t *out)
 {
-    const int32_t ch = g->channels, k_w = g->kernel_w, taps = g->rows * k_w;
-    int8_t zero_points[4 + CHUNK];
-    const int8x16_t zp = vdupq_n_s8((int8_t)-g->input_offset);
-    for (int32_t i = 0; i < CHUNK; i += 16) {
-        vstrbq_s8(zero_points + i, zp);
-    }
-    vstrbq_s8(zero_points + 4 + CHUNK - 16, zp);
-    const int8_t *table[ARM_NN_DW_GROUP_MAX_TAPS * GROUP];
+    const int32_t ch = g->channels, k_w = g->kernel_w, rows = g->rows;
     for (int32_t cc = 0; cc < ch; cc += CHUNK) {
         const int32_t cw = MIN(CHUNK, ch - cc);
-        for (int k = 0; k < GROUP; k++) {
+        for (int k = 0; k < n; k++) {
             for (int32_t kx = 0; kx < k_w; kx++) {
-                const int32_t x = k < n ? g->base_x[k] + kx * g->dilation_x : -1;
+                const int32_t x = base_x[k] + kx * g->dilation_w;
                 const int inside = x >= 0 && x < g->input_w;
-                const int8_t *p = inside ? g->row[k] + x * ch + cc : zero_points + 4;
+                const int8_t *p = inside ? row[k] + x * ch + cc : zero_points;
                 const int32_t step = inside ? g->row_step : 0;
-                for (int32_t ky = 0; ky < g->rows; ky++, p += step) {
-                    table[(ky * k_w + kx) * GROUP + k] = p;
+                const int8_t **t = table + kx * GROUP + k;
+                for (int32_t ky = rows; ky > 0; ky--, p += step, t += k_w * GROUP) {
+                    *t = p;
                 }
             }
         }
-        for (int32_t c = 0; c < cw; c += 4) {
-            const int32_t rel = MIN(c, cw - 4);
-            block(n, g, table, taps, cc + rel, rel, out);
+        for (int32_t c = 0; c < cw; c += LANES) {
+            const int32_t rel = MIN(c, cw - LANES);
+            block(n, g, table, rows * k_w, cc + rel, rel, out);
         }
     }
 }
 
-void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t n, int8_t *out)
+void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out)
 {
-    switch (n) {
-    case 4:
-        pixels(4, g, out);
-        break;
-    case 3:
-        pixels(3, g, out);
-        break;
-    case 2:
-        pixels(2, g, out);
-        break;
-    default:
-        pixels(1, g, out);
-        break;
+    /* A copy the output stores cannot alias: its fields stay in registers across blocks. */
+    const arm_nn_dw_group_args a = *g;
+    int8_t zero_points[LANES + CHUNK];
+    const int8x16_t zp = vdupq_n_s8((int8_t)-a.input_offset);
+    for (int32_t i = 0; i < LANES + CHUNK; i += 16) {
+        vstrbq_s8(zero_points + i, zp);
+    }
+    const int8_t *table[ARM_NN_DW_GROUP_MAX_TAPS * GROUP];
+    const int32_t row_bytes = a.input_w * a.channels;
+    const int8_t *row[GROUP];
+    int32_t base_x[GROUP];
+    for (; count > 0; count -= GROUP, out += GROUP * a.channels) {
+        for (int k = 0; k < GROUP; k++) {
+            row[k] = a.input + (oy * a.stride_h + a.first_row) * row_bytes;
+            base_x[k] = ox * a.stride_w - a.padding_w;
+            if (++ox == a.out_w) {
+                ox = 0;
+                oy++;
+            }
+        }
+        if (count > 1) {
+            pixels(2, &a, zero_points + LANES, table, row, base_x, out);
+        } else {
+            pixels(1, &a, zero_points + LANES, table, row, base_x, out);
+        }
     }
 }
 

@@ -259,22 +259,25 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 int8_t *output_data);
 
 /* Up to this many kernel taps (7x7, 10x4) the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8),
- * larger kernels pixel by pixel: the group keeps four input pointers per tap on the stack (784 bytes). */
+ * larger kernels pixel by pixel: the group keeps two input pointers per tap on the stack (392 bytes). */
 #define ARM_NN_DW_GROUP_MAX_TAPS 49
 
-/* Up to four output pixels of a channel-multiplier-1 depthwise convolution that share their tap rows inside the
- * input (any pixels of rows whose windows the input's top and bottom cut alike), for arm_nn_dw_conv_group_s8:
- * per pixel, its input at its first tap row inside (row[k], column 0) and the input column of its first tap
- * (base_x[k]); the kernel at that first tap row, `rows` tap rows inside (the others add nothing), row_step the
- * bytes from one tap row's input to the next (dilation_y input rows). */
+/* A run of output pixels of a channel-multiplier-1 depthwise convolution whose windows have the same tap rows inside
+ * the input (the rows the top and bottom padding leave alone, whole), for arm_nn_dw_conv_group_s8: the batch's input;
+ * the kernel at the first tap row inside, `rows` of them (the others add nothing); output row oy's first inside tap
+ * row is input row oy * stride_h + first_row; row_step: the bytes from one tap row's input to the next. */
 typedef struct
 {
-    const int8_t *row[4];
-    int32_t base_x[4];
+    const int8_t *input;
     const int8_t *kernel;
     int32_t rows;
+    int32_t first_row;
+    int32_t stride_h;
+    int32_t stride_w;
+    int32_t padding_w;
+    int32_t dilation_w;
+    int32_t out_w;
     int32_t input_w;
-    int32_t dilation_x;
     int32_t row_step;
     int32_t channels;
     int32_t kernel_w;
@@ -287,10 +290,10 @@ typedef struct
     int32_t activation_max;
 } arm_nn_dw_group_args;
 
-/* The group's n (1 to 4) pixels, consecutive in the output (written from `out` on, channels apart). MVE only;
- * channels >= 4, kernel_h * kernel_w <= ARM_NN_DW_GROUP_MAX_TAPS. Taps in the padding add nothing, as in
- * arm_nn_dw_conv_pixel_s8. */
-void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t n, int8_t *out);
+/* `count` output pixels from (oy, ox) on in output order, written from `out` on (MVE only; channels >= 8,
+ * kernel_h * kernel_w <= ARM_NN_DW_GROUP_MAX_TAPS), two at a time: one weight load for both. Taps in the padding add
+ * nothing, as in arm_nn_dw_conv_pixel_s8. */
+void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out);
 
 /* ---- additions by the elementwise/pool/softmax kernels go below this line ---- */
 
