@@ -1,7 +1,8 @@
-/* Every output pixel of a channel-multiplier-1 depthwise convolution, batch by batch: on MVE two pixels at a time
- * (arm_nn_dw_conv_group_s8: one weight load for both, eight channels a vector) when there are 8 channels or more and the
- * kernel has no more taps than its tap table, else each pixel through the vectorized pixel helper. The body of the 3x3
- * and "opt" kernels and of the general one at multiplier 1. */
+/* Every output pixel of a channel-multiplier-1 depthwise convolution, batch by batch: on MVE and DSP in runs of output
+ * rows through arm_nn_dw_conv_group_s8 (MVE: two pixels per weight load, eight channels a vector; DSP: the run's
+ * invariants set once) when there are channels enough for a vector and the kernel fits its tap table, else each
+ * pixel through the vectorized pixel helper. The body of the 3x3 and "opt" kernels and of the general one at
+ * multiplier 1. */
 #include "arm_nnsupportfunctions.h"
 
 /* The tap rows k in [*k0, *k1) with 0 <= base + k * dilation < size (a rectangle with the columns: see the pixel
@@ -32,8 +33,9 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
     const cmsis_nn_dw_conv_params *p = dw_conv_params;
     const int32_t in_h = input_dims->h, in_w = input_dims->w, ch = input_dims->c;
     const int32_t out_h = output_dims->h, out_w = output_dims->w;
-#if defined(ARM_NN_USE_MVE)
-    if (ch >= 8 && filter_dims->h * filter_dims->w <= ARM_NN_DW_GROUP_MAX_TAPS) {
+#if defined(ARM_NN_USE_MVE) || defined(ARM_NN_USE_DSP)
+    if (ch >= ARM_NN_DW_GROUP_MIN_CH && filter_dims->h * filter_dims->w <= ARM_NN_DW_GROUP_MAX_TAPS &&
+        (ARM_NN_DW_GROUP_ANY_DILATION || p->dilation.w == 1)) {
         arm_nn_dw_group_args g = {NULL,
                                   NULL,
                                   0,

@@ -147,4 +147,97 @@ void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t 
     }
 }
 
+#elif defined(ARM_NN_USE_DSP)
+
+/* The tap columns k in [*k0, *k1) with 0 <= base + k * dilation < size (one range: see the pixel helper). */
+static inline void inside_cols(int32_t base, int32_t dilation, int32_t taps, int32_t size, int32_t *k0, int32_t *k1)
+{
+    int32_t lo = 0, hi = taps;
+    while (lo < hi && base + lo * dilation < 0) {
+        lo++;
+    }
+    while (hi > lo && base + (hi - 1) * dilation >= size) {
+        hi--;
+    }
+    *k0 = lo;
+    *k1 = hi;
+}
+
+/* One requantized output; `full`: the clamp is int8's own range, one SSAT. */
+static inline __attribute__((always_inline)) int8_t requant1(
+    int32_t acc, int32_t mult, int32_t shift, int32_t offset, int32_t lo, int32_t hi, int full)
+{
+    const int32_t r = arm_nn_requantize_1step(acc, mult, shift) + offset;
+    return (int8_t)(full ? __ssat(r, 8) : MIN(MAX(r, lo), hi));
+}
+
+/* The four channels' accumulators requantized to out[c..c + 3]. */
+static inline __attribute__((always_inline)) void store4(
+    int32_t a0, int32_t a1, int32_t a2, int32_t a3, const arm_nn_dw_group_args *a, int32_t c, int full, int8_t *out)
+{
+    const int32_t *m = a->multipliers + c, *s = a->shifts + c, o = a->output_offset;
+    const int32_t lo = a->activation_min, hi = a->activation_max;
+    out += c;
+    out[0] = requant1(a0, m[0], s[0], o, lo, hi, full);
+    out[1] = requant1(a1, m[1], s[1], o, lo, hi, full);
+    out[2] = requant1(a2, m[2], s[2], o, lo, hi, full);
+    out[3] = requant1(a3, m[3], s[3], o, lo, hi, full);
+}
+
+/* DSP: pixel by pixel, four channels a word (SXTAB16 widens and adds the input offset, SMLABB / SMLATT keep the
+ * lanes apart) over the taps inside; the run's tap rows and its invariants are set once, not per pixel. Dilation
+ * 1 along x (the caller's condition): input and kernel then step alike along a tap row, so one pointer walks both.
+ * A last partial block of channels is the last four (recomputed, written again with the same values). */
+void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out)
+{
+    const arm_nn_dw_group_args a = *g;
+    const int32_t ch = a.channels, row_bytes = a.input_w * ch;
+    const uint32_t off2 = ((uint32_t)(uint16_t)a.input_offset << 16) | (uint16_t)a.input_offset;
+    const int full = a.activation_min == -128 && a.activation_max == 127;
+    for (; count > 0; count--, out += ch) {
+        const int8_t *row = a.input + (oy * a.stride_h + a.first_row) * row_bytes;
+        const int32_t base_x = ox * a.stride_w - a.padding_w;
+        if (++ox == a.out_w) {
+            ox = 0;
+            oy++;
+        }
+        int32_t kx0, kx1;
+        inside_cols(base_x, 1, a.kernel_w, a.input_w, &kx0, &kx1);
+        const int32_t cols = kx1 - kx0, w_row = a.kernel_w * ch;
+        /* The input's distance from the kernel at the first inside tap of the first tap row; it grows by
+         * row_step - w_row from a tap row to the next. */
+        const int32_t x_from_w = (int32_t)((row + (base_x + kx0) * ch) - (a.kernel + kx0 * ch));
+        const int32_t x_row = a.row_step - w_row;
+        for (int32_t c = 0; c < ch; c += 4) {
+            const int32_t cb = MIN(c, ch - 4);
+            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            if (a.bias) {
+                a0 = a.bias[cb];
+                a1 = a.bias[cb + 1];
+                a2 = a.bias[cb + 2];
+                a3 = a.bias[cb + 3];
+            }
+            const int8_t *wr = a.kernel + kx0 * ch + cb;
+            int32_t d = x_from_w;
+            for (int32_t ky = a.rows; ky > 0; ky--, wr += w_row, d += x_row) {
+                const int8_t *wp = wr;
+                for (int32_t kx = cols; kx > 0; kx--, wp += ch) {
+                    const uint32_t xi = (uint32_t)arm_nn_read_s8x4(wp + d), wi = (uint32_t)arm_nn_read_s8x4(wp);
+                    const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)arm_nn_sxtab16_ror8(off2, xi);
+                    const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)arm_nn_sxtb16_ror8(wi);
+                    a0 = __smlabb(x02, w02, a0);
+                    a2 = __smlatt(x02, w02, a2);
+                    a1 = __smlabb(x13, w13, a1);
+                    a3 = __smlatt(x13, w13, a3);
+                }
+            }
+            if (full) {
+                store4(a0, a1, a2, a3, &a, cb, 1, out);
+            } else {
+                store4(a0, a1, a2, a3, &a, cb, 0, out);
+            }
+        }
+    }
+}
+
 #endif

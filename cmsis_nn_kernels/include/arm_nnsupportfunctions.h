@@ -261,6 +261,15 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
 /* Up to this many kernel taps (7x7, 10x4) the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8),
  * larger kernels pixel by pixel: the group keeps two input pointers per tap on the stack (392 bytes). */
 #define ARM_NN_DW_GROUP_MAX_TAPS 49
+/* Fewer channels than a vector (MVE: 8 int16 lanes, DSP: 4 bytes a word) run pixel by pixel. */
+/* The DSP run walks input and kernel with one pointer: dilation 1 along x only. */
+#if defined(ARM_NN_USE_MVE)
+#define ARM_NN_DW_GROUP_MIN_CH 8
+#define ARM_NN_DW_GROUP_ANY_DILATION 1
+#else
+#define ARM_NN_DW_GROUP_MIN_CH 4
+#define ARM_NN_DW_GROUP_ANY_DILATION 0
+#endif
 
 /* A run of output pixels of a channel-multiplier-1 depthwise convolution whose windows have the same tap rows inside
  * the input (the rows the top and bottom padding leave alone, whole), for arm_nn_dw_conv_group_s8: the batch's input;
@@ -290,9 +299,9 @@ typedef struct
     int32_t activation_max;
 } arm_nn_dw_group_args;
 
-/* `count` output pixels from (oy, ox) on in output order, written from `out` on (MVE only; channels >= 8,
- * kernel_h * kernel_w <= ARM_NN_DW_GROUP_MAX_TAPS), two at a time: one weight load for both. Taps in the padding add
- * nothing, as in arm_nn_dw_conv_pixel_s8. */
+/* `count` output pixels from (oy, ox) on in output order, written from `out` on (MVE and DSP; channels >=
+ * ARM_NN_DW_GROUP_MIN_CH, kernel_h * kernel_w <= ARM_NN_DW_GROUP_MAX_TAPS, on DSP dilation_w 1); on MVE two at a
+ * time, one weight load for both. Taps in the padding add nothing, as in arm_nn_dw_conv_pixel_s8. */
 void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out);
 
 /* ---- additions by the elementwise/pool/softmax kernels go below this line ---- */
