@@ -184,14 +184,95 @@ static inline __attribute__((always_inline)) void store4(
     out[3] = requant1(a3, m[3], s[3], o, lo, hi, full);
 }
 
+/* Four channels' sums over the taps inside: from wr (the kernel at the first inside tap, channel c) and d (the input's
+ * distance from it), `rows` tap rows of `cols` taps; along a tap row input and kernel step alike (dilation 1). */
+static inline __attribute__((always_inline)) void taps4(const int8_t *wr,
+                                                        int32_t d,
+                                                        int32_t rows,
+                                                        int32_t cols,
+                                                        int32_t ch,
+                                                        int32_t w_row,
+                                                        int32_t x_row,
+                                                        uint32_t off2,
+                                                        int32_t *acc)
+{
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (int32_t ky = rows; ky > 0; ky--, wr += w_row, d += x_row) {
+        const int8_t *wp = wr;
+        for (int32_t kx = cols; kx > 0; kx--, wp += ch) {
+            const uint32_t xi = (uint32_t)arm_nn_read_s8x4(wp + d), wi = (uint32_t)arm_nn_read_s8x4(wp);
+            const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)arm_nn_sxtab16_ror8(off2, xi);
+            const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)arm_nn_sxtb16_ror8(wi);
+            a0 = __smlabb(x02, w02, a0);
+            a2 = __smlatt(x02, w02, a2);
+            a1 = __smlabb(x13, w13, a1);
+            a3 = __smlatt(x13, w13, a3);
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Fewer than four channels: the same four lanes, of which the first `ch` are kept. The kernel is read from a copy
+ * with four bytes after it, and a pixel whose last word would pass the input's end is summed byte by byte, so no
+ * load leaves either tensor. */
+static void few_channels(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out)
+{
+    const arm_nn_dw_group_args a = *g;
+    const int32_t ch = a.channels, row_bytes = a.input_w * ch, w_row = a.kernel_w * ch, x_row = a.row_step - w_row;
+    const uint32_t off2 = ((uint32_t)(uint16_t)a.input_offset << 16) | (uint16_t)a.input_offset;
+    const int8_t *end = a.input + a.input_h * row_bytes;
+    int8_t kernel[ARM_NN_DW_GROUP_MAX_TAPS * 3 + 4] = {0};
+    memcpy(kernel, a.kernel, (size_t)(a.rows * w_row));
+    for (; count > 0; count--, out += ch) {
+        const int8_t *row = a.input + (oy * a.stride_h + a.first_row) * row_bytes;
+        const int32_t base_x = ox * a.stride_w - a.padding_w;
+        if (++ox == a.out_w) {
+            ox = 0;
+            oy++;
+        }
+        int32_t kx0, kx1;
+        inside_cols(base_x, 1, a.kernel_w, a.input_w, &kx0, &kx1);
+        const int32_t cols = kx1 - kx0;
+        const int8_t *x0 = row + (base_x + kx0) * ch;
+        int32_t acc[4] = {0, 0, 0, 0};
+        for (int32_t c = 0; c < ch; c++) {
+            acc[c] = a.bias ? a.bias[c] : 0;
+        }
+        if (a.rows > 0 && cols > 0 && x0 + (a.rows - 1) * a.row_step + (cols - 1) * ch + 4 > end) {
+            for (int32_t c = 0; c < ch; c++) {
+                for (int32_t ky = 0; ky < a.rows; ky++) {
+                    for (int32_t kx = 0; kx < cols; kx++) {
+                        acc[c] += (x0[ky * a.row_step + kx * ch + c] + a.input_offset) *
+                                  kernel[ky * w_row + (kx0 + kx) * ch + c];
+                    }
+                }
+            }
+        } else {
+            const int8_t *wr = kernel + kx0 * ch;
+            taps4(wr, (int32_t)(x0 - wr), a.rows, cols, ch, w_row, x_row, off2, acc);
+        }
+        for (int32_t c = 0; c < ch; c++) {
+            out[c] = arm_nn_requantize_clamp_s8_1step(acc[c], a.multipliers[c], a.shifts[c], a.output_offset,
+                                                      a.activation_min, a.activation_max);
+        }
+    }
+}
+
 /* DSP: pixel by pixel, four channels a word (SXTAB16 widens and adds the input offset, SMLABB / SMLATT keep the
  * lanes apart) over the taps inside; the run's tap rows and its invariants are set once, not per pixel. Dilation
  * 1 along x (the caller's condition): input and kernel then step alike along a tap row, so one pointer walks both.
  * A last partial block of channels is the last four (recomputed, written again with the same values). */
 void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out)
 {
+    if (g->channels < 4) {
+        few_channels(g, oy, ox, count, out);
+        return;
+    }
     const arm_nn_dw_group_args a = *g;
-    const int32_t ch = a.channels, row_bytes = a.input_w * ch;
+    const int32_t ch = a.channels, row_bytes = a.input_w * ch, w_row = a.kernel_w * ch, x_row = a.row_step - w_row;
     const uint32_t off2 = ((uint32_t)(uint16_t)a.input_offset << 16) | (uint16_t)a.input_offset;
     const int full = a.activation_min == -128 && a.activation_max == 127;
     for (; count > 0; count--, out += ch) {
@@ -203,38 +284,24 @@ void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t 
         }
         int32_t kx0, kx1;
         inside_cols(base_x, 1, a.kernel_w, a.input_w, &kx0, &kx1);
-        const int32_t cols = kx1 - kx0, w_row = a.kernel_w * ch;
+        const int32_t cols = kx1 - kx0;
         /* The input's distance from the kernel at the first inside tap of the first tap row; it grows by
          * row_step - w_row from a tap row to the next. */
         const int32_t x_from_w = (int32_t)((row + (base_x + kx0) * ch) - (a.kernel + kx0 * ch));
-        const int32_t x_row = a.row_step - w_row;
         for (int32_t c = 0; c < ch; c += 4) {
             const int32_t cb = MIN(c, ch - 4);
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            int32_t acc[4] = {0, 0, 0, 0};
             if (a.bias) {
-                a0 = a.bias[cb];
-                a1 = a.bias[cb + 1];
-                a2 = a.bias[cb + 2];
-                a3 = a.bias[cb + 3];
+                acc[0] = a.bias[cb];
+                acc[1] = a.bias[cb + 1];
+                acc[2] = a.bias[cb + 2];
+                acc[3] = a.bias[cb + 3];
             }
-            const int8_t *wr = a.kernel + kx0 * ch + cb;
-            int32_t d = x_from_w;
-            for (int32_t ky = a.rows; ky > 0; ky--, wr += w_row, d += x_row) {
-                const int8_t *wp = wr;
-                for (int32_t kx = cols; kx > 0; kx--, wp += ch) {
-                    const uint32_t xi = (uint32_t)arm_nn_read_s8x4(wp + d), wi = (uint32_t)arm_nn_read_s8x4(wp);
-                    const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)arm_nn_sxtab16_ror8(off2, xi);
-                    const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)arm_nn_sxtb16_ror8(wi);
-                    a0 = __smlabb(x02, w02, a0);
-                    a2 = __smlatt(x02, w02, a2);
-                    a1 = __smlabb(x13, w13, a1);
-                    a3 = __smlatt(x13, w13, a3);
-                }
-            }
+            taps4(a.kernel + kx0 * ch + cb, x_from_w, a.rows, cols, ch, w_row, x_row, off2, acc);
             if (full) {
-                store4(a0, a1, a2, a3, &a, cb, 1, out);
+                store4(acc[0], acc[1], acc[2], acc[3], &a, cb, 1, out);
             } else {
-                store4(a0, a1, a2, a3, &a, cb, 0, out);
+                store4(acc[0], acc[1], acc[2], acc[3], &a, cb, 0, out);
             }
         }
     }

@@ -1,8 +1,10 @@
 """The int8 depthwise paths over shapes picked to reach each branch, bit for bit with the reference, on the host
-(plain C) and on QEMU per ISA (DSP: Cortex-M33, Cortex-M4; MVE: Cortex-M55): rows of output pixels in groups of
-four and the 1-3 left over (MVE's arm_nn_dw_conv_group_s8), taps in the padding on either side and above and below,
-images narrower than the kernel, channel counts below four, not a multiple of four and past one 64-channel chunk,
-strides 1 and 2, dilation, batches, the four-channel lanes of the DSP path and its tail, and the per-tensor
+(plain C) and on QEMU per ISA (DSP: Cortex-M33, Cortex-M4; MVE: Cortex-M55). arm_nn_dw_conv_group_s8 runs output
+rows with the same tap rows inside the input: on MVE in pairs of pixels (across row ends, an odd one left over),
+eight channels a vector with a last partial block recomputed and a 64-channel chunk per tap table; on DSP pixel by
+pixel, four channels a word, fewer than four in one word whose load must not pass the input's end. Shapes: taps in
+the padding on every side, images narrower than the kernel, channel counts below 8 and 4 (the pixel path on MVE),
+not a multiple of 4 or 8, past one chunk; strides 1 and 2, dilation (the pixel path on DSP), batches; and the
 requantization corners (both shift signs, the largest multiplier)."""
 
 import numpy as np
@@ -21,6 +23,7 @@ SHAPES = [
     (1, 7, 6, 5, (3, 3), (2, 2), (1, 1), (1, 1)),  # stride 2, 3 columns
     (1, 4, 10, 3, (3, 3), (1, 1), (1, 1), (1, 1)),  # 3 channels: the pixel path (MVE) and the DSP tail
     (1, 4, 11, 1, (3, 3), (1, 2), (1, 1), (1, 1)),  # 1 channel
+    (1, 5, 5, 2, (3, 3), (1, 1), (0, 0), (1, 1)),  # 2 channels, no padding: the last word would pass the input's end
     (1, 25, 5, 64, (3, 3), (1, 1), (1, 1), (1, 1)),  # DS-CNN's layer: rows of 5 = 4 + 1
     (1, 25, 5, 8, (10, 4), (1, 1), (4, 1), (1, 1)),  # DS-CNN's 10x4: taps outside on three sides
     (1, 9, 10, 6, (3, 3), (1, 1), (2, 2), (2, 2)),  # dilation 2 with padding 2
