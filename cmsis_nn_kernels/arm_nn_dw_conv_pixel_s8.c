@@ -101,7 +101,11 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
         }
     }
 #endif
-    /* The channels left (all of them below four on DSP), each walking its taps with pointers as the lanes do. */
+    if (c == channels) {
+        return; /* MVE's predicated blocks and DSP's words took them all */
+    }
+    /* The channels left (past DSP's words; all of them in plain C), each walking its taps with pointers as the lanes
+     * do. */
     const int8_t *x0 = input + ((base_y + ky0 * dilation_y) * input_w + base_x + kx0 * dilation_x) * channels;
     const int8_t *w0 = kernel + (ky0 * kernel_w + kx0) * channels;
     for (; c < channels; c++) {
