@@ -261,13 +261,14 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
 /* Up to this many kernel taps (7x7, 10x4) the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8),
  * larger kernels pixel by pixel: the group keeps two input pointers per tap on the stack (392 bytes). */
 #define ARM_NN_DW_GROUP_MAX_TAPS 49
-/* On MVE fewer channels than a vector (8 int16 lanes) run pixel by pixel. */
-/* The DSP run walks input and kernel with one pointer: dilation 1 along x only. */
+/* Fewer channels than this run pixel by pixel: on MVE a vector's 8 int16 lanes; on DSP 2 (one channel in a word's
+ * four lanes costs more than the pixel helper's bytes). The DSP run walks input and kernel with one pointer:
+ * dilation 1 along x only. */
 #if defined(ARM_NN_USE_MVE)
 #define ARM_NN_DW_GROUP_MIN_CH 8
 #define ARM_NN_DW_GROUP_ANY_DILATION 1
 #else
-#define ARM_NN_DW_GROUP_MIN_CH 1
+#define ARM_NN_DW_GROUP_MIN_CH 2
 #define ARM_NN_DW_GROUP_ANY_DILATION 0
 #endif
 
