@@ -42,6 +42,7 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
     int32_t ky0, ky1, kx0, kx1;
     inside_taps(base_y, dilation_y, kernel_h, input_h, &ky0, &ky1);
     inside_taps(base_x, dilation_x, kernel_w, input_w, &kx0, &kx1);
+    const int32_t tap_x = dilation_x * channels, tap_y = dilation_y * input_w * channels;
     int32_t c = 0;
 #if defined(ARM_NN_USE_MVE)
     for (; c < channels; c += 4) {
@@ -65,7 +66,6 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
     }
 #elif defined(ARM_NN_USE_DSP)
     const uint32_t off2 = ((uint32_t)(uint16_t)input_offset << 16) | (uint16_t)input_offset;
-    const int32_t x_step = dilation_x * channels, y_step = dilation_y * input_w * channels;
     for (; c + 4 <= channels; c += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         if (bias) {
@@ -82,7 +82,7 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
             const int8_t *xr = xp, *wr = wp;
             for (int32_t kx = kx1 - kx0; kx > 0; kx--) {
                 const uint32_t xi = (uint32_t)arm_nn_read_s8x4(xr), wi = (uint32_t)arm_nn_read_s8x4(wr);
-                xr += x_step;
+                xr += tap_x;
                 wr += channels;
                 const int32_t x02 = (int32_t)__sxtab16(off2, xi), x13 = (int32_t)arm_nn_sxtab16_ror8(off2, xi);
                 const int32_t w02 = (int32_t)__sxtb16(wi), w13 = (int32_t)arm_nn_sxtb16_ror8(wi);
@@ -91,7 +91,7 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
                 a1 = __smlabb(x13, w13, a1);
                 a3 = __smlatt(x13, w13, a3);
             }
-            xp += y_step;
+            xp += tap_y;
             wp += kernel_w * channels;
         }
         const int32_t acc[4] = {a0, a1, a2, a3};
@@ -101,16 +101,32 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
         }
     }
 #endif
+    if (c == channels) {
+        return; /* MVE's predicated blocks and DSP's words took them all */
+    }
+    /* The channels left (past DSP's words; all of them in plain C), each walking its taps with pointers as the lanes
+     * do. */
+    const int8_t *x0 = input + ((base_y + ky0 * dilation_y) * input_w + base_x + kx0 * dilation_x) * channels;
+    const int8_t *w0 = kernel + (ky0 * kernel_w + kx0) * channels;
     for (; c < channels; c++) {
         int32_t acc = bias ? bias[c] : 0;
-        for (int32_t ky = ky0; ky < ky1; ky++) {
-            for (int32_t kx = kx0; kx < kx1; kx++) {
-                const int32_t y = base_y + ky * dilation_y, x = base_x + kx * dilation_x;
-                acc += (input[(y * input_w + x) * channels + c] + input_offset) *
-                       kernel[(ky * kernel_w + kx) * channels + c];
+        const int8_t *xp = x0 + c, *wp = w0 + c;
+        for (int32_t ky = ky1 - ky0; ky > 0; ky--) {
+            const int8_t *xr = xp, *wr = wp;
+            for (int32_t kx = kx1 - kx0; kx > 0; kx--) {
+                acc += (*xr + input_offset) * *wr;
+                xr += tap_x;
+                wr += channels;
             }
+            xp += tap_y;
+            wp += kernel_w * channels;
         }
+#if defined(ARM_NN_USE_DSP)
+        output[c] = arm_nn_requantize_clamp_s8_1step(acc, multipliers[c], shifts[c], output_offset, activation_min,
+                                                     activation_max);
+#else
         output[c] =
             arm_nn_requantize_clamp_s8(acc, multipliers[c], shifts[c], output_offset, activation_min, activation_max);
+#endif
     }
 }

@@ -258,6 +258,54 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 const cmsis_nn_dims *output_dims,
                                 int8_t *output_data);
 
+/* Up to this many kernel taps (7x7, 10x4) the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8),
+ * larger kernels pixel by pixel: the group keeps two input pointers per tap on the stack (392 bytes). */
+#define ARM_NN_DW_GROUP_MAX_TAPS 49
+/* Fewer channels than this run pixel by pixel: on MVE a vector's 8 int16 lanes; on DSP 2 (one channel in a word's
+ * four lanes costs more than the pixel helper's bytes). The DSP run walks input and kernel with one pointer:
+ * dilation 1 along x only. */
+#if defined(ARM_NN_USE_MVE)
+#define ARM_NN_DW_GROUP_MIN_CH 8
+#define ARM_NN_DW_GROUP_ANY_DILATION 1
+#else
+#define ARM_NN_DW_GROUP_MIN_CH 2
+#define ARM_NN_DW_GROUP_ANY_DILATION 0
+#endif
+
+/* A run of output pixels of a channel-multiplier-1 depthwise convolution whose windows have the same tap rows inside
+ * the input (the rows the top and bottom padding leave alone, whole), for arm_nn_dw_conv_group_s8: the batch's input;
+ * the kernel at the first tap row inside, `rows` of them (the others add nothing); output row oy's first inside tap
+ * row is input row oy * stride_h + first_row; row_step: the bytes from one tap row's input to the next. */
+typedef struct
+{
+    const int8_t *input;
+    const int8_t *kernel;
+    int32_t rows;
+    int32_t first_row;
+    int32_t stride_h;
+    int32_t stride_w;
+    int32_t padding_w;
+    int32_t dilation_w;
+    int32_t out_w;
+    int32_t input_h;
+    int32_t input_w;
+    int32_t row_step;
+    int32_t channels;
+    int32_t kernel_w;
+    const int32_t *bias;
+    const int32_t *multipliers;
+    const int32_t *shifts;
+    int32_t input_offset;
+    int32_t output_offset;
+    int32_t activation_min;
+    int32_t activation_max;
+} arm_nn_dw_group_args;
+
+/* `count` output pixels from (oy, ox) on in output order, written from `out` on (MVE and DSP; channels >=
+ * ARM_NN_DW_GROUP_MIN_CH, kernel_h * kernel_w <= ARM_NN_DW_GROUP_MAX_TAPS, on DSP dilation_w 1); on MVE two at a
+ * time, one weight load for both. Taps in the padding add nothing, as in arm_nn_dw_conv_pixel_s8. */
+void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, int32_t count, int8_t *out);
+
 /* ---- additions by the elementwise/pool/softmax kernels go below this line ---- */
 
 /* Saturating rounding doubling high multiply as gemmlowp/TFLite define it (softmax's fixed-point exp and

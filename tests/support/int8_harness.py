@@ -345,6 +345,7 @@ CONV_FC = Suite(
         "arm_nn_mat_mult_nt_t_s8",
         "arm_nn_vec_mat_mult_t_s8",
         "arm_nn_dw_conv_pixel_s8",
+        "arm_nn_dw_conv_group_s8",
         "arm_nn_dw_conv_ch_mult1_s8",
         "arm_convolve_s8",
         "arm_convolve_1x1_s8_fast",
