@@ -5,6 +5,9 @@
 #include "arm_nnsupportfunctions.h"
 
 #define IM2COL_ROWS 4
+/* MVE: up to this many filters per group get their constant parts (bias + input_offset * filter sum) once
+ * per call, on the stack, so that the GEMM's loop needs no filter sum (arm_nn_mat_mult_nt_t_s8_init). */
+#define INIT_FILTERS 64
 
 /* The input as im2col sees it: in_h x in_w upscaled positions; a position is data where its coordinate's low
  * up_y (up_x) bits are 0, at the coordinate shifted right by them, else an inserted zero. */
@@ -100,12 +103,23 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
         return ARM_CMSIS_NN_ARG_ERROR;
     }
     const im2col_input geometry = {in_h, in_w, in_c, up_y, up_x};
+#if defined(ARM_NN_USE_MVE)
+    int32_t init[INIT_FILTERS];
+    const int use_init = out_c_per_group <= INIT_FILTERS;
+#else
+    int32_t *const init = NULL;
+    const int use_init = 0;
+#endif
 
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in = input_data + b * (in_h >> up_y) * (in_w >> up_x) * in_c;
         int8_t *out = output_data + b * n_pixels * out_c;
         for (int32_t g = 0; g < groups; g++) {
             const int32_t oc0 = g * out_c_per_group;
+            if (use_init) {
+                arm_vector_sum_s8(init, rhs_cols, out_c_per_group, filter_data + oc0 * rhs_cols,
+                                  conv_params->input_offset, 0, bias_data ? bias_data + oc0 : NULL);
+            }
             for (int32_t p0 = 0; p0 < n_pixels; p0 += IM2COL_ROWS) {
                 const int32_t rows = MIN(IM2COL_ROWS, n_pixels - p0);
                 for (int32_t r = 0; r < rows; r++) {
@@ -114,6 +128,14 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                oy * conv_params->stride.h - conv_params->padding.h,
                                ox * conv_params->stride.w - conv_params->padding.w, conv_params->dilation.h,
                                conv_params->dilation.w, pad_value, im2col + r * pitch);
+                }
+                if (use_init) {
+                    arm_nn_mat_mult_nt_t_s8_init(im2col, filter_data + oc0 * rhs_cols, init, out + p0 * out_c + oc0,
+                                                 quant_params->multiplier + oc0, quant_params->shift + oc0, rows,
+                                                 out_c_per_group, rhs_cols, conv_params->output_offset,
+                                                 conv_params->activation.min, conv_params->activation.max, out_c,
+                                                 pitch);
+                    continue;
                 }
                 arm_nn_mat_mult_nt_t_s8(im2col, filter_data + oc0 * rhs_cols, bias_data ? bias_data + oc0 : NULL,
                                         out + p0 * out_c + oc0, quant_params->multiplier + oc0,
