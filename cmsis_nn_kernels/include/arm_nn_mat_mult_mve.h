@@ -77,7 +77,9 @@ static inline int32_t sum_mve(const int8_t *w, int32_t cols)
     return s;
 }
 
-/* The four sums as one vector: two VMOVs of two lanes each. */
+/* The four sums as one vector: two VMOVs of two lanes each. The operand order is the one clang itself
+ * selects for {a0, a1, a2, a3} ("vmov q[2], q[0], a0, a2"), and the assembler refuses the same register twice,
+ * so the four sums must be four registers (they are: four asm outputs). */
 static inline int32x4_t gather4(const int32_t *a)
 {
     int32x4_t v;
