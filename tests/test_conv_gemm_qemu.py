@@ -31,6 +31,8 @@ SHAPES = {
     "1x1-c33to3-stride2": dict(h=9, w=10, c_in=33, c_out=3, k=(1, 1), pad=(0, 0), stride=(2, 2)),
     # 67 filters: past the init path's 64, the filter sums stay in the loop; stride 2 x 1, K = 45
     "3x3-c5to67-stride": dict(h=7, w=9, c_in=5, c_out=67, stride=(2, 1)),
+    # 1xN over one row: in-place runs of 13 patches (filters outer) and padded patches one at a time
+    "1xn-c4to5": dict(h=1, w=16, c_in=4, c_out=5, k=(1, 3), pad=(0, 1)),
     # two groups of 3 filters, each with its own init (grouped convolutions need a bias); dilation
     "grouped-dilated": dict(h=8, w=8, c_in=6, c_out=6, groups=2, dil=(2, 1), pad=(2, 1)),
 }
