@@ -3,9 +3,8 @@
  * the three ISA paths below only reorder additions and agree to the bit. */
 #include "arm_nn_mat_mult_mve.h"
 
-#if defined(ARM_NN_USE_MVE)
-/* (helpers: arm_nn_mat_mult_mve.h) */
-#elif defined(ARM_NN_USE_DSP)
+/* (the MVE path's helpers: arm_nn_mat_mult_mve.h) */
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
 /* Four columns of two lhs rows against two rhs rows: each word is unpacked once into two halfword pairs
  * (SXTAB16 adds the lhs offset on the way) and feeds four SMLADs. */
 static inline void step4_dsp(const int8_t *xa_p,
@@ -212,7 +211,8 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         for (int32_t c = 0; c < rhs_rows; c++) {
             int32_t sum;
             dot4_sum(x, whole ? lhs_cols_offset : 0, rhs + c * rhs_cols, rhs_cols, bias ? bias[c] : 0, a, &sum);
-            store4(vmlaq_n_s32(gather4(a), in_off, sum), dst_multipliers[c], dst_shifts[c], out_off, lo, hi, dst + r * ro + c, whole ? four : one);
+            store4(vmlaq_n_s32(gather4(a), in_off, sum), dst_multipliers[c], dst_shifts[c], out_off, lo, hi,
+                   dst + r * ro + c, whole ? four : one);
         }
     }
 #elif defined(ARM_NN_USE_DSP)
