@@ -145,9 +145,6 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
 #if defined(ARM_NN_USE_MVE)
     int32_t init[INIT_FILTERS];
     const int use_init = out_c_per_group <= INIT_FILTERS;
-#else
-    int32_t *const init = NULL;
-    const int use_init = 0;
 #endif
 
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -155,10 +152,12 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
         int8_t *out = output_data + b * n_pixels * out_c;
         for (int32_t g = 0; g < groups; g++) {
             const int32_t oc0 = g * out_c_per_group;
+#if defined(ARM_NN_USE_MVE)
             if (use_init) {
                 arm_vector_sum_s8(init, rhs_cols, out_c_per_group, filter_data + oc0 * rhs_cols,
                                   conv_params->input_offset, 0, bias_data ? bias_data + oc0 : NULL);
             }
+#endif
             for (int32_t p0 = 0; p0 < n_pixels; p0 += IM2COL_ROWS) {
                 const int32_t rows = MIN(IM2COL_ROWS, n_pixels - p0);
                 for (int32_t r = 0; r < rows; r++) {
@@ -168,6 +167,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                ox * conv_params->stride.w - conv_params->padding.w, conv_params->dilation.h,
                                conv_params->dilation.w, pad_value, im2col + r * pitch);
                 }
+#if defined(ARM_NN_USE_MVE)
                 if (use_init) {
                     arm_nn_mat_mult_nt_t_s8_init(im2col, filter_data + oc0 * rhs_cols, init, out + p0 * out_c + oc0,
                                                  quant_params->multiplier + oc0, quant_params->shift + oc0, rows,
@@ -176,6 +176,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                                  pitch);
                     continue;
                 }
+#endif
                 arm_nn_mat_mult_nt_t_s8(im2col, filter_data + oc0 * rhs_cols, bias_data ? bias_data + oc0 : NULL,
                                         out + p0 * out_c + oc0, quant_params->multiplier + oc0,
                                         quant_params->shift + oc0, rows, out_c_per_group, rhs_cols,
