@@ -5,6 +5,48 @@
 #include "arm_nnsupportfunctions.h"
 
 #define IM2COL_ROWS 4
+/* MVE: up to this many filters per group get their constant parts (bias + input_offset * filter sum) once
+ * per call, on the stack, so that the GEMM's loop needs no filter sum (arm_nn_mat_mult_nt_t_s8_init). */
+#define INIT_FILTERS 64
+
+#if defined(ARM_NN_USE_MVE)
+/* Tail-predicated copy and fill (WLSTP/LETP: the last step stores only the bytes left): 16 bytes per three
+ * instructions and no call, where newlib's memcpy moves a word per two after its alignment checks, and short or
+ * unaligned runs (an RGB or one-channel input's) a byte or halfword at a time. */
+static inline void copy_s8(int8_t *dst, const int8_t *src, int32_t n)
+{
+    __asm__ volatile("   wlstp.8 lr, %[n], 1f       \n"
+                     "2: vldrb.8 q0, [%[s]], #16    \n"
+                     "   vstrb.8 q0, [%[d]], #16    \n"
+                     "   letp    lr, 2b             \n"
+                     "1:                            \n"
+                     : [d] "+r"(dst), [s] "+r"(src)
+                     : [n] "r"(n)
+                     : "q0", "memory", "lr");
+}
+
+static inline void fill_s8(int8_t *dst, int8_t value, int32_t n)
+{
+    __asm__ volatile("   vdup.8  q0, %[v]           \n"
+                     "   wlstp.8 lr, %[n], 1f       \n"
+                     "2: vstrb.8 q0, [%[d]], #16    \n"
+                     "   letp    lr, 2b             \n"
+                     "1:                            \n"
+                     : [d] "+r"(dst)
+                     : [n] "r"(n), [v] "r"((int32_t)value)
+                     : "q0", "memory", "lr");
+}
+#else
+static inline void copy_s8(int8_t *dst, const int8_t *src, int32_t n)
+{
+    memcpy(dst, src, (size_t)n);
+}
+
+static inline void fill_s8(int8_t *dst, int8_t value, int32_t n)
+{
+    memset(dst, value, (size_t)n);
+}
+#endif
 
 /* The input as im2col sees it: in_h x in_w upscaled positions; a position is data where its coordinate's low
  * up_y (up_x) bits are 0, at the coordinate shifted right by them, else an inserted zero. */
@@ -35,21 +77,21 @@ static void im2col_row(const int8_t *input,
     for (int32_t ky = 0; ky < kernel_h; ky++) {
         const int32_t y = base_y + ky * dil_y;
         if (y < 0 || y >= g->in_h || (y & g->up_y) != 0) {
-            memset(dst, pad_value, (size_t)row_bytes);
+            fill_s8(dst, pad_value, row_bytes);
             dst += row_bytes;
             continue;
         }
         if (contiguous) {
-            memcpy(dst, input + ((y >> g->up_y) * data_w + base_x) * in_c, (size_t)row_bytes);
+            copy_s8(dst, input + ((y >> g->up_y) * data_w + base_x) * in_c, row_bytes);
             dst += row_bytes;
             continue;
         }
         for (int32_t kx = 0; kx < kernel_w; kx++) {
             const int32_t x = base_x + kx * dil_x;
             if (x < 0 || x >= g->in_w || (x & g->up_x) != 0) {
-                memset(dst, pad_value, (size_t)kernel_c);
+                fill_s8(dst, pad_value, kernel_c);
             } else {
-                memcpy(dst, input + ((y >> g->up_y) * data_w + (x >> g->up_x)) * in_c + ch_start, (size_t)kernel_c);
+                copy_s8(dst, input + ((y >> g->up_y) * data_w + (x >> g->up_x)) * in_c + ch_start, kernel_c);
             }
             dst += kernel_c;
         }
@@ -100,12 +142,22 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
         return ARM_CMSIS_NN_ARG_ERROR;
     }
     const im2col_input geometry = {in_h, in_w, in_c, up_y, up_x};
+#if defined(ARM_NN_USE_MVE)
+    int32_t init[INIT_FILTERS];
+    const int use_init = out_c_per_group <= INIT_FILTERS;
+#endif
 
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in = input_data + b * (in_h >> up_y) * (in_w >> up_x) * in_c;
         int8_t *out = output_data + b * n_pixels * out_c;
         for (int32_t g = 0; g < groups; g++) {
             const int32_t oc0 = g * out_c_per_group;
+#if defined(ARM_NN_USE_MVE)
+            if (use_init) {
+                arm_vector_sum_s8(init, rhs_cols, out_c_per_group, filter_data + oc0 * rhs_cols,
+                                  conv_params->input_offset, 0, bias_data ? bias_data + oc0 : NULL);
+            }
+#endif
             for (int32_t p0 = 0; p0 < n_pixels; p0 += IM2COL_ROWS) {
                 const int32_t rows = MIN(IM2COL_ROWS, n_pixels - p0);
                 for (int32_t r = 0; r < rows; r++) {
@@ -115,6 +167,16 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                ox * conv_params->stride.w - conv_params->padding.w, conv_params->dilation.h,
                                conv_params->dilation.w, pad_value, im2col + r * pitch);
                 }
+#if defined(ARM_NN_USE_MVE)
+                if (use_init) {
+                    arm_nn_mat_mult_nt_t_s8_init(im2col, filter_data + oc0 * rhs_cols, init, out + p0 * out_c + oc0,
+                                                 quant_params->multiplier + oc0, quant_params->shift + oc0, rows,
+                                                 out_c_per_group, rhs_cols, conv_params->output_offset,
+                                                 conv_params->activation.min, conv_params->activation.max, out_c,
+                                                 pitch);
+                    continue;
+                }
+#endif
                 arm_nn_mat_mult_nt_t_s8(im2col, filter_data + oc0 * rhs_cols, bias_data ? bias_data + oc0 : NULL,
                                         out + p0 * out_c + oc0, quant_params->multiplier + oc0,
                                         quant_params->shift + oc0, rows, out_c_per_group, rhs_cols,

@@ -1,75 +1,10 @@
 /* The GEMM under every convolution: lhs rows are im2col patches (or input pixels for 1x1), rhs rows are
  * filters, each output is requantized with its filter's multiplier and shift. Integer sums are exact, so
  * the three ISA paths below only reorder additions and agree to the bit. */
-#include "arm_nnsupportfunctions.h"
+#include "arm_nn_mat_mult_mve.h"
 
-#if defined(ARM_NN_USE_MVE)
-/* Four lhs rows (patches) against one rhs row (filter), 16 columns per step: each filter vector is loaded
- * once for the four rows, and its sum (for the lhs offset: sum((x + off) * w) = sum(x * w) + off * sum(w))
- * once per four outputs. The four results share the filter's multiplier, so they are requantized as one
- * vector and scattered to the four output rows. Rows past lhs_rows repeat row 0 and are not stored. */
-static void rows4_mve(const int8_t *lhs,
-                      int32_t n_rows,
-                      const int8_t *rhs,
-                      const int32_t *bias,
-                      int8_t *dst,
-                      const int32_t *dst_multipliers,
-                      const int32_t *dst_shifts,
-                      int32_t rhs_rows,
-                      int32_t rhs_cols,
-                      int32_t lhs_offset,
-                      int32_t dst_offset,
-                      int32_t activation_min,
-                      int32_t activation_max,
-                      int32_t row_address_offset,
-                      int32_t lhs_cols_offset)
-{
-    const int8_t *x0 = lhs;
-    const int8_t *x1 = lhs + (n_rows > 1 ? lhs_cols_offset : 0);
-    const int8_t *x2 = lhs + (n_rows > 2 ? 2 * lhs_cols_offset : 0);
-    const int8_t *x3 = lhs + (n_rows > 3 ? 3 * lhs_cols_offset : 0);
-    const uint32x4_t rows = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)row_address_offset);
-    const mve_pred16_t store = vctp32q((uint32_t)n_rows);
-    for (int32_t c = 0; c < rhs_rows; c++) {
-        const int8_t *w = rhs + c * rhs_cols;
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, sum = 0;
-        const int8_t *p0 = x0, *p1 = x1, *p2 = x2, *p3 = x3;
-        /* Whole vectors unpredicated (no predicate moves in the loop), then one predicated tail. */
-        for (int32_t n = rhs_cols >> 4; n > 0; n--) {
-            const int8x16_t wv = vldrbq_s8(w);
-            sum = vaddvaq_s8(sum, wv);
-            a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
-            a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
-            a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
-            a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
-            w += 16;
-            p0 += 16;
-            p1 += 16;
-            p2 += 16;
-            p3 += 16;
-        }
-        if (rhs_cols & 15) {
-            const mve_pred16_t p = vctp8q((uint32_t)(rhs_cols & 15));
-            const int8x16_t wv = vldrbq_z_s8(w, p);
-            sum = vaddvaq_s8(sum, wv);
-            a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, p), wv);
-            a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, p), wv);
-            a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, p), wv);
-            a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, p), wv);
-        }
-        int32x4_t v = vdupq_n_s32(a0);
-        v = vsetq_lane_s32(a1, v, 1);
-        v = vsetq_lane_s32(a2, v, 2);
-        v = vsetq_lane_s32(a3, v, 3);
-        v = vaddq_n_s32(v, sum * lhs_offset + (bias ? bias[c] : 0));
-        v = arm_nn_requantize_mve(v, dst_multipliers[c], dst_shifts[c]);
-        v = vaddq_n_s32(v, dst_offset);
-        v = vmaxq_s32(v, vdupq_n_s32(activation_min));
-        v = vminq_s32(v, vdupq_n_s32(activation_max));
-        vstrbq_scatter_offset_p_s32(dst + c, rows, v, store);
-    }
-}
-#elif defined(ARM_NN_USE_DSP)
+/* (the MVE path's helpers: arm_nn_mat_mult_mve.h) */
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
 /* Four columns of two lhs rows against two rhs rows: each word is unpacked once into two halfword pairs
  * (SXTAB16 adds the lhs offset on the way) and feeds four SMLADs. */
 static inline void step4_dsp(const int8_t *xa_p,
@@ -243,10 +178,42 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                                             int32_t lhs_cols_offset)
 {
 #if defined(ARM_NN_USE_MVE)
-    for (int32_t r = 0; r < lhs_rows; r += 4) {
-        rows4_mve(lhs + r * lhs_cols_offset, MIN(4, lhs_rows - r), rhs, bias, dst + r * row_address_offset,
-                  dst_multipliers, dst_shifts, rhs_rows, rhs_cols, lhs_offset, dst_offset, activation_min,
-                  activation_max, row_address_offset, lhs_cols_offset);
+    const int32x4_t lo = vdupq_n_s32(activation_min), hi = vdupq_n_s32(activation_max);
+    const int32x4_t out_off = vdupq_n_s32(dst_offset);
+    const int32_t ro = row_address_offset;
+    const uint32x4_t four = {0, (uint32_t)ro, 2u * (uint32_t)ro, 3u * (uint32_t)ro}, one = vdupq_n_u32(0);
+    int32_t a[4];
+    if (lhs_rows > 4) {
+        /* Filters outer: each filter's sum, bias, multiplier and shift once for all the rows. */
+        for (int32_t c = 0; c < rhs_rows; c++) {
+            const int8_t *w = rhs + c * rhs_cols;
+            const int32_t init = sum_mve(w, rhs_cols) * lhs_offset + (bias ? bias[c] : 0);
+            const int32_t m = dst_multipliers[c], s = dst_shifts[c];
+            int32_t r = 0;
+            for (; r + 4 <= lhs_rows; r += 4) {
+                dot4(lhs + r * lhs_cols_offset, lhs_cols_offset, w, rhs_cols, init, a);
+                store4(gather4(a), m, s, out_off, lo, hi, dst + r * ro + c, four);
+            }
+            /* A row left over: four copies of it, stored four times to its one output. */
+            for (; r < lhs_rows; r++) {
+                dot4(lhs + r * lhs_cols_offset, 0, w, rhs_cols, init, a);
+                store4(gather4(a), m, s, out_off, lo, hi, dst + r * ro + c, one);
+            }
+        }
+        return ARM_CMSIS_NN_SUCCESS;
+    }
+    /* Up to four rows (im2col patches): rows inner, each filter's sum taken along its dot products and its
+     * lhs_offset multiple added to the four sums at once (VMLA by a scalar). */
+    const int32x4_t in_off = vdupq_n_s32(lhs_offset);
+    const int whole = lhs_rows == 4; /* four rows at once, or each row as four copies of itself */
+    for (int32_t r = 0; r < lhs_rows; r += whole ? 4 : 1) {
+        const int8_t *x = lhs + r * lhs_cols_offset;
+        for (int32_t c = 0; c < rhs_rows; c++) {
+            int32_t sum;
+            dot4_sum(x, whole ? lhs_cols_offset : 0, rhs + c * rhs_cols, rhs_cols, bias ? bias[c] : 0, a, &sum);
+            store4(vmlaq_n_s32(gather4(a), in_off, sum), dst_multipliers[c], dst_shifts[c], out_off, lo, hi,
+                   dst + r * ro + c, whole ? four : one);
+        }
     }
 #elif defined(ARM_NN_USE_DSP)
     if (lhs_rows > 8) {

@@ -187,6 +187,23 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                                             int32_t row_address_offset,
                                             int32_t lhs_cols_offset);
 
+/* arm_nn_mat_mult_nt_t_s8 for up to four lhs rows, each filter's sum starting from init[c] = bias[c] +
+ * lhs_offset * sum_k rhs[c * rhs_cols + k] (arm_vector_sum_s8): the im2col convolution computes init once. */
+arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8_init(const int8_t *lhs,
+                                                 const int8_t *rhs,
+                                                 const int32_t *init,
+                                                 int8_t *dst,
+                                                 const int32_t *dst_multipliers,
+                                                 const int32_t *dst_shifts,
+                                                 int32_t lhs_rows,
+                                                 int32_t rhs_rows,
+                                                 int32_t rhs_cols,
+                                                 int32_t dst_offset,
+                                                 int32_t activation_min,
+                                                 int32_t activation_max,
+                                                 int32_t row_address_offset,
+                                                 int32_t lhs_cols_offset);
+
 /* One vector times a [rhs_rows, rhs_cols] matrix with one per-tensor scale (fully connected).
  * kernel_sum (MVE only, from arm_vector_sum_s8) holds lhs_offset * sum(rhs row + rhs_offset) + bias,
  * and replaces bias there. */
