@@ -122,7 +122,9 @@ def test_gather_fp32(fp32):
     assert [i.op for i in data.instructions][:2] == ["aten::convolution.out", "aten::relu.out"]
     assert all(i.unit == "CPU" for i in data.instructions)
     conv = data.instructions[0]
-    assert conv.source == f"{Path(__file__).name}:{Net.forward.__code__.co_firstlineno + 1} in forward"
+    assert (
+        conv.source == f"{Path(__file__).name}:{Net.forward.__code__.co_firstlineno + 1} in Net.forward"
+    )  # the debug map names the class
     assert conv.code == "y = torch.relu(self.conv(x))  # the source line the graph table names"
     assert any(r.endswith(" input") for r in conv.reads) and sum(r.endswith(" const") for r in conv.reads) == 2
     relu = data.instructions[1]
