@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
 
@@ -46,7 +46,9 @@ class BuildResult:
     map: Path
     bin: Optional[Path] = None  # boards whose loadable sections sit in one region (outputs.formats)
     uf2: Optional[Path] = None
-    build_dir: Optional[Path] = None  # the CMake tree it was built in (its objects): staging.py's, or build/
+    # The CMake tree it was built in (its objects): staging.py's, or build/. Not part of what a build is: a build
+    # found again in OUT (model_cli.current_build) is the same build.
+    build_dir: Optional[Path] = field(default=None, compare=False)
 
 
 def require_tools(*tools: str) -> None:
