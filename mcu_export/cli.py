@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, List, Optional
 
+from mcu_export import cli_export
 from mcu_export.errors import McuExportError, UsageError
 from mcu_export.progress import Printer
 
@@ -24,43 +25,6 @@ _CHART_HELP = "write per-op time and the arena timeline as an HTML page and OUT.
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's usage dump is noise: one line, like every other error
         raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
-def _add_export_options(p) -> None:
-    """The export's options, shared by `export` and `run MODEL_SPEC`."""
-    p.add_argument(
-        "--quantize", choices=("int8",), default=None, help="PT2E int8 with CMSIS-NN's scheme (default: fp32)"
-    )
-    p.add_argument(
-        "--calibrate",
-        metavar="FILE.py:FUNCTION",
-        help="with --quantize: a function yielding input tuples (default: the example inputs, with a warning)",
-    )
-    p.add_argument(
-        "--backend",
-        metavar="BACKEND",
-        help="with --quantize int8: cortex-m (CPU only) or an Ethos-U configuration such as ethos-u55-128, "
-        "ethos-u65-256, ethos-u85-256 (default: the board's NPU if it has one, else cortex-m)",
-    )
-    p.add_argument(
-        "--no-fallback",
-        action="store_true",
-        help="with --quantize int8: refuse (exit 2, every one listed) instead of running an op without an int8 "
-        "kernel in fp32; without it each such op is one warning line",
-    )
-    p.add_argument(
-        "--no-overlap",
-        action="store_true",
-        help="plan every tensor apart from those live with it: no kernel out over the input it replaces (for "
-        "ExecuTorch's runtime or Arm's CMSIS-NN, whose kernels keep another order); more RAM",
-    )
-    p.add_argument(
-        "--io",
-        choices=("float", "int8"),
-        default="float",
-        help="with --quantize int8: int8 makes the program take and return int8 tensors (no input quantize, no "
-        "output dequantize; report.json gives each one's scale and zero point); default float",
-    )
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -78,7 +42,7 @@ def _build_parser() -> argparse.ArgumentParser:
         default="host",
         help="also build firmware for this board into OUT/firmware/BOARD (see `mcu-export boards`)",
     )
-    _add_export_options(p)
+    cli_export.add_export_options(p)
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("build", help="build firmware for a board from an export folder (OUT/firmware/BOARD)")
@@ -128,7 +92,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", metavar="OUT", help="with MODEL_SPEC: the export folder (default: out/<file>-<board>[-int8])"
     )
-    _add_export_options(p)
+    cli_export.add_export_options(p)
     p.add_argument("--board", default="host", help="a board from `mcu-export boards` (default: host)")
     p.add_argument(
         "--sim",
@@ -220,32 +184,12 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _export_options(args, board: str):
-    from mcu_export.loop import ExportOptions
-
-    if args.calibrate and not args.quantize:
-        raise UsageError("--calibrate goes with --quantize int8")
-    if args.no_fallback and not args.quantize:
-        raise UsageError("--no-fallback goes with --quantize int8")
-    if args.io == "int8" and not args.quantize:
-        raise UsageError("--io int8 goes with --quantize int8 (an fp32 program has no int8 tensors to take)")
-    return ExportOptions(
-        quantize=args.quantize,
-        calibrate=args.calibrate,
-        board=board,
-        backend=args.backend,
-        fallback=not args.no_fallback,
-        overlap=not args.no_overlap,
-        io=args.io,
-    )
-
-
 def _cmd_export(args) -> int:
     from mcu_export.api import export_spec
     from mcu_export.boards import load_board
 
     board = load_board(args.board)  # before the (slow) export, so a typo fails at once
-    options = _export_options(args, board.name)
+    options = cli_export.export_options(args, board.name)
     calibrate = None
     if options.calibrate:
         from mcu_export.int8.calibrate import load_calibration
@@ -265,37 +209,10 @@ def _cmd_export(args) -> int:
             io=options.io,
         )
     out = artifact.save(args.output)
-    _print_export(artifact, out)
+    cli_export.print_export(artifact, out)
     code = _build(out, board.name) if board.firmware else 0
     _report(out)
     return code
-
-
-def _print_export(artifact, out) -> None:
-    mem = artifact.report["memory"]
-    print(f"wrote {out / 'model.pte'} ({artifact.report['pte_bytes']} bytes) and {out / 'report.json'}")
-    print(
-        f"arena {mem['arena_bytes']} bytes (live-set bound {mem['lower_bound_bytes']}"
-        + (f", {mem['overlaps']} outs over their inputs" if mem.get("overlaps") else "")
-        + "), "
-        f"{sum(artifact.report['ops'].values())} kernel calls, {len(artifact.report['ops'])} distinct ops"
-    )
-    for kind in ("inputs", "outputs"):
-        for k, entry in enumerate(artifact.report[kind]):
-            q = entry.get("quantization")
-            if q:
-                print(
-                    f"{kind[:-1]}_{k}: int8{entry['shape']}, scale {q['scale']:.9g}, zero point {q['zero_point']} "
-                    "(float = (q - zero point) * scale)"
-                )
-    parts = artifact.report.get("partitions")
-    if parts:
-        npu = artifact.report["npu"]
-        print(
-            f"{parts['backend']}: {len(parts['subgraphs'])} NPU subgraph(s) with {parts['operators_on_npu']} of "
-            f"{parts['operators']} operators, {npu['total']['cycles_npu']} NPU cycles (Vela's estimate, "
-            f'{npu["system_config"]}, {npu["memory_mode"]}); on the CPU: see report.json "partitions"'
-        )
 
 
 def _build(out, board: str, cmsis_nn=None) -> int:
@@ -343,20 +260,20 @@ def _cmd_run(args) -> int:
     from mcu_export.runners.command import run_command
 
     program = args.program
-    if _is_model_spec(program):
+    if cli_export.is_model_spec(program):
         from mcu_export.boards import load_board
         from mcu_export.loop import export_if_changed
         from mcu_export.model_spec import parse_spec
 
         board = load_board(args.board)
-        options = _export_options(args, board.name)
+        options = cli_export.export_options(args, board.name)
         out = Path(args.out or f"out/{parse_spec(program)[0].stem}-{board.name}" + ("-int8" if args.quantize else ""))
         with _warnings_as_lines():
             artifact = export_if_changed(program, out, options, _progress)
         if artifact is not None:
-            _print_export(artifact, out)
+            cli_export.print_export(artifact, out)
         program = str(out)
-    elif args.out or _export_flags_given(args):
+    elif args.out or cli_export.export_flags_given(args):
         raise UsageError("--out and the export options go with a MODEL_SPEC (path/file.py:factory), not an export")
     code = run_command(
         program,
@@ -373,17 +290,6 @@ def _cmd_run(args) -> int:
     if Path(program, "model.pte").is_file():  # an export folder (a bare .pte has no report.json to report)
         _report(program)
     return code
-
-
-def _is_model_spec(program: str) -> bool:
-    """path/file.py[:factory] names a model; anything else is an export folder or a .pte."""
-    path = program.rpartition(":")[0] if ":" in program and not Path(program).exists() else program
-    return path.endswith(".py")
-
-
-def _export_flags_given(args) -> bool:
-    flags = (args.quantize, args.calibrate, args.backend, args.no_fallback, args.no_overlap, args.io != "float")
-    return any(flags)
 
 
 def _cmd_flash(args) -> int:
