@@ -87,8 +87,9 @@ def build_library(out_dir: Path, cc: str = "cc") -> Path:
     from mcu_export.host_runtime import cache_root, render_kernel_table
 
     table_text = render_kernel_table(portable_ops())
-    # fuse_hard_ramp.c: the table lists the loader fusion that ends in the hardswish/hardsigmoid kernels
-    runtime = [RUNTIME_SRC / "kernel_check.c", RUNTIME_SRC / "dtype.c", RUNTIME_SRC / "fuse_hard_ramp.c"]
+    # fuse_hard_ramp.c: the table lists the loader fusion that ends in the hardswish/hardsigmoid kernels; it
+    # compares op names with fb_reader.c's mx_str_eq
+    runtime = [RUNTIME_SRC / n for n in ("kernel_check.c", "dtype.c", "fuse_hard_ramp.c", "fb_reader.c")]
     flags = [cc, "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE_DIR}"]
     flags += os.environ.get("MX_KERNEL_CFLAGS", "").split()
     digest = hashlib.sha256("\0".join([*flags, table_text]).encode())
