@@ -5,6 +5,10 @@
 #include "mx_matmul_f32.h"
 #include "mx_matmul_nt_f32.h"
 
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#include <arm_mve.h>
+#endif
+
 /* Direct convolution in register tiles: 4 (or 1) output channels times 4 (or 1) output pixels on one
  * line, accumulated over (input channel, kernel row, kernel column) in FPU registers. A tap of the 4x4
  * tile costs 8 loads for 16 multiply-adds instead of a load, a bounds check and a store per multiply-add.
@@ -24,6 +28,54 @@ typedef struct tile {
   int32_t y_oc, y_px;            /* output steps: channel plane, tile pixel */
 } tile;
 
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+/* MVE: the 4 output channels in a vector, their weights (w_oc apart) in one gather per tap, each pixel's input
+ * broadcast; the outputs (y_oc apart) in one scatter per pixel. The vector operators take the scalar code's
+ * contraction (none under GCC's -std=c11: a multiply and an add, as the FPU's vmla) and MVE rounds as the FPU does:
+ * the same bits, but that MVE flushes subnormals to zero. */
+static inline uint32x4_t lanes_apart(int32_t step) { return vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)step); }
+
+static inline __attribute__((always_inline)) void tile_4oc_4px_body(const tile *t, const int32_t sp) {
+  const uint32x4_t w_off = lanes_apart(t->w_oc);
+  const int32_t step_kw = t->x_kw;
+  float32x4_t a0 = vld1q_f32(t->bias), a1 = a0, a2 = a0, a3 = a0;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        const float32x4_t v = vldrwq_gather_shifted_offset_f32(wp, w_off);
+        a0 += xp[0] * v, a1 += xp[sp] * v, a2 += xp[2 * sp] * v, a3 += xp[3 * sp] * v;
+      }
+    }
+  }
+  const uint32x4_t y_off = lanes_apart(t->y_oc);
+  const int32_t yp = t->y_px;
+  vstrwq_scatter_shifted_offset_f32(t->y, y_off, a0);
+  vstrwq_scatter_shifted_offset_f32(t->y + yp, y_off, a1);
+  vstrwq_scatter_shifted_offset_f32(t->y + 2 * yp, y_off, a2);
+  vstrwq_scatter_shifted_offset_f32(t->y + 3 * yp, y_off, a3);
+}
+
+/* 4 output channels of one group at 1 pixel */
+__attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
+  const uint32x4_t w_off = lanes_apart(t->w_oc);
+  const int32_t step_kw = t->x_kw;
+  float32x4_t a = vld1q_f32(t->bias);
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        a += vldrwq_gather_shifted_offset_f32(wp, w_off) * *xp;
+      }
+    }
+  }
+  vstrwq_scatter_shifted_offset_f32(t->y, lanes_apart(t->y_oc), a);
+}
+#else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
  * offsets, which leaves -Os enough core registers for the innermost loop. */
@@ -61,10 +113,6 @@ static inline __attribute__((always_inline)) void tile_4oc_4px_body(const tile *
   y[0] = a30, y[yp] = a31, y[2 * yp] = a32, y[3 * yp] = a33;
 }
 
-__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
-
-__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
-
 /* 4 output channels of one group at 1 pixel */
 __attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
   const int32_t so = t->w_oc, step_kw = t->x_kw;
@@ -83,6 +131,12 @@ __attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
   float *y = t->y;
   y[0] = a0, y[t->y_oc] = a1, y[2 * t->y_oc] = a2, y[3 * t->y_oc] = a3;
 }
+
+#endif
+
+__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
+
+__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
 __attribute__((noinline)) static void tile_4g_1px(const tile *t) {
