@@ -2,12 +2,9 @@
 
 #include "mx_conv2d_f32_dw_nhwc.h"
 #include "mx_conv2d_f32_taps.h"
+#include "mx_conv2d_f32_tiles.h"
 #include "mx_matmul_f32.h"
 #include "mx_matmul_nt_f32.h"
-
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-#include <arm_mve.h>
-#endif
 
 /* Direct convolution in register tiles: 4 (or 1) output channels times 4 (or 1) output pixels on one
  * line, accumulated over (input channel, kernel row, kernel column) in FPU registers. A tap of the 4x4
@@ -16,65 +13,15 @@
  * for all of its pixels, so its loops carry no bounds checks. The tiles stay out of line: inlined into the
  * driver's loop nest, -Os would spill far more of their pointers inside the innermost loop. */
 
-typedef struct tile {
-  const float *x;                /* input at (channel 0, first valid tap) under the tile's first pixel */
-  const float *w;                /* weights of the tile's first output channel at (channel 0, first valid tap) */
-  const float *bias;             /* at the tile's first output channel (zeros when the conv has none) */
-  float *y;                      /* output at the tile's first channel and pixel */
-  int32_t cg, nkh, nkw;          /* input channels per group, valid kernel rows, valid kernel columns */
-  int32_t x_c, x_kh, x_kw, x_px; /* input steps: channel plane, kernel row, kernel column, tile pixel */
-  int32_t x_oc;                  /* input step between the channels of a 4-group tile (a group's slice) */
-  int32_t w_oc, w_c, w_kh;       /* weight steps: output channel, input channel, kernel row */
-  int32_t y_oc, y_px;            /* output steps: channel plane, tile pixel */
-} tile;
+typedef mx_conv2d_f32_tile tile;
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-/* MVE: the 4 output channels in a vector, their weights (w_oc apart) in one gather per tap, each pixel's input
- * broadcast; the outputs (y_oc apart) in one scatter per pixel. The vector operators take the scalar code's
- * contraction (none under GCC's -std=c11: a multiply and an add, as the FPU's vmla) and MVE rounds as the FPU does:
- * the same bits, but that MVE flushes subnormals to zero. */
-static inline uint32x4_t lanes_apart(int32_t step) { return vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)step); }
+/* The MVE tiles: mx_conv2d_f32_tiles.c. */
+__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { mx_conv2d_f32_mve_4oc_4px(t); }
 
-static inline __attribute__((always_inline)) void tile_4oc_4px_body(const tile *t, const int32_t sp) {
-  const uint32x4_t w_off = lanes_apart(t->w_oc);
-  const int32_t step_kw = t->x_kw;
-  float32x4_t a0 = vld1q_f32(t->bias), a1 = a0, a2 = a0, a3 = a0;
-  const float *xc = t->x, *wc = t->w;
-  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
-    const float *xr = xc, *wr = wc;
-    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
-      const float *xp = xr, *wp = wr;
-      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
-        const float32x4_t v = vldrwq_gather_shifted_offset_f32(wp, w_off);
-        a0 += xp[0] * v, a1 += xp[sp] * v, a2 += xp[2 * sp] * v, a3 += xp[3 * sp] * v;
-      }
-    }
-  }
-  const uint32x4_t y_off = lanes_apart(t->y_oc);
-  const int32_t yp = t->y_px;
-  vstrwq_scatter_shifted_offset_f32(t->y, y_off, a0);
-  vstrwq_scatter_shifted_offset_f32(t->y + yp, y_off, a1);
-  vstrwq_scatter_shifted_offset_f32(t->y + 2 * yp, y_off, a2);
-  vstrwq_scatter_shifted_offset_f32(t->y + 3 * yp, y_off, a3);
-}
+__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { mx_conv2d_f32_mve_4oc_4px_unit(t); }
 
-/* 4 output channels of one group at 1 pixel */
-__attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
-  const uint32x4_t w_off = lanes_apart(t->w_oc);
-  const int32_t step_kw = t->x_kw;
-  float32x4_t a = vld1q_f32(t->bias);
-  const float *xc = t->x, *wc = t->w;
-  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
-    const float *xr = xc, *wr = wc;
-    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
-      const float *xp = xr, *wp = wr;
-      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
-        a += vldrwq_gather_shifted_offset_f32(wp, w_off) * *xp;
-      }
-    }
-  }
-  vstrwq_scatter_shifted_offset_f32(t->y, lanes_apart(t->y_oc), a);
-}
+__attribute__((noinline)) static void tile_4oc_1px(const tile *t) { mx_conv2d_f32_mve_4oc_1px(t); }
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -132,11 +79,11 @@ __attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
   y[0] = a0, y[t->y_oc] = a1, y[2 * t->y_oc] = a2, y[3 * t->y_oc] = a3;
 }
 
-#endif
 
 __attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
 
 __attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
+#endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
 __attribute__((noinline)) static void tile_4g_1px(const tile *t) {

@@ -1,17 +1,11 @@
 #include "mx_matmul_nt_f32.h"
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-#include <arm_mve.h>
-#endif
+#include "mx_conv2d_f32_tiles.h"
 
 /* Register tiles as in mx_matmul_f32.c: 4 rows of a times 4 rows of bt, 8 loads per 16 multiply-adds, both
  * operands read along p with unit steps. Out of line for the same reason (-Os spills row pointers). */
 
-typedef struct nt {
-  const float *a, *bt, *bias;
-  float *c;
-  uint32_t lda, ldb, ldc, k;
-} nt;
+typedef mx_matmul_nt_f32_tile nt;
 
 static float bias_at(const float *bias, uint32_t j) { return bias != NULL ? bias[j] : 0.0f; }
 
@@ -26,45 +20,7 @@ __attribute__((noinline)) static void tile_4x1(const nt *t) {
   t->c[0] = c0, t->c[t->ldc] = c1, t->c[2 * t->ldc] = c2, t->c[3 * t->ldc] = c3;
 }
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-/* MVE: 4 columns of c in a vector, their 4 rows of bt (ldb apart) in one gather per p, times each of `rows` rows of
- * a (up to 6: 6 accumulators, the gather and a product fill the 8 vector registers), so that a channels-last image
- * row of 5 or 6 pixels is one tile. The vector operators take the scalar code's contraction (none under GCC's
- * -std=c11: a multiply and an add, as the FPU's vmla) and MVE rounds as the FPU does: the same bits, but that MVE
- * flushes subnormals to zero. */
-static inline __attribute__((always_inline)) void rows_x4(const nt *t, const uint32_t rows) {
-  const uint32_t lda = t->lda;
-  const float *a = t->a, *b = t->bt;
-  const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0u, 1), t->ldb);
-  float32x4_t c0 = t->bias != NULL ? vld1q_f32(t->bias) : vdupq_n_f32(0.0f), c1 = c0, c2 = c0, c3 = c0, c4 = c0;
-  float32x4_t c5 = c0;
-  for (uint32_t p = 0; p < t->k; ++p) {
-    const float32x4_t w = vldrwq_gather_shifted_offset_f32(b + p, off);
-    const float *ap = a + p;
-    c0 += ap[0] * w;
-    if (rows > 1) c1 += ap[lda] * w;
-    if (rows > 2) c2 += ap[2 * lda] * w;
-    if (rows > 3) c3 += ap[3 * lda] * w;
-    if (rows > 4) c4 += ap[4 * lda] * w;
-    if (rows > 5) c5 += ap[5 * lda] * w;
-  }
-  float *c = t->c;
-  const uint32_t ldc = t->ldc;
-  vst1q_f32(c, c0);
-  if (rows > 1) vst1q_f32(c + ldc, c1);
-  if (rows > 2) vst1q_f32(c + 2 * ldc, c2);
-  if (rows > 3) vst1q_f32(c + 3 * ldc, c3);
-  if (rows > 4) vst1q_f32(c + 4 * ldc, c4);
-  if (rows > 5) vst1q_f32(c + 5 * ldc, c5);
-}
-
-__attribute__((noinline)) static void tile_1x4(const nt *t) { rows_x4(t, 1); }
-__attribute__((noinline)) static void tile_2x4(const nt *t) { rows_x4(t, 2); }
-__attribute__((noinline)) static void tile_3x4(const nt *t) { rows_x4(t, 3); }
-__attribute__((noinline)) static void tile_4x4(const nt *t) { rows_x4(t, 4); }
-__attribute__((noinline)) static void tile_5x4(const nt *t) { rows_x4(t, 5); }
-__attribute__((noinline)) static void tile_6x4(const nt *t) { rows_x4(t, 6); }
-#else
+#if !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)) /* MVE: mx_conv2d_f32_tiles.c */
 __attribute__((noinline)) static void tile_4x4(const nt *t) {
   const float *a0 = t->a, *a1 = a0 + t->lda, *a2 = a1 + t->lda, *a3 = a2 + t->lda;
   const float *b0 = t->bt, *b1 = b0 + t->ldb, *b2 = b1 + t->ldb, *b3 = b2 + t->ldb;
@@ -107,14 +63,7 @@ __attribute__((noinline)) static void tile_1x4(const nt *t) {
 /* `rows` rows of c (1 to 6 with MVE, else 4 or 1), 4 columns. */
 static void tile_x4(const nt *t, uint32_t rows) {
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  switch (rows) {
-    case 6: tile_6x4(t); break;
-    case 5: tile_5x4(t); break;
-    case 4: tile_4x4(t); break;
-    case 3: tile_3x4(t); break;
-    case 2: tile_2x4(t); break;
-    default: tile_1x4(t); break;
-  }
+  mx_matmul_nt_f32_mve_x4(t, rows);
 #else
   if (rows == 4) {
     tile_4x4(t);
