@@ -1,10 +1,7 @@
 #include "mx_conv2d_f32_dw_nhwc.h"
 
 #include "mx_conv2d_f32_taps.h"
-
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-#include <arm_mve.h>
-#endif
+#include "mx_conv2d_f32_tiles.h"
 
 /* A chunk of up to 4 output pixels along a row, every channel, 4 channels at a time: the 4 channels' weights of a
  * tap are loaded once for all the chunk's pixels, and a pixel's 4 channels are one load apart from the next tap's.
@@ -12,17 +9,7 @@
  * padded edges run one pixel at a time with the taps that land inside. The chunks stay out of line for the reason
  * of mx_conv2d_f32.c's tiles (-Os spills their pointers when inlined into the row loop). */
 
-typedef struct dw {
-  const float *x;             /* input at channel 0 of the chunk's first pixel, at its first valid tap */
-  const float *w;             /* channel 0's weight at that tap */
-  const float *bias;          /* NULL: none */
-  float *y;                   /* output at channel 0 of the chunk's first pixel */
-  int32_t c, nkh, nkw;        /* channels, valid kernel rows, valid kernel columns */
-  int32_t x_kh, x_kw, x_px;   /* input steps: kernel row, kernel column, chunk pixel */
-  int32_t w_c, w_kh;          /* weight steps: channel, kernel row */
-} dw;
-
-static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+typedef mx_conv2d_f32_dw dw;
 
 /* Channel c alone at the chunk's np pixels: the channels past the last multiple of 4. */
 static void one_channel(const dw *t, int32_t c, int32_t np) {
@@ -40,35 +27,14 @@ static void one_channel(const dw *t, int32_t c, int32_t np) {
 }
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-/* 4 channels in a vector per pixel; a tap's 4 weights (w_c apart) in one gather. The vector operators take the
- * scalar code's contraction (none under GCC's -std=c11: a multiply and an add, as its vmla), and MVE rounds to
- * nearest as the FPU does: the same bits, but that MVE flushes subnormal operands and results to zero. */
+/* The M55's chunk: mx_conv2d_f32_tiles.c (4 channels at a time); the channels past them here. */
 static inline __attribute__((always_inline)) void chunk_body(const dw *t, const int32_t np) {
-  const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)t->w_c);
-  const int32_t step_kw = t->x_kw, sp = t->x_px, cs = t->c;
-  int32_t c = 0;
-  for (; c + 4 <= cs; c += 4) {
-    float32x4_t a0 = vld1q_f32(t->bias != NULL ? t->bias + c : zeros), a1 = a0, a2 = a0, a3 = a0;
-    const float *xr = t->x + c, *wr = t->w + c * t->w_c;
-    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
-      const float *xp = xr, *wp = wr;
-      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
-        const float32x4_t v = vldrwq_gather_shifted_offset_f32(wp, off);
-        a0 += v * vld1q_f32(xp);
-        if (np > 1) a1 += v * vld1q_f32(xp + sp);
-        if (np > 2) a2 += v * vld1q_f32(xp + 2 * sp);
-        if (np > 3) a3 += v * vld1q_f32(xp + 3 * sp);
-      }
-    }
-    float *y = t->y + c;
-    vst1q_f32(y, a0);
-    if (np > 1) vst1q_f32(y + cs, a1);
-    if (np > 2) vst1q_f32(y + 2 * cs, a2);
-    if (np > 3) vst1q_f32(y + 3 * cs, a3);
-  }
-  for (; c < cs; ++c) one_channel(t, c, np);
+  mx_conv2d_f32_mve_dw(t, np);
+  for (int32_t c = t->c & ~3; c < t->c; ++c) one_channel(t, c, np);
 }
 #else
+static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+
 /* 4 channels times np pixels in FPU registers: per tap 4 weight loads for up to 16 multiply-adds. */
 static inline __attribute__((always_inline)) void chunk_body(const dw *t, const int32_t np) {
   const int32_t so = t->w_c, step_kw = t->x_kw, sp = t->x_px, cs = t->c;

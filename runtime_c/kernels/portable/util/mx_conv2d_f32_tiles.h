@@ -27,11 +27,25 @@ typedef struct mx_matmul_nt_f32_tile {
   uint32_t lda, ldb, ldc, k;
 } mx_matmul_nt_f32_tile;
 
+/* A chunk of the channels-last depthwise convolution (mx_conv2d_f32_dw_nhwc.c): up to 4 pixels along an output row,
+ * every channel. */
+typedef struct mx_conv2d_f32_dw {
+  const float *x;             /* input at channel 0 of the chunk's first pixel, at its first valid tap */
+  const float *w;             /* channel 0's weight at that tap */
+  const float *bias;          /* NULL: none */
+  float *y;                   /* output at channel 0 of the chunk's first pixel */
+  int32_t c, nkh, nkw;        /* channels, valid kernel rows, valid kernel columns */
+  int32_t x_kh, x_kw, x_px;   /* input steps: kernel row, kernel column, chunk pixel */
+  int32_t w_c, w_kh;          /* weight steps: channel, kernel row */
+} mx_conv2d_f32_dw;
+
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 /* 4 output channels of one group at 4 pixels x_px input elements apart (_unit: 1 apart), and at 1 pixel. */
 void mx_conv2d_f32_mve_4oc_4px(const mx_conv2d_f32_tile *t);
 void mx_conv2d_f32_mve_4oc_4px_unit(const mx_conv2d_f32_tile *t);
 void mx_conv2d_f32_mve_4oc_1px(const mx_conv2d_f32_tile *t);
+/* The depthwise chunk's np (1 to 4) pixels, channels [0, c & ~3). */
+void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np);
 /* `rows` (1 to 6) rows of c, 4 columns. */
 void mx_matmul_nt_f32_mve_x4(const mx_matmul_nt_f32_tile *t, uint32_t rows);
 #endif
