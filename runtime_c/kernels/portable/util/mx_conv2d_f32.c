@@ -1,5 +1,8 @@
 #include "mx_conv2d_f32.h"
 
+#include "mx_conv2d_f32_dw_nhwc.h"
+#include "mx_conv2d_f32_taps.h"
+#include "mx_conv2d_f32_tiles.h"
 #include "mx_matmul_f32.h"
 #include "mx_matmul_nt_f32.h"
 
@@ -10,18 +13,16 @@
  * for all of its pixels, so its loops carry no bounds checks. The tiles stay out of line: inlined into the
  * driver's loop nest, -Os would spill far more of their pointers inside the innermost loop. */
 
-typedef struct tile {
-  const float *x;                /* input at (channel 0, first valid tap) under the tile's first pixel */
-  const float *w;                /* weights of the tile's first output channel at (channel 0, first valid tap) */
-  const float *bias;             /* at the tile's first output channel (zeros when the conv has none) */
-  float *y;                      /* output at the tile's first channel and pixel */
-  int32_t cg, nkh, nkw;          /* input channels per group, valid kernel rows, valid kernel columns */
-  int32_t x_c, x_kh, x_kw, x_px; /* input steps: channel plane, kernel row, kernel column, tile pixel */
-  int32_t x_oc;                  /* input step between the channels of a 4-group tile (a group's slice) */
-  int32_t w_oc, w_c, w_kh;       /* weight steps: output channel, input channel, kernel row */
-  int32_t y_oc, y_px;            /* output steps: channel plane, tile pixel */
-} tile;
+typedef mx_conv2d_f32_tile tile;
 
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+/* The MVE tiles: mx_conv2d_f32_tiles.c. */
+__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { mx_conv2d_f32_mve_4oc_4px(t); }
+
+__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { mx_conv2d_f32_mve_4oc_4px_unit(t); }
+
+__attribute__((noinline)) static void tile_4oc_1px(const tile *t) { mx_conv2d_f32_mve_4oc_1px(t); }
+#else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
  * offsets, which leaves -Os enough core registers for the innermost loop. */
@@ -59,10 +60,6 @@ static inline __attribute__((always_inline)) void tile_4oc_4px_body(const tile *
   y[0] = a30, y[yp] = a31, y[2 * yp] = a32, y[3 * yp] = a33;
 }
 
-__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
-
-__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
-
 /* 4 output channels of one group at 1 pixel */
 __attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
   const int32_t so = t->w_oc, step_kw = t->x_kw;
@@ -81,6 +78,12 @@ __attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
   float *y = t->y;
   y[0] = a0, y[t->y_oc] = a1, y[2 * t->y_oc] = a2, y[3 * t->y_oc] = a3;
 }
+
+
+__attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
+
+__attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
+#endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
 __attribute__((noinline)) static void tile_4g_1px(const tile *t) {
@@ -136,54 +139,23 @@ __attribute__((noinline)) static void tile_1oc_1px(const tile *t) {
   *t->y = acc;
 }
 
-/* One spatial axis of the convolution, with the memory steps along it. */
-typedef struct axis {
-  int32_t in, out, k, stride, pad, dil;
-  int32_t x_step, w_step, y_step; /* input elements per input index, weights per tap, outputs per index */
-} axis;
-
-/* Taps [*first, *first + count) of output index `o` land inside the input; returns count (0: *first 0)
- * and sets *offset to the input offset of the first one (0 when there is none). */
-static int32_t valid_taps(const axis *a, int32_t o, int32_t *first, int32_t *offset) {
-  int32_t start = o * a->stride - a->pad;
-  int32_t lo = start < 0 ? (a->dil - 1 - start) / a->dil : 0;
-  int32_t hi = start < a->in ? (a->in - start + a->dil - 1) / a->dil : 0;
-  hi = hi < a->k ? hi : a->k;
-  if (hi <= lo) {
-    *first = 0, *offset = 0;
-    return 0;
-  }
-  *first = lo, *offset = (start + lo * a->dil) * a->x_step;
-  return hi - lo;
-}
-
-/* Output indices [*lo, *hi) along `a` whose window lies inside the input (no padding reached). */
-static void interior(const axis *a, int32_t *lo, int32_t *hi) {
-  int32_t span = a->dil * (a->k - 1) + 1;
-  int32_t l = (a->pad + a->stride - 1) / a->stride;
-  int32_t h = a->in + a->pad >= span ? (a->in + a->pad - span) / a->stride + 1 : 0;
-  l = l < a->out ? l : a->out;
-  h = h < a->out ? h : a->out;
-  *lo = l, *hi = h > l ? h : l;
-}
-
 static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
 /* How a call's loops are laid over the tensors: the axes (u across lines, v along them), the output indices of v
  * whose windows stay inside the input, and the channels per group. */
 typedef struct nest {
-  axis ah, aw;
-  const axis *u, *v;
+  mx_conv_axis ah, aw;
+  const mx_conv_axis *u, *v;
   bool along_w;
   int32_t v_lo, v_hi, cg, og;
 } nest;
 
 static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32_layout *l, bool rows) {
-  p->ah = (axis){s->in_h, s->out_h, s->k_h, s->stride[0], s->pad[0], s->dil[0], l->x_row, s->k_w, l->y_row};
-  p->aw = (axis){s->in_w, s->out_w, s->k_w, s->stride[1], s->pad[1], s->dil[1], l->x_px, 1, l->y_px};
+  p->ah = (mx_conv_axis){s->in_h, s->out_h, s->k_h, s->stride[0], s->pad[0], s->dil[0], l->x_row, s->k_w, l->y_row};
+  p->aw = (mx_conv_axis){s->in_w, s->out_w, s->k_w, s->stride[1], s->pad[1], s->dil[1], l->x_px, 1, l->y_px};
   int32_t h_lo, h_hi, w_lo, w_hi;
-  interior(&p->ah, &h_lo, &h_hi);
-  interior(&p->aw, &w_lo, &w_hi);
+  mx_conv_interior(&p->ah, &h_lo, &h_hi);
+  mx_conv_interior(&p->aw, &w_lo, &w_hi);
   p->along_w = rows || w_hi - w_lo >= h_hi - h_lo; /* in row order, lines are output rows */
   p->u = p->along_w ? &p->ah : &p->aw, p->v = p->along_w ? &p->aw : &p->ah;
   p->v_lo = p->along_w ? w_lo : h_lo, p->v_hi = p->along_w ? w_hi : h_hi;
@@ -196,12 +168,12 @@ static void block_line(const nest *p, tile t, const float *x, const float *w, co
   const int32_t g = o / p->og;
   const float *xg = x + (size_t)g * (size_t)t.x_c * (size_t)p->cg, *wo = w + (size_t)o * (size_t)t.w_oc;
   t.bias = bias != NULL ? bias + o : zeros;
-  int32_t u0 = 0, u_off = 0, nu = valid_taps(p->u, iu, &u0, &u_off);
+  int32_t u0 = 0, u_off = 0, nu = mx_conv_valid_taps(p->u, iu, &u0, &u_off);
   const float *xu = xg + u_off, *wu = wo + u0 * p->u->w_step;
   float *yu = y + (size_t)o * (size_t)t.y_oc + iu * p->u->y_step;
-  const axis *v = p->v;
+  const mx_conv_axis *v = p->v;
   for (int32_t iv = 0; iv < v->out;) {
-    int32_t v0 = 0, v_off = 0, nv = valid_taps(v, iv, &v0, &v_off);
+    int32_t v0 = 0, v_off = 0, nv = mx_conv_valid_taps(v, iv, &v0, &v_off);
     t.nkh = p->along_w ? nu : nv, t.nkw = p->along_w ? nv : nu;
     t.x = xu + v_off, t.w = wu + v0 * v->w_step, t.y = yu + iv * v->y_step;
     int32_t step = 1;
@@ -302,6 +274,11 @@ void mx_conv2d_f32(const mx_conv2d_f32_shape *s, const mx_conv2d_f32_layout *l, 
   const bool nhwc = l->x_c == 1 && l->y_c == 1 && l->x_px == s->c_in && l->y_px == s->c_out;
   if (one && nhwc && s->groups == 1) {
     pointwise_nhwc(s, x, w, bias, y, order);
+    return;
+  }
+  const bool rows_any = order == MX_CONV_FAST || order == MX_CONV_ROWS || order == MX_CONV_ROWS_BACKWARD;
+  if (nhwc && rows_any && s->groups == s->c_in && s->c_out == s->c_in) {
+    mx_conv2d_f32_dw_nhwc(s, x, w, bias, y, order == MX_CONV_ROWS_BACKWARD);
     return;
   }
   if (one && nchw && order == MX_CONV_FAST) {

@@ -1,16 +1,26 @@
 #include "mx_matmul_nt_f32.h"
 
+#include "mx_conv2d_f32_tiles.h"
+
 /* Register tiles as in mx_matmul_f32.c: 4 rows of a times 4 rows of bt, 8 loads per 16 multiply-adds, both
  * operands read along p with unit steps. Out of line for the same reason (-Os spills row pointers). */
 
-typedef struct nt {
-  const float *a, *bt, *bias;
-  float *c;
-  uint32_t lda, ldb, ldc, k;
-} nt;
+typedef mx_matmul_nt_f32_tile nt;
 
 static float bias_at(const float *bias, uint32_t j) { return bias != NULL ? bias[j] : 0.0f; }
 
+/* 4 rows of a, 1 row of bt */
+__attribute__((noinline)) static void tile_4x1(const nt *t) {
+  const float *a0 = t->a, *a1 = a0 + t->lda, *a2 = a1 + t->lda, *a3 = a2 + t->lda, *b = t->bt;
+  float c0 = bias_at(t->bias, 0), c1 = c0, c2 = c0, c3 = c0;
+  for (uint32_t p = 0; p < t->k; ++p) {
+    const float w = b[p];
+    c0 += a0[p] * w, c1 += a1[p] * w, c2 += a2[p] * w, c3 += a3[p] * w;
+  }
+  t->c[0] = c0, t->c[t->ldc] = c1, t->c[2 * t->ldc] = c2, t->c[3 * t->ldc] = c3;
+}
+
+#if !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)) /* MVE: mx_conv2d_f32_tiles.c */
 __attribute__((noinline)) static void tile_4x4(const nt *t) {
   const float *a0 = t->a, *a1 = a0 + t->lda, *a2 = a1 + t->lda, *a3 = a2 + t->lda;
   const float *b0 = t->bt, *b1 = b0 + t->ldb, *b2 = b1 + t->ldb, *b3 = b2 + t->ldb;
@@ -38,17 +48,6 @@ __attribute__((noinline)) static void tile_4x4(const nt *t) {
   c[0] = c30, c[1] = c31, c[2] = c32, c[3] = c33;
 }
 
-/* 4 rows of a, 1 row of bt */
-__attribute__((noinline)) static void tile_4x1(const nt *t) {
-  const float *a0 = t->a, *a1 = a0 + t->lda, *a2 = a1 + t->lda, *a3 = a2 + t->lda, *b = t->bt;
-  float c0 = bias_at(t->bias, 0), c1 = c0, c2 = c0, c3 = c0;
-  for (uint32_t p = 0; p < t->k; ++p) {
-    const float w = b[p];
-    c0 += a0[p] * w, c1 += a1[p] * w, c2 += a2[p] * w, c3 += a3[p] * w;
-  }
-  t->c[0] = c0, t->c[t->ldc] = c1, t->c[2 * t->ldc] = c2, t->c[3 * t->ldc] = c3;
-}
-
 /* 1 row of a, 4 rows of bt */
 __attribute__((noinline)) static void tile_1x4(const nt *t) {
   const float *a = t->a, *b0 = t->bt, *b1 = b0 + t->ldb, *b2 = b1 + t->ldb, *b3 = b2 + t->ldb;
@@ -58,6 +57,29 @@ __attribute__((noinline)) static void tile_1x4(const nt *t) {
     c0 += v * b0[p], c1 += v * b1[p], c2 += v * b2[p], c3 += v * b3[p];
   }
   t->c[0] = c0, t->c[1] = c1, t->c[2] = c2, t->c[3] = c3;
+}
+#endif
+
+/* `rows` rows of c (1 to 6 with MVE, else 4 or 1), 4 columns. */
+static void tile_x4(const nt *t, uint32_t rows) {
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  mx_matmul_nt_f32_mve_x4(t, rows);
+#else
+  if (rows == 4) {
+    tile_4x4(t);
+  } else {
+    tile_1x4(t);
+  }
+#endif
+}
+
+/* Rows in a block from row i on, of m. */
+static uint32_t block_rows(uint32_t i, uint32_t m) {
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  return m - i < 6 ? m - i : 6;
+#else
+  return m - i >= 4 ? 4 : 1;
+#endif
 }
 
 /* 1 row of a, 1 row of bt */
@@ -69,25 +91,26 @@ __attribute__((noinline)) static void tile_1x1(const nt *t) {
   *t->c = acc;
 }
 
-/* Rows [i, i + rows) of c (rows 4 or 1), every column. */
+/* Rows [i, i + rows) of c, every column. */
 static void row_block(nt t, const float *a, const float *bt, const float *bias, float *c, uint32_t i, uint32_t rows,
                       uint32_t n) {
   t.a = a + (size_t)i * t.lda;
   uint32_t j = 0;
   for (; j + 4 <= n; j += 4) {
     t.bt = bt + (size_t)j * t.ldb, t.bias = bias != NULL ? bias + j : NULL, t.c = c + (size_t)i * t.ldc + j;
-    if (rows == 4) {
-      tile_4x4(&t);
-    } else {
-      tile_1x4(&t);
-    }
+    tile_x4(&t, rows);
   }
   for (; j < n; ++j) {
-    t.bt = bt + (size_t)j * t.ldb, t.bias = bias != NULL ? bias + j : NULL, t.c = c + (size_t)i * t.ldc + j;
-    if (rows == 4) {
-      tile_4x1(&t);
-    } else {
-      tile_1x1(&t);
+    nt u = t;
+    u.bt = bt + (size_t)j * t.ldb, u.bias = bias != NULL ? bias + j : NULL;
+    for (uint32_t r = 0, step; r < rows; r += step) {
+      step = rows - r >= 4 ? 4 : 1;
+      u.a = t.a + (size_t)r * t.lda, u.c = c + (size_t)(i + r) * t.ldc + j;
+      if (step == 4) {
+        tile_4x1(&u);
+      } else {
+        tile_1x1(&u);
+      }
     }
   }
 }
@@ -95,7 +118,8 @@ static void row_block(nt t, const float *a, const float *bt, const float *bias, 
 void mx_matmul_nt_f32(const float *a, uint32_t lda, const float *bt, uint32_t ldb, const float *bias, float *c,
                       uint32_t ldc, uint32_t m, uint32_t k, uint32_t n) {
   const nt t = {NULL, NULL, NULL, NULL, lda, ldb, ldc, k};
-  uint32_t i = 0;
-  for (; i + 4 <= m; i += 4) row_block(t, a, bt, bias, c, i, 4, n);
-  for (; i < m; ++i) row_block(t, a, bt, bias, c, i, 1, n);
+  for (uint32_t i = 0, rows; i < m; i += rows) {
+    rows = block_rows(i, m);
+    row_block(t, a, bt, bias, c, i, rows, n);
+  }
 }

@@ -1,0 +1,142 @@
+#include "mx_conv2d_f32_tiles.h"
+
+/* The M55's tiles; elsewhere this file is empty (the FPU's are in the files that call them). */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#include <arm_mve.h>
+
+/* The direct convolution: the 4 output channels in a vector, their weights (w_oc apart) in one gather per tap, each pixel's input
+ * broadcast; the outputs (y_oc apart) in one scatter per pixel. The vector operators take the scalar code's
+ * contraction (none under GCC's -std=c11: a multiply and an add, as the FPU's vmla) and MVE rounds as the FPU does:
+ * the same bits, but that MVE flushes subnormals to zero. */
+static inline uint32x4_t lanes_apart(int32_t step) { return vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)step); }
+
+static inline __attribute__((always_inline)) void conv_4oc_4px(const mx_conv2d_f32_tile *t, const int32_t sp) {
+  const uint32x4_t w_off = lanes_apart(t->w_oc);
+  const int32_t step_kw = t->x_kw;
+  float32x4_t a0 = vld1q_f32(t->bias), a1 = a0, a2 = a0, a3 = a0;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        const float32x4_t v = vldrwq_gather_shifted_offset_f32(wp, w_off);
+        a0 += xp[0] * v, a1 += xp[sp] * v, a2 += xp[2 * sp] * v, a3 += xp[3 * sp] * v;
+      }
+    }
+  }
+  const uint32x4_t y_off = lanes_apart(t->y_oc);
+  const int32_t yp = t->y_px;
+  vstrwq_scatter_shifted_offset_f32(t->y, y_off, a0);
+  vstrwq_scatter_shifted_offset_f32(t->y + yp, y_off, a1);
+  vstrwq_scatter_shifted_offset_f32(t->y + 2 * yp, y_off, a2);
+  vstrwq_scatter_shifted_offset_f32(t->y + 3 * yp, y_off, a3);
+}
+
+/* 4 output channels of one group at 1 pixel */
+void mx_conv2d_f32_mve_4oc_1px(const mx_conv2d_f32_tile *t) {
+  const uint32x4_t w_off = lanes_apart(t->w_oc);
+  const int32_t step_kw = t->x_kw;
+  float32x4_t a = vld1q_f32(t->bias);
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        a += vldrwq_gather_shifted_offset_f32(wp, w_off) * *xp;
+      }
+    }
+  }
+  vstrwq_scatter_shifted_offset_f32(t->y, lanes_apart(t->y_oc), a);
+}
+
+void mx_conv2d_f32_mve_4oc_4px(const mx_conv2d_f32_tile *t) { conv_4oc_4px(t, t->x_px); }
+
+/* with the pixels' loads immediate offsets from one pointer */
+void mx_conv2d_f32_mve_4oc_4px_unit(const mx_conv2d_f32_tile *t) { conv_4oc_4px(t, 1); }
+
+/* The 1x1 product: 4 columns of c in a vector, their 4 rows of bt (ldb apart) in one gather per p, times each of
+ * `rows` rows of a (up to 6: 6 accumulators, the gather and a product fill the 8 vector registers), so that a
+ * channels-last image row of 5 or 6 pixels is one tile. Rounding as above. */
+static inline __attribute__((always_inline)) void rows_x4(const mx_matmul_nt_f32_tile *t, const uint32_t rows) {
+  const uint32_t lda = t->lda;
+  const float *a = t->a, *b = t->bt;
+  const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0u, 1), t->ldb);
+  float32x4_t c0 = t->bias != NULL ? vld1q_f32(t->bias) : vdupq_n_f32(0.0f), c1 = c0, c2 = c0, c3 = c0, c4 = c0;
+  float32x4_t c5 = c0;
+  for (uint32_t p = 0; p < t->k; ++p) {
+    const float32x4_t w = vldrwq_gather_shifted_offset_f32(b + p, off);
+    const float *ap = a + p;
+    c0 += ap[0] * w;
+    if (rows > 1) c1 += ap[lda] * w;
+    if (rows > 2) c2 += ap[2 * lda] * w;
+    if (rows > 3) c3 += ap[3 * lda] * w;
+    if (rows > 4) c4 += ap[4 * lda] * w;
+    if (rows > 5) c5 += ap[5 * lda] * w;
+  }
+  float *c = t->c;
+  const uint32_t ldc = t->ldc;
+  vst1q_f32(c, c0);
+  if (rows > 1) vst1q_f32(c + ldc, c1);
+  if (rows > 2) vst1q_f32(c + 2 * ldc, c2);
+  if (rows > 3) vst1q_f32(c + 3 * ldc, c3);
+  if (rows > 4) vst1q_f32(c + 4 * ldc, c4);
+  if (rows > 5) vst1q_f32(c + 5 * ldc, c5);
+}
+
+__attribute__((noinline)) static void tile_1x4(const mx_matmul_nt_f32_tile *t) { rows_x4(t, 1); }
+__attribute__((noinline)) static void tile_2x4(const mx_matmul_nt_f32_tile *t) { rows_x4(t, 2); }
+__attribute__((noinline)) static void tile_3x4(const mx_matmul_nt_f32_tile *t) { rows_x4(t, 3); }
+__attribute__((noinline)) static void tile_4x4(const mx_matmul_nt_f32_tile *t) { rows_x4(t, 4); }
+__attribute__((noinline)) static void tile_5x4(const mx_matmul_nt_f32_tile *t) { rows_x4(t, 5); }
+
+void mx_matmul_nt_f32_mve_x4(const mx_matmul_nt_f32_tile *t, uint32_t rows) {
+  switch (rows) {
+    case 1: tile_1x4(t); break;
+    case 2: tile_2x4(t); break;
+    case 3: tile_3x4(t); break;
+    case 4: tile_4x4(t); break;
+    case 5: tile_5x4(t); break;
+    default: rows_x4(t, 6); break;
+  }
+}
+/* The channels-last depthwise convolution: 4 channels of a pixel in a vector, a tap's 4 weights (w_c apart) in one
+ * gather for the chunk's np pixels. Rounding as above. */
+static inline __attribute__((always_inline)) void dw_chunk(const mx_conv2d_f32_dw *t, const int32_t np) {
+  const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)t->w_c);
+  const int32_t step_kw = t->x_kw, sp = t->x_px, cs = t->c;
+  for (int32_t c = 0; c + 4 <= cs; c += 4) {
+    float32x4_t a0 = t->bias != NULL ? vld1q_f32(t->bias + c) : vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    const float *xr = t->x + c, *wr = t->w + c * t->w_c;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        const float32x4_t v = vldrwq_gather_shifted_offset_f32(wp, off);
+        a0 += v * vld1q_f32(xp);
+        if (np > 1) a1 += v * vld1q_f32(xp + sp);
+        if (np > 2) a2 += v * vld1q_f32(xp + 2 * sp);
+        if (np > 3) a3 += v * vld1q_f32(xp + 3 * sp);
+      }
+    }
+    float *y = t->y + c;
+    vst1q_f32(y, a0);
+    if (np > 1) vst1q_f32(y + cs, a1);
+    if (np > 2) vst1q_f32(y + 2 * cs, a2);
+    if (np > 3) vst1q_f32(y + 3 * cs, a3);
+  }
+}
+
+__attribute__((noinline)) static void dw_1(const mx_conv2d_f32_dw *t) { dw_chunk(t, 1); }
+__attribute__((noinline)) static void dw_2(const mx_conv2d_f32_dw *t) { dw_chunk(t, 2); }
+__attribute__((noinline)) static void dw_3(const mx_conv2d_f32_dw *t) { dw_chunk(t, 3); }
+
+void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np) {
+  switch (np) {
+    case 1: dw_1(t); break;
+    case 2: dw_2(t); break;
+    case 3: dw_3(t); break;
+    default: dw_chunk(t, 4); break;
+  }
+}
+#endif
