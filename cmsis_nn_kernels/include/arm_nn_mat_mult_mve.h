@@ -12,21 +12,20 @@
  * separate tail). Each filter vector is loaded once for the four rows; with `sum`, its sum is taken too
  * (for the lhs offset: sum((x + off) * w) = sum(x * w) + off * sum(w)). The accumulators must be even
  * registers (VMLADAV, VADDV encode them so: the "Te" constraint). */
-#define DOT4_LOOP(SUM_INSN)                                                                                    \
-    "   add     %[x1], %[x0], %[pitch]          \n"                                                            \
-    "   add     %[x2], %[x1], %[pitch]          \n"                                                            \
-    "   add     %[x3], %[x2], %[pitch]          \n"                                                            \
-    "   wlstp.8 lr, %[cnt], 1f                  \n"                                                            \
-    "2: vldrb.8 q0, [%[w]], #16                 \n" SUM_INSN                                                   \
-    "   vldrb.8 q1, [%[x0]], #16                \n"                                                            \
-    "   vmladava.s8 %[a0], q0, q1               \n"                                                            \
-    "   vldrb.8 q1, [%[x1]], #16                \n"                                                            \
-    "   vmladava.s8 %[a1], q0, q1               \n"                                                            \
-    "   vldrb.8 q1, [%[x2]], #16                \n"                                                            \
-    "   vmladava.s8 %[a2], q0, q1               \n"                                                            \
-    "   vldrb.8 q1, [%[x3]], #16                \n"                                                            \
-    "   vmladava.s8 %[a3], q0, q1               \n"                                                            \
-    "   letp    lr, 2b                          \n"                                                            \
+#define DOT4_LOOP(SUM_INSN)                                                                                  \
+    "   add     %[x1], %[x0], %[pitch]          \n"                                                          \
+    "   add     %[x2], %[x1], %[pitch]          \n"                                                          \
+    "   add     %[x3], %[x2], %[pitch]          \n"                                                          \
+    "   wlstp.8 lr, %[cnt], 1f                  \n"                                                          \
+    "2: vldrb.8 q0, [%[w]], #16                 \n" SUM_INSN "   vldrb.8 q1, [%[x0]], #16                \n" \
+    "   vmladava.s8 %[a0], q0, q1               \n"                                                          \
+    "   vldrb.8 q1, [%[x1]], #16                \n"                                                          \
+    "   vmladava.s8 %[a1], q0, q1               \n"                                                          \
+    "   vldrb.8 q1, [%[x2]], #16                \n"                                                          \
+    "   vmladava.s8 %[a2], q0, q1               \n"                                                          \
+    "   vldrb.8 q1, [%[x3]], #16                \n"                                                          \
+    "   vmladava.s8 %[a3], q0, q1               \n"                                                          \
+    "   letp    lr, 2b                          \n"                                                          \
     "1:                                         \n"
 
 /* a[r] = init + row r of lhs times w, *sum = sum(w) */

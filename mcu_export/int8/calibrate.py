@@ -4,7 +4,7 @@ example inputs' shapes, and report ranges that came out degenerate."""
 from __future__ import annotations
 
 import warnings
-from typing import Callable, Iterable, List, Optional, Tuple, Union
+from typing import Callable, Iterable, List, Optional, Sized, Tuple, Union
 
 import torch
 
@@ -97,7 +97,7 @@ def run_calibration(
         say(NOT_REPRESENTATIVE)
         notes.append(NOT_REPRESENTATIVE)
     batches, name = _batches(source, example_inputs)
-    total = len(batches) if hasattr(batches, "__len__") else None  # a generator's length is not known
+    total = len(batches) if isinstance(batches, Sized) else None  # a generator's length is not known
     count = 0
     with torch.no_grad():
         for index, batch in enumerate(batches):
