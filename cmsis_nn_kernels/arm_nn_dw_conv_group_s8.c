@@ -163,6 +163,23 @@ static inline void inside_cols(int32_t base, int32_t dilation, int32_t taps, int
     *k1 = hi;
 }
 
+/* The run's next output pixel (row-major over the output), advancing (oy, ox): the input at its first inside
+ * tap, that tap's column and how many tap columns are inside. */
+static inline __attribute__((always_inline)) const int8_t *next_pixel(
+    const arm_nn_dw_group_args *a, int32_t *oy, int32_t *ox, int32_t *kx0, int32_t *cols)
+{
+    const int8_t *row = a->input + (*oy * a->stride_h + a->first_row) * a->input_w * a->channels;
+    const int32_t base_x = *ox * a->stride_w - a->padding_w;
+    if (++*ox == a->out_w) {
+        *ox = 0;
+        (*oy)++;
+    }
+    int32_t kx1;
+    inside_cols(base_x, 1, a->kernel_w, a->input_w, kx0, &kx1);
+    *cols = kx1 - *kx0;
+    return row + (base_x + *kx0) * a->channels;
+}
+
 /* One requantized output; `full`: the clamp is int8's own range, one SSAT. */
 static inline __attribute__((always_inline)) int8_t requant1(
     int32_t acc, int32_t mult, int32_t shift, int32_t offset, int32_t lo, int32_t hi, int full)
@@ -227,16 +244,8 @@ static void few_channels(const arm_nn_dw_group_args *g, int32_t oy, int32_t ox, 
     int8_t kernel[ARM_NN_DW_GROUP_MAX_TAPS * 3 + 4] = {0};
     memcpy(kernel, a.kernel, (size_t)(a.rows * w_row));
     for (; count > 0; count--, out += ch) {
-        const int8_t *row = a.input + (oy * a.stride_h + a.first_row) * row_bytes;
-        const int32_t base_x = ox * a.stride_w - a.padding_w;
-        if (++ox == a.out_w) {
-            ox = 0;
-            oy++;
-        }
-        int32_t kx0, kx1;
-        inside_cols(base_x, 1, a.kernel_w, a.input_w, &kx0, &kx1);
-        const int32_t cols = kx1 - kx0;
-        const int8_t *x0 = row + (base_x + kx0) * ch;
+        int32_t kx0, cols;
+        const int8_t *x0 = next_pixel(&a, &oy, &ox, &kx0, &cols);
         int32_t acc[4] = {0, 0, 0, 0};
         for (int32_t c = 0; c < ch; c++) {
             acc[c] = a.bias ? a.bias[c] : 0;
@@ -272,22 +281,15 @@ void arm_nn_dw_conv_group_s8(const arm_nn_dw_group_args *g, int32_t oy, int32_t 
         return;
     }
     const arm_nn_dw_group_args a = *g;
-    const int32_t ch = a.channels, row_bytes = a.input_w * ch, w_row = a.kernel_w * ch, x_row = a.row_step - w_row;
+    const int32_t ch = a.channels, w_row = a.kernel_w * ch, x_row = a.row_step - w_row;
     const uint32_t off2 = ((uint32_t)(uint16_t)a.input_offset << 16) | (uint16_t)a.input_offset;
     const int full = a.activation_min == -128 && a.activation_max == 127;
     for (; count > 0; count--, out += ch) {
-        const int8_t *row = a.input + (oy * a.stride_h + a.first_row) * row_bytes;
-        const int32_t base_x = ox * a.stride_w - a.padding_w;
-        if (++ox == a.out_w) {
-            ox = 0;
-            oy++;
-        }
-        int32_t kx0, kx1;
-        inside_cols(base_x, 1, a.kernel_w, a.input_w, &kx0, &kx1);
-        const int32_t cols = kx1 - kx0;
+        int32_t kx0, cols;
+        const int8_t *x_first = next_pixel(&a, &oy, &ox, &kx0, &cols);
         /* The input's distance from the kernel at the first inside tap of the first tap row; it grows by
          * row_step - w_row from a tap row to the next. */
-        const int32_t x_from_w = (int32_t)((row + (base_x + kx0) * ch) - (a.kernel + kx0 * ch));
+        const int32_t x_from_w = (int32_t)(x_first - (a.kernel + kx0 * ch));
         for (int32_t c = 0; c < ch; c += 4) {
             const int32_t cb = MIN(c, ch - 4);
             int32_t acc[4] = {0, 0, 0, 0};

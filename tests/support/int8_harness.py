@@ -343,6 +343,7 @@ CONV_FC = Suite(
     "conv_fc",
     [
         "arm_nn_mat_mult_nt_t_s8",
+        "arm_nn_mat_mult_nt_t_s8_init",
         "arm_nn_vec_mat_mult_t_s8",
         "arm_nn_dw_conv_pixel_s8",
         "arm_nn_dw_conv_group_s8",
