@@ -5,6 +5,7 @@
  * multiplier 1. */
 #include "arm_nnsupportfunctions.h"
 
+#if defined(ARM_NN_USE_MVE) || defined(ARM_NN_USE_DSP) /* the scalar build has no runs (clang: unused function) */
 /* The tap rows k in [*k0, *k1) with 0 <= base + k * dilation < size (a rectangle with the columns: see the pixel
  * helper). */
 static inline void inside_rows(int32_t base, int32_t dilation, int32_t taps, int32_t size, int32_t *k0, int32_t *k1)
@@ -19,6 +20,7 @@ static inline void inside_rows(int32_t base, int32_t dilation, int32_t taps, int
     *k0 = lo;
     *k1 = hi;
 }
+#endif
 
 void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 const cmsis_nn_per_channel_quant_params *quant_params,
