@@ -13,10 +13,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
-import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional
+
+from mcu_export.pte.debug_map import is_library  # installed packages and the standard library
 
 FINGERPRINT = "export.sha256"
 
@@ -45,22 +46,16 @@ def _package_digest() -> bytes:
     return digest.digest()
 
 
-def _installed_roots() -> Tuple[Path, ...]:
-    paths = sysconfig.get_paths()
-    return tuple(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths)
-
-
 def user_files(before: Iterable[str]) -> List[Path]:
     """Source files of the modules imported since `before` (names in sys.modules) that are neither installed
     packages nor the standard library: the model's own code."""
-    roots = _installed_roots()
     found = set()
     for name in set(sys.modules) - set(before):
         file = getattr(sys.modules.get(name), "__file__", None)
         if not file:
             continue
         path = Path(file).resolve()
-        if path.suffix == ".py" and path.is_file() and not any(path.is_relative_to(r) for r in roots):
+        if path.suffix == ".py" and path.is_file() and not is_library(str(path)):
             found.add(path)
     return sorted(found)
 

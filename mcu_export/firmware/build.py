@@ -10,6 +10,7 @@ Build outputs go to <project>/build/ (CMake's tree) and are published to <projec
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -63,6 +64,12 @@ def _tools_for(board: Board) -> Sequence[str]:
         ("arm-none-eabi-gcc",) if board.compiler.kind == "gcc" else ("clang-16", "ld.lld-16", "arm-none-eabi-gcc")
     )
     return ("cmake", "ninja") + compilers
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_version(compiler: str) -> str:
+    """The first line of `compiler --version`, once per process (a staging tree's key)."""
+    return subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.split("\n", 1)[0]
 
 
 def _gcc_query(*args: str) -> str:
@@ -183,9 +190,7 @@ def build_project(out_dir: Union[str, Path], *, analyse_stack: bool = True) -> B
     require_tools(*_tools_for(board))
     if not staging.enabled():
         return _publish_build(out_dir, out_dir, board, _build_tree(out_dir, board, analyse_stack))
-    compiler = _tools_for(board)[2]
-    version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.split("\n", 1)[0]
-    with staging.slot(staging.key(out_dir, board.name, version)) as tree:
+    with staging.slot(staging.key(out_dir, board.name, _compiler_version(_tools_for(board)[2]))) as tree:
         staging.sync(out_dir, tree)
         stack = _build_tree(tree, board, analyse_stack)
         staging.write_back(tree, out_dir, stack_mod.STACK_LD)
