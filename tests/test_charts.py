@@ -1,69 +1,58 @@
-"""The profile as a chart (mcu_export.charts): the HTML page's SVG read back against the figures it was drawn
-from (bars proportional to ticks, one rectangle per planned tensor where the plan puts it, the peak at the
-arena size), the PNG checked as a PNG chunk by chunk, and `--chart` on real runs (host, QEMU, a serial
-device on a pty)."""
+"""`--chart` (mcu_export.charts, drawn by the report's figures): the page is self-contained and names every op
+with its figure and every planned tensor in its hover titles, computed here from the profile and plan it was
+given; the PNG is the same figure (its size the SVG's at the PNG's resolution) with content; a missing
+matplotlib is one line; and `--chart` on real runs (host, QEMU, a serial device on a pty)."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
-import struct
 import sys
-import zlib
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 
-from mcu_export.charts import (
-    ChartData,
-    MemoryPlan,
-    OpBar,
-    TensorSpan,
-    chart_paths,
-    from_profile,
-    load_plan,
-    write_charts,
-)
-from mcu_export.charts.png import png_bytes
-from mcu_export.charts.svg import html_page
+from mcu_export.charts import MemoryPlan, TensorSpan, chart_paths, from_profile, from_run, load_plan, write_charts
 from mcu_export.errors import UsageError
 from mcu_export.serial.client import OpTicks, Profile
+
+pytest.importorskip("matplotlib", reason="--chart needs the charts extra (matplotlib)")
 
 VOID = {"meta", "br", "img", "hr", "link", "input"}
 
 
 class Page(HTMLParser):
-    """Every element with its attributes and the SVG panel (<g class="panel ...">) it sits in; tags must
-    nest and close properly (html.parser alone would accept anything)."""
+    """Elements with their attributes and the hover titles; tags must nest and close (html.parser alone
+    accepts anything)."""
 
     def __init__(self, text: str):
         super().__init__()
-        self.elements, self.stack, self.panel, self.titles = [], [], None, []
+        self.elements, self.stack, self.titles = [], [], []
         self.feed(text)
         self.close()
         assert not self.stack, f"unclosed: {self.stack}"
 
     def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "g" and "panel" in a.get("class", ""):
-            self.panel = a
-        self.elements.append((tag, a, self.panel))
+        self.elements.append((tag, dict(attrs)))
         if tag not in VOID:
             self.stack.append(tag)
 
     def handle_startendtag(self, tag, attrs):
-        self.elements.append((tag, dict(attrs), self.panel))
+        self.elements.append((tag, dict(attrs)))
 
     def handle_endtag(self, tag):
         assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}"
         self.stack.pop()
 
     def handle_data(self, data):
-        if self.stack and self.stack[-1] == "title":
+        if self.stack and self.stack[-1] == "title" and "svg" in self.stack:
             self.titles.append(data)
 
-    def of_class(self, cls):
-        return [(a, p) for tag, a, p in self.elements if cls in a.get("class", "").split()]
+    def svg(self):
+        (svg,) = [a for t, a in self.elements if t == "svg"]  # one figure: the profile above the timeline
+        return svg
 
 
 def plan():
@@ -82,60 +71,62 @@ def profile():
                           OpTicks(2, "kernel", "aten::mm.out", 450)])  # fmt: skip
 
 
-def close(a, b):
-    return abs(float(a) - float(b)) < 0.011  # the SVG keeps two decimals
+def check_self_contained(text: str) -> Page:
+    page = Page(text)
+    tags = {tag for tag, _ in page.elements}
+    assert page.elements[0][0] == "html" and not tags & {"script", "link", "img", "iframe", "object"}, tags
+    for tag, attrs in page.elements:
+        for key in ("src", "href", "xlink:href"):
+            assert not attrs.get(key) or attrs[key].startswith("#"), (tag, attrs)  # only the page's own ids
+    assert not re.search(r"""(src|href)\s*=\s*["']?https?:""", text) and "url(http" not in text
+    return page
 
 
-def test_html_parses_and_bars_are_proportional_to_ticks():
-    page = Page(html_page(from_profile(profile(), plan())))
-    bars = page.of_class("bar")
-    assert len(bars) == 3
-    ticks = {o.index: o.ticks for o in profile().ops}
-    px = float(bars[0][1]["data-px-per-unit"])
-    baseline = float(bars[0][1]["data-baseline"])
-    xs = []
-    for a, _ in bars:
-        value = ticks[int(a["data-index"])]
-        assert int(a["data-value"]) == value
-        assert close(a["height"], value * px) and close(float(a["y"]) + float(a["height"]), baseline)
-        xs.append(float(a["x"]))
-    assert xs == sorted(xs)  # in instruction order
-    heights = [float(a["height"]) for a, _ in bars]
-    assert heights[1] == max(heights) and close(heights[0] / heights[1] * 1200, 300)
-    titles = " ".join(page.titles)
-    assert "#1 aten::add.out: 1,200 ticks (60.0% of the invoke)" in titles  # share of the whole invoke
-    assert page.elements[0][0] == "html" and not any(tag == "script" for tag, _, _ in page.elements)
+def check_png(path, svg) -> None:
+    """The SVG's size (points) at the PNG's resolution, and more than a frame on a white page."""
+    from PIL import Image
+
+    from mcu_export.report.render import PNG_DPI
+
+    inches = [float(svg[k].removesuffix("pt")) / 72 for k in ("width", "height")]
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        assert image.size == tuple(round(v * PNG_DPI) for v in inches), (image.size, inches)
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) >= 8, "a blank or nearly blank image"
+    white = max((n for n, c in colours if c == (255, 255, 255)), default=0)
+    assert white < 0.97 * image.width * image.height
 
 
-def test_timeline_has_one_rect_per_tensor_where_the_plan_puts_it():
-    p = plan()
-    page = Page(html_page(from_profile(profile(), p)))
-    rects = page.of_class("tensor")
-    assert len(rects) == len(p.tensors)
-    by_value = {t.value: t for t in p.tensors}
-    for a, g in rects:
-        t = by_value[int(a["data-value"])]
-        x0, col, y0, px = (float(g[k]) for k in ("data-x0", "data-column", "data-y0", "data-px-per-byte"))
-        assert close(a["x"], x0 + (t.first + 1) * col) and close(a["width"], (t.last - t.first + 1) * col)
-        assert close(a["y"], y0 - (t.offset + t.size) * px) and close(a["height"], t.size * px)
-        assert (int(a["data-offset"]), int(a["data-size"])) == (t.offset, t.size)
-    (peak, g), = page.of_class("peak")[:1]  # fmt: skip
-    assert int(peak["data-bytes"]) == 224 and close(
-        peak["y1"], float(g["data-y0"]) - 224 * float(g["data-px-per-byte"])
-    )
-    assert len(page.of_class("peak-at")) == 1  # where the peak is reached: tensor %1 from instruction 0
-    assert "peak: 224 bytes, reached by %1 at instruction 0" in page.titles
-    (bound, _), = [b for b in page.of_class("bound") if "data-bytes" in b[0]]  # fmt: skip
-    assert int(bound["data-bytes"]) == 208 and bound["stroke-dasharray"]
+def tensor_titles(page: Page, p: MemoryPlan):
+    """A hover title per planned tensor, naming it, its bytes and its offset."""
+    for t in p.tensors:
+        (title,) = [s for s in page.titles if s.startswith(f"%{t.value} (")]
+        assert f"{t.size:,} bytes at [{t.offset:,}, {t.offset + t.size:,})" in title
+    return [s for s in page.titles if re.match(r"%\d+ \(", s)]
 
 
-def test_no_plan_no_timeline_and_names_are_escaped():
-    prof = Profile(10, [OpTicks(0, "delegate", "<npu & co>", 10)])
-    page_text = html_page(from_profile(prof))
-    page = Page(page_text)
-    assert not page.of_class("tensor") and len(page.of_class("bar")) == 1
-    assert "<npu & co>" not in page_text and "&lt;npu &amp; co&gt;" in page_text
-    assert "pass the program (--program OUT)" in page_text
+def test_page_and_png(tmp_path):
+    prof, p = profile(), plan()
+    html, png = write_charts(tmp_path / "p.html", from_profile(prof, p))
+    assert (html, png) == (tmp_path / "p.html", tmp_path / "p.png") and html.is_file() and png.is_file()
+    text = html.read_text()
+    page = check_self_contained(text)
+    check_png(png, page.svg())
+    for o in prof.ops:  # each op's name and ticks in its bar's title, and its share of the whole invoke
+        share = 100.0 * o.ticks / prof.total_ticks
+        assert f"[{o.index}] {o.name}: {o.ticks:,} ticks ({share:.1f}% of the invoke)" in page.titles
+    assert len(tensor_titles(page, p)) == len(p.tensors)
+    assert f"{prof.total_ticks:,}" in text  # the invoke's total, in the figure's title and the table
+
+
+def test_no_plan_no_timeline_and_names_are_escaped(tmp_path):
+    html, _ = write_charts(tmp_path / "p", from_profile(Profile(10, [OpTicks(0, "delegate", "<npu & co>", 10)])))
+    text = html.read_text()
+    page = check_self_contained(text)
+    assert not [s for s in page.titles if re.match(r"%\d+ \(", s)] and len(page.titles) == 1
+    assert "<npu & co>" not in text and "&lt;npu &amp; co&gt;" in text
+    assert "pass the program (--program OUT)" in text
 
 
 def test_a_profile_of_another_program_is_refused():
@@ -147,27 +138,20 @@ def test_a_profile_of_another_program_is_refused():
         from_profile(Profile(10, profile().ops + [OpTicks(3, "kernel", "aten::mm.out", 10)]), plan())
 
 
-def assert_bars_proportional(page):
-    for a, g in page.of_class("bar"):
-        px, baseline = float(g["data-px-per-unit"]), float(g["data-baseline"])
-        assert px > 0 and close(a["height"], int(a["data-value"]) * px)
-        assert close(float(a["y"]) + float(a["height"]), baseline)
+def test_many_ops_the_largest_drawn_every_one_listed(tmp_path):
+    from mcu_export.report.figures import MAX_BARS
+
+    ops = [OpTicks(i, "kernel", "aten::add.out", 10 + i) for i in range(600)]
+    html, png = write_charts(tmp_path / "p.html", from_profile(Profile(10**6, ops)))
+    page = check_self_contained(html.read_text())
+    check_png(png, page.svg())
+    drawn = {int(re.match(r"\[(\d+)\]", s).group(1)) for s in page.titles}
+    assert drawn == set(range(600 - MAX_BARS, 600))  # the largest ones
+    rows = [a for t, a in page.elements if t == "tr"]
+    assert len(rows) == 1 + 600 + 1  # header, every op, the total
 
 
-def test_many_ops_narrow_the_columns_not_the_page():
-    from mcu_export.charts.layout import MAX_WIDTH
-
-    names = ["aten::convolution.out", "aten::add.out"]
-    ops = [OpTicks(i, "kernel", names[i % 2], 10 + i) for i in range(600)]
-    page = Page(html_page(from_profile(Profile(10**6, ops))))
-    (svg, _), = [(a, p) for tag, a, p in page.elements if tag == "svg"]  # fmt: skip
-    assert int(svg["width"]) == MAX_WIDTH and len(page.of_class("bar")) == 600
-    assert 0 < len(page.of_class("label")) < 600  # every n-th bar labelled, the rest by their titles
-    assert_bars_proportional(page)
-
-
-def test_delegate_calls_say_their_npu_cycles():
-    from mcu_export.charts import from_run
+def test_delegate_calls_get_their_npu_cycles(tmp_path):
     from mcu_export.runners.base import ModelRun, OpCount
 
     p = plan()
@@ -176,95 +160,35 @@ def test_delegate_calls_say_their_npu_cycles():
     per_op = [OpCount(0, "aten::relu.out", 100), OpCount(2, "aten::mm.out", 50)]
     run = ModelRun([], "corstone-300", "qemu", 0.1, per_op, instructions_per_inference=200)
     npu = {"source": "vela estimate", "subgraphs": [{"delegate": 0, "cycles_npu": 1234, "layers": []}]}
-    text = html_page(from_run(run, p, npu=npu))
-    page = Page(text)
-    assert len(page.of_class("bar")) == 2 and int(page.of_class("mark")[0][0]["data-index"]) == 1
-    assert "NPU 1,234 cycles (vela estimate)" in text and "1: delegate 0 (EthosUBackend)" in text
+    page = Page(write_charts(tmp_path / "a", from_run(run, p, npu=npu))[0].read_text())
+    assert "[0] aten::relu.out: 100 instructions (50.0% of the invoke)" in page.titles
+    assert "[1] delegate 0 (EthosUBackend): 1,234 NPU cycles (vela estimate)" in page.titles
     npu["measured"] = [{"delegate": 0, "instruction": 1, "cycles": 999, "source": "PMU"}]  # an FVP counted it
-    assert "NPU 999 cycles (PMU)" in html_page(from_run(run, p, npu=npu))
+    page = Page(write_charts(tmp_path / "b", from_run(run, p, npu=npu))[0].read_text())
+    assert "[1] delegate 0 (EthosUBackend): 999 NPU cycles (PMU)" in page.titles
 
 
-def test_fused_and_unmeasured_ops_keep_their_bar():
-    data = ChartData("t", "instructions", [OpBar(0, "aten::mm.out", 90), OpBar(1, "aten::relu.out", None)], 100)
-    bars = Page(html_page(data)).of_class("bar")
-    assert [float(a["height"]) for a, _ in bars][1] == 0.0 and len(bars) == 2
-
-
-def png_chunks(data: bytes):
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks = 8, []
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
-        assert zlib.crc32(kind + body) == crc, f"bad CRC in {kind!r}"
-        chunks.append((kind, body))
-        pos += 12 + length
-    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND" and pos == len(data)
-    return chunks
-
-
-def unfilter(raw: bytes, width: int, height: int, channels: int) -> np.ndarray:
-    """PNG's five row filters undone (RFC 2083 6.3), to look at the pixels."""
-    stride, out, prev = width * channels, [], bytearray(width * channels)
-    for r in range(height):
-        f, row = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1 : (r + 1) * (stride + 1)])
-        for i in range(stride):
-            a = row[i - channels] if i >= channels else 0
-            b, c = prev[i], prev[i - channels] if i >= channels else 0
-            if f == 1:
-                row[i] = (row[i] + a) & 255
-            elif f == 2:
-                row[i] = (row[i] + b) & 255
-            elif f == 3:
-                row[i] = (row[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.append(bytes(row))
-        prev = row
-    return np.frombuffer(b"".join(out), np.uint8).reshape(height, width, channels)
-
-
-def check_png(data: bytes, size=None) -> np.ndarray:
-    chunks = png_chunks(data)
-    assert len(chunks[0][1]) == 13  # IHDR: width, height, depth, colour type, compression, filter, interlace
-    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[0][1])
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}[colour]
-    assert depth == 8 and interlace == 0 and width >= 900 and height > 400
-    assert size is None or (width, height) == size
-    raw = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
-    assert len(raw) == height * (1 + width * channels)
-    return unfilter(raw, width, height, channels)
-
-
-def test_png_is_a_valid_png_and_not_blank():
-    pytest.importorskip("PIL", reason="the charts extra (Pillow) draws the PNG")
-    from mcu_export.charts.layout import layout
-
-    data = from_profile(profile(), plan())
-    scene = layout(data)
-    pixels = check_png(png_bytes(data), (scene.width, scene.height))  # the SVG's size
-    assert pixels.astype(float).var() > 100 and len(np.unique(pixels.reshape(-1, pixels.shape[2]), axis=0)) > 5
-
-
-def test_write_charts_names_and_missing_pillow(tmp_path, monkeypatch):
+def test_chart_paths_and_missing_matplotlib(tmp_path, monkeypatch):
     assert chart_paths(tmp_path / "p.html") == (tmp_path / "p.html", tmp_path / "p.png")
     assert chart_paths(tmp_path / "p") == (tmp_path / "p.html", tmp_path / "p.png")
-    monkeypatch.setitem(sys.modules, "PIL", None)  # as if Pillow were not installed
-    with pytest.raises(UsageError, match=r"pip install 'mcu-export\[charts\]'"):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    with pytest.raises(UsageError, match=r"--chart needs matplotlib: pip install 'mcu-export\[charts\]'"):
         write_charts(tmp_path / "p.html", from_profile(profile(), plan()))
-    assert not list(tmp_path.iterdir())  # no page without its PNG
+    assert not list(tmp_path.iterdir())  # neither file
 
 
-def test_cli_chart_without_pillow_fails_before_running(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("command", ["run", "serial"])
+def test_cli_chart_without_matplotlib_is_one_line_before_anything(command, tmp_path, monkeypatch, capsys):
     from mcu_export.cli import main
 
-    monkeypatch.setitem(sys.modules, "PIL", None)
-    assert main(["run", str(tmp_path / "none"), "--chart", str(tmp_path / "c.html")]) == 2
-    (line,) = capsys.readouterr().err.splitlines()  # one line, about Pillow, not about the missing program
-    assert "needs Pillow: pip install 'mcu-export[charts]'" in line
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    if command == "run":  # before the missing program is noticed (and before a run that may take minutes)
+        args = ["run", str(tmp_path / "none"), "--chart", str(tmp_path / "c.html")]
+    else:  # before the port is opened
+        args = ["serial", "profile", "--port", "/dev/nonexistent-serial", "--chart", str(tmp_path / "c.html")]
+    assert main(args) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "--chart needs matplotlib: pip install 'mcu-export[charts]'" in line
 
 
 def test_serial_profile_program_goes_with_chart(capsys):
@@ -286,9 +210,9 @@ def mnist(tmp_path_factory):
 
 
 def read_chart(html):
-    assert html.is_file() and html.with_suffix(".png").is_file()
-    check_png(html.with_suffix(".png").read_bytes())
-    return Page(html.read_text())
+    page = check_self_contained(html.read_text())
+    check_png(html.with_suffix(".png"), page.svg())
+    return page
 
 
 @pytest.mark.slow
@@ -312,29 +236,29 @@ def test_load_plan_is_the_planners(mnist):
 @pytest.mark.slow
 @pytest.mark.parametrize("board", ["host", "mps2-an505"])
 def test_run_with_chart_writes_both(mnist, board, tmp_path, capsys):
-    pytest.importorskip("PIL", reason="the charts extra (Pillow) draws the PNG")
     if board != "host" and not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-gcc")):
         pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     from mcu_export.cli import main
 
     out, report = mnist
-    html = tmp_path / "chart.html"
-    assert main(["run", str(out), "--board", board, "--input", str(out / "x.npy"), "--chart", str(html)]) == 0
+    html, run_json = tmp_path / "chart.html", tmp_path / "run.json"
+    args = ["run", str(out), "--board", board, "--input", str(out / "x.npy"), "--json", str(run_json)]
+    assert main([*args, "--chart", str(html)]) == 0
     assert f"wrote {html} and {html.with_suffix('.png')}" in capsys.readouterr().out
     page = read_chart(html)
-    assert len(page.of_class("tensor")) == report["memory"]["planned_tensors"]
-    assert int(page.of_class("peak")[0][0]["data-bytes"]) == report["memory"]["arena_bytes"]
-    bars = page.of_class("bar")
+    assert len(tensor_titles(page, load_plan(out))) == report["memory"]["planned_tensors"]
+    bars = [s for s in page.titles if re.match(r"\[\d+\] ", s)]
+    per_op = json.loads(run_json.read_text())["per_op"]
     if board == "host":  # the host runtime counts nothing per op: the page says so
-        assert not bars and "count no instructions per op" in html.read_text()
-    else:  # one bar per kernel call, its instructions from the icount plugin
-        assert len(bars) == report["instructions"] and all(int(a["data-value"]) > 0 for a, _ in bars)
-        assert_bars_proportional(page)
+        assert not per_op and not bars and "count no instructions per op" in html.read_text()
+    else:  # a bar per kernel call, its name and instructions (the icount plugin's) in its title
+        assert len(per_op) == len(bars) == report["instructions"]
+        for o in per_op:
+            assert any(s.startswith(f"[{o['index']}] {o['op']}: {o['instructions']:,} instructions") for s in bars)
 
 
 @pytest.mark.slow
 def test_serial_profile_with_chart(mnist, tmp_path, capsys):
-    pytest.importorskip("PIL", reason="the charts extra (Pillow) draws the PNG")
     from mcu_export.cli import main
     from mcu_export.host_runtime import build_serial_device
     from serial_link import PtyLink
@@ -343,13 +267,16 @@ def test_serial_profile_with_chart(mnist, tmp_path, capsys):
     link = PtyLink(build_serial_device(), tmp_path / "slots.bin")
     try:
         assert main(["serial", "load", str(out), "--port", link.port]) == 0
+        capsys.readouterr()
         html = tmp_path / "profile.html"
         args = ["serial", "profile", "--port", link.port, "--input", str(out / "x.npy"), "--chart", str(html)]
         assert main([*args, "--program", str(out)]) == 0
     finally:
         link.close()
-    assert "total (invoke)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    rows = [r.split() for r in printed.splitlines() if re.match(r"\s*\d+\s", r)]  # "#  op  ticks  share"
+    assert len(rows) == report["instructions"]
     page = read_chart(html)
-    assert len(page.of_class("bar")) == report["instructions"]
-    assert_bars_proportional(page)
-    assert len(page.of_class("tensor")) == report["memory"]["planned_tensors"]
+    for index, name, ticks, _share in rows:
+        assert any(s.startswith(f"[{index}] {name}: {ticks} ticks") for s in page.titles), (index, name, ticks)
+    assert len(tensor_titles(page, load_plan(out))) == report["memory"]["planned_tensors"]

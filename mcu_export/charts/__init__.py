@@ -1,10 +1,11 @@
-"""A profile as a chart: per-op time and the arena timeline, as a self-contained HTML page and a PNG.
+"""`--chart OUT.html` of `mcu-export run` and `serial profile`: per-op time and the arena timeline in one
+figure, drawn by the report's figure code (report/figures.py, matplotlib), written as a self-contained HTML page
+(inline SVG with hover titles, no script, nothing fetched) and as OUT.png next to it.
 
-    data = from_profile(profile, load_plan("out/mnist"))   # or from_run(model_run, plan)
+    data = from_profile(profile, load_plan("out/mnist"))   # or from_run(model_run, plan, npu=...)
     html, png = write_charts("profile.html", data)        # also writes profile.png
 
-data.py says what is shown, layout.py where (one scene for both outputs), svg.py and png.py draw it; png.py
-says why Pillow draws the PNG.
+data.py says what is shown; the figure is built here, from the report's drawing functions.
 """
 
 from __future__ import annotations
@@ -13,9 +14,18 @@ from pathlib import Path
 from typing import Optional, Tuple, Union
 
 from mcu_export import atomic
-from mcu_export.charts.data import ChartData, MemoryPlan, OpBar, TensorSpan, from_profile, from_run, load_plan
-from mcu_export.charts.png import png_bytes, require_pillow
-from mcu_export.charts.svg import html_page
+from mcu_export.charts.data import ChartData, from_profile, from_run
+from mcu_export.report.plan import MemoryPlan, TensorSpan, load_plan
+
+WIDTH = 11  # inches: the report's figures' width
+INSTALL = "--chart needs matplotlib: pip install 'mcu-export[charts]' (or: pip install matplotlib)"
+
+
+def require_matplotlib() -> None:
+    """Before a run that may take minutes: one line (a UsageError) that says how to install it."""
+    from mcu_export.report.figures import require_matplotlib as require
+
+    require(INSTALL)
 
 
 def chart_paths(path: Union[str, Path]) -> Tuple[Path, Path]:
@@ -25,10 +35,56 @@ def chart_paths(path: Union[str, Path]) -> Tuple[Path, Path]:
     return base.with_name(base.name + ".html"), base.with_name(base.name + ".png")
 
 
+def headline(data: ChartData) -> str:
+    """The profile panel's title: what ran and the whole invoke's figures."""
+    p, parts = data.profile, []
+    if p is not None and p.instructions:
+        parts.append(f"{p.instructions:,} instructions per inference")
+    if p is not None and p.ticks:
+        parts.append(f"invoke {p.ticks:,} ticks")
+    return f"{data.title}: {', '.join(parts)}" if parts else data.title
+
+
+def chart_figure(data: ChartData):
+    """(figure, tooltips): the profile above a timeline per arena, each a subfigure drawn by report.figures."""
+    from matplotlib.figure import Figure
+
+    from mcu_export.report import figures
+    from mcu_export.report.program import overlaps, producers
+
+    panels = []
+    if data.profile is not None and any(o.value is not None for o in data.profile.ops):
+        panels.append((figures.profile_height(data.profile), "profile", 0))
+    for arena in sorted(data.plan.arenas) if data.plan is not None else []:
+        panels.append((figures.TIMELINE_HEIGHT, "timeline", arena))
+    fig = Figure(figsize=(WIDTH, sum(h for h, _, _ in panels) or 1.0), layout="constrained")
+    if not panels:  # nothing measured, no plan: the page's notes say why
+        return fig, {}
+    subs = fig.subfigures(len(panels), 1, height_ratios=[h for h, _, _ in panels], squeeze=False)[:, 0]
+    tips: figures.Tooltips = {}
+    for sub, (_, kind, arena) in zip(subs, panels):
+        if kind == "profile":
+            assert data.profile is not None
+            tips.update(figures.draw_profile(sub, data.profile, headline(data)))
+        else:
+            assert data.plan is not None
+            tips.update(figures.draw_timeline(sub, data.plan, arena, producers(data.plan), overlaps(data.plan)))
+    return fig, tips
+
+
 def write_charts(path: Union[str, Path], data: ChartData) -> Tuple[Path, Path]:
+    """Both files or neither: the figure is drawn and rendered before either is written."""
+    require_matplotlib()
+    import matplotlib
+
+    from mcu_export.report import render
+
     html, png = chart_paths(path)
-    image = png_bytes(data)  # first: a missing Pillow must not leave a page without its PNG
-    atomic.write_bytes(html, html_page(data).encode())
+    with matplotlib.rc_context(render.RC):
+        fig, tips = chart_figure(data)
+    page = render.html("report/chart.html.j2", {"chart": (fig, tips)}, data=data, title=headline(data))
+    image = render.png(fig)
+    atomic.write_bytes(html, page.encode())
     atomic.write_bytes(png, image)
     return html, png
 
@@ -48,14 +104,14 @@ def run_chart(path: Union[str, Path], run, program: Union[str, Path], npu=None) 
 __all__ = [
     "ChartData",
     "MemoryPlan",
-    "OpBar",
     "TensorSpan",
+    "chart_figure",
     "chart_paths",
     "from_profile",
     "from_run",
     "load_plan",
     "profile_chart",
+    "require_matplotlib",
     "run_chart",
-    "require_pillow",
     "write_charts",
 ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from mcu_export.charts.data import MemoryPlan, load_plan
+from mcu_export.report.plan import MemoryPlan, load_plan
 from mcu_export.errors import UsageError
 from mcu_export.firmware.sizes import CATEGORIES
 from mcu_export.report.program import Instruction, Overlap, instructions, overlaps, producers
@@ -22,8 +22,8 @@ LAST_RUN = "last_run.json"  # `mcu-export run OUT` writes it (runners/command.py
 class OpTime:
     index: int
     op: str
-    unit: str  # "CPU" or "NPU"
-    value: Optional[int]  # CPU instructions, NPU cycles; None: not measured on its own (fused into a call)
+    unit: str  # "CPU", "NPU" or "ticks" (a serial device's SysTick: `serial profile --chart`)
+    value: Optional[int]  # CPU instructions, NPU cycles, ticks; None: not measured on its own (fused into a call)
     source: str = "measured"  # for NPU cycles: "PMU" or "vela estimate"
 
 
@@ -90,9 +90,9 @@ def _read_json(path: Path) -> Optional[Dict]:
         raise UsageError(f"{path} is not readable JSON ({exc})") from None
 
 
-def _profile(run: Dict, plan: MemoryPlan) -> Profile:
+def profile_of_run(run: Dict, plan: MemoryPlan) -> Profile:
     """CPU instructions per kernel call where the target counted them; per delegate call the NPU cycles a PMU
-    counted, else Vela's estimate for its subgraph."""
+    counted, else Vela's estimate for its subgraph. run: run.json's layout (runners.report.run_json)."""
     ops = [OpTime(o["index"], o["op"], "CPU", o.get("instructions")) for o in run.get("per_op", [])]
     npu = run.get("npu") or {}
     measured = {m["instruction"]: m for m in npu.get("measured", [])}
@@ -151,7 +151,7 @@ def gather(out: Union[str, Path]) -> ReportData:
     method = read_program_file(out / "model.pte").method("forward")
     run = _read_json(out / LAST_RUN)
     notes = []
-    profile = _profile(run, plan) if run else None
+    profile = profile_of_run(run, plan) if run else None
     if profile is None:
         notes.append(f"no run yet: `mcu-export run {out} --board BOARD` records one ({LAST_RUN})")
     elif not any(o.unit == "CPU" and o.value is not None for o in profile.ops):

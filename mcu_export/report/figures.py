@@ -1,7 +1,9 @@
 """The report's figures, drawn with matplotlib (an optional extra: `pip install 'mcu-export[charts]'`).
 
 Figures are made with `matplotlib.figure.Figure`, never pyplot: no global state, no GUI backend chosen, safe
-inside the exporter's process. Each tensor, bar and segment gets a gid, so that svg.py can give it a hover title.
+inside the exporter's process. Each tensor, bar, segment and graph node gets a gid, so that render.py can give it
+a hover title. The timeline and the profile draw into a figure or a subfigure they are given: `--chart`
+(mcu_export.charts) stacks the same two in one figure.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import Dict, List, Optional, Tuple
 from mcu_export.errors import UsageError
 from mcu_export.firmware.sizes import CATEGORIES
 from mcu_export.report.data import OpTime, Profile, ReportData
-from mcu_export.report.program import short_op
+from mcu_export.report.plan import MemoryPlan
+from mcu_export.report.program import Overlap, short_op
 
 INSTALL = "the report's figures need matplotlib: pip install 'mcu-export[charts]' (or: pip install matplotlib)"
 MAX_BARS = 60  # per-op bars past this: the largest ones; the table lists every instruction
@@ -20,14 +23,24 @@ BOUND_COLOUR, ARENA_COLOUR, OVERLAP_COLOUR = "#c44e52", "#222222", "#000000"
 # firmware.sizes.CATEGORIES, each its own colour in every board's bar
 CATEGORY_COLOURS = dict(zip(CATEGORIES, ("#4c72b0", "#55a868", "#8172b2", "#dd8452", "#937860", "#c44e52", "#8c8c8c")))
 
+TIMELINE_HEIGHT = 4.8  # inches, at the page's width of 11
+# A profile unit: its axis label, its word in a hover title, its colour. "ticks": a serial device's SysTick (one
+# clock for kernels and delegate calls alike); "NPU": cycles of the NPU's clock, drawn apart from the CPU's.
+UNITS = {
+    "CPU": ("CPU instructions", "instructions", CPU_COLOUR),
+    "ticks": ("ticks", "ticks", CPU_COLOUR),
+    "NPU": ("NPU cycles", "NPU cycles", NPU_COLOUR),
+}
+
 Tooltips = Dict[str, str]  # gid -> hover text
 
 
-def require_matplotlib() -> None:
+def require_matplotlib(message: str = INSTALL) -> None:
+    """One line that says how to install it (a UsageError), before any work that would need it."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UsageError(INSTALL) from None
+        raise UsageError(message) from None
 
 
 def has_matplotlib() -> bool:
@@ -56,6 +69,11 @@ def _colours(names: List[str]) -> Dict[str, str]:
 
 
 def timeline(data: ReportData, arena: int) -> Tuple[object, Tooltips]:
+    fig = _figure(11, TIMELINE_HEIGHT)
+    return fig, draw_timeline(fig, data.plan, arena, data.producers, data.overlaps)
+
+
+def draw_timeline(fig, plan: MemoryPlan, arena: int, producers: Dict[int, str], overlaps: List[Overlap]) -> Tooltips:
     """Every planned tensor of one arena as a box: x its instructions (first to last use), y its bytes; coloured
     by the operator that writes it; the arena's size and the planner's lower bound as lines; where an output is
     placed over the input it replaces, the shared bytes hatched."""
@@ -63,16 +81,14 @@ def timeline(data: ReportData, arena: int) -> Tuple[object, Tooltips]:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Rectangle
 
-    plan = data.plan
     size = plan.arenas[arena]
     bound = plan.lower_bound if arena == min(plan.arenas) else None
     tensors = [t for t in plan.tensors if t.arena == arena]
-    colours = _colours(list(data.producers.values()))
-    fig = _figure(11, 4.8)
+    colours = _colours(list(producers.values()))
     ax = fig.add_subplot()
     tips: Tooltips = {}
     for t in tensors:
-        op = data.producers.get(t.value, "other")
+        op = producers.get(t.value, "other")
         rect = Rectangle((t.first - 0.5, t.offset), t.last - t.first + 1, t.size, facecolor=colours.get(op, "#999"),
                          edgecolor="white", linewidth=0.6)  # fmt: skip
         gid = f"tensor-{arena}-{t.value}"
@@ -81,7 +97,7 @@ def timeline(data: ReportData, arena: int) -> Tuple[object, Tooltips]:
             f"%{t.value} ({op}): {t.size:,} bytes at [{t.offset:,}, {t.offset + t.size:,}), instructions {t.first}..{t.last}"
         )
         ax.add_patch(rect)
-    for k, o in enumerate(x for x in data.overlaps if x.arena == arena):
+    for k, o in enumerate(x for x in overlaps if x.arena == arena):
         rect = Rectangle((o.instruction - 0.5, o.low), 1, o.high - o.low, fill=False, hatch="///",
                          edgecolor=OVERLAP_COLOUR, linewidth=0.8)  # fmt: skip
         gid = f"overlap-{arena}-{k}"
@@ -95,9 +111,9 @@ def timeline(data: ReportData, arena: int) -> Tuple[object, Tooltips]:
     if bound is not None:
         ax.axhline(bound, color=BOUND_COLOUR, linewidth=1.2, linestyle="--")
         handles.append(Line2D([], [], color=BOUND_COLOUR, linestyle="--", label=f"lower bound {bound:,} B"))
-    if any(o.arena == arena for o in data.overlaps):
+    if any(o.arena == arena for o in overlaps):
         handles.append(Patch(fill=False, hatch="///", edgecolor=OVERLAP_COLOUR, label="out over its input"))
-    used = sorted({data.producers.get(t.value, "other") for t in tensors})
+    used = sorted({producers.get(t.value, "other") for t in tensors})
     handles += [Patch(facecolor=colours.get(op, "#999"), label=op) for op in used[:18]]
     ax.set_xlim(-1.5, plan.instructions + 0.5)
     ax.set_ylim(0, max(size, bound or 0, 1) * 1.05)
@@ -105,7 +121,7 @@ def timeline(data: ReportData, arena: int) -> Tuple[object, Tooltips]:
     ax.set_ylabel("arena offset (bytes)")
     ax.set_title(f"Arena {arena}: {len(tensors)} planned tensors, {size:,} bytes")
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    return fig, tips
+    return tips
 
 
 def _profile_rows(profile: Profile) -> List[OpTime]:
@@ -115,35 +131,51 @@ def _profile_rows(profile: Profile) -> List[OpTime]:
     return ops
 
 
+def profile_height(p: Profile) -> float:
+    """Inches at the page's width: a row per bar."""
+    return max(2.2, 0.7 + 0.26 * len(_profile_rows(p)))
+
+
 def profile(data: ReportData) -> Optional[Tuple[object, Tooltips]]:
-    """The last run per instruction: CPU instructions, and beside them (another unit) the NPU's cycles."""
     p = data.profile
-    ops = _profile_rows(p) if p is not None else []
-    if p is None or not ops:
+    if p is None or not _profile_rows(p):
         return None
-    units = [u for u in ("CPU", "NPU") if any(o.unit == u for o in ops)]
-    fig = _figure(11, max(2.2, 0.7 + 0.26 * len(ops)))
+    fig = _figure(11, profile_height(p))
+    total = f", {p.instructions:,} instructions per inference" if p.instructions else ""
+    return fig, draw_profile(fig, p, f"Last run: {p.board} ({p.target}){total}")
+
+
+def _share(p: Profile, o: OpTime) -> str:
+    total = p.instructions if o.unit == "CPU" else p.ticks if o.unit == "ticks" else None
+    return f" ({100.0 * (o.value or 0) / total:.1f}% of the invoke)" if total else ""
+
+
+def draw_profile(fig, p: Profile, title: str) -> Tooltips:
+    """One bar per instruction that has a figure: CPU instructions or a serial device's ticks, and beside them
+    (another clock) the NPU's cycles. Past MAX_BARS, the largest ones (the page's table lists every one)."""
+    ops = _profile_rows(p)
+    units = [u for u in UNITS if any(o.unit == u for o in ops)]
     axes = fig.subplots(1, len(units), sharey=True, squeeze=False)[0]
     labels = [f"[{o.index}] {short_op(o.op)}" for o in ops]
     tips: Tooltips = {}
     for ax, unit in zip(axes, units):
+        axis_label, word, colour = UNITS[unit]
         values = [o.value if o.unit == unit else 0 for o in ops]
-        bars = ax.barh(range(len(ops)), values, color=CPU_COLOUR if unit == "CPU" else NPU_COLOUR)
+        bars = ax.barh(range(len(ops)), values, color=colour)
         for k, (bar, o) in enumerate(zip(bars, ops)):
             if o.unit == unit:
                 gid = f"bar-{unit}-{o.index}"
                 bar.set_gid(gid)
-                what = "instructions" if unit == "CPU" else f"NPU cycles ({o.source})"
-                tips[gid] = f"[{o.index}] {o.op}: {o.value:,} {what}"
+                what = f"{word} ({o.source})" if unit == "NPU" else word
+                tips[gid] = f"[{o.index}] {o.op}: {o.value:,} {what}{_share(p, o)}"
                 ax.annotate(f"{o.value:,}", (o.value, k), xytext=(3, 0), textcoords="offset points", va="center",
                             fontsize=7)  # fmt: skip
-        ax.set_xlabel("CPU instructions" if unit == "CPU" else "NPU cycles")
+        ax.set_xlabel(axis_label)
         ax.margins(x=0.15)
     axes[0].set_yticks(range(len(ops)), labels, fontsize=8)
     axes[0].invert_yaxis()
-    total = f", {p.instructions:,} instructions per inference" if p.instructions else ""
-    fig.suptitle(f"Last run: {p.board} ({p.target}){total}", fontsize=11)
-    return fig, tips
+    fig.suptitle(title, fontsize=11)
+    return tips
 
 
 def sizes(data: ReportData) -> Optional[Tuple[object, Tooltips]]:

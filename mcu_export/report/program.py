@@ -8,7 +8,7 @@ import linecache
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from mcu_export.charts.data import MemoryPlan, TensorSpan
+from mcu_export.report.plan import MemoryPlan, TensorSpan
 from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
 from mcu_export.pte.debug_map import source_text

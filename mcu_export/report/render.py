@@ -1,4 +1,5 @@
-"""Figures to inline SVG (for the page) and PNG (Agg, for READMEs and CI artefacts), and the page itself.
+"""Figures to inline SVG (for the page) and PNG (Agg, for READMEs and CI artefacts), and the pages themselves
+(the report's, and `--chart`'s in mcu_export.charts).
 
 The SVG keeps text as text (svg.fonttype none: smaller, searchable) and carries no XML prolog, DTD or RDF
 metadata: it sits inside the HTML and nothing in it names a URL to fetch. Several figures share one page, so
@@ -50,8 +51,8 @@ def png(fig) -> bytes:
     return buf.getvalue()
 
 
-def page(data, figures: Dict[str, Tuple[object, Tooltips]], missing: str = "") -> str:
-    """The report page: codegen/report/report.html.j2 with the figures inline (missing: why there are none)."""
+def html(template: str, figures: Dict[str, Tuple[object, Tooltips]], **context) -> str:
+    """codegen/<template> with `figures` inline as SVG (name -> markup) and `context`."""
     from markupsafe import Markup
 
     from mcu_export.report.program import short_op
@@ -60,4 +61,9 @@ def page(data, figures: Dict[str, Tuple[object, Tooltips]], missing: str = "") -
     inline = {name: Markup(svg(fig, tips, name)) for name, (fig, tips) in figures.items()}
     env = templates().overlay(autoescape=True)  # the page's text is the user's (names, source lines): escaped
     env.filters["short_op"] = short_op
-    return env.get_template("report/report.html.j2").render(data=data, figures=inline, missing=missing)
+    return env.get_template(template).render(figures=inline, **context)
+
+
+def page(data, figures: Dict[str, Tuple[object, Tooltips]], missing: str = "") -> str:
+    """The report page: codegen/report/report.html.j2 with the figures inline (missing: why there are none)."""
+    return html("report/report.html.j2", figures, data=data, missing=missing)

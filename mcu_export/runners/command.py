@@ -81,14 +81,14 @@ def run_command(
     """Run once with the .npy inputs (building first when the target needs it and the build is stale),
     print the outputs and what the target measured; save outputs (.npz) and RUN.json when asked.
     port, baud: the link of target `serial`. chart_path: per-op time and the arena timeline as an HTML page
-    and a PNG next to it (mcu_export.charts)."""
+    and a PNG next to it (mcu_export.charts, drawn by the report's figures)."""
     if port and target != "serial":
         raise UsageError("--port goes with --sim serial (a board on a serial link)")
     options = dict(port=port, baud=baud) if target == "serial" else {}
     if chart_path:
-        from mcu_export.charts import require_pillow
+        from mcu_export.charts import require_matplotlib
 
-        require_pillow()  # before a run that may take minutes
+        require_matplotlib()  # before a run that may take minutes
     runner = runner_for(board, target, timeout=timeout, **options)
     runner.open(Path(program))
     runner.use_quantization(Path(program))  # io="int8" exports: float32 inputs quantized, outputs also dequantized

@@ -109,6 +109,10 @@ def profile_command(
 
     if program and not chart_path:
         raise UsageError("--program goes with --chart (it gives the chart its arena timeline)")
+    if chart_path:
+        from mcu_export.charts import require_matplotlib
+
+        require_matplotlib()  # before the port is opened
     with SerialClient(port, baud, timeout=timeout) as c:
         if input_paths:
             c.run(load_inputs(input_paths)[0])
