@@ -162,7 +162,7 @@ def test_page_is_self_contained_with_every_section(which, request, tmp_path):
     page = check_self_contained(text)
     data = gather(out)
     svgs = [a for t, a in page.elements if t == "svg"]
-    assert len(svgs) == len(data.plan.arenas)  # a timeline per arena; no run, no firmware: no other figure
+    assert len(svgs) == len(data.plan.arenas) + 1  # a timeline per arena and the graph; no run, no firmware
     ids = [a["id"] for _, a in page.elements if "id" in a]
     assert len(ids) == len(set(ids)), "ids repeat across the inline figures"
     tensor_titles = [t for t in page.titles if re.match(r"%\d+ \(", t)]
@@ -173,7 +173,7 @@ def test_page_is_self_contained_with_every_section(which, request, tmp_path):
         assert i.op in text
     assert "test_report.py:" in text and "the source line the graph table names" in text
     pngs = sorted(p.name for p in written[1:])
-    assert pngs == [f"report-timeline-{a}.png" for a in sorted(data.plan.arenas)]
+    assert pngs == ["report-graph.png", *(f"report-timeline-{a}.png" for a in sorted(data.plan.arenas))]
     for p in written[1:]:
         check_png(p)
 
@@ -200,15 +200,105 @@ def test_profile_sizes_and_fallbacks_from_recorded_files(int8, tmp_path):
     written = write_report(out, png=True)
     text = (out / PAGE).read_text()
     page = check_self_contained(text)
-    assert sorted(p.name for p in written[1:]) == ["report-profile.png", "report-sizes.png", "report-timeline-1.png"]
+    names = sorted(p.name for p in written[1:])
+    assert names == ["report-graph.png", "report-profile.png", "report-sizes.png", "report-timeline-1.png"]
     for p in written[1:]:
         check_png(p)
-    bar_titles = [t for t in page.titles if re.match(r"\[\d+\] ", t)]
+    bar_titles = [t for t in page.titles if re.match(r"\[\d+\] \S+: [\d,]+ instructions", t)]  # not the graph's
     assert len(bar_titles) == len(per_op) and "1,000 instructions" in " ".join(bar_titles)
     size_titles = [t for t in page.titles if t.startswith("mps2-an386 ")]
     assert len(size_titles) == sum(1 for v in [*categories.values(), *ram.values()] if v)
     assert "18,100" in text and "3,172" in text  # the totals in the sizes table
     assert "no int8 kernel &lt;yet&gt;" in text and "aten::fancy.out" in text  # the user's text, escaped
+
+
+def planned_graph(pte_path: Path):
+    """From the .pte itself: (instructions, {(writer, reader)}, model inputs, model outputs). A planned tensor
+    (not a constant) is written by the first instruction that names it, unless the model gives it, and read by
+    every later one that names it."""
+    from mcu_export.pte import program as pte
+    from mcu_export.pte.reader import read_program_file
+
+    plan = read_program_file(pte_path).method("forward")
+    steps = [ins for chain in plan.chains for ins in chain.instructions]
+
+    def planned(ins):
+        if isinstance(ins, (pte.KernelCall, pte.DelegateCall)):
+            args = ins.args
+        else:
+            args = [ins.move_from, ins.move_to] if isinstance(ins, pte.MoveCall) else []
+        for a in args:
+            v = plan.values[a]
+            for i in v.items if isinstance(v, (pte.TensorList, pte.OptionalTensorList)) else [a]:
+                t = plan.values[i] if i >= 0 else None
+                if isinstance(t, pte.Tensor) and not t.data_buffer_idx:
+                    yield i
+
+    writer = dict.fromkeys(plan.inputs, -1)
+    pairs = set()
+    for step, ins in enumerate(steps):
+        for v in planned(ins):
+            w = writer.setdefault(v, step)
+            if 0 <= w < step:
+                pairs.add((w, step))
+    return len(steps), pairs, set(plan.inputs), set(plan.outputs)
+
+
+def graph_ids(page: Page, kind: str):
+    """The graph figure's <g id="graph-KIND-..."> groups (matplotlib's gids, prefixed by render.svg)."""
+    found = [re.fullmatch(rf"graph-{kind}-(\d+)(?:-(\d+))?", a.get("id", "")) for _, a in page.elements]
+    return [tuple(int(x) for x in m.groups() if x is not None) for m in found if m]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["fp32", "int8"])
+def test_graph_figure_has_a_node_per_instruction_and_an_edge_per_pair(which, request, tmp_path):
+    out = _copy(request.getfixturevalue(which), tmp_path)
+    write_report(out)
+    page = check_self_contained((out / PAGE).read_text())
+    count, pairs, inputs, outputs = planned_graph(out / "model.pte")
+    assert pairs and count >= 5
+    nodes = graph_ids(page, "node")
+    assert sorted(nodes) == [(i,) for i in range(count)]  # each once
+    edges = graph_ids(page, "edge")
+    assert len(edges) == len(set(edges)) and set(edges) == pairs
+    assert {v for (v,) in graph_ids(page, "input")} == inputs and {v for (v,) in graph_ids(page, "output")} == outputs
+    assert len([t for t in page.titles if re.match(r"\[\d+\] .* -> \[\d+\] ", t)]) == len(pairs)  # edges hover
+
+
+def test_graph_layers_delegates_and_cap():
+    import matplotlib
+
+    from mcu_export.report import figures, render
+    from mcu_export.report.graph import MAX_NODES, graph
+    from mcu_export.report.program import Instruction
+
+    pytest.importorskip("matplotlib")
+    # 0 -> 1 -> {2 (NPU), 3} -> 4 (also reads 0's output) -> {5, 6}; 5 also reads a second model input
+    reads = [{0: -1}, {1: 0}, {2: 1}, {2: 1}, {3: 2, 4: 3, 1: 0}, {5: 4, 6: -1}, {5: 4}]
+    ins = [Instruction(k, "aten::add.out", "NPU" if k == 2 else "CPU", read_from=r, written=[k + 10],
+                       returns=[k + 10] if k >= 5 else []) for k, r in enumerate(reads)]  # fmt: skip
+    g = graph(ins)
+    assert g.edges == [(0, 1), (0, 4), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5), (4, 6)]
+    assert [g.layer[n] for n in g.nodes] == [0, 1, 2, 2, 3, 4, 4]  # the longest path from the inputs
+    assert g.column[2] != g.column[3] and g.inputs == {0: [0], 6: [5]} and g.outputs == {15: 5, 16: 6}
+
+    class Data:
+        instructions = ins
+
+    with matplotlib.rc_context(render.RC):
+        fig, tips = figures.graph(Data)
+    boxes = {p.get_gid(): p for p in fig.axes[0].patches}
+    assert boxes["node-2"].get_linewidth() > boxes["node-3"].get_linewidth()  # the delegate call stands out
+    assert boxes["node-2"].get_edgecolor() != boxes["node-3"].get_edgecolor()
+
+    chain = [Instruction(k, "aten::relu.out", "CPU", read_from={k: k - 1}, written=[k + 1]) for k in range(200)]
+    Data.instructions = chain
+    with matplotlib.rc_context(render.RC):
+        fig, tips = figures.graph(Data)
+    assert len([t for t in tips if t.startswith("node-")]) == MAX_NODES
+    assert len([t for t in tips if t.startswith("edge-")]) == MAX_NODES - 1
+    assert fig.get_suptitle() == f"Graph: the first {MAX_NODES} of 200 instructions (the table lists every one)"
 
 
 def test_not_an_export_folder(tmp_path, capsys):
@@ -274,7 +364,7 @@ def test_run_on_qemu_records_its_profile_and_sizes(int8, tmp_path, capsys):
     assert sum(sizes.flash.values()) == sizes.flash_total and sum(sizes.ram.values()) == sizes.ram_total
     assert sizes.flash["kernels"] > 0 and sizes.ram["arenas"] > 0
     page = check_self_contained((out / PAGE).read_text())
-    assert len([a for t, a in page.elements if t == "svg"]) == 3  # timeline, profile, sizes
+    assert len([a for t, a in page.elements if t == "svg"]) == 4  # timeline, profile, sizes, graph
 
 
 def _chromium_skip():

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from mcu_export.report.plan import MemoryPlan, load_plan
 from mcu_export.errors import UsageError
 from mcu_export.firmware.sizes import CATEGORIES
+from mcu_export.report.plan import MemoryPlan, load_plan
 from mcu_export.report.program import Instruction, Overlap, instructions, overlaps, producers
 
 LAST_RUN = "last_run.json"  # `mcu-export run OUT` writes it (runners/command.py): the report's profile

@@ -14,12 +14,15 @@ from mcu_export.errors import UsageError
 from mcu_export.firmware.sizes import CATEGORIES
 from mcu_export.report.data import OpTime, Profile, ReportData
 from mcu_export.report.plan import MemoryPlan
-from mcu_export.report.program import Overlap, short_op
+from mcu_export.report.program import Instruction, Overlap, short_op
 
 INSTALL = "the report's figures need matplotlib: pip install 'mcu-export[charts]' (or: pip install matplotlib)"
 MAX_BARS = 60  # per-op bars past this: the largest ones; the table lists every instruction
 CPU_COLOUR, NPU_COLOUR = "#4c72b0", "#dd8452"
+CPU_FACE, NPU_FACE = "#dbe6f4", "#fbe3d0"  # the graph's boxes
+BOX_STYLE = "round,pad=0,rounding_size=0.08"
 BOUND_COLOUR, ARENA_COLOUR, OVERLAP_COLOUR = "#c44e52", "#222222", "#000000"
+INPUT_FACE, INPUT_EDGE, OUTPUT_FACE, OUTPUT_EDGE = "#e5f5e0", "#55a868", "#f2e6f7", "#8172b2"
 # firmware.sizes.CATEGORIES, each its own colour in every board's bar
 CATEGORY_COLOURS = dict(zip(CATEGORIES, ("#4c72b0", "#55a868", "#8172b2", "#dd8452", "#937860", "#c44e52", "#8c8c8c")))
 
@@ -209,12 +212,107 @@ def sizes(data: ReportData) -> Optional[Tuple[object, Tooltips]]:
     return fig, tips
 
 
+def _row(keys: Dict[int, float]) -> Dict[int, float]:
+    """Markers in a row of their own (the inputs', the outputs'): ordered by where they connect, one apart."""
+    order = sorted(keys, key=lambda k: (keys[k], k))
+    return {k: n - (len(order) - 1) / 2 for n, k in enumerate(order)}
+
+
+def _node_tip(i: Instruction) -> str:
+    lines = [f"[{i.index}] {i.op} ({i.unit})"]
+    lines += [f"reads {', '.join(i.reads)}"] if i.reads else []
+    lines += [f"writes {', '.join(i.writes)}"] if i.writes else []
+    lines += [i.source + (f": {i.code}" if i.code else "")] if i.source else []
+    return "\n".join(lines)
+
+
+def graph(data: ReportData) -> Optional[Tuple[object, Tooltips]]:
+    """The instructions as boxes (short operator and source file:line), an arrow from the writer of each tensor
+    to each of its readers, NPU delegate calls in the NPU's colour with a heavy edge, the model's inputs on top
+    and its outputs at the bottom. Layers and columns: report/graph.py."""
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
+
+    from mcu_export.report.graph import graph as layout
+
+    if not data.instructions:
+        return None
+    g = layout(data.instructions)
+    by_index = {i.index: i for i in data.instructions}
+    width = min(11.0, max(6.0, 1.9 * g.width + 0.6))
+    fig = _figure(width, 0.9 + 0.62 * (g.layers + 2))
+    ax = fig.add_subplot()
+    ax.set_axis_off()
+    span = max(g.width, (width - 0.6) / 1.9)  # columns across: a box stays about 1.6 in wide where it can
+    ax.set_xlim(-span / 2, span / 2)
+    ax.set_ylim(-g.layers - 0.5, 1.5)
+    chars = max(8, int(width / g.width * 15))  # what fits in a box at 7 pt
+    box_w, box_h = 0.86, 0.56
+    tips: Tooltips = {}
+    where: Dict[str, Tuple[float, float]] = {}  # gid -> centre
+
+    def box(gid: str, x: float, y: float, text: str, face: str, edge: str, lw: float = 0.8) -> None:
+        patch = FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h, boxstyle=BOX_STYLE,
+                               facecolor=face, edgecolor=edge, linewidth=lw)  # fmt: skip
+        patch.set_gid(gid)
+        ax.add_patch(patch)
+        ax.text(x, y, text, ha="center", va="center", fontsize=7, clip_on=True)
+        where[gid] = (x, y)
+
+    def arrow(gid: str, a: str, b: str, tip: str) -> None:
+        (xa, ya), (xb, yb) = where[a], where[b]
+        bend = 0.0 if ya - yb <= 1 or xa != xb else 0.35  # past a layer in line: around the boxes between
+        patch = FancyArrowPatch((xa, ya - box_h / 2), (xb, yb + box_h / 2), arrowstyle="-|>", mutation_scale=8,
+                                connectionstyle=f"arc3,rad={bend}", color="#555555", linewidth=0.8,
+                                shrinkA=0, shrinkB=0)  # fmt: skip
+        patch.set_gid(gid)
+        tips[gid] = tip
+        ax.add_patch(patch)
+
+    def clip(text: str) -> str:
+        return text if len(text) <= chars else text[: chars - 1] + "…"
+
+    for n in g.nodes:
+        i = by_index[n]
+        text = clip(f"[{n}] {short_op(i.op)}")
+        if i.source:  # "model.py:42 in Net.forward": the file and line fit a box
+            text += "\n" + clip(i.source.split(" in ")[0])
+        if i.unit == "NPU":
+            box(f"node-{n}", g.column[n], -g.layer[n], text, NPU_FACE, NPU_COLOUR, 1.8)
+        else:
+            box(f"node-{n}", g.column[n], -g.layer[n], text, CPU_FACE, CPU_COLOUR)
+        tips[f"node-{n}"] = _node_tip(i)
+    labels = {v: t.split(" ")[1] for i in data.instructions for v, t in zip(i.written, i.writes)}
+    for v, x in _row({v: sum(g.column[r] for r in rs) / len(rs) for v, rs in g.inputs.items()}).items():
+        box(f"input-{v}", x, 1, f"input %{v}", INPUT_FACE, INPUT_EDGE)
+        tips[f"input-{v}"] = f"model input %{v}, read by " + ", ".join(f"[{r}]" for r in g.inputs[v])
+    for v, x in _row({v: g.column[w] for v, w in g.outputs.items()}).items():
+        box(f"output-{v}", x, -g.layers, f"output %{v}\n{labels.get(v, '')}", OUTPUT_FACE, OUTPUT_EDGE)
+        tips[f"output-{v}"] = f"model output %{v} {labels.get(v, '')}, written by [{g.outputs[v]}]"
+    for w, r in g.edges:
+        values = [f"%{v}" for v, src in by_index[r].read_from.items() if src == w]
+        tip = f"[{w}] {short_op(by_index[w].op)} -> [{r}] {short_op(by_index[r].op)}: {', '.join(values)}"
+        arrow(f"edge-{w}-{r}", f"node-{w}", f"node-{r}", tip)
+    for v, readers in g.inputs.items():
+        for r in readers:
+            arrow(f"in-{v}-{r}", f"input-{v}", f"node-{r}", f"model input %{v} -> [{r}]")
+    for v, w in g.outputs.items():
+        arrow(f"out-{w}-{v}", f"node-{w}", f"output-{v}", f"[{w}] -> model output %{v}")
+    shown = f"the first {len(g.nodes)} of {g.total} instructions (the table lists every one)"
+    fig.suptitle(f"Graph: {shown if len(g.nodes) < g.total else f'{g.total} instructions'}", fontsize=11)
+    handles = [Patch(facecolor=CPU_FACE, edgecolor=CPU_COLOUR, label="kernel call (CPU)"),
+               Patch(facecolor=NPU_FACE, edgecolor=NPU_COLOUR, linewidth=1.8, label="delegate call (NPU)"),
+               Patch(facecolor=INPUT_FACE, edgecolor=INPUT_EDGE, label="model input"),
+               Patch(facecolor=OUTPUT_FACE, edgecolor=OUTPUT_EDGE, label="model output")]  # fmt: skip
+    fig.legend(handles=handles, loc="outside lower center", ncols=4 if width > 7 else 2, fontsize=8, frameon=False)
+    return fig, tips
+
+
 def all_figures(data: ReportData) -> Dict[str, Tuple[object, Tooltips]]:
     """name -> (figure, tooltips), in page order; a figure without data is left out (the page says why)."""
     out: Dict[str, Tuple[object, Tooltips]] = {}
     for arena in sorted(data.plan.arenas):
         out[f"timeline-{arena}"] = timeline(data, arena)
-    for name, made in (("profile", profile(data)), ("sizes", sizes(data))):
+    for name, made in (("profile", profile(data)), ("sizes", sizes(data)), ("graph", graph(data))):
         if made is not None:
             out[name] = made
     return out

@@ -8,11 +8,11 @@ import linecache
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from mcu_export.report.plan import MemoryPlan, TensorSpan
 from mcu_export.planner.lifetimes import instruction_args, tensors_named
 from mcu_export.pte import program as pte
 from mcu_export.pte.debug_map import source_text
 from mcu_export.pte.inspect import dtype_name
+from mcu_export.report.plan import MemoryPlan, TensorSpan
 
 
 @dataclass
@@ -24,6 +24,11 @@ class Instruction:
     writes: List[str] = field(default_factory=list)
     source: Optional[str] = None  # "model.py:42 in forward"
     code: Optional[str] = None  # that line's text, where the file is still there
+    # The same, as values (the graph figure's edges): a planned tensor read -> the instruction that wrote it
+    # (-1: a model input); the tensors it writes; those of them the method returns (model outputs).
+    read_from: Dict[int, int] = field(default_factory=dict)
+    written: List[int] = field(default_factory=list)
+    returns: List[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,7 @@ def instructions(plan: pte.ExecutionPlan, debug: Sequence[Dict] = ()) -> List[In
     chain_instructions = [i for chain in plan.chains for i in chain.instructions]
     where = {e["index"]: e for e in debug if e.get("file")}
     first_use = _first_use(plan, chain_instructions)
+    outputs = set(plan.outputs)
     rows = []
     for step, ins in enumerate(chain_instructions):
         if isinstance(ins, pte.KernelCall):
@@ -81,9 +87,13 @@ def instructions(plan: pte.ExecutionPlan, debug: Sequence[Dict] = ()) -> List[In
                     row.reads.append(_tensor_text(plan, v, "const"))
                 elif first_use.get(v, step) == step:
                     row.writes.append(_tensor_text(plan, v, ""))
+                    row.written.append(v)
+                    if v in outputs:
+                        row.returns.append(v)
                 else:
                     source = first_use.get(v, -1)
                     row.reads.append(_tensor_text(plan, v, "input" if source < 0 else f"from [{source}]"))
+                    row.read_from[v] = source
         entry = where.get(step)
         if entry is not None:
             row.source = source_text(entry)
