@@ -267,13 +267,11 @@ def test_graph_figure_has_a_node_per_instruction_and_an_edge_per_pair(which, req
 
 
 def test_graph_layers_delegates_and_cap():
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the report's figures need the charts extra")
     from mcu_export.report import figures, render
     from mcu_export.report.graph import MAX_NODES, graph
     from mcu_export.report.program import Instruction
 
-    pytest.importorskip("matplotlib")
     # 0 -> 1 -> {2 (NPU), 3} -> 4 (also reads 0's output) -> {5, 6}; 5 also reads a second model input
     reads = [{0: -1}, {1: 0}, {2: 1}, {2: 1}, {3: 2, 4: 3, 1: 0}, {5: 4, 6: -1}, {5: 4}]
     ins = [Instruction(k, "aten::add.out", "NPU" if k == 2 else "CPU", read_from=r, written=[k + 10],

@@ -19,10 +19,6 @@ class ChartData:
     plan: Optional[MemoryPlan] = None  # None: no timeline
     notes: List[str] = field(default_factory=list)  # said on the page: what is missing and why
 
-    @property
-    def ops(self) -> List[OpTime]:
-        return self.profile.ops if self.profile is not None else []
-
 
 def _check_same_program(profile, plan: MemoryPlan) -> None:
     """The device profiles whatever model is active; a timeline of another program would be a wrong chart."""
