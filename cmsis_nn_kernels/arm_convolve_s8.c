@@ -1,10 +1,15 @@
 /* General int8 convolution (any kernel, stride, padding, dilation, groups): im2col of up to four output
  * pixels into the scratch buffer, then the shared GEMM. Padded taps are filled with the input zero point
- * (-input_offset), which the GEMM's offset turns into zero; so are the zeros an upscale inserts. */
+ * (-input_offset), which the GEMM's offset turns into zero; so are the zeros an upscale inserts. DSP: two
+ * pixels, each widened to int16 with the offset added, so the GEMM's loop unpacks only the filters. */
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
 
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
+#define IM2COL_ROWS 2
+#else
 #define IM2COL_ROWS 4
+#endif
 /* MVE: up to this many filters per group get their constant parts (bias + input_offset * filter sum) once
  * per call, on the stack, so that the GEMM's loop needs no filter sum (arm_nn_mat_mult_nt_t_s8_init). */
 #define INIT_FILTERS 64
@@ -37,6 +42,88 @@ static inline void fill_s8(int8_t *dst, int8_t value, int32_t n)
                      : "q0", "memory", "lr");
 }
 #else
+#if defined(ARM_NN_USE_DSP)
+/* n int8 (a multiple of 4) plus the offset as int16, each word's bytes 0 and 2 then 1 and 3: the order in
+ * which SXTB16 unpacks a filter word. dst may be src - n (in place, upwards): each word is read before the
+ * two it becomes are written, and those end below the next word read. */
+static void widen_s8_dsp(int8_t *dst, const int8_t *src, int32_t n, uint32_t off2)
+{
+    for (; n > 0; n -= 4, src += 4, dst += 8) {
+        const uint32_t w = (uint32_t)arm_nn_read_s8x4(src);
+        const uint32_t even = __sxtab16(off2, w), odd = arm_nn_sxtab16_ror8(off2, w);
+        *(arm_nn_unaligned_s32 *)dst = (int32_t)even;
+        *(arm_nn_unaligned_s32 *)(dst + 4) = (int32_t)odd;
+    }
+}
+
+/* Two filters times two widened im2col rows per step of four columns: two filter words unpacked, four
+ * row words read as they are, eight SMLADs. A last partial step takes the filters' remaining bytes into
+ * zeroed words (the rows' padding is zero). With one row, x_step is 0 and d1 NULL. */
+static void gemm_s16_dsp(const int8_t *x,
+                         int32_t x_step,
+                         int8_t *d0,
+                         int8_t *d1,
+                         const int8_t *rhs,
+                         const int32_t *bias,
+                         const int32_t *dst_multipliers,
+                         const int32_t *dst_shifts,
+                         int32_t rhs_rows,
+                         int32_t rhs_cols,
+                         int32_t dst_offset,
+                         int32_t activation_min,
+                         int32_t activation_max)
+{
+    for (int32_t c = 0; c < rhs_rows; c += 2) {
+        const int32_t c1 = c + 1 < rhs_rows ? c + 1 : c; /* an odd last filter pairs with itself */
+        const int8_t *w = rhs + c * rhs_cols;
+        const int32_t dw = (c1 - c) * rhs_cols;
+        int32_t a00 = bias ? bias[c] : 0, a01 = bias ? bias[c1] : 0;
+        int32_t a10 = a00, a11 = a01;
+        const int8_t *p = x;
+        const int8_t *const end = w + (rhs_cols & ~3);
+        for (; w != end; w += 4, p += 8) {
+            const uint32_t wa = (uint32_t)arm_nn_read_s8x4(w), wb = (uint32_t)arm_nn_read_s8x4(w + dw);
+            const int32_t xa02 = arm_nn_read_s8x4(p), xa13 = arm_nn_read_s8x4(p + 4);
+            const int32_t xb02 = arm_nn_read_s8x4(p + x_step), xb13 = arm_nn_read_s8x4(p + x_step + 4);
+            const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
+            a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, a00));
+            a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, a10));
+            const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
+            a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, a01));
+            a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, a11));
+        }
+        const int32_t left = rhs_cols & 3;
+        if (left) {
+            uint32_t wa = 0, wb = 0;
+            for (int32_t k = left - 1; k >= 0; k--) {
+                wa = (wa << 8) | (uint8_t)w[k];
+                wb = (wb << 8) | (uint8_t)w[dw + k];
+            }
+            const int32_t xa02 = arm_nn_read_s8x4(p), xa13 = arm_nn_read_s8x4(p + 4);
+            const int32_t xb02 = arm_nn_read_s8x4(p + x_step), xb13 = arm_nn_read_s8x4(p + x_step + 4);
+            const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
+            const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
+            a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, a00));
+            a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, a10));
+            a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, a01));
+            a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, a11));
+        }
+        const int32_t m0 = dst_multipliers[c], s0 = dst_shifts[c];
+        d0[c] = arm_nn_requantize_clamp_s8_1step(a00, m0, s0, dst_offset, activation_min, activation_max);
+        if (d1) {
+            d1[c] = arm_nn_requantize_clamp_s8_1step(a10, m0, s0, dst_offset, activation_min, activation_max);
+        }
+        if (c1 != c) {
+            const int32_t m1 = dst_multipliers[c1], s1 = dst_shifts[c1];
+            d0[c1] = arm_nn_requantize_clamp_s8_1step(a01, m1, s1, dst_offset, activation_min, activation_max);
+            if (d1) {
+                d1[c1] = arm_nn_requantize_clamp_s8_1step(a11, m1, s1, dst_offset, activation_min, activation_max);
+            }
+        }
+    }
+}
+#endif
+
 static inline void copy_s8(int8_t *dst, const int8_t *src, int32_t n)
 {
     memcpy(dst, src, (size_t)n);
@@ -136,6 +223,9 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     int8_t *im2col = (int8_t *)ctx->buf;
     const int8_t pad_value = (int8_t)(-conv_params->input_offset);
     const int32_t n_pixels = out_h * out_w;
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
+    const uint32_t off2 = ((uint32_t)(uint16_t)conv_params->input_offset << 16) | (uint16_t)conv_params->input_offset;
+#endif
     const int32_t up_y = upscale_dims != NULL && upscale_dims->h == 2,
                   up_x = upscale_dims != NULL && upscale_dims->w == 2;
     if (upscale_dims != NULL && ((upscale_dims->h != 1 && !up_y) || (upscale_dims->w != 1 && !up_x))) {
@@ -162,11 +252,30 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                 const int32_t rows = MIN(IM2COL_ROWS, n_pixels - p0);
                 for (int32_t r = 0; r < rows; r++) {
                     const int32_t oy = (p0 + r) / out_w, ox = (p0 + r) % out_w;
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
+                    /* Row r's int16 take bytes [2r, 2r + 2) pitches; its int8 go to the upper one, padded
+                     * with the zero point to the pitch, and widen in place. */
+                    int8_t *row = im2col + (2 * r + 1) * pitch;
+#else
+                    int8_t *row = im2col + r * pitch;
+#endif
                     im2col_row(in, &geometry, g * kernel_c, kernel_h, kernel_w, kernel_c,
                                oy * conv_params->stride.h - conv_params->padding.h,
                                ox * conv_params->stride.w - conv_params->padding.w, conv_params->dilation.h,
-                               conv_params->dilation.w, pad_value, im2col + r * pitch);
+                               conv_params->dilation.w, pad_value, row);
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
+                    fill_s8(row + rhs_cols, pad_value, pitch - rhs_cols);
+                    widen_s8_dsp(row - pitch, row, pitch, off2);
+#endif
                 }
+#if defined(ARM_NN_USE_DSP) && !defined(ARM_NN_USE_MVE)
+                gemm_s16_dsp(im2col, rows == 2 ? 2 * pitch : 0, out + p0 * out_c + oc0,
+                             rows == 2 ? out + (p0 + 1) * out_c + oc0 : NULL, filter_data + oc0 * rhs_cols,
+                             bias_data ? bias_data + oc0 : NULL, quant_params->multiplier + oc0,
+                             quant_params->shift + oc0, out_c_per_group, rhs_cols, conv_params->output_offset,
+                             conv_params->activation.min, conv_params->activation.max);
+                continue;
+#endif
 #if defined(ARM_NN_USE_MVE)
                 if (use_init) {
                     arm_nn_mat_mult_nt_t_s8_init(im2col, filter_data + oc0 * rhs_cols, init, out + p0 * out_c + oc0,
