@@ -29,9 +29,84 @@ static inline void step4_dsp(const int8_t *xa_p,
     *a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, *a11));
 }
 
+/* n8 passes of eight columns of two lhs rows (the second dp bytes on) against two widened filters
+ * (filters2_dsp's layout), 34 instructions per 32 MACs. In assembly because GCC 12, given this loop in C,
+ * reloads filter words and keeps the loop bound on the stack (43 instructions): the loop needs 13 of the 14
+ * allocatable registers. Each half: a pre-indexed load per lhs row (p stays 4 bytes behind the columns), a
+ * pre-indexed LDRD per filter (w 16 bytes behind), the two rows unpacked once, eight SMLADs. */
+static inline void pass8_wide_dsp(const int8_t *p,
+                                  int32_t dp,
+                                  const int32_t *w,
+                                  int32_t n8,
+                                  int32_t *a00,
+                                  int32_t *a01,
+                                  int32_t *a10,
+                                  int32_t *a11)
+{
+    int32_t s00 = *a00, s01 = *a01, s10 = *a10, s11 = *a11;
+    const int8_t *const end = p + 8 * n8 - 4;
+    int32_t xa, xb, t0, t1, w0, w1;
+#define MX_HALF                                \
+    "   ldr    %[xa], [%[p], #4]!          \n" \
+    "   ldr    %[xb], [%[p], %[dp]]        \n" \
+    "   ldrd   %[w0], %[w1], [%[w], #16]!  \n" \
+    "   sxtb16 %[t0], %[xa]                \n" \
+    "   sxtb16 %[xa], %[xa], ror #8        \n" \
+    "   sxtb16 %[t1], %[xb]                \n" \
+    "   sxtb16 %[xb], %[xb], ror #8        \n" \
+    "   smlad  %[s00], %[t0], %[w0], %[s00]\n" \
+    "   smlad  %[s00], %[xa], %[w1], %[s00]\n" \
+    "   smlad  %[s10], %[t1], %[w0], %[s10]\n" \
+    "   smlad  %[s10], %[xb], %[w1], %[s10]\n" \
+    "   ldrd   %[w0], %[w1], [%[w], #8]    \n" \
+    "   smlad  %[s01], %[t0], %[w0], %[s01]\n" \
+    "   smlad  %[s01], %[xa], %[w1], %[s01]\n" \
+    "   smlad  %[s11], %[t1], %[w0], %[s11]\n" \
+    "   smlad  %[s11], %[xb], %[w1], %[s11]\n"
+    __asm__ volatile("   sub    %[p], %[p], #4              \n"
+                     "   sub    %[w], %[w], #16             \n"
+                     "1:                                    \n" MX_HALF MX_HALF
+                     "   ldr    %[t0], %[end]               \n"
+                     "   cmp    %[p], %[t0]                 \n"
+                     "   bne    1b                          \n"
+                     : [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [p] "+r"(p), [w] "+r"(w),
+                       [xa] "=&r"(xa), [xb] "=&r"(xb), [t0] "=&r"(t0), [t1] "=&r"(t1), [w0] "=&r"(w0),
+                       [w1] "=&r"(w1)
+                     : [dp] "r"(dp), [end] "m"(end)
+                     : "cc", "memory");
+#undef MX_HALF
+    *a00 = s00;
+    *a01 = s01;
+    *a10 = s10;
+    *a11 = s11;
+}
+
+/* Four columns of two lhs rows (the second dp bytes on) against two widened filters. */
+static inline void step4_wide_dsp(const int8_t *p,
+                                  int32_t dp,
+                                  const int32_t *w,
+                                  int32_t *a00,
+                                  int32_t *a01,
+                                  int32_t *a10,
+                                  int32_t *a11)
+{
+    const uint32_t xa = (uint32_t)arm_nn_read_s8x4(p), xb = (uint32_t)arm_nn_read_s8x4(p + dp);
+    const int32_t xa02 = (int32_t)__sxtb16(xa), xa13 = (int32_t)arm_nn_sxtb16_ror8(xa);
+    const int32_t xb02 = (int32_t)__sxtb16(xb), xb13 = (int32_t)arm_nn_sxtb16_ror8(xb);
+    *a00 = __smlad(xa13, w[1], __smlad(xa02, w[0], *a00));
+    *a10 = __smlad(xb13, w[1], __smlad(xb02, w[0], *a10));
+    *a01 = __smlad(xa13, w[3], __smlad(xa02, w[2], *a01));
+    *a11 = __smlad(xb13, w[3], __smlad(xb02, w[2], *a11));
+}
+
+/* Filters up to this long are widened to int16 once per pair, on the stack (16 bytes per 4 columns). */
+#define WIDE_COLS 128
+
 /* Two filters against all lhs rows, for long lhs (1x1 convolutions): the lhs offset enters once per
  * filter as lhs_offset * sum(w) (sum((x + o) * w) = sum(x * w) + o * sum(w)), so the loop needs no offset
- * register and, with one register fewer, stays out of the stack. w1 may repeat w0 (then d1 is NULL). */
+ * register. Filters of up to WIDE_COLS columns are widened once, interleaved per 4 columns as the two
+ * filters' halfword pairs (bytes 0 and 2, then 1 and 3: SXTB16's order), so that a step of 4 columns unpacks
+ * only the two lhs words. w1 may repeat w0 (then d1 is NULL). */
 static void filters2_dsp(const int8_t *lhs,
                          int32_t lhs_rows,
                          int32_t lhs_cols_offset,
@@ -52,8 +127,22 @@ static void filters2_dsp(const int8_t *lhs,
                          int32_t activation_min,
                          int32_t activation_max)
 {
-    int32_t sum0 = 0, sum1 = 0;
-    for (int32_t k = 0; k < rhs_cols; k++) {
+    int32_t wide[WIDE_COLS];
+    const int widened = rhs_cols <= WIDE_COLS;
+    int32_t sum0 = 0, sum1 = 0, k = 0;
+    if (widened) {
+        const int32_t ones = 0x00010001;
+        for (int32_t *o = wide; k + 4 <= rhs_cols; k += 4, o += 4) {
+            const uint32_t wa = (uint32_t)arm_nn_read_s8x4(w0 + k), wb = (uint32_t)arm_nn_read_s8x4(w1 + k);
+            o[0] = (int32_t)__sxtb16(wa);
+            o[1] = (int32_t)arm_nn_sxtb16_ror8(wa);
+            o[2] = (int32_t)__sxtb16(wb);
+            o[3] = (int32_t)arm_nn_sxtb16_ror8(wb);
+            sum0 = __smlad(o[1], ones, __smlad(o[0], ones, sum0));
+            sum1 = __smlad(o[3], ones, __smlad(o[2], ones, sum1));
+        }
+    }
+    for (; k < rhs_cols; k++) {
         sum0 += w0[k];
         sum1 += w1[k];
     }
@@ -66,6 +155,20 @@ static void filters2_dsp(const int8_t *lhs,
         int32_t a00 = init0, a01 = init1, a10 = init0, a11 = init1;
         const int8_t *const end = p0 + (rhs_cols & ~3);
         const int32_t dq = (int32_t)(q1 - q0), dp = (int32_t)(p1 - p0);
+        if (widened) {
+            const int32_t *w = wide;
+            const int32_t n8 = rhs_cols >> 3;
+            if (n8 > 0) {
+                pass8_wide_dsp(p0, dp, w, n8, &a00, &a01, &a10, &a11);
+                p0 += 8 * n8;
+                w += 8 * n8;
+            }
+            if (rhs_cols & 4) {
+                step4_wide_dsp(p0, dp, w, &a00, &a01, &a10, &a11);
+                p0 += 4;
+            }
+            q0 += rhs_cols & ~3;
+        }
         while (p0 != end) {
             const uint32_t wa = (uint32_t)arm_nn_read_s8x4(q0), wb = (uint32_t)arm_nn_read_s8x4(q0 + dq);
             const uint32_t xa = (uint32_t)arm_nn_read_s8x4(p0), xb = (uint32_t)arm_nn_read_s8x4(p0 + dp);
