@@ -52,9 +52,6 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l);
 /* Instruction list of the plan's only chain (empty when the plan has no chain). */
 mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *instrs);
 
-/* Work of one call (sig: its kernel's signature; NULL for a DelegateCall: its tensors only), as mx_method_cost
- * sums it. */
-uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs);
 /* That a loaded method writes only planned tensors and that no two tensors live at one instruction share a
  * byte (the planner's rule, mcu_export/planner/lifetimes.py); `lives` holds 4 words per tensor of the pool.
  * On error method->site names the instruction. */

@@ -83,8 +83,10 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
     e = mx_delegates->check(m, (uint32_t)op, ctx->args, args.len);
     if (e != MX_OK) return e;
   }
-  if (__builtin_add_overflow(m->cost, mx_call_cost(sig, ctx->args, args.len), &m->cost)) m->cost = UINT64_MAX;
-  if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
+  if (ctx->cfg->cost != NULL) {
+    if (__builtin_add_overflow(m->cost, ctx->cfg->cost(sig, ctx->args, args.len), &m->cost)) m->cost = UINT64_MAX;
+    if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
+  }
   out->kind = kind;
   out->op = (uint32_t)op;
   out->nargs = (uint16_t)args.len;
@@ -158,7 +160,9 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   ctx.cfg = cfg;
   ctx.m = m;
   mx_prog_reader(p, &ctx.fb);
-  mx_error e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
+  /* a limit with nothing to count against it would let every method through */
+  mx_error e = cfg->max_cost != 0 && cfg->cost == NULL ? MX_ERR_BAD_USAGE : MX_OK;
+  if (e == MX_OK) e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
   if (e == MX_OK) e = count_and_carve(&ctx, &tensors);
