@@ -5,12 +5,13 @@
 #include "program_internal.h"
 
 /* Byte offset of each region (index MX_META_<region>): a lasting one's from the pool's start, a load-only one's
- * from the start of the load-only block (in the largest arena, or in the pool after the lasting regions). */
+ * from the start of the load-only block (in the largest arena, or in the pool after the lasting regions). Each
+ * block is under 4 GiB (mx_layout_meta). */
 typedef struct mx_meta_layout {
-  uint64_t at[MX_META_REGIONS];
-  uint64_t lasting, load;   /* bytes of each block */
+  uint32_t at[MX_META_REGIONS];
+  uint32_t lasting, load;   /* bytes of each block */
   bool load_in_arena;
-  uint64_t total;           /* of the pool */
+  uint32_t total;           /* of the pool */
 } mx_meta_layout;
 
 typedef struct mx_load_ctx {
