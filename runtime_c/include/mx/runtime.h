@@ -19,13 +19,13 @@ typedef struct mx_program {
   const uint8_t *data;
   uint32_t size;              /* whole file */
   uint32_t fb_size;           /* flatbuffer part (program_size of the extended header, else the file) */
-  uint64_t segment_base;      /* file offset of segment data (0 without an extended header) */
+  uint32_t segment_base;      /* file offset of segment data (0 without an extended header; UINT32_MAX past 4 GiB) */
   bool has_header;
   /* internal views (flatbuffer positions) */
   uint32_t root_pos, plans_pos, plans_len;
   uint32_t const_buffers_pos, const_buffers_len;
   const uint8_t *const_segment;       /* constant segment data, or NULL when constants are inline */
-  uint64_t const_segment_size;
+  uint32_t const_segment_size;
   uint32_t const_offsets_pos, const_offsets_len;
 } mx_program;
 
