@@ -168,16 +168,6 @@ mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_t
   return MX_OK;
 }
 
-uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) { return fb->buf[v->pos + i]; }
-int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  return (int32_t)mx_load_u32(fb->buf + v->pos + 4u * i);
-}
-int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  return (int64_t)mx_load_u64(fb->buf + v->pos + 8u * i);
-}
-uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  return mx_load_u64(fb->buf + v->pos + 8u * i);
-}
 double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
   uint64_t bits = mx_fb_vec_u64(fb, v, i);
   double d;
