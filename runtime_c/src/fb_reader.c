@@ -1,7 +1,5 @@
 #include "fb_reader.h"
 
-#include <string.h>
-
 /* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the
  * loader walks it twice: once to size the metadata pool, once to fill it); objects are >= 4 bytes. */
 #define MX_FB_BUDGET_PER_BYTE 2u
@@ -168,12 +166,6 @@ mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_t
   return MX_OK;
 }
 
-double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  uint64_t bits = mx_fb_vec_u64(fb, v, i);
-  double d;
-  memcpy(&d, &bits, sizeof d);
-  return d;
-}
 
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out) {
   uint32_t target;

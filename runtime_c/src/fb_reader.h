@@ -48,7 +48,6 @@ bool mx_str_eq(const char *a, const char *b);
 /* A union: type byte in field `id`, value table in field `id + 1`. A non-zero type needs a value. */
 mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type, mx_fb_table *value);
 
-double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
 /* Element i of a vector of tables. */
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out);
 
