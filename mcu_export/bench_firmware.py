@@ -44,7 +44,7 @@ int main(void)
     if (mx_program_method_meta(&program, "forward", &meta) != MX_OK) return 11;
     if (meta.meta_pool_bytes > sizeof mx_probe_meta_pool || meta.arena_count != 2) return 12;
     const mx_span arenas[2] = {{0, 0}, {mx_probe_arena, sizeof mx_probe_arena}};
-    const mx_method_config cfg = {mx_probe_meta_pool, sizeof mx_probe_meta_pool, arenas, 2, false, 0};
+    const mx_method_config cfg = {mx_probe_meta_pool, sizeof mx_probe_meta_pool, arenas, 2, false, 0, 0};
     if (mx_method_load(&program, "forward", &cfg, &method) != MX_OK) return 13;
     mx_tensor *in = mx_method_input(&method, 0);
     if (in == 0 || mx_tensor_nbytes(in) != 16) return 14;

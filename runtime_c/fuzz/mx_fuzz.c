@@ -84,6 +84,7 @@ static void run_method(const mx_program *program, uint32_t index, int mode, cons
       .arenas = mem.arenas,
       .arena_count = mem.arena_count,
       .max_cost = MX_FUZZ_MAX_COST,
+      .cost = mx_call_cost,
   };
   load = mx_method_load(program, name, &cfg, &method);
   check_known(load, "mx_method_load");

@@ -208,6 +208,7 @@ static int open_method(state *st, const options *o, char *detail, size_t cap) {
       .arena_count = st->arena_count,
       .skip_kernels = o->parse_only || o->info,
       .max_cost = o->max_ops,
+      .cost = mx_call_cost,
   };
   e = mx_method_load(&st->program, o->method, &cfg, &st->method);
   if (e != MX_OK) {

@@ -61,6 +61,7 @@ uint32_t mx_model_open(mx_serial *s, const uint8_t *image, uint32_t size) {
       .arena_count = meta.arena_count,
       .skip_kernels = false,
       .max_cost = s->cfg.max_cost,
+      .cost = mx_call_cost,
   };
   e = mx_method_load(&s->program, "forward", &config, &s->method);
   if (e != MX_OK) return e;

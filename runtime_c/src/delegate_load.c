@@ -28,7 +28,7 @@ mx_error mx_delegate_count(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c
     const char *id;
     e = delegate_id(fb, &delegates, i, &d, &id);
     const mx_backend *b = e == MX_OK ? find_backend(id) : NULL;
-    if (b != NULL) c->delegate_state += MX_META_ALIGN8(b->state_bytes);
+    if (b != NULL) c->delegate_state = mx_meta_add(c->delegate_state, MX_META_ALIGN8(b->state_bytes));
   }
   return e;
 }

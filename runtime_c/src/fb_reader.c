@@ -1,7 +1,5 @@
 #include "fb_reader.h"
 
-#include <string.h>
-
 /* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the
  * loader walks it twice: once to size the metadata pool, once to fill it); objects are >= 4 bytes. */
 #define MX_FB_BUDGET_PER_BYTE 2u
@@ -14,8 +12,8 @@ void mx_fb_init(mx_fb *fb, const uint8_t *buf, uint32_t len) {
 }
 
 void mx_fb_reset_budget(mx_fb *fb) {
-  uint64_t b = (uint64_t)fb->len * MX_FB_BUDGET_PER_BYTE + MX_FB_BUDGET_MIN;
-  fb->budget = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+  const uint32_t most = (UINT32_MAX - MX_FB_BUDGET_MIN) / MX_FB_BUDGET_PER_BYTE;
+  fb->budget = fb->len > most ? UINT32_MAX : fb->len * MX_FB_BUDGET_PER_BYTE + MX_FB_BUDGET_MIN;
 }
 
 static mx_error spend(mx_fb *fb) {
@@ -24,29 +22,31 @@ static mx_error spend(mx_fb *fb) {
   return MX_OK;
 }
 
-/* Follows the uoffset stored at `at` (already known to be in bounds). A zero offset would make an object
- * its own child: never produced by a builder, so it is rejected as a cycle. */
+/* Follows the uoffset stored at `at` (at + 4 <= len: every caller has checked it). A zero offset would make an
+ * object its own child: never produced by a builder, so it is rejected as a cycle. The target is 4-aligned with 4
+ * bytes in the buffer, which is what open_table and open_vector need. In 32 bits: len - 4 - at cannot wrap. */
 static mx_error follow(const mx_fb *fb, uint32_t at, uint32_t *target) {
   uint32_t off = mx_load_u32(fb->buf + at);
-  uint64_t t = (uint64_t)at + off;
-  if (off == 0 || (t & 3u) != 0) return MX_ERR_BAD_OFFSET;
-  if (t + 4 > fb->len) return MX_ERR_TRUNCATED;
-  *target = (uint32_t)t;
+  if (off == 0 || ((at + off) & 3u) != 0) return MX_ERR_BAD_OFFSET;
+  if (off > fb->len - 4u - at) return MX_ERR_TRUNCATED;
+  *target = at + off;
   return MX_OK;
 }
 
+/* pos comes from follow: aligned, with its 4 bytes inside the buffer. The vtable at pos - soff has its 4 bytes
+ * inside too, checked in 32 bits without wrapping: soff >= 0 needs soff <= pos, soff < 0 -soff <= len - 4 - pos. */
 static mx_error open_table(mx_fb *fb, uint32_t pos, mx_fb_table *out) {
   mx_error e = spend(fb);
   if (e != MX_OK) return e;
-  if ((pos & 3u) != 0) return MX_ERR_BAD_OFFSET;
-  if ((uint64_t)pos + 4 > fb->len) return MX_ERR_TRUNCATED;
   int32_t soff = (int32_t)mx_load_u32(fb->buf + pos);
-  int64_t vt = (int64_t)pos - (int64_t)soff;
-  if (vt < 0 || vt + 4 > (int64_t)fb->len || (vt & 1) != 0) return MX_ERR_BAD_VTABLE;
+  uint32_t room = fb->len - 4u - pos;
+  if (soff >= 0 ? (uint32_t)soff > pos : 0u - (uint32_t)soff > room) return MX_ERR_BAD_VTABLE;
+  uint32_t vt = pos - (uint32_t)soff;
+  if ((vt & 1u) != 0) return MX_ERR_BAD_VTABLE;
   uint16_t vt_size = mx_load_u16(fb->buf + vt);
   uint16_t tbl_size = mx_load_u16(fb->buf + vt + 2);
-  if (vt_size < 4 || (vt_size & 1u) != 0 || vt + vt_size > (int64_t)fb->len) return MX_ERR_BAD_VTABLE;
-  if (tbl_size < 4 || (uint64_t)pos + tbl_size > fb->len) return MX_ERR_BAD_VTABLE;
+  if (vt_size < 4 || (vt_size & 1u) != 0 || vt_size > fb->len - vt) return MX_ERR_BAD_VTABLE;
+  if (tbl_size < 4 || tbl_size > room + 4u) return MX_ERR_BAD_VTABLE;
   out->pos = pos;
   out->vt = (uint32_t)vt;
   out->vt_size = vt_size;
@@ -71,7 +71,8 @@ static mx_error field_pos(const mx_fb *fb, const mx_fb_table *t, uint16_t id, ui
   if (slot + 2 > t->vt_size) return MX_OK;
   uint16_t fo = mx_load_u16(fb->buf + t->vt + slot);
   if (fo == 0) return MX_OK;
-  if (fo < 4 || (uint64_t)t->pos + fo + size > fb->len) return MX_ERR_BAD_VTABLE;
+  /* t->pos + 4 <= len (open_table); fo and size are below 2^16: the sum cannot wrap */
+  if (fo < 4 || t->pos + fo + size > fb->len) return MX_ERR_BAD_VTABLE;
   *pos = t->pos + fo;
   return MX_OK;
 }
@@ -106,13 +107,14 @@ mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_t
   return open_table(fb, target, out);
 }
 
-/* A vector at `pos`: its count, then count * elem_size bytes, all inside the buffer (no overflow: 64-bit). */
+/* A vector at `pos` (from follow: pos + 4 <= len): its count, then count * elem_size + extra bytes, all inside the
+ * buffer. The product is 64-bit (one umull); the rest is compared against what is left, so nothing wraps. */
 static mx_error open_vector(mx_fb *fb, uint32_t pos, uint32_t elem_size, uint32_t extra, mx_fb_vec *out) {
   mx_error e = spend(fb);
   if (e != MX_OK) return e;
   uint32_t count = mx_load_u32(fb->buf + pos);
-  uint64_t end = (uint64_t)pos + 4 + (uint64_t)count * elem_size + extra;
-  if (end > fb->len) return MX_ERR_TRUNCATED;
+  uint32_t left = fb->len - 4u - pos;
+  if ((uint64_t)count * elem_size + extra > left) return MX_ERR_TRUNCATED;
   out->pos = pos + 4;
   out->len = count;
   return MX_OK;
@@ -164,22 +166,6 @@ mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_t
   return MX_OK;
 }
 
-uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) { return fb->buf[v->pos + i]; }
-int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  return (int32_t)mx_load_u32(fb->buf + v->pos + 4u * i);
-}
-int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  return (int64_t)mx_load_u64(fb->buf + v->pos + 8u * i);
-}
-uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  return mx_load_u64(fb->buf + v->pos + 8u * i);
-}
-double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
-  uint64_t bits = mx_fb_vec_u64(fb, v, i);
-  double d;
-  memcpy(&d, &bits, sizeof d);
-  return d;
-}
 
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out) {
   uint32_t target;

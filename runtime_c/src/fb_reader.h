@@ -48,12 +48,6 @@ bool mx_str_eq(const char *a, const char *b);
 /* A union: type byte in field `id`, value table in field `id + 1`. A non-zero type needs a value. */
 mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type, mx_fb_table *value);
 
-/* Elements of a checked vector: callers index below vec.len, so these cannot fail. */
-uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
-int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
-int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
-uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
-double mx_fb_vec_f64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i);
 /* Element i of a vector of tables. */
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out);
 
@@ -76,6 +70,18 @@ static inline uint64_t mx_load_u64(const uint8_t *p) {
   uint64_t x;
   __builtin_memcpy(&x, p, sizeof x);
   return x;
+}
+
+/* Elements of a checked vector: callers index below vec.len, so these cannot fail. Inline: one load each. */
+static inline uint8_t mx_fb_vec_u8(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) { return fb->buf[v->pos + i]; }
+static inline int32_t mx_fb_vec_i32(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  return (int32_t)mx_load_u32(fb->buf + v->pos + 4u * i);
+}
+static inline uint64_t mx_fb_vec_u64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  return mx_load_u64(fb->buf + v->pos + 8u * i);
+}
+static inline int64_t mx_fb_vec_i64(const mx_fb *fb, const mx_fb_vec *v, uint32_t i) {
+  return (int64_t)mx_fb_vec_u64(fb, v, i);
 }
 
 #endif

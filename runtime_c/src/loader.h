@@ -5,12 +5,13 @@
 #include "program_internal.h"
 
 /* Byte offset of each region (index MX_META_<region>): a lasting one's from the pool's start, a load-only one's
- * from the start of the load-only block (in the largest arena, or in the pool after the lasting regions). */
+ * from the start of the load-only block (in the largest arena, or in the pool after the lasting regions). Each
+ * block is under 4 GiB (mx_layout_meta). */
 typedef struct mx_meta_layout {
-  uint64_t at[MX_META_REGIONS];
-  uint64_t lasting, load;   /* bytes of each block */
+  uint32_t at[MX_META_REGIONS];
+  uint32_t lasting, load;   /* bytes of each block */
   bool load_in_arena;
-  uint64_t total;           /* of the pool */
+  uint32_t total;           /* of the pool */
 } mx_meta_layout;
 
 typedef struct mx_load_ctx {
@@ -52,9 +53,6 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l);
 /* Instruction list of the plan's only chain (empty when the plan has no chain). */
 mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *instrs);
 
-/* Work of one call (sig: its kernel's signature; NULL for a DelegateCall: its tensors only), as mx_method_cost
- * sums it. */
-uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs);
 /* That a loaded method writes only planned tensors and that no two tensors live at one instruction share a
  * byte (the planner's rule, mcu_export/planner/lifetimes.py); `lives` holds 4 words per tensor of the pool.
  * On error method->site names the instruction. */

@@ -28,22 +28,22 @@ static mx_error count_value(mx_fb *fb, const mx_fb_vec *values, uint32_t i, mx_m
     case MX_TAG_TENSOR: c->tensors++; return MX_OK;
     case MX_TAG_INT_LIST:
       e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
-      c->ints += items.len;
+      c->ints = mx_meta_add(c->ints, items.len);
       return e;
     case MX_TAG_DOUBLE_LIST:
       e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
-      c->doubles += items.len;
+      c->doubles = mx_meta_add(c->doubles, items.len);
       return e;
     case MX_TAG_TENSOR_LIST:
     case MX_TAG_OPT_TENSOR_LIST:
       e = mx_fb_vector(fb, &val, SCALAR_VALUE, 4, &items);
-      c->tensor_refs += items.len;
+      c->tensor_refs = mx_meta_add(c->tensor_refs, items.len);
       return e;
     default: return MX_OK;
   }
 }
 
-static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 /* What one call's frame holds (src/call_frame.c): each argument, and what it names, a list's tensors included. An
  * argument the loader will refuse (a bad index or value) counts nothing here. */
@@ -53,11 +53,11 @@ static void count_frame(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *arg
     const int32_t v = mx_fb_vec_i32(fb, args, k);
     if (v >= 0 && (uint32_t)v < values->len) (void)count_value(fb, values, (uint32_t)v, &call);
   }
-  c->frame_args = max64(c->frame_args, args->len);
-  c->frame_tensors = max64(c->frame_tensors, call.tensors + call.tensor_refs);
-  c->frame_ints = max64(c->frame_ints, call.ints);
-  c->frame_doubles = max64(c->frame_doubles, call.doubles);
-  c->frame_refs = max64(c->frame_refs, call.tensor_refs);
+  c->frame_args = max32(c->frame_args, args->len);
+  c->frame_tensors = max32(c->frame_tensors, mx_meta_add(call.tensors, call.tensor_refs));
+  c->frame_ints = max32(c->frame_ints, call.ints);
+  c->frame_doubles = max32(c->frame_doubles, call.doubles);
+  c->frame_refs = max32(c->frame_refs, call.tensor_refs);
 }
 
 static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *instrs, uint32_t i,
@@ -70,7 +70,7 @@ static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *values, const mx_f
   if (e != MX_OK || (tag != INSTR_KERNEL_CALL && tag != INSTR_DELEGATE_CALL)) return e;
   e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);   /* DelegateCall.args has the same id */
   if (e != MX_OK) return e;
-  c->args += args.len;
+  c->args = mx_meta_add(c->args, args.len);
   count_frame(fb, values, &args, c);
   return MX_OK;
 }
@@ -98,7 +98,7 @@ mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   c->values = values.len;
   c->inputs = inputs.len;
   c->outputs = outputs.len;
-  c->io = (uint64_t)inputs.len + outputs.len;
+  c->io = inputs.len + outputs.len;   /* each below 2^30: 4 bytes an entry */
   c->ops = ops.len;
   c->instrs = instrs.len;
   for (uint32_t i = 0; e == MX_OK && i < values.len; i++) e = count_value(fb, &values, i, c);
@@ -126,19 +126,21 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
   uint64_t cur = 0;
   l->lasting = 0;
   for (uint32_t r = 0; r < MX_META_REGIONS; r++) {
-    uint64_t n = *(const uint64_t *)(const void *)((const uint8_t *)c + regions[r].count_at);
-    if (n > UINT32_MAX) return MX_ERR_TOO_LARGE;   /* keeps the sums below from wrapping */
+    uint32_t n = *(const uint32_t *)(const void *)((const uint8_t *)c + regions[r].count_at);
+    if (n == UINT32_MAX) return MX_ERR_TOO_LARGE;   /* saturated (mx_meta_add); keeps the sums below from wrapping */
     if (r == MX_META_LOAD) {
-      l->lasting = cur;
+      l->lasting = (uint32_t)cur;
       cur = 0;
     }
-    l->at[r] = cur;
-    cur += MX_META_REGION_BYTES(n, regions[r].elem_size);
+    l->at[r] = (uint32_t)cur;
+    cur += MX_META_REGION_BYTES(n, regions[r].elem_size);   /* below 2^32 + 2^32 * 255 + 8 */
+    if (cur > UINT32_MAX) return MX_ERR_TOO_LARGE;
   }
-  l->load = cur;
+  l->load = (uint32_t)cur;
   l->load_in_arena = MX_META_LOAD_IN_ARENA(l->load, c->largest_arena);
-  l->total = l->lasting + (l->load_in_arena ? 0u : l->load);
-  if (l->total > SIZE_MAX || l->total > UINT32_MAX) return MX_ERR_TOO_LARGE;
+  const uint64_t total = (uint64_t)l->lasting + (l->load_in_arena ? 0u : l->load);
+  if (total > SIZE_MAX || total > UINT32_MAX) return MX_ERR_TOO_LARGE;
+  l->total = (uint32_t)total;
   return MX_OK;
 }
 

@@ -1,5 +1,6 @@
 /* Loading a method: size and carve the metadata pool, then values, operators, delegates, instructions,
  * I/O lists. */
+#include <stddef.h>
 #include <string.h>
 
 #include "delegate.h"
@@ -41,10 +42,11 @@ static mx_error load_operators(mx_load_ctx *ctx) {
   return e;
 }
 
-static mx_error value_index(const mx_method *m, int64_t idx, uint32_t *out) {
-  if (idx < 0 || idx >= (int64_t)m->value_count) return MX_ERR_BAD_INDEX;
+/* idx is the file's int32: a negative one reads as 2^31 or more, past any count of values */
+static mx_error value_index(const mx_method *m, uint32_t idx, uint32_t *out) {
+  if (idx >= m->value_count) return MX_ERR_BAD_INDEX;
   if (idx > UINT16_MAX) return MX_ERR_TOO_LARGE;   /* arg_ids are 16-bit */
-  *out = (uint32_t)idx;
+  *out = idx;
   return MX_OK;
 }
 
@@ -63,7 +65,7 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
   if (args.len > UINT16_MAX) return MX_ERR_TOO_LARGE;
   for (uint32_t k = 0; k < args.len; k++) {
     uint32_t v;
-    e = value_index(m, mx_fb_vec_i32(&ctx->fb, &args, k), &v);
+    e = value_index(m, (uint32_t)mx_fb_vec_i32(&ctx->fb, &args, k), &v);
     if (e != MX_OK) return e;
     ctx->args[k] = &m->values[v];
   }
@@ -83,8 +85,10 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
     e = mx_delegates->check(m, (uint32_t)op, ctx->args, args.len);
     if (e != MX_OK) return e;
   }
-  if (__builtin_add_overflow(m->cost, mx_call_cost(sig, ctx->args, args.len), &m->cost)) m->cost = UINT64_MAX;
-  if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
+  if (ctx->cfg->cost != NULL) {
+    if (__builtin_add_overflow(m->cost, ctx->cfg->cost(sig, ctx->args, args.len), &m->cost)) m->cost = UINT64_MAX;
+    if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
+  }
   out->kind = kind;
   out->op = (uint32_t)op;
   out->nargs = (uint16_t)args.len;
@@ -120,7 +124,7 @@ static mx_error load_io(mx_load_ctx *ctx, uint16_t field, uint32_t *dst) {
   mx_fb_vec list;
   mx_error e = mx_fb_vector(&ctx->fb, &ctx->plan, field, 4, &list);
   for (uint32_t i = 0; e == MX_OK && i < list.len; i++) {
-    e = value_index(ctx->m, mx_fb_vec_i32(&ctx->fb, &list, i), &dst[i]);
+    e = value_index(ctx->m, (uint32_t)mx_fb_vec_i32(&ctx->fb, &list, i), &dst[i]);
   }
   return e;
 }
@@ -135,16 +139,6 @@ static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx, uint
   return e;
 }
 
-static void reset_site(mx_error_site *s) {
-  s->instruction = -1;
-  s->value = -1;
-  s->arg = -1;
-  s->op_index = -1;
-  s->op_name = NULL;
-  s->op_overload = NULL;
-  s->delegate_index = -1;
-  s->delegate_id = NULL;
-}
 
 mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_config *cfg, mx_method *m) {
   mx_load_ctx ctx = {0};
@@ -152,13 +146,17 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   mx_fb_vec instrs;
   uint32_t plan_index;
   memset(m, 0, sizeof *m);
-  reset_site(&m->site);
+  /* the site's indices, which come before its names, to -1 */
+  _Static_assert(offsetof(mx_error_site, delegate_index) < offsetof(mx_error_site, op_name), "indices first");
+  memset(&m->site, 0xff, offsetof(mx_error_site, op_name));
   m->program = p;
   ctx.p = p;
   ctx.cfg = cfg;
   ctx.m = m;
   mx_prog_reader(p, &ctx.fb);
-  mx_error e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
+  /* a limit with nothing to count against it would let every method through */
+  mx_error e = cfg->max_cost != 0 && cfg->cost == NULL ? MX_ERR_BAD_USAGE : MX_OK;
+  if (e == MX_OK) e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
   if (e == MX_OK) e = count_and_carve(&ctx, &tensors);

@@ -29,44 +29,44 @@ static mx_error read_header(mx_program *p) {
   if (program_size > p->size) return MX_ERR_TRUNCATED;
   if (segment_base != 0 && segment_base < program_size) return MX_ERR_BAD_HEADER;
   p->fb_size = (uint32_t)program_size;
-  p->segment_base = segment_base;
+  /* clamped: a base past 4 GiB is past the file, and a segment with bytes there is refused (segment_at) */
+  p->segment_base = segment_base > UINT32_MAX ? UINT32_MAX : (uint32_t)segment_base;
   p->has_header = true;
   return MX_OK;
 }
 
-/* Segment i as [start, start + size) of the file, checked to lie inside it. */
-static mx_error segment_at(const mx_program *p, mx_fb *fb, const mx_fb_vec *segs, uint32_t i, uint64_t *start,
-                           uint64_t *size) {
+/* Segment i as [start, start + size) of the file, checked to lie inside it (so both fit 32 bits). */
+static mx_error segment_at(const mx_program *p, mx_fb *fb, const mx_fb_vec *segs, uint32_t i, uint32_t *start,
+                           uint32_t *size) {
   mx_fb_table seg;
-  uint64_t off;
+  uint64_t off, n;
   mx_error e = mx_fb_vec_table(fb, segs, i, &seg);
   if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_OFFSET, 0, &off);
-  if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_SIZE, 0, size);
+  if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_SIZE, 0, &n);
   if (e != MX_OK) return e;
-  if (*size ==
-      0) {   /* holds no bytes: ExecuTorch writes one such segment, header-less, for a program without constants */
-    *start = 0;
-    return MX_OK;
-  }
-  if (!p->has_header || p->segment_base == 0) return MX_ERR_BAD_SEGMENT;
-  if (p->segment_base > p->size || off > p->size || *size > p->size || p->segment_base + off + *size > p->size)
-    return MX_ERR_BAD_SEGMENT;   /* each term is at most 4 GiB, so the sum cannot wrap */
-  *start = p->segment_base + off;
+  *start = 0;
+  *size = 0;
+  /* n == 0 holds no bytes: ExecuTorch writes one such segment, header-less, for a program without constants */
+  if (n == 0) return MX_OK;
+  if (!p->has_header || p->segment_base == 0 || p->segment_base > p->size) return MX_ERR_BAD_SEGMENT;
+  const uint32_t room = p->size - p->segment_base;   /* each difference is taken only once it cannot wrap */
+  if (off > room || n > room - off) return MX_ERR_BAD_SEGMENT;
+  *start = p->segment_base + (uint32_t)off;
+  *size = (uint32_t)n;
   return MX_OK;
 }
 
 mx_error mx_prog_segment(const mx_program *p, mx_fb *fb, uint32_t index, const uint8_t **data, uint32_t *size) {
   mx_fb_table root;
   mx_fb_vec segs;
-  uint64_t start, n;
+  uint32_t start;
   mx_error e = mx_fb_root(fb, &root);
   if (e == MX_OK) e = mx_fb_vector(fb, &root, PROGRAM_SEGMENTS, 4, &segs);
   if (e != MX_OK) return e;
   if (index >= segs.len) return MX_ERR_BAD_INDEX;
-  e = segment_at(p, fb, &segs, index, &start, &n);
+  e = segment_at(p, fb, &segs, index, &start, size);
   if (e != MX_OK) return e;
   *data = p->data + start;
-  *size = (uint32_t)n;   /* the segment lies inside the file, whose size is a uint32_t */
   return MX_OK;
 }
 
@@ -74,8 +74,7 @@ static mx_error read_constant_segment(mx_program *p, mx_fb *fb, const mx_fb_tabl
   mx_fb_table cs;
   mx_fb_vec offsets;
   bool present;
-  uint32_t index;
-  uint64_t start, size;
+  uint32_t index, start, size;
   mx_error e = mx_fb_table_field(fb, root, PROGRAM_CONSTANT_SEGMENT, &cs, &present);
   if (e != MX_OK || !present) return e;
   e = mx_fb_u32(fb, &cs, SUBSEGMENT_INDEX, 0, &index);
@@ -85,7 +84,7 @@ static mx_error read_constant_segment(mx_program *p, mx_fb *fb, const mx_fb_tabl
   e = segment_at(p, fb, segs, index, &start, &size);
   if (e != MX_OK) return e;
   /* Each entry runs to the next one's offset (the last to the segment's end): a constant may use only its own
-   * entry's bytes, which holds only while the offsets never go back. */
+   * entry's bytes, which holds only while the offsets never go back. Each is then at most size: 32 bits. */
   uint64_t prev = 0;
   for (uint32_t i = 0; i < offsets.len; i++) {
     uint64_t off = mx_fb_vec_u64(fb, &offsets, i);
@@ -117,7 +116,7 @@ mx_error mx_program_init(mx_program *p, const void *data, size_t size) {
   if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_CONSTANT_BUFFER, 4, &buffers);
   if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_SEGMENTS, 4, &segs);
   for (uint32_t i = 0; e == MX_OK && i < segs.len; i++) {
-    uint64_t start, seg_size;
+    uint32_t start, seg_size;
     e = segment_at(p, &fb, &segs, i, &start, &seg_size);
   }
   if (e == MX_OK) e = read_constant_segment(p, &fb, &root, &segs);
@@ -162,12 +161,13 @@ mx_error mx_prog_find_plan(const mx_program *p, mx_fb *fb, const char *name, mx_
   return MX_ERR_NO_METHOD;
 }
 
-mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t idx, uint64_t nbytes, const uint8_t **data) {
+mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t idx, uint32_t nbytes, const uint8_t **data) {
   if (p->const_segment != NULL) {
     mx_fb_vec offsets = {p->const_offsets_pos, p->const_offsets_len};
     if (idx >= offsets.len) return MX_ERR_BAD_INDEX;
-    uint64_t off = mx_fb_vec_u64(fb, &offsets, idx);   /* offsets are ordered (read_constant_segment) */
-    uint64_t end = idx + 1u < offsets.len ? mx_fb_vec_u64(fb, &offsets, idx + 1u) : p->const_segment_size;
+    /* ordered and at most the segment's size (read_constant_segment): 32 bits, and end - off does not wrap */
+    uint32_t off = (uint32_t)mx_fb_vec_u64(fb, &offsets, idx);
+    uint32_t end = idx + 1u < offsets.len ? (uint32_t)mx_fb_vec_u64(fb, &offsets, idx + 1u) : p->const_segment_size;
     if (nbytes > end - off) return MX_ERR_CONSTANT_MISSING;
     *data = p->const_segment + off;
     return MX_OK;

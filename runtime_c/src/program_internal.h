@@ -8,7 +8,7 @@
 void mx_prog_reader(const mx_program *p, mx_fb *fb);
 mx_error mx_prog_find_plan(const mx_program *p, mx_fb *fb, const char *name, mx_fb_table *plan, uint32_t *index);
 /* Constant data `data_buffer_idx` of at least `nbytes` bytes, in place in the program. */
-mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t data_buffer_idx, uint64_t nbytes,
+mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t data_buffer_idx, uint32_t nbytes,
                           const uint8_t **data);
 /* Data segment `index` (program.segments), checked to lie inside the file. */
 mx_error mx_prog_segment(const mx_program *p, mx_fb *fb, uint32_t index, const uint8_t **data, uint32_t *size);

@@ -20,7 +20,7 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
   if (((uintptr_t)at & 3u) != 0) return MX_ERR_MISALIGNED;
   out->sizes = (const int32_t *)(const void *)at;
   out->dim_order = order.len ? fb->buf + order.pos : mx_identity_order;
-  uint64_t numel = 1;
+  uint32_t numel = 1, nbytes;
   uint32_t seen = 0;
   out->dim = (uint8_t)sizes.len;
   for (uint32_t d = 0; d < sizes.len; d++) {
@@ -28,12 +28,10 @@ static mx_error load_shape(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *ou
     uint8_t o = order.len ? mx_fb_vec_u8(fb, &order, d) : (uint8_t)d;
     if (s < 0 || o >= sizes.len || (seen & (1u << o)) != 0) return MX_ERR_BAD_TENSOR;
     seen |= 1u << o;
-    numel *= (uint64_t)s;
-    if (numel > UINT32_MAX) return MX_ERR_TOO_LARGE;
+    if (__builtin_mul_overflow(numel, (uint32_t)s, &numel)) return MX_ERR_TOO_LARGE;
   }
-  uint64_t nbytes = numel * mx_dtype_size(out->dtype);
-  if (nbytes > UINT32_MAX) return MX_ERR_TOO_LARGE;
-  out->numel = (uint32_t)numel;
+  if (__builtin_mul_overflow(numel, mx_dtype_size(out->dtype), &nbytes)) return MX_ERR_TOO_LARGE;
+  out->numel = numel;
   return MX_OK;
 }
 
@@ -50,15 +48,16 @@ static mx_error place_planned(mx_load_ctx *ctx, const mx_fb_table *alloc, mx_ten
   if (e == MX_OK) e = mx_fb_u32(fb, alloc, ALLOC_OFFSET_LOW, 0, &lo);
   if (e == MX_OK) e = mx_fb_u32(fb, alloc, ALLOC_OFFSET_HIGH, 0, &hi);
   if (e != MX_OK) return e;
-  uint64_t offset = ((uint64_t)hi << 32) | lo;
+  /* offset < 2^64 - 2^32 and nbytes < 2^32: their sum cannot wrap */
+  uint64_t end = (((uint64_t)hi << 32) | lo) + mx_tensor_nbytes(out);
   if (id == 0 || id >= ctx->buffer_sizes.len) return MX_ERR_BAD_INDEX;
   int64_t declared = mx_fb_vec_i64(fb, &ctx->buffer_sizes, id);
-  if (declared < 0 || offset > (uint64_t)declared || mx_tensor_nbytes(out) > (uint64_t)declared - offset)
-    return MX_ERR_ARENA_TOO_SMALL;
+  if (declared < 0 || end > (uint64_t)declared) return MX_ERR_ARENA_TOO_SMALL;
   if (id >= ctx->cfg->arena_count || ctx->cfg->arenas == NULL || ctx->cfg->arenas[id].ptr == NULL)
     return MX_ERR_ARENA_MISSING;
   const mx_span *arena = &ctx->cfg->arenas[id];
-  if (offset > arena->size || mx_tensor_nbytes(out) > arena->size - offset) return MX_ERR_ARENA_TOO_SMALL;
+  if (end > arena->size) return MX_ERR_ARENA_TOO_SMALL;
+  uint64_t offset = ((uint64_t)hi << 32) | lo;
   out->data = (uint8_t *)arena->ptr + offset;
   out->flags = MX_TENSOR_PLANNED;
   return check_aligned(out, out->data);

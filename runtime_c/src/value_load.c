@@ -21,8 +21,8 @@ static mx_error load_int_list(mx_load_ctx *ctx, const mx_fb_table *val, mx_value
   if (items.len > ctx->ints_left) return MX_ERR_META_POOL_FULL;
   int64_t *dst = ctx->ints;
   for (uint32_t k = 0; k < items.len; k++) {
-    int64_t idx = mx_fb_vec_i64(&ctx->fb, &items, k);
-    if (idx < 0 || idx >= (int64_t)ctx->values.len) return MX_ERR_BAD_INDEX;
+    uint64_t idx = mx_fb_vec_u64(&ctx->fb, &items, k);   /* a negative one reads as 2^63 or more */
+    if (idx >= ctx->values.len) return MX_ERR_BAD_INDEX;
     if (values[idx].tag != MX_TAG_INT) return MX_ERR_BAD_VALUE_TYPE;
     dst[k] = mx_value_int(&values[idx]);
   }
@@ -39,7 +39,7 @@ static mx_error load_double_list(mx_load_ctx *ctx, const mx_fb_table *val, mx_va
   if (e != MX_OK) return e;
   if (items.len > ctx->doubles_left) return MX_ERR_META_POOL_FULL;
   /* Copied: the file gives no 8-byte alignment guarantee for the program buffer. */
-  for (uint32_t k = 0; k < items.len; k++) ctx->doubles[k] = mx_fb_vec_f64(&ctx->fb, &items, k);
+  if (items.len) memcpy(ctx->doubles, ctx->fb.buf + items.pos, (size_t)items.len * sizeof(double));
   out->u.doubles.items = ctx->doubles;
   out->u.doubles.len = items.len;
   ctx->doubles += items.len;

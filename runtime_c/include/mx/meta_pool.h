@@ -5,15 +5,22 @@
  * and a firmware's static pool cannot disagree on its size. */
 #include "mx/runtime.h"
 
-/* Counts are 64-bit: many values may share one long vector, so their sum can exceed the file size.
- * delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. io is inputs + outputs,
+/* Counts are 32-bit and saturate (mx_meta_add): many values may share one long vector, so a sum can exceed the
+ * file size; mx_layout_meta refuses a saturated count (MX_ERR_TOO_LARGE). delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. io is inputs + outputs,
  * arenas the entries of non_const_buffer_sizes and largest_arena the largest of them in bytes. frame_* are the
  * most any one call needs: its arguments, and the tensors (list items included), ints, doubles and tensor
  * references they hold. */
 typedef struct mx_meta_counts {
-  uint64_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, io, arenas, delegates,
-      delegate_state, frame_args, frame_tensors, frame_ints, frame_doubles, frame_refs, largest_arena;
+  uint32_t values, tensors, ints, doubles, tensor_refs, instrs, args, ops, inputs, outputs, io, arenas, delegates,
+      delegate_state, frame_args, frame_tensors, frame_ints, frame_doubles, frame_refs;
+  uint64_t largest_arena;
 } mx_meta_counts;
+
+/* a + b, or UINT32_MAX when that does not fit: a count past 32 bits stays past them */
+static inline uint32_t mx_meta_add(uint32_t a, uint64_t b) {
+  const uint64_t s = (uint64_t)a + b;
+  return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+}
 
 /* Whether the load-only regions (mx/meta_load.def, `load_bytes` in all) go in the largest arena: when it holds
  * them wherever it starts (aligned up to 8). The runtime and a firmware's static pool decide alike. */

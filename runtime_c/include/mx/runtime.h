@@ -19,13 +19,13 @@ typedef struct mx_program {
   const uint8_t *data;
   uint32_t size;              /* whole file */
   uint32_t fb_size;           /* flatbuffer part (program_size of the extended header, else the file) */
-  uint64_t segment_base;      /* file offset of segment data (0 without an extended header) */
+  uint32_t segment_base;      /* file offset of segment data (0 without an extended header; UINT32_MAX past 4 GiB) */
   bool has_header;
   /* internal views (flatbuffer positions) */
   uint32_t root_pos, plans_pos, plans_len;
   uint32_t const_buffers_pos, const_buffers_len;
   const uint8_t *const_segment;       /* constant segment data, or NULL when constants are inline */
-  uint64_t const_segment_size;
+  uint32_t const_segment_size;
   uint32_t const_offsets_pos, const_offsets_len;
 } mx_program;
 
@@ -53,6 +53,12 @@ typedef struct mx_span {
   size_t size;
 } mx_span;
 
+/* The work of one call (sig: its kernel's signature; NULL for a DelegateCall: its tensors only), bounded from its
+ * checked shapes (src/method_cost.c). A config that names it counts mx_method_cost; one that does not (the model
+ * firmware, which sets no limit) links none of its code. */
+typedef uint64_t (*mx_cost_fn)(const uint8_t *sig, mx_value *const *args, uint32_t nargs);
+uint64_t mx_call_cost(const uint8_t *sig, mx_value *const *args, uint32_t nargs);
+
 typedef struct mx_method_config {
   void *meta_pool;            /* all mx_value / mx_tensor / list storage comes from here */
   size_t meta_pool_size;
@@ -62,6 +68,8 @@ typedef struct mx_method_config {
   bool skip_kernels;          /* validate everything but leave operators unresolved and delegates without
                                  backend and init (inspection tools) */
   uint64_t max_cost;          /* refuse a method whose mx_method_cost is above it (MX_ERR_TOO_COSTLY); 0: no limit */
+  mx_cost_fn cost;            /* mx_call_cost: count mx_method_cost (a max_cost needs it: MX_ERR_BAD_USAGE without);
+                                 NULL: mx_method_cost is 0 */
 } mx_method_config;
 
 /* KERNEL and DELEGATE are the schema's InstructionArguments tags (the loader refuses MoveCall, JumpFalse and
@@ -140,7 +148,7 @@ mx_error mx_method_load(const mx_program *program, const char *name, const mx_me
 mx_error mx_method_execute(mx_method *method);
 
 /* An upper bound of one execution's work, in element operations and multiply-accumulates, from the checked
- * shapes (src/method_cost.c): what mx_method_config.max_cost limits. */
+ * shapes (src/method_cost.c): what mx_method_config.max_cost limits. 0 when the config named no cost function. */
 uint64_t mx_method_cost(const mx_method *method);
 
 uint32_t mx_method_input_count(const mx_method *method);
