@@ -5,6 +5,7 @@ fails the export or run it follows, and the page in a real headless browser (Deb
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -316,6 +317,36 @@ def test_a_broken_report_is_a_warning_not_a_failure(tmp_path):
     report_after(tmp_path, said.append, warned.append)  # never raises
     assert said == [] and len(warned) == 1 and warned[0].startswith("no report: ")
     assert not (tmp_path / PAGE).exists()
+
+
+@pytest.mark.slow
+def test_export_and_run_leave_a_current_page_as_it_is(int8, tmp_path):
+    """report_after (export's and run's) draws only when what the page shows changed; `report` always draws."""
+    out = _copy(int8, tmp_path)
+    kernels = [i for i in gather(out).instructions if i.op.startswith(("cortex_m::", "aten::", "dim_order_ops::"))]
+    per_op = [{"index": i.index, "op": i.op, "instructions": 500} for i in kernels]
+    run = {"board": "mps2-an386", "target": "qemu", "instructions_per_inference": 7777, "per_op": per_op}
+    (out / LAST_RUN).write_text(json.dumps({**run, "seconds": 0.25}))
+
+    def after():
+        said, warned = [], []
+        report_after(out, said.append, warned.append)
+        assert warned == [] and len(said) == 1
+        return said[0], (out / PAGE).stat().st_mtime_ns, (out / PAGE).read_text()
+
+    first, made, text = after()
+    assert first == f"wrote {out / PAGE}" and "7,777" in text
+    os.utime(out / PAGE, ns=(made - 10**9, made - 10**9))  # any rewrite would be seen
+    (out / LAST_RUN).write_text(json.dumps({**run, "seconds": 0.31}))  # a rerun: only its wall time differs
+    again, kept, same = after()
+    assert again.endswith("is current (the same export and run)") and kept == made - 10**9 and same == text
+    (out / LAST_RUN).write_text(json.dumps({**run, "instructions_per_inference": 8888}))  # another run
+    changed, _, text = after()
+    assert changed == f"wrote {out / PAGE}" and "8,888" in text and "7,777" not in text
+    report = json.loads((out / "report.json").read_text())
+    (out / "report.json").write_text(json.dumps({**report, "model": "edited.py:factory"}))  # a new export
+    assert after()[0] == f"wrote {out / PAGE}"
+    assert write_report(out) == [out / PAGE]  # `mcu-export report` draws whatever the page says
 
 
 @pytest.mark.slow

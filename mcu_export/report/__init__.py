@@ -16,17 +16,22 @@ from typing import Callable, List, Union
 
 from mcu_export import atomic
 from mcu_export.errors import McuExportError
-from mcu_export.report.data import LAST_RUN, ReportData, gather
+from mcu_export.report import current
+from mcu_export.report.data import LAST_RUN, ReportData, export_folder, gather
 
 PAGE = "report.html"
 
 
-def write_report(out: Union[str, Path], png: bool = False) -> List[Path]:
-    """Writes OUT/report.html (and OUT/report-<figure>.png with png); returns the files written."""
+def write_report(out: Union[str, Path], png: bool = False, reuse: bool = False) -> List[Path]:
+    """Writes OUT/report.html (and OUT/report-<figure>.png with png); returns the files written. reuse: a page
+    made from the same inputs (current.py) is left as it is, and nothing is returned."""
     from mcu_export.report import figures, render
 
     if png:
         figures.require_matplotlib()  # a PNG needs it; the page alone does not
+    key = current.inputs_key(export_folder(out), LAST_RUN)
+    if reuse and not png and current.is_current(Path(out) / PAGE, key):
+        return []
     data = gather(out)
     drawn = {}
     missing = ""
@@ -39,7 +44,7 @@ def write_report(out: Union[str, Path], png: bool = False) -> List[Path]:
         missing = figures.INSTALL
     written = [data.out / PAGE]
     pngs = {f"report-{name}.png": render.png(fig) for name, (fig, _) in drawn.items()} if png else {}
-    atomic.write_bytes(written[0], render.page(data, drawn, missing).encode())
+    atomic.write_bytes(written[0], render.page(data, drawn, missing, inputs=current.meta_tag(key)).encode())
     for name, image in pngs.items():
         atomic.write_bytes(data.out / name, image)
         written.append(data.out / name)
@@ -49,7 +54,8 @@ def write_report(out: Union[str, Path], png: bool = False) -> List[Path]:
 def report_after(out: Union[str, Path], say: Callable[[str], None], warn: Callable[[str], None]) -> None:
     """The report at the end of `export` and `run`: its failure is one warning line, never the command's."""
     try:
-        say(f"wrote {write_report(out)[0]}")
+        written = write_report(out, reuse=True)
+        say(f"wrote {written[0]}" if written else f"{Path(out) / PAGE} is current (the same export and run)")
     except McuExportError as exc:
         warn(f"no report: {exc.message}")
     except Exception as exc:  # a bug in the report must not cost the user the export or run it follows

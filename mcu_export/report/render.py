@@ -64,6 +64,9 @@ def html(template: str, figures: Dict[str, Tuple[object, Tooltips]], **context) 
     return env.get_template(template).render(figures=inline, **context)
 
 
-def page(data, figures: Dict[str, Tuple[object, Tooltips]], missing: str = "") -> str:
-    """The report page: codegen/report/report.html.j2 with the figures inline (missing: why there are none)."""
-    return html("report/report.html.j2", figures, data=data, missing=missing)
+def page(data, figures: Dict[str, Tuple[object, Tooltips]], missing: str = "", inputs: str = "") -> str:
+    """The report page: codegen/report/report.html.j2 with the figures inline (missing: why there are none;
+    inputs: the <meta> tag naming what the page was made from, report/current.py)."""
+    from markupsafe import Markup
+
+    return html("report/report.html.j2", figures, data=data, missing=missing, inputs=Markup(inputs))
