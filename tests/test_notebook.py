@@ -34,5 +34,11 @@ def test_runs_top_to_bottom(tmp_path):
     assert "QEMU Cortex-M33 outputs == host outputs, bit for bit" in text
     assert "operators on the" in text and "NPU top-1" in text
     images = [o for o in outputs if o.output_type in ("display_data", "execute_result") and "image/png" in o.data]
-    assert len(images) == 1 and len(images[0].data["image/png"]) > 1000  # the profile chart, inline
-    assert (tmp_path / "out" / "notebook" / "int8-profile.png").is_file()
+    assert all(len(i.data["image/png"]) > 1000 for i in images)
+    folder = tmp_path / "out" / "notebook"
+    assert (folder / "int8-profile.png").is_file()  # the first image: the run's --chart
+    # then the report's figures, one per PNG `mcu-export report --png` wrote, the graph and the run's profile among them
+    report_pngs = sorted(p.name for p in (folder / "int8").glob("report-*.png"))
+    assert {"report-graph.png", "report-profile.png", "report-sizes.png"} <= set(report_pngs)
+    assert len(images) == 1 + len(report_pngs)
+    assert all(name in text for name in report_pngs)
