@@ -56,6 +56,21 @@ static void widen_s8_dsp(int8_t *dst, const int8_t *src, int32_t n, uint32_t off
     }
 }
 
+/* One step of four columns: the two filters' words (wa, wb: four int8 each, unpacked here) against the two
+ * widened rows at p (the second x_step bytes on), eight SMLADs. */
+static inline void step4_s16_dsp(
+    uint32_t wa, uint32_t wb, const int8_t *p, int32_t x_step, int32_t *a00, int32_t *a01, int32_t *a10, int32_t *a11)
+{
+    const int32_t xa02 = arm_nn_read_s8x4(p), xa13 = arm_nn_read_s8x4(p + 4);
+    const int32_t xb02 = arm_nn_read_s8x4(p + x_step), xb13 = arm_nn_read_s8x4(p + x_step + 4);
+    const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
+    const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
+    *a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, *a00));
+    *a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, *a10));
+    *a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, *a01));
+    *a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, *a11));
+}
+
 /* n8 passes of eight columns of two filters (the second dw bytes on) against two widened rows (the second
  * x_step bytes on), 39 instructions per 32 MACs. In assembly because GCC 12, given this loop in C, keeps the
  * loop bound and a distance on the stack and steps three pointers (25 instructions per 16 MACs). Each filter
@@ -106,15 +121,8 @@ static inline void pass8_s16_dsp(const int8_t *x,
 #undef MX_HALF
 #else
     for (const int8_t *const end = w + 8 * n8; w != end; w += 4, x += 8) {
-        const uint32_t wa = (uint32_t)arm_nn_read_s8x4(w), wb = (uint32_t)arm_nn_read_s8x4(w + dw);
-        const int32_t xa02 = arm_nn_read_s8x4(x), xa13 = arm_nn_read_s8x4(x + 4);
-        const int32_t xb02 = arm_nn_read_s8x4(x + x_step), xb13 = arm_nn_read_s8x4(x + x_step + 4);
-        const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
-        const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
-        s00 = __smlad(xa13, wa13, __smlad(xa02, wa02, s00));
-        s10 = __smlad(xb13, wa13, __smlad(xb02, wa02, s10));
-        s01 = __smlad(xa13, wb13, __smlad(xa02, wb02, s01));
-        s11 = __smlad(xb13, wb13, __smlad(xb02, wb02, s11));
+        step4_s16_dsp((uint32_t)arm_nn_read_s8x4(w), (uint32_t)arm_nn_read_s8x4(w + dw), x, x_step, &s00, &s01, &s10,
+                      &s11);
     }
 #endif
     *a00 = s00;
@@ -155,15 +163,8 @@ static void gemm_s16_dsp(const int8_t *x,
         }
         const int8_t *const end = w + (rhs_cols & 4);
         for (; w != end; w += 4, p += 8) {
-            const uint32_t wa = (uint32_t)arm_nn_read_s8x4(w), wb = (uint32_t)arm_nn_read_s8x4(w + dw);
-            const int32_t xa02 = arm_nn_read_s8x4(p), xa13 = arm_nn_read_s8x4(p + 4);
-            const int32_t xb02 = arm_nn_read_s8x4(p + x_step), xb13 = arm_nn_read_s8x4(p + x_step + 4);
-            const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
-            a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, a00));
-            a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, a10));
-            const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
-            a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, a01));
-            a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, a11));
+            step4_s16_dsp((uint32_t)arm_nn_read_s8x4(w), (uint32_t)arm_nn_read_s8x4(w + dw), p, x_step, &a00, &a01,
+                          &a10, &a11);
         }
         const int32_t left = rhs_cols & 3;
         if (left) {
@@ -172,14 +173,7 @@ static void gemm_s16_dsp(const int8_t *x,
                 wa = (wa << 8) | (uint8_t)w[k];
                 wb = (wb << 8) | (uint8_t)w[dw + k];
             }
-            const int32_t xa02 = arm_nn_read_s8x4(p), xa13 = arm_nn_read_s8x4(p + 4);
-            const int32_t xb02 = arm_nn_read_s8x4(p + x_step), xb13 = arm_nn_read_s8x4(p + x_step + 4);
-            const int32_t wa02 = (int32_t)__sxtb16(wa), wa13 = (int32_t)arm_nn_sxtb16_ror8(wa);
-            const int32_t wb02 = (int32_t)__sxtb16(wb), wb13 = (int32_t)arm_nn_sxtb16_ror8(wb);
-            a00 = __smlad(xa13, wa13, __smlad(xa02, wa02, a00));
-            a10 = __smlad(xb13, wa13, __smlad(xb02, wa02, a10));
-            a01 = __smlad(xa13, wb13, __smlad(xa02, wb02, a01));
-            a11 = __smlad(xb13, wb13, __smlad(xb02, wb02, a11));
+            step4_s16_dsp(wa, wb, p, x_step, &a00, &a01, &a10, &a11);
         }
         const int32_t m0 = dst_multipliers[c], s0 = dst_shifts[c];
         d0[c] = arm_nn_requantize_clamp_s8_1step(a00, m0, s0, dst_offset, activation_min, activation_max);

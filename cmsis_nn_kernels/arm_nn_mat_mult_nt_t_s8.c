@@ -34,14 +34,8 @@ static inline void step4_dsp(const int8_t *xa_p,
  * reloads filter words and keeps the loop bound on the stack (43 instructions): the loop needs 13 of the 14
  * allocatable registers. Each half: a pre-indexed load per lhs row (p stays 4 bytes behind the columns), a
  * pre-indexed LDRD per filter (w 16 bytes behind), the two rows unpacked once, eight SMLADs. */
-static inline void pass8_wide_dsp(const int8_t *p,
-                                  int32_t dp,
-                                  const int32_t *w,
-                                  int32_t n8,
-                                  int32_t *a00,
-                                  int32_t *a01,
-                                  int32_t *a10,
-                                  int32_t *a11)
+static inline void pass8_wide_dsp(
+    const int8_t *p, int32_t dp, const int32_t *w, int32_t n8, int32_t *a00, int32_t *a01, int32_t *a10, int32_t *a11)
 {
     int32_t s00 = *a00, s01 = *a01, s10 = *a10, s11 = *a11;
     const int8_t *const end = p + 8 * n8 - 4;
@@ -70,8 +64,7 @@ static inline void pass8_wide_dsp(const int8_t *p,
                      "   cmp    %[p], %[t0]                 \n"
                      "   bne    1b                          \n"
                      : [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [p] "+r"(p), [w] "+r"(w),
-                       [xa] "=&r"(xa), [xb] "=&r"(xb), [t0] "=&r"(t0), [t1] "=&r"(t1), [w0] "=&r"(w0),
-                       [w1] "=&r"(w1)
+                       [xa] "=&r"(xa), [xb] "=&r"(xb), [t0] "=&r"(t0), [t1] "=&r"(t1), [w0] "=&r"(w0), [w1] "=&r"(w1)
                      : [dp] "r"(dp), [end] "m"(end)
                      : "cc", "memory");
 #undef MX_HALF
@@ -82,13 +75,8 @@ static inline void pass8_wide_dsp(const int8_t *p,
 }
 
 /* Four columns of two lhs rows (the second dp bytes on) against two widened filters. */
-static inline void step4_wide_dsp(const int8_t *p,
-                                  int32_t dp,
-                                  const int32_t *w,
-                                  int32_t *a00,
-                                  int32_t *a01,
-                                  int32_t *a10,
-                                  int32_t *a11)
+static inline void step4_wide_dsp(
+    const int8_t *p, int32_t dp, const int32_t *w, int32_t *a00, int32_t *a01, int32_t *a10, int32_t *a11)
 {
     const uint32_t xa = (uint32_t)arm_nn_read_s8x4(p), xb = (uint32_t)arm_nn_read_s8x4(p + dp);
     const int32_t xa02 = (int32_t)__sxtb16(xa), xa13 = (int32_t)arm_nn_sxtb16_ror8(xa);

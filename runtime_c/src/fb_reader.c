@@ -166,7 +166,6 @@ mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_t
   return MX_OK;
 }
 
-
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out) {
   uint32_t target;
   mx_error e = follow(fb, v->pos + 4u * i, &target);

@@ -86,7 +86,11 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
     if (e != MX_OK) return e;
   }
   if (ctx->cfg->cost != NULL) {
-    if (__builtin_add_overflow(m->cost, ctx->cfg->cost(sig, ctx->args, args.len), &m->cost)) m->cost = UINT64_MAX;
+    /* The call a statement of its own: the stack analysis reads the pointer's prototype from the callee
+     * expression at the call's column, and inside __builtin_add_overflow it found none (every address-taken
+     * function a target, the serial firmware's load handler among them: a false recursion). */
+    const uint64_t cost = ctx->cfg->cost(sig, ctx->args, args.len);
+    if (__builtin_add_overflow(m->cost, cost, &m->cost)) m->cost = UINT64_MAX;
     if (ctx->cfg->max_cost != 0 && m->cost > ctx->cfg->max_cost) return MX_ERR_TOO_COSTLY;
   }
   out->kind = kind;
@@ -138,7 +142,6 @@ static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx, uint
   *tensors = e == MX_OK ? (uint32_t)counts.tensors : 0u;
   return e;
 }
-
 
 mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_config *cfg, mx_method *m) {
   mx_load_ctx ctx = {0};
