@@ -37,6 +37,7 @@ def test_unknown_attribute_is_an_attribute_error():
         mcu_export.no_such_thing  # noqa: B018 (the access is the test)
 
 
+@pytest.mark.slow
 def test_int8_scratch_is_sized_for_the_board():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()

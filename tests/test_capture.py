@@ -38,6 +38,7 @@ def test_conv_bn_relu_folds_and_matches_torch():
         torch.testing.assert_close(ep.module()(x), model(x), rtol=0, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_capture_puts_model_in_eval_mode_and_keeps_hardswish_whole():
     model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.Hardswish(), nn.Hardsigmoid())
     model.train()

@@ -1,5 +1,6 @@
 """The layout pass (mcu_export/lower/channels_last.py): which fp32 tensors go channels-last, and which stay NCHW."""
 
+import pytest
 import torch
 from torch import nn
 
@@ -79,6 +80,7 @@ def test_transposed_convolution_stays_nchw():
     assert transposed == [[0, 1, 2, 3], [0, 1, 2, 3]]
 
 
+@pytest.mark.slow
 def test_report_counts_the_channels_last_tensors():
     torch.manual_seed(0)
     x = torch.randn(1, 3, 6, 5)

@@ -139,6 +139,7 @@ def test_a_profile_of_another_program_is_refused():
         from_profile(Profile(10, profile().ops + [OpTicks(3, "kernel", "aten::mm.out", 10)]), plan())
 
 
+@pytest.mark.slow
 def test_many_ops_the_largest_drawn_every_one_listed(tmp_path):
     from mcu_export.report.figures import MAX_BARS
 
@@ -152,6 +153,7 @@ def test_many_ops_the_largest_drawn_every_one_listed(tmp_path):
     assert len(rows) == 1 + 600 + 1  # header, every op, the total
 
 
+@pytest.mark.slow
 def test_delegate_calls_get_their_npu_cycles(tmp_path):
     from mcu_export.runners.base import ModelRun, OpCount
 

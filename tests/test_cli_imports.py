@@ -42,6 +42,7 @@ def test_signatures_file_is_torchs_schemas():
         assert [a.name for a in sig.args] == [a.name for a in op.schema().arguments], op.qualified
 
 
+@pytest.mark.slow
 def test_listings_do_not_import_torch():
     boards = _cli_no_torch("boards")
     assert boards.returncode == 0, boards.stderr

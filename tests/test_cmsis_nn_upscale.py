@@ -84,6 +84,7 @@ PROGRAM = textwrap.dedent(
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a host C compiler (cc)")
+@pytest.mark.slow
 def test_upscale_equals_the_written_out_input(tmp_path):
     cc = "cc"
     src = tmp_path / "upscale.c"

@@ -40,6 +40,7 @@ SHAPES = {
 
 @pytest.mark.parametrize("board", ["corstone-300", "mps2-an505"])
 @pytest.mark.parametrize("shape", fast_first(SHAPES, keep=1))  # firmware builds: make test for the rest
+@pytest.mark.slow
 def test_conv_gemm_paths_on_qemu_match_the_reference(tmp_path, board, shape):
     case = C.conv_case(np.random.default_rng(sorted(SHAPES).index(shape) + 7), True, **SHAPES[shape])
     pte = tmp_path / "conv.pte"

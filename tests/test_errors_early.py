@@ -28,6 +28,7 @@ def _inputs():
     return (torch.randn(1, 3, 8, 8),)
 
 
+@pytest.mark.slow
 def test_fp32_names_every_unsupported_op_with_count_line_and_hint():
     with pytest.raises(UnsupportedOpError) as err:
         mcu_export.export(ThreeUnsupported(), _inputs())
@@ -90,6 +91,7 @@ class AddAlpha(nn.Module):
         return torch.add(y, x, alpha=2.0)
 
 
+@pytest.mark.slow
 def test_int8_fallback_warns_once_per_op_and_fallback_false_refuses():
     from mcu_export.errors import McuExportWarning
 

@@ -99,6 +99,7 @@ def test_a_board_with_an_npu_exports_to_it_and_its_firmware_drives_it(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_backend_without_int8_is_refused_before_exporting(tmp_path):
     result = cli("export", MLP, "-o", tmp_path / "o", "--backend", "ethos-u55-128")
     assert_one_line_error(result, "--backend ethos-u55-128 needs --quantize int8")

@@ -95,6 +95,7 @@ def run_case(sim, builder, accelerator: str, seed: int, tie: bool) -> None:
 @pytest.mark.parametrize("op", ["conv", "depthwise", "fully_connected"])
 @settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
+@pytest.mark.slow
 def test_convolutions_bit_exact(sim, op, accelerator, seed, tie):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, tie)
 
@@ -139,6 +140,7 @@ def test_large_average_pools_bit_exact(sim, accelerator, seed):
 @pytest.mark.parametrize("op", ["add", "rescaled_add", "mul", "table"])
 @settings(max_examples=40, **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.booleans())
+@pytest.mark.slow
 def test_elementwise_bit_exact(sim, op, accelerator, seed, tie):
     run_case(sim, cases.BUILDERS[op], accelerator, seed, tie)
 

@@ -107,6 +107,7 @@ def test_hard_fault_reports_registers(board, built, tmp_path):
 
 
 @pytest.mark.parametrize("board", QEMU_BOARDS[:1])
+@pytest.mark.slow
 def test_infinite_loop_times_out(board, built, tmp_path):
     with pytest.raises(FirmwareTimeout, match=r"did not exit within 1 s"):
         _run(board, built(board).elf, tmp_path, b"L\x00", timeout=1.0)

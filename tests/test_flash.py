@@ -136,6 +136,7 @@ def test_picotool_failing_is_one_line_with_its_words(out, mounts, tmp_path):
     one_line(r, "picotool load failed: No accessible RP-series devices in BOOTSEL mode were found.", "BOOTSEL")
 
 
+@pytest.mark.slow
 def test_usage_errors(out, tmp_path):
     rp2040 = tmp_path / "rp2040.uf2"
     rp2040.write_bytes(uf2.to_uf2(b"\x01" * 300, 0x10000000, 0xE48BFF56))

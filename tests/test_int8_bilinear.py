@@ -152,6 +152,7 @@ def test_host_runtime_equals_reference(lowered):
     M.check_host_bit_exact(program, SHAPE)
 
 
+@pytest.mark.slow
 def test_fractional_scale_factor_is_refused_by_name():
     model = UpNet(Fn(scale_factor=1.3)).eval()  # 6 * 1.3 is not whole: torch places taps by 1 / 1.3
     with pytest.raises(Exception, match="whole output size"):

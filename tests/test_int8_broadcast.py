@@ -54,26 +54,32 @@ class Divide(nn.Module):  # a normalisation by a (positive) tensor, broadcast ov
         return x / (torch.sigmoid(d) + 0.5), x / (torch.sigmoid(row) + 0.5)
 
 
+@pytest.mark.slow
 def test_division_by_a_tensor():
     check_int8(Divide(), [(3, 6), (3, 6), (3, 1)], ops=["cortex_m::quantized_div.out"])
 
 
+@pytest.mark.slow
 def test_minimum_maximum_broadcast():
     check_int8(MinMax(), [(2, 3, 5), (3, 1)], ops=["cortex_m::minimum.out", "cortex_m::maximum.out"])
 
 
+@pytest.mark.slow
 def test_squeeze_excite_multiplies_by_a_channel_row():
     check_int8(SqueezeExcite(), [(1, 3, 8, 8)], ops=[MUL])
 
 
+@pytest.mark.slow
 def test_broadcasting_add_sub_mul():
     check_int8(Broadcasts(), [(2, 4, 5), (4, 1), (1, 5)], ops=[ADD, MUL])
 
 
+@pytest.mark.slow
 def test_number_operands_are_table_lookups():
     check_int8(Scalars(), [(2, 16)], ops=[LUT])
 
 
+@pytest.mark.slow
 def test_gate_products():
     check_int8(GateProducts(), [(3, 6), (3, 6)], ops=[ADD, MUL])
 
@@ -154,6 +160,7 @@ def test_kernel_broadcasts_in_any_dim_orders(run, op, seed):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.slow
 def test_division_min_max_and_numbers_track_pt2e_fake_quant():
     check_against_fake_quant(Divide(), [(3, 6), (3, 6), (3, 1)])
     check_against_fake_quant(MinMax(), [(2, 3, 5), (3, 1)])

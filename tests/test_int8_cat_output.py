@@ -1,6 +1,7 @@
 """cat in int8 where the model returns it (it ran in fp32: the quantizer skipped cat, whose first argument
 is a list, so only a consumer's observer ever quantized it): host C runtime == reference bit for bit."""
 
+import pytest
 import torch
 from torch import nn
 
@@ -25,9 +26,11 @@ class Branches(nn.Module):  # an inception-like channel cat as the output, one b
         return torch.cat([self.a(x), torch.relu(self.b(x))], dim=1)
 
 
+@pytest.mark.slow
 def test_cat_of_linear_heads_as_output():
     check_int8(Heads(), [(2, 6)])
 
 
+@pytest.mark.slow
 def test_channel_cat_as_output():
     check_int8(Branches(), [(1, 3, 6, 6)])

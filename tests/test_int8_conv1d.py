@@ -84,6 +84,7 @@ def test_pools_1d():
     check_int8(Pools(), [(1, 3, 32)], ops=[CONV, "cortex_m::quantized_max_pool2d.out"])
 
 
+@pytest.mark.slow
 def test_tc_resnet_block_runs_int8_and_is_smaller():
     model = _randomize_bn(TCResBlock()).eval()
     artifact = check_int8(model, [(1, 10, 49)], ops=[CONV])

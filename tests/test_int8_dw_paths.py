@@ -89,6 +89,7 @@ def _check(results, cases, wants, where):
         )
 
 
+@pytest.mark.slow
 def test_host_equals_reference(tmp_path):
     lib = H.CONV_FC.build_host_library(tmp_path)
     cases, wants = _batch()

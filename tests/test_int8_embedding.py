@@ -50,6 +50,7 @@ def test_gathered_rows_share_the_weight_table_quantization():
 
 
 @pytest.mark.skipif(any(shutil.which(t) is None for t in ("cmake", "ninja", "cc")), reason="needs a C toolchain")
+@pytest.mark.slow
 def test_embedding_model_int8_throughout_and_bit_exact():
     from mcu_export.int8.interpreter import run_reference
     from mcu_export.int8.pipeline import to_int8_program

@@ -157,6 +157,7 @@ def test_head_host_runtime_equals_reference(lowered):
     M.check_host_bit_exact(program, SHAPE)
 
 
+@pytest.mark.slow
 def test_log_softmax_over_channels_of_a_conv():
     """Over C of a conv's channels-last output: the kernel runs on it in place of a layout copy."""
 
@@ -177,6 +178,7 @@ def test_log_softmax_over_channels_of_a_conv():
         M.check_host_bit_exact(program, shape)
 
 
+@pytest.mark.slow
 def test_export_without_fallback():
     """The public API with fallback=False: a log_softmax over the last dim needs no fp32 kernel."""
     torch.manual_seed(8)

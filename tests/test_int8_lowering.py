@@ -219,6 +219,7 @@ def test_op_names_and_argument_counts_follow_operators_yaml(lowered):
         assert len(instr.args) == n_args + 1, (op, len(instr.args), n_args)  # + the returned out
 
 
+@pytest.mark.slow
 def test_flatten_before_linear_is_no_copy():
     """quantized_linear reads the pooled [N, C, 1, 1] tensor as [N, C] rows: no view_copy, nor its kernel
     (the pool_flatten_linear case above checks the numbers, on the host C runtime too)."""
@@ -266,6 +267,7 @@ class WithChannelSoftmax(nn.Module):  # softmax over C of NCHW: the int8 kernel 
         return torch.softmax(self.conv(x), dim=1)
 
 
+@pytest.mark.slow
 def test_op_without_int8_kernel_falls_back_and_is_reported():
     model = WithChannelSoftmax().eval()
     calib = _data((1, 2, 5, 5), 4, 3)
@@ -282,6 +284,7 @@ def test_op_without_int8_kernel_falls_back_and_is_reported():
     assert np.mean(np.abs(ours - fake) <= _output_scale(quantized) * 1.001) > 0.99
 
 
+@pytest.mark.slow
 def test_per_channel_linear_option():
     torch.manual_seed(3)
     model = Linear().eval()

@@ -80,6 +80,7 @@ def test_host_runtime_equals_reference(lowered):
     M.check_host_bit_exact(program, SHAPE)
 
 
+@pytest.mark.slow
 def test_sigmoid_with_other_users_stays_a_sigmoid_table():
     """sigmoid(x) used beyond `x * sigmoid(x)` is not silu: a sigmoid table and an int8 mul."""
 

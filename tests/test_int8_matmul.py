@@ -141,6 +141,7 @@ def test_host_runtime_equals_reference(lowered):
     M.check_host_bit_exact(program, shape)
 
 
+@pytest.mark.slow
 def test_export_with_fallback_false():
     from mcu_export.api import export
 
@@ -150,6 +151,7 @@ def test_export_with_fallback_false():
     assert art.report["int8"]["fallbacks"] == []
 
 
+@pytest.mark.slow
 def test_qat_attention_scores_are_int8_throughout():
     """QAT's training IR writes kᵀ as aten.transpose.int and keeps layer_norm whole: all annotated. (torch.matmul
     stays whole there too, and its core-ATen views around bmm are not int8 yet: a fallback.)"""

@@ -144,6 +144,7 @@ def test_qemu_matches_reference(target, tmp_path):
             )
 
 
+@pytest.mark.slow
 def test_softmax_rows_the_kernel_refuses_stay_float():
     """Rows longer than MAX_ROW would overflow the kernel's int32 sum of exps (its check refuses them at load,
     MX_CM_SOFTMAX_MAX_ROW): the lowering leaves such a softmax to the fp32 fallback, and takes the longest row

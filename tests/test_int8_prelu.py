@@ -178,6 +178,7 @@ def test_host_runtime_equals_reference(lowered):
     M.check_host_bit_exact(program, shape)
 
 
+@pytest.mark.slow
 def test_export_without_fallback():
     torch.manual_seed(6)
     model = ConvPReLU().eval()
@@ -186,6 +187,7 @@ def test_export_without_fallback():
     assert "cortex_m::quantized_prelu.out" in M.ops(artifact.program)
 
 
+@pytest.mark.slow
 def test_where_that_is_not_a_prelu_is_left_alone():
     """where(x > 0, x, y * x) with y another activation or a model input is no PReLU: the pattern does not
     claim it."""

@@ -1,6 +1,7 @@
 """mean and sum over any dims in int8 (no fp32 fallback), one depthwise convolution of ones (TOSA's
 REDUCE_SUM + RESCALE): host C runtime == reference interpreter bit for bit, close to fp32 torch."""
 
+import pytest
 import torch
 from torch import nn
 
@@ -29,14 +30,17 @@ class Sums(nn.Module):
         return y.sum(1), y.sum((1, 3), keepdim=True), y.sum(-1), y.mean(1)
 
 
+@pytest.mark.slow
 def test_mean_over_token_and_last_dims():
     check_int8(TokenMean(), [(2, 5, 8)], ops=[DW_NHWC])
 
 
+@pytest.mark.slow
 def test_sum_and_mean_over_any_dims():
     check_int8(Sums(), [(1, 3, 6, 7)], ops=[DW_NHWC])
 
 
+@pytest.mark.slow
 def test_reductions_track_pt2e_fake_quant():
     check_against_fake_quant(Sums(), [(1, 3, 6, 7)])
     check_against_fake_quant(TokenMean(), [(2, 5, 8)])

@@ -111,6 +111,7 @@ MOVES = {aten.slice.Tensor, aten.select.int, aten.squeeze.dims, operator.getitem
 
 
 @pytest.mark.parametrize("kind", ["gru", "lstm"])
+@pytest.mark.slow
 def test_torch_rnn_moves_keep_their_input_quantization(kind):
     torch.manual_seed(0)
     calib = M.data((1, 3, 10), 4, 1)

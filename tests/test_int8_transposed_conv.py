@@ -103,6 +103,7 @@ def test_host_c_equals_reference_and_fake_quant(lowered):
     ],
     ids=["grouped", "strided_dilated"],
 )
+@pytest.mark.slow
 def test_other_transposed_convolutions_fall_back_to_fp32(up):
     torch.manual_seed(4)
     model = Decoder(up(), False).eval()

@@ -121,6 +121,7 @@ def test_host_int8_output_is_the_float_programs_int8(mnist):
         assert np.array_equal(run_reference(ai.program, [xq])[0], yi)  # the Python int8 reference agrees
 
 
+@pytest.mark.slow
 def test_host_quantize_equals_the_c_kernel():
     """Through a program whose int8 path is the identity, every input byte shows: host quantize == C quantize."""
     model = nn.MaxPool2d(1).eval()
@@ -148,6 +149,7 @@ def test_host_quantize_equals_the_c_kernel():
     assert len(np.unique(yi)) == 256  # every int8 value was made
 
 
+@pytest.mark.slow
 def test_run_command_quantizes_float_npy(mnist, tmp_path, capsys):
     (_, float_out), (_, int8_out) = mnist[0]["float"], mnist[0]["int8"]
     x = _inputs(mnist[1], seed=8)[1]
@@ -217,6 +219,7 @@ class InputReadInFloat(nn.Module):
         return self.conv(x), nn.functional.adaptive_max_pool2d(x, 2)
 
 
+@pytest.mark.slow
 def test_refusals_name_the_edge_and_the_call():
     x = torch.rand(1, 3, 8, 8)
     with pytest.raises(UsageError) as end:

@@ -114,6 +114,7 @@ def test_the_boards_name_the_cpus_the_matrix_covers():
     assert len(sources()) > 100  # the globs found the kernel folders
 
 
+@pytest.mark.slow
 def test_every_kernel_builds_for_cortex_m55_at_O3():
     """The fast case: the ICE's CPU and level (GCC 12.2, arm_softmax_s8.c)."""
     assert_kernels_build(FAST_CPU, [FAST_LEVEL])

@@ -40,6 +40,7 @@ def _program(x, mult, shift, diff_min):
 
 @pytest.mark.parametrize("board", ["mps2-an505", "corstone-300"])
 @pytest.mark.parametrize("name", sorted(ROWS))
+@pytest.mark.slow
 def test_softmax_edges_on_qemu_match_the_reference(tmp_path, board, name):
     x = ROWS[name]
     params = (1 << 30, 31, 0) if name == "shift-31" else softmax_params(1.0 / 16)

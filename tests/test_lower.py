@@ -90,6 +90,7 @@ def test_every_table_op_is_exercised():
     assert seen == {op.qualified for op in OPS if not op.written_as} - never_emitted
 
 
+@pytest.mark.slow
 def test_program_structure_of_small_cnn():
     model, inputs, program, info = lowered(fm.SmallCnn)
     plan = program.method()

@@ -50,6 +50,7 @@ CONV_CASES = [  # (in_ch, out_ch, kernel, stride, padding, dilation, groups, H, 
 
 
 @pytest.mark.parametrize("case", CONV_CASES, ids=str)
+@pytest.mark.slow
 def test_conv2d(case):
     cin, cout, k, s, p, d, g, h, w = case
     torch.manual_seed(0)
@@ -83,6 +84,7 @@ def test_conv1d():
     ],
     ids=lambda f: f.__code__.co_firstlineno,
 )
+@pytest.mark.slow
 def test_single_ops(fn):
     _check(Fn(fn), _r(2, 3, 7, 9))
 
@@ -92,6 +94,7 @@ def test_broadcasting_binary_ops(a, b):
     _check(Fn(lambda x, y: (x + y) * (x - y) / (y * y + 1)), _r(*a, seed=1), _r(*b, seed=2))
 
 
+@pytest.mark.slow
 def test_matmuls():
     _check(Fn(lambda x, y: torch.bmm(x, y)), _r(2, 3, 4), _r(2, 4, 5, seed=1))
     _check(Fn(lambda x, y: x @ y), _r(3, 4), _r(4, 5, seed=1))

@@ -61,6 +61,7 @@ def _cases(cases):
 
 
 @pytest.mark.parametrize("case", _cases(OC.CASES))
+@pytest.mark.slow
 def test_tightest_placements_give_the_outputs_of_the_plan_apart(runner, case, tmp_path):
     apart = OC.export(case, overlap=False)
     want = _run(runner, apart, case, tmp_path)
@@ -104,6 +105,7 @@ def test_one_step_short_is_refused_by_the_loader_and_the_verifier(runner, case, 
             verify_plan(lifetimes, offsets, p.non_const_buffer_sizes[1], permits=overlap_permits(p, lifetimes))
 
 
+@pytest.mark.slow
 def test_a_grouped_convolution_refuses_a_forced_overlap(runner, tmp_path):
     case = OC.BY_NAME["conv_grouped"]
     program = OC.export(case, overlap=False)
@@ -135,6 +137,7 @@ def lifetimes_and_permits(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(lifetimes_and_permits())
+@pytest.mark.slow
 def test_every_plan_the_planner_makes_passes_the_verifier(case):
     lts, permits = case
     offsets, _ = allocate(lts, permits)
@@ -192,6 +195,7 @@ def export_model(model, inputs, quantize, overlap):
 
 
 @pytest.mark.parametrize("case", [c for c in OC.CASES if c.nhwc], ids=lambda c: c.name)
+@pytest.mark.slow
 def test_nhwc_cases_are_channels_last(case):
     """The layout pass gave the convolution's input and out the channels-last dim order (else the cases would test
     the NCHW path again)."""

@@ -62,6 +62,7 @@ class ViewAfterTranspose(nn.Module):
         return x.transpose(1, 2).reshape(2, 12) + x.clone().reshape(2, 12)  # a layout clone, and one of no use
 
 
+@pytest.mark.slow
 def test_remove_noops_keeping_layout_keeps_the_clone_a_view_needs():
     """The int8 path calibrates on the graph in torch: a view of a transposed value needs its clone."""
     model, x = ViewAfterTranspose(), (torch.randn(2, 3, 4),)
@@ -116,6 +117,7 @@ class Scalars(nn.Module):
         return (x + 3) * 0.5 - 1, 2 - x, x / 4, torch.add(x, 2, alpha=3)
 
 
+@pytest.mark.slow
 def test_scalars_to_tensors():
     model, x = Scalars(), (torch.randn(3, 2),)
     ep = capture(model, x)
@@ -227,6 +229,7 @@ class LinearBn(nn.Module):
         return self.bn(self.fc(x)), self.bn3(self.fc3(y))
 
 
+@pytest.mark.slow
 def test_fold_linear_batch_norm_folds_only_2d_linear_outputs():
     from mcu_export.int8.prepare import capture_keeping_linear
 
@@ -280,6 +283,7 @@ def _call_names(ep):
     return {str(n.target).split(".")[1] for n in ep.graph.nodes if n.op == "call_function"}
 
 
+@pytest.mark.slow
 def test_fold_finite_guards_drops_the_guard_on_dequantized_values_only():
     from mcu_export.int8.prepare import quantize
 

@@ -110,6 +110,7 @@ class Reshape(torch.nn.Module):
         return x.reshape(*self.shape)
 
 
+@pytest.mark.slow
 def test_serial_protocol_loads_models_into_the_flash_slots(tmp_path):
     """The device side of the serial protocol (runtime_c/serial/) with the real runtime over the flash slot store
     and the fake ROM: model A loaded and active after a reboot; B cut half way by a power cut (A still answers); a

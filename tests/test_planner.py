@@ -28,6 +28,7 @@ def lifetime_sets(draw):
 
 @settings(max_examples=200, deadline=None)
 @given(lifetime_sets())
+@pytest.mark.slow
 def test_random_plans_verify_and_respect_the_bound(lifetimes):
     offsets, _ = allocate(lifetimes)
     arena = arena_size(lifetimes, offsets)
@@ -40,6 +41,7 @@ def test_random_plans_verify_and_respect_the_bound(lifetimes):
 
 @settings(max_examples=100, deadline=None)
 @given(lifetime_sets())
+@pytest.mark.slow
 def test_lower_bound_is_reached_without_sharing(lifetimes):
     # Tensors that are all live at once can do no better than the bound, and the allocator gets there.
     stacked = [Lifetime(lt.value, lt.size, 0, 0) for lt in lifetimes]

@@ -227,6 +227,7 @@ _SEED_FILES = [write_program(small_program(), constants="inline"), write_program
     st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=6),
     st.integers(0, 10**6),
 )
+@pytest.mark.slow
 def test_byte_flip_fuzz(which, flips, cut):
     data = bytearray(_SEED_FILES[which])
     for pos, val in flips:

@@ -71,6 +71,7 @@ def test_run_spec_exports_once_and_again_when_the_model_changes(tmp_path):
     assert "reusing" not in options.err
 
 
+@pytest.mark.slow
 def test_export_options_need_a_model_spec(tmp_path):
     (tmp_path / "model.pte").write_bytes(b"")
     r = cli("run", tmp_path, "--quantize", "int8")

@@ -98,6 +98,7 @@ def test_an_ethos_u65_job_gets_the_fast_scratch(check_runner, workdir):
     assert_job_as_programmed(u65.program, u65.pte, report, q_inputs, outputs, planned_scratch(u65.program))
 
 
+@pytest.mark.slow
 def test_simulated_run_equals_the_cpu_program(exported, workdir):
     """With the executor built, mx_run's NPU result is the CPU program's, bit for bit."""
     import mcu_export

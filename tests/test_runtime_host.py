@@ -24,6 +24,7 @@ def _require_kernels(model):
 
 
 @pytest.mark.parametrize("model", sorted(M.MODELS))
+@pytest.mark.slow
 def test_executorch_program_matches_torch(model, tmp_path):
     from mcu_export.runners.host import run_pte
 
@@ -36,6 +37,7 @@ def test_executorch_program_matches_torch(model, tmp_path):
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_input_mismatch_is_a_usage_error(tmp_path):
     from mcu_export.runners.host import run_pte
 

@@ -288,6 +288,7 @@ def test_longer_extended_header_is_accepted(san_runner, linear, tmp_path):
             assert_clean(proc, f"length {length}", must_fail=False)
 
 
+@pytest.mark.slow
 def test_random_byte_flips_never_crash(san_runner, linear, conv, tmp_path):
     rng = random.Random(20240611)
     mutants = []

@@ -81,6 +81,7 @@ class TwoBranches(nn.Module):
 
 
 @pytest.mark.parametrize("quantize", ["int8", None], ids=["int8", "fp32"])
+@pytest.mark.slow
 def test_interleaved_branches_are_reordered_with_the_same_outputs(quantize, tmp_path):
     from mcu_export.runners.host import run_pte
 
@@ -104,6 +105,7 @@ def test_interleaved_branches_are_reordered_with_the_same_outputs(quantize, tmp_
         np.testing.assert_allclose(got[0], model(x).detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_too_many_orders_fall_back_to_greedy_never_worse(monkeypatch):
     monkeypatch.setattr(S, "MAX_STATES", 2)
     model, x = TwoBranches().eval(), torch.randn(1, 8, 12, 12)
