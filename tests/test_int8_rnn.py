@@ -78,6 +78,7 @@ def lowered(request):
     return model, program, quantized, tables
 
 
+@pytest.mark.slow
 def test_hand_cell_is_int8_throughout(lowered):
     _model, program, _q, tables = lowered
     ops = M.ops(program)
@@ -85,12 +86,14 @@ def test_hand_cell_is_int8_throughout(lowered):
     assert not any(op.startswith("aten::") for op in ops), ops
 
 
+@pytest.mark.slow
 def test_hand_cell_close_to_float(lowered):
     model, program, quantized, _tables = lowered
     M.check_against_torch(model, program, quantized, SHAPE)
 
 
 @needs_c
+@pytest.mark.slow
 def test_hand_cell_host_equals_reference(lowered):
     _model, program, _q, _tables = lowered
     M.check_host_bit_exact(program, SHAPE)

@@ -59,6 +59,7 @@ def int8(request, tmp_path_factory):
     return name, model, inputs, artifact, out_dir
 
 
+@pytest.mark.slow
 def test_fp32_host_runtime_matches_torch(fp32):
     name, model, inputs, artifact = fp32
     for x in [inputs, *batches(inputs, 1, 5)]:
