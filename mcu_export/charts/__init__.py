@@ -82,7 +82,7 @@ def write_charts(path: Union[str, Path], data: ChartData) -> Tuple[Path, Path]:
     html, png = chart_paths(path)
     with matplotlib.rc_context(render.RC):
         fig, tips = chart_figure(data)
-    page = render.html("report/chart.html.j2", {"chart": (fig, tips)}, data=data, title=headline(data))
+    page = render.html("report/chart.html.j2", {"chart": (fig, tips)}, data=data)
     image = render.png(fig)
     atomic.write_bytes(html, page.encode())
     atomic.write_bytes(png, image)

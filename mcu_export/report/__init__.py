@@ -29,7 +29,7 @@ def write_report(out: Union[str, Path], png: bool = False, reuse: bool = False) 
 
     if png:
         figures.require_matplotlib()  # a PNG needs it; the page alone does not
-    key = current.inputs_key(export_folder(out), LAST_RUN)
+    key = current.inputs_key(export_folder(out))
     if reuse and not png and current.is_current(Path(out) / PAGE, key):
         return []
     data = gather(out)

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from mcu_export.assets import asset_dir
+from mcu_export.report.data import LAST_RUN
 
 META = "mcu-export-report-inputs"
 _FILES = ("report.json", "model.pte")
@@ -28,14 +29,14 @@ def _code_digest() -> bytes:
     return h.digest()
 
 
-def inputs_key(out: Path, last_run: str) -> str:
+def inputs_key(out: Path) -> str:
     h = hashlib.sha256(_code_digest())
     h.update(b"matplotlib" if importlib.util.find_spec("matplotlib") else b"-")
     for name in _FILES:
         path = out / name
         h.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"-"))
     try:
-        run = json.loads((out / last_run).read_text())
+        run = json.loads((out / LAST_RUN).read_text())
     except (OSError, ValueError):
         run = None
     if isinstance(run, dict):

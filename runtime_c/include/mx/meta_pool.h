@@ -6,8 +6,8 @@
 #include "mx/runtime.h"
 
 /* Counts are 32-bit and saturate (mx_meta_add): many values may share one long vector, so a sum can exceed the
- * file size; mx_layout_meta refuses a saturated count (MX_ERR_TOO_LARGE). delegate_state is in bytes: each delegate's backend state_bytes, rounded up to 8. io is inputs + outputs,
- * arenas the entries of non_const_buffer_sizes and largest_arena the largest of them in bytes. frame_* are the
+ * file size; mx_layout_meta refuses a saturated count (MX_ERR_TOO_LARGE). delegate_state is in bytes: each
+ * delegate's backend state_bytes, rounded up to 8. io is inputs + outputs, arenas the entries of non_const_buffer_sizes and largest_arena the largest of them in bytes. frame_* are the
  * most any one call needs: its arguments, and the tensors (list items included), ints, doubles and tensor
  * references they hold. */
 typedef struct mx_meta_counts {
