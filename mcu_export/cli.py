@@ -13,6 +13,7 @@ from typing import Iterator, List, Optional
 from mcu_export import cli_export
 from mcu_export.errors import McuExportError, UsageError
 from mcu_export.progress import Printer
+from mcu_export.server import cli as server_cli
 
 PROG = "mcu-export"
 _INPUT_HELP = (
@@ -181,6 +182,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--no-browser", action="store_true", help="start the server only (print its address)")
     p.set_defaults(func=_cmd_explore)
+
+    server_cli.add_parser(sub, _Parser)
     return parser
 
 
@@ -393,9 +396,14 @@ def _warnings_as_lines() -> Iterator[None]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _build_parser().parse_args(argv)
-        return args.func(args)
+        code = server_cli.in_server(args, argv)
+        if code is None:
+            code = args.func(args)
+            server_cli.after(args, code)
+        return code
     except McuExportError as exc:
         print(f"{PROG}: error: {exc.message}", file=sys.stderr)
         return exc.exit_code

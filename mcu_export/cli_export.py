@@ -10,6 +10,9 @@ from mcu_export.errors import UsageError
 
 def add_export_options(p) -> None:
     """The export's options, shared by `export` and `run MODEL_SPEC`."""
+    from mcu_export.server.cli import add_option
+
+    add_option(p)
     p.add_argument(
         "--quantize", choices=("int8",), default=None, help="PT2E int8 with CMSIS-NN's scheme (default: fp32)"
     )

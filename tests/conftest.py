@@ -13,3 +13,7 @@ ROOT = os.path.dirname(HERE)
 for path in (ROOT, HERE, os.path.join(HERE, "support")):
     if path not in sys.path:
         sys.path.insert(0, path)
+
+# No warm server (mcu_export/server) behind the CLI subprocesses: each test runs its command in its own process
+# and none leaves a daemon behind; tests/test_server.py turns it on, in a folder of its own.
+os.environ["MCU_EXPORT_SERVER"] = "off"
