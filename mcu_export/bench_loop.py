@@ -1,10 +1,11 @@
 """`make bench` table `loop`: the edit-run loop's phases, in seconds, for `mcu-export run MODEL_SPEC --board
 corstone-300 [--quantize int8] --input x.npy` (issue 16), as a user runs it: one process, timed from outside.
 
-Four runs per model, into one folder: `cold` (a new folder: export, configure, compile everything, link, run),
+Six runs per model, into one folder: `cold` (a new folder: export, configure, compile everything, link, run),
 `edited` (the model's weights changed: a new export, ninja recompiles what changed, run), `unchanged` (the
-same command again: the export and the firmware are reused) and `rerun` (`mcu-export run OUT` on the export
-folder: no torch, nothing to build, the report current). Python may write bytecode caches, as a user's does. Each phase runs from one progress line of the
+same command again: the export and the firmware are reused), `rerun` (`mcu-export run OUT` on the export
+folder: no torch, nothing to build, the report current), and `warm-edited` / `warm-unchanged`: the edited and
+unchanged runs again through a warm server (mcu_export/server; the others run with MCU_EXPORT_SERVER=off). Python may write bytecode caches, as a user's does. Each phase runs from one progress line of the
 CLI to the next (their text says which phase starts); `import` is the process start to the first line (Python,
 torch, loading the model; for `unchanged` also its fingerprint), `link` is ninja's own record of linking
 firmware.elf (taken out of `build`), `simulate` from the build's end (QEMU, inputs and outputs), `report` the
@@ -27,6 +28,16 @@ from mcu_export.bench_figures import Column, FigureStore
 from mcu_export.examples import EXAMPLES_DIR
 
 BOARD = "corstone-300"
+# (scenario, the edit's weight scale; None: `run OUT`). warm-*: through a warm server (mcu_export/server) that
+# `mcu-export server start` brought up before them, as after the first command of a session.
+SCENARIOS = (
+    ("cold", 1.0),
+    ("edited", 1.01),
+    ("unchanged", 1.01),
+    ("rerun", None),
+    ("warm-edited", 1.02),
+    ("warm-unchanged", 1.02),
+)
 PHASES = ("import", "capture", "quantize", "lower", "plan", "write", "build", "link", "simulate", "report")
 # A progress line's text (after "mcu-export: ") -> the phase it starts.
 _STARTS = (
@@ -103,9 +114,17 @@ def _ninja_link_seconds(build_dir: Path) -> float:
     return seconds
 
 
-def timed_run(args: List[str], cwd: Path) -> Tuple[Dict[str, float], float]:
+def _env(server: Optional[Path]) -> Dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), PYTHONWARNINGS="ignore")
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's Python runs: modules compiled once, not every start
+    env["MCU_EXPORT_SERVER"] = "on" if server else "off"
+    if server:
+        env["MCU_EXPORT_SERVER_DIR"] = str(server)
+    return env
+
+
+def timed_run(args: List[str], cwd: Path, server: Optional[Path] = None) -> Tuple[Dict[str, float], float]:
+    env = _env(server)
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcu_export.cli", *args],
@@ -136,15 +155,21 @@ def measure(example: str, quantize: bool, work: Path) -> Dict[str, Dict[str, flo
     args = ["run", f"{spec}:factory", "--board", BOARD, "--input", "x.npy", "--out", str(out)]
     args += ["--quantize", "int8"] if quantize else []
     rows = {}
-    for scenario, scale in (("cold", 1.0), ("edited", 1.01), ("unchanged", 1.01), ("rerun", None)):
+    server = work / "srv"
+    for scenario, scale in SCENARIOS:
+        warm = scenario.startswith("warm")
+        if warm and not (server / "started").exists():  # the server warms up outside the timed runs
+            subprocess.run([sys.executable, "-m", "mcu_export.cli", "server", "start"], env=_env(server), check=True)
+            (server / "started").touch()
         if scale is not None:
             spec.write_text(WRAPPER.format(base=str(base), folder=str(base.parent), scale=scale))
         # rerun: the export folder itself (`run OUT`), as after an export: no torch, the firmware up to date
         rerun = ["run", str(out), "--board", BOARD, "--input", "x.npy"]
-        spans, total = timed_run(args if scale is not None else rerun, work)
+        spans, total = timed_run(args if scale is not None else rerun, work, server if warm else None)
         link = _ninja_link_seconds(out / "firmware" / BOARD / "build") if spans["build"] else 0.0
         spans["build"], spans["link"] = max(spans["build"] - link, 0.0), link
         rows[scenario] = {**spans, "total": total}
+    subprocess.run([sys.executable, "-m", "mcu_export.cli", "server", "stop"], env=_env(server), capture_output=True)
     return rows
 
 

@@ -8,7 +8,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Callable, Iterator, List, Optional
 
 from mcu_export import cli_export
 from mcu_export.errors import McuExportError, UsageError
@@ -20,6 +20,8 @@ _INPUT_HELP = (
     "one .npy per model input, in order; or one .npz holding them all (keys input_0, input_1, ... or arr_0, ... "
     "as np.savez(a, b) names them, by number; any other names in the order they were saved)"
 )
+# Set by the warm server's worker: work that is not the command's result, done after its exit code is sent.
+AFTER_EXIT: Optional[List[Callable[[], None]]] = None
 _CHART_HELP = "write per-op time and the arena timeline as an HTML page and OUT.png (needs the charts extra)"
 
 
@@ -337,9 +339,14 @@ def _cmd_report(args) -> int:
 
 
 def _report(out) -> None:
-    """OUT/report.html after export and run; a failure of it is a warning line, never the command's."""
+    """OUT/report.html after export and run; a failure of it is a warning line, never the command's. In a warm
+    server's worker (AFTER_EXIT set), after the command has returned its result (mcu_export/server/worker.py)."""
     from mcu_export.report import report_after
 
+    if AFTER_EXIT is not None:
+        _progress(f"{Path(out) / 'report.html'} follows in a second or two (the warm server writes it)")
+        AFTER_EXIT.append(lambda: report_after(out, say=print, warn=print))
+        return
     _progress("writing report.html")
     report_after(out, say=print, warn=lambda text: print(f"{PROG}: warning: {text}", file=sys.stderr))
 

@@ -91,7 +91,7 @@ def _run(env, tmp, out, *extra):
 def test_a_command_finding_no_server_runs_here_and_starts_one_for_the_next(work):
     tmp, env, _ = work
     assert "no server running" in _status(env, tmp)
-    here = _run(env, tmp, "here")
+    here = _run(env, tmp, "out_here")
     assert here.returncode == 0, here.stderr
     assert "started a warm server" in here.stderr
     work[2]["here"] = here.stdout
@@ -103,19 +103,33 @@ def test_a_command_finding_no_server_runs_here_and_starts_one_for_the_next(work)
 
 def test_the_server_gives_the_files_and_outputs_of_a_run_here(work):
     tmp, env, _ = work
-    served = _run(env, tmp, "served")
+    served = _run(env, tmp, "out_served")
     assert served.returncode == 0, served.stderr
     assert "started a warm server" not in served.stderr
     assert "current, 1 command(s)" in _status(env, tmp)  # it ran there, not here
-    assert (tmp / "served" / "model.pte").read_bytes() == (tmp / "here" / "model.pte").read_bytes()
-    for name in ("here", "served"):  # QEMU's outputs, bit for bit
+    assert (tmp / "out_served" / "model.pte").read_bytes() == (tmp / "out_here" / "model.pte").read_bytes()
+    for name in ("out_here", "out_served"):  # QEMU's outputs, bit for bit
         assert (tmp / name / "export.sha256").is_file()
-    np.testing.assert_array_equal(np.load(tmp / "served.npz")["output_0"], np.load(tmp / "here.npz")["output_0"])
-    assert _same_text(served.stdout, "served") == _same_text(work[2]["here"], "here")
+    np.testing.assert_array_equal(
+        np.load(tmp / "out_served.npz")["output_0"], np.load(tmp / "out_here.npz")["output_0"]
+    )
+    here_text = _same_text(work[2]["here"], "out_here").replace("wrote OUT/report.html\n", "")
+    assert _same_text(served.stdout, "out_served") == here_text
+    # The report comes after the result: the command's output has ended (this process read it to its end) and
+    # the page follows, the same page a run here writes.
+    assert "out_served/report.html follows" in served.stderr
+    page = tmp / "out_served" / "report.html"
+    deadline = time.monotonic() + 60
+    while not page.is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _same_text(page.read_text(), "out_served") == _same_text(
+        (tmp / "out_here" / "report.html").read_text(), "out_here"
+    )
 
 
 def _same_text(text: str, out: str) -> str:
-    """A command's stdout without its folder's name and wall-clock seconds."""
+    """A command's output or page without its folder's name, wall-clock seconds and input digest."""
+    text = re.sub(r'content="[0-9a-f]{64}"', "DIGEST", text)  # a report's inputs name their folder
     return re.sub(r"[0-9.]+ s\b", "S s", text.replace(out, "OUT"))
 
 
