@@ -176,7 +176,7 @@ def measure(example: str, quantize: bool, work: Path) -> Dict[str, Dict[str, flo
 def loop_table(store: FigureStore) -> None:
     table = store.table(
         "loop",
-        [Column("model", width=10), Column("dtype", width=5), Column("run", width=9)],
+        [Column("model", width=10), Column("dtype", width=5), Column("run", width=14)],
         [Column(f"{p} s", fmt=".2f", compare=False, width=9) for p in (*PHASES, "total")],
     )
     for example in ("kws_dscnn",):
