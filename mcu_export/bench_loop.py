@@ -1,7 +1,9 @@
 """`make bench` table `loop`: the edit-run loop's phases, in seconds, for `mcu-export run MODEL_SPEC --board
 corstone-300 [--quantize int8] --input x.npy` (issue 16), as a user runs it: one process, timed from outside.
 
-Six runs per model, into one folder: `cold` (a new folder: export, configure, compile everything, link, run),
+Seven runs per model: `cold-cache` (a new folder and an empty MCU_EXPORT_CACHE: configure, compile the runtime, the
+board's code and every kernel), then into one folder: `cold` (a new folder, the cache warm: export, compile the
+model's sources, link, run),
 `edited` (the model's weights changed: a new export, ninja recompiles what changed, run), `unchanged` (the
 same command again: the export and the firmware are reused), `rerun` (`mcu-export run OUT` on the export
 folder: no torch, nothing to build, the report current), and `warm-edited` / `warm-unchanged`: the edited and
@@ -31,6 +33,7 @@ BOARD = "corstone-300"
 # (scenario, the edit's weight scale; None: `run OUT`). warm-*: through a warm server (mcu_export/server) that
 # `mcu-export server start` brought up before them, as after the first command of a session.
 SCENARIOS = (
+    ("cold-cache", 1.0),
     ("cold", 1.0),
     ("edited", 1.01),
     ("unchanged", 1.01),
@@ -101,21 +104,27 @@ def split_phases(started: float, lines: List[Tuple[float, str]], ended: float) -
     return spans
 
 
-def _ninja_link_seconds(build_dir: Path) -> float:
-    """firmware.elf's last link time from ninja's log (the caller asks only after a run that built)."""
-    log = build_dir / ".ninja_log"
-    if not log.is_file():
+def _ninja_link_seconds(cache: Optional[Path]) -> float:
+    """firmware.elf's last link time from the ninja log of the staging tree that built last (firmware/staging.py;
+    the caller asks only after a run that built)."""
+    from mcu_export.firmware.staging import root
+
+    trees = (cache / "firmware-builds") if cache is not None else root()
+    logs = sorted(trees.glob(f"{BOARD}-*/*/build/.ninja_log"), key=lambda p: p.stat().st_mtime)
+    if not logs:
         return 0.0
     seconds = 0.0
-    for line in log.read_text().splitlines()[1:]:
+    for line in logs[-1].read_text().splitlines()[1:]:
         fields = line.split("\t")
         if len(fields) >= 4 and fields[3] == "firmware.elf":
             seconds = (int(fields[1]) - int(fields[0])) / 1000.0
     return seconds
 
 
-def _env(server: Optional[Path]) -> Dict[str, str]:
+def _env(server: Optional[Path], cache: Optional[Path] = None) -> Dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), PYTHONWARNINGS="ignore")
+    if cache is not None:  # an empty cache: the runtime, the board's code and every kernel compile again
+        env["MCU_EXPORT_CACHE"] = str(cache)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's Python runs: modules compiled once, not every start
     env["MCU_EXPORT_SERVER"] = "on" if server else "off"
     if server:
@@ -123,8 +132,10 @@ def _env(server: Optional[Path]) -> Dict[str, str]:
     return env
 
 
-def timed_run(args: List[str], cwd: Path, server: Optional[Path] = None) -> Tuple[Dict[str, float], float]:
-    env = _env(server)
+def timed_run(
+    args: List[str], cwd: Path, server: Optional[Path] = None, cache: Optional[Path] = None
+) -> Tuple[Dict[str, float], float]:
+    env = _env(server, cache)
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcu_export.cli", *args],
@@ -152,12 +163,14 @@ def measure(example: str, quantize: bool, work: Path) -> Dict[str, Dict[str, flo
     _, inputs = load_model(f"{base}:factory")
     np.save(work / "x.npy", inputs[0].numpy())
     spec, out = work / "model.py", work / "out"
-    args = ["run", f"{spec}:factory", "--board", BOARD, "--input", "x.npy", "--out", str(out)]
+    args = ["run", f"{spec}:factory", "--board", BOARD, "--input", "x.npy"]
     args += ["--quantize", "int8"] if quantize else []
     rows = {}
     server = work / "srv"
     for scenario, scale in SCENARIOS:
         warm = scenario.startswith("warm")
+        cache = work / "cache" if scenario == "cold-cache" else None
+        folder = work / "out-cold-cache" if cache else out
         if warm and not (server / "started").exists():  # the server warms up outside the timed runs
             subprocess.run([sys.executable, "-m", "mcu_export.cli", "server", "start"], env=_env(server), check=True)
             (server / "started").touch()
@@ -165,8 +178,9 @@ def measure(example: str, quantize: bool, work: Path) -> Dict[str, Dict[str, flo
             spec.write_text(WRAPPER.format(base=str(base), folder=str(base.parent), scale=scale))
         # rerun: the export folder itself (`run OUT`), as after an export: no torch, the firmware up to date
         rerun = ["run", str(out), "--board", BOARD, "--input", "x.npy"]
-        spans, total = timed_run(args if scale is not None else rerun, work, server if warm else None)
-        link = _ninja_link_seconds(out / "firmware" / BOARD / "build") if spans["build"] else 0.0
+        command = args + ["--out", str(folder)] if scale is not None else rerun
+        spans, total = timed_run(command, work, server if warm else None, cache)
+        link = _ninja_link_seconds(cache) if spans["build"] else 0.0
         spans["build"], spans["link"] = max(spans["build"] - link, 0.0), link
         rows[scenario] = {**spans, "total": total}
     subprocess.run([sys.executable, "-m", "mcu_export.cli", "server", "stop"], env=_env(server), capture_output=True)
