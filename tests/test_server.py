@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from cli_runner import ROOT, assert_one_line_error
+from cli_runner import ROOT, Result, assert_one_line_error
 
 pytestmark = pytest.mark.slow
 
@@ -136,9 +136,9 @@ def _same_text(text: str, out: str) -> str:
 def test_errors_and_exit_codes_come_back_from_the_server(work):
     tmp, env, _ = work
     r = _cli(env, tmp, "run", "missing.py:factory", "--board", "corstone-300", "--input", "x.npy")
-    assert_one_line_error(_Result(r), "model file not found: missing.py")
+    assert_one_line_error(Result(r.returncode, r.stdout, r.stderr), "model file not found: missing.py")
     r = _cli(env, tmp, "export", "net.py:factory", "-o", "bad", "--board", "no-such-board")
-    assert_one_line_error(_Result(r), "no-such-board")
+    assert_one_line_error(Result(r.returncode, r.stdout, r.stderr), "no-such-board")
     assert "current, 3 command(s)" in _status(env, tmp)  # the run before, and these two
 
 
@@ -181,12 +181,3 @@ def test_an_idle_server_exits(tmp_path):
         time.sleep(0.5)
     assert "no server running" in _status(env, tmp_path)
     assert not list((tmp_path / "srv").glob("*.sock"))
-
-
-class _Result:
-    def __init__(self, proc):
-        self.code, self.out, self.err = proc.returncode, proc.stdout, proc.stderr
-
-    @property
-    def error_lines(self):
-        return [line for line in self.err.splitlines() if line.strip()]
