@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from mcu_export import api
+from mcu_export.firmware import elf as elf_tools
 from mcu_export.firmware.results import FirmwareFault, RunResult
 from mcu_export.pte import debug_map
 from mcu_export.pte.inspect import format_program
@@ -111,7 +112,7 @@ def test_per_op_table_and_fault_name_the_source_line(exported, monkeypatch):
     assert table[0].split()[:3] == ["#", "op", "source"]
     assert line in table[1] and table[1].endswith("70.0%")
     assert table[2].split()[2] == "-"  # no source known: a dash, the columns stay aligned
-    monkeypatch.setattr(fw, "symbolizer", lambda elf: lambda pc: None)
+    monkeypatch.setattr(elf_tools, "symbolizer", lambda elf: lambda pc: None)  # raise_for looks it up there
     uart = f"boot\nmx: hard fault CFSR=0x00000001 PC=0x00000100 LR=0x00000200 op={index}\n"
     result = RunResult(exit_code=253, uart_text=uart, timed_out=False, seconds=0.1, command=())
     calls = [{"index": index, "op": "the_op"}]

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-import numpy as np
-
 from mcu_export.errors import UsageError
 from mcu_export.ethosu.blob import IoRecord, VelaBlob
 
@@ -105,6 +103,7 @@ def compile_tosa(
     name sections of Vela's Arm/vela.ini (a board file gives them), else DEFAULT_MEMORY's for its generation."""
     if accelerator not in ACCELERATORS:
         raise VelaError(f"unknown Ethos-U configuration '{accelerator}' (valid: {', '.join(ACCELERATORS)})")
+    import numpy as np  # here, not at the top: `mcu-export ops` and board checks read this module's tables
     from ethosu.vela import vela
 
     default_config, default_mode = DEFAULT_MEMORY[accelerator.rsplit("-", 1)[0]]

@@ -9,18 +9,25 @@ import importlib
 import pkgutil
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Type
-
-import numpy as np
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Type
 
 from mcu_export.errors import UsageError
 from mcu_export.runners.base import ModelRun, OpCount, Runner
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+# The modules of this package that hold no target: targets() leaves them alone, so that listing the targets
+# (`mcu-export boards`) costs no numpy or tensor code. tests/test_cli_imports.py keeps this list true.
+HELPERS = frozenset({"base", "command", "npu_seam", "npu_wire", "report", "tensors"})
 
 
 def targets() -> Dict[str, Type[Runner]]:
     """Every target by name, in the order a board picks its default."""
     for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
+        if module.name not in HELPERS:
+            importlib.import_module(f"{__name__}.{module.name}")
     return dict(sorted(Runner.targets.items(), key=lambda item: item[1].rank))
 
 

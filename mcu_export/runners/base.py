@@ -11,21 +11,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
-import numpy as np
+if TYPE_CHECKING:  # numpy and the tensor helpers load on first use: listing targets must not cost their import
+    import numpy as np
 
-from mcu_export.runners.tensors import (
-    Quantization,
-    TensorSpec,
-    check_inputs,
-    dequantize_outputs,
-    io_quantization,
-    outputs_from,
-    quantize_inputs,
-    report_quantization,
-    to_memory_order,
-)
+    from mcu_export.runners.tensors import Quantization, TensorSpec
 
 
 @dataclass
@@ -115,6 +106,8 @@ class Runner(ABC):
     def use_quantization(self, source) -> None:
         """Take the int8 edges' quantization from an export (a folder or its .pte: its report.json) or from a
         report dict: float32 inputs given for them are then quantized, and their outputs also dequantized."""
+        from mcu_export.runners.tensors import io_quantization, report_quantization
+
         found = io_quantization(source) if isinstance(source, dict) else report_quantization(source)
         self.input_quantization, self.output_quantization = found
 
@@ -122,6 +115,16 @@ class Runner(ABC):
         """Keep what a run measured beside the program (e.g. in report.json); nothing by default."""
 
     def run(self, arrays: Sequence[np.ndarray], names: Optional[Sequence[str]] = None) -> ModelRun:
+        import numpy as np
+
+        from mcu_export.runners.tensors import (
+            check_inputs,
+            dequantize_outputs,
+            outputs_from,
+            quantize_inputs,
+            to_memory_order,
+        )
+
         arrays = quantize_inputs([np.asarray(a) for a in arrays], self.inputs, self.input_quantization)
         check_inputs(arrays, self.inputs, names, self.input_quantization)
         self.prepare()

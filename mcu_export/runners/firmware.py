@@ -13,22 +13,19 @@ import re
 import tempfile
 from abc import abstractmethod
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from mcu_export.boards import Board
+from mcu_export.board_types import Board
 from mcu_export.errors import RuntimeFailure
-from mcu_export.firmware.build import BuildResult
-from mcu_export.firmware.elf import symbolizer
-from mcu_export.firmware.flow import build_for_board, export_dir, record_run
 from mcu_export.firmware.icount import LOAD_TAG
-from mcu_export.firmware.model_cli import current_build
-from mcu_export.firmware.model_project import MODEL_DIR, project_of
 from mcu_export.firmware.results import FirmwareFault, RunResult, check
-from mcu_export.firmware.stack import check_measured
-from mcu_export.pte import debug_map
-from mcu_export.pte.reader import read_program_file
 from mcu_export.runners.base import NpuCycles, OpCount, Runner
-from mcu_export.runners.tensors import TensorSpec, program_io
+
+if TYPE_CHECKING:
+    from mcu_export.firmware.build import BuildResult
+
+# The build, the ELF tools and the program reader load on first use: `mcu-export boards` imports every
+# target's module (runners.targets()) to ask which serve a board, and must start in well under 0.3 s.
 
 EXIT_RUNTIME_ERROR = 1
 EXIT_IO_ERROR = 2
@@ -78,6 +75,8 @@ def raise_for(
     mcu_export.pte.debug_map); then the firmware's own errors,
     naming the delegate (model.json's delegate_calls) and what the NPU or its seam said when one failed."""
     try:
+        from mcu_export.firmware.elf import symbolizer
+
         check(result, where=where, timeout=timeout, symbolize=symbolizer(elf))
     except FirmwareFault as fault:
         match = _FAULT_OP.search(result.uart_text)
@@ -149,6 +148,11 @@ class FirmwareRunner(Runner):
         """One simulator run of `elf` with semihosting files in `workdir`, errors left to raise_for."""
 
     def open(self, program: Path) -> None:
+        from mcu_export.firmware.flow import export_dir
+        from mcu_export.pte import debug_map
+        from mcu_export.pte.reader import read_program_file
+        from mcu_export.runners.tensors import program_io
+
         self.out_dir = export_dir(program)
         prog = read_program_file(self.out_dir / "model.pte")
         self.inputs, self.outputs = program_io(prog)
@@ -157,6 +161,9 @@ class FirmwareRunner(Runner):
 
     def use_build(self, build: BuildResult) -> "FirmwareRunner":
         """Run this already built firmware (its project's model/model.json says the I/O)."""
+        from mcu_export.firmware.model_project import MODEL_DIR, project_of
+        from mcu_export.runners.tensors import TensorSpec
+
         manifest = json.loads((project_of(build) / MODEL_DIR / "model.json").read_text())
         self.inputs = tuple(TensorSpec.of_manifest(s) for s in manifest["inputs"])
         self.outputs = tuple(TensorSpec.of_manifest(s) for s in manifest["outputs"])
@@ -166,11 +173,16 @@ class FirmwareRunner(Runner):
         return self
 
     def prepare(self) -> None:
+        from mcu_export.firmware.flow import build_for_board
+        from mcu_export.firmware.model_cli import current_build
+
         if self.build is None:
             assert self.out_dir is not None, "open() or use_build() first"
             self.use_build(current_build(self.out_dir, self.board) or build_for_board(self.out_dir, self.board))
 
     def execute(self, inputs: Sequence[bytes]) -> Tuple[List[bytes], Dict[str, Any]]:
+        from mcu_export.firmware.stack import check_measured
+
         assert self.build is not None  # run() calls prepare() first
         elf = Path(self.build.elf)
         with tempfile.TemporaryDirectory(prefix="mx-model-run-") as tmp:
@@ -215,5 +227,7 @@ class FirmwareRunner(Runner):
         )
 
     def record(self, run) -> None:
+        from mcu_export.firmware.flow import record_run
+
         if self.out_dir is not None:
             record_run(self.out_dir, self.board, run)

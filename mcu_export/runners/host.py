@@ -8,16 +8,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
-import numpy as np
-
-from mcu_export import dtypes
-from mcu_export.boards import HostBoard
+from mcu_export.board_types import HostBoard
 from mcu_export.errors import RuntimeFailure, UsageError
 from mcu_export.host_runtime import TARGETS, build_host_runner, check_target, require_tool
 from mcu_export.runners.base import Runner
-from mcu_export.runners.tensors import TensorSpec, outputs_from, program_io, to_memory_order
+
+if TYPE_CHECKING:  # numpy and the tensor helpers load on first use (runners.targets() lists this module)
+    import numpy as np
+
+    from mcu_export.runners.tensors import TensorSpec
 
 RUN_TIMEOUT_S = 300
 Feed = Tuple[int, Tuple[int, ...], bytes]  # dtype code, shape, bytes in memory order
@@ -67,6 +68,8 @@ def _raise_for(proc: subprocess.CompletedProcess) -> None:
 
 
 def _parse_tensor(fields: List[str], line: str) -> TensorSpec:
+    from mcu_export.runners.tensors import TensorSpec
+
     if len(fields) != 5 or fields[2] == "nontensor":
         raise RuntimeFailure(f"mx_run --info: only tensor inputs/outputs are supported ({line})")
     shape = () if fields[3] == "scalar" else tuple(int(s) for s in fields[3].split("x"))
@@ -151,6 +154,11 @@ def run_pte(
 ) -> List[np.ndarray]:
     """Runs `method` of a .pte with the C runtime and returns its outputs as numpy arrays. Inputs go to
     mx_run as they are (no check here): the C runtime's own input check is what this exposes."""
+    import numpy as np
+
+    from mcu_export import dtypes
+    from mcu_export.runners.tensors import outputs_from, to_memory_order
+
     check_target(target)
     cmd = runner_command(target, runner or build_host_runner(target))
     info = _info(cmd, pte_path, method)
@@ -192,6 +200,7 @@ class HostRunner(Runner):
 
     def open(self, program: Path) -> None:
         from mcu_export.pte.reader import read_program_file
+        from mcu_export.runners.tensors import program_io
 
         self.pte = resolve_program_path(program)
         self.inputs, self.outputs = program_io(read_program_file(self.pte))

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from mcu_export.errors import UsageError
 from mcu_export.runners.base import Runner
 from mcu_export.runners.host import resolve_program_path
-from mcu_export.runners.tensors import program_io
 
 if TYPE_CHECKING:
     from mcu_export.serial.client import DeviceModel, SerialClient
@@ -38,6 +37,7 @@ class SerialRunner(Runner):
 
     def open(self, program: Path) -> None:
         from mcu_export.pte.reader import read_program_file
+        from mcu_export.runners.tensors import program_io
 
         path = resolve_program_path(program)
         self.inputs, self.outputs = program_io(read_program_file(path))
