@@ -1,8 +1,9 @@
 """`make bench` table `loop`: the edit-run loop's phases, in seconds, for `mcu-export run MODEL_SPEC --board
 corstone-300 [--quantize int8] --input x.npy` (issue 16), as a user runs it: one process, timed from outside.
 
-Seven runs per model: `cold-cache` (a new folder and an empty MCU_EXPORT_CACHE: configure, compile the runtime, the
-board's code and every kernel), then into one folder: `cold` (a new folder, the cache warm: export, compile the
+Seven runs per model: `cold-cache` (a new folder and a cache without firmware builds: configure, compile the runtime,
+the board's code and the model's kernels; the tools built once per install, the QEMU plugin and mx_run, are kept),
+then into one folder: `cold` (a new folder, the cache warm: export, compile the
 model's sources, link, run),
 `edited` (the model's weights changed: a new export, ninja recompiles what changed, run), `unchanged` (the
 same command again: the export and the firmware are reused), `rerun` (`mcu-export run OUT` on the export
@@ -132,6 +133,21 @@ def _env(server: Optional[Path], cache: Optional[Path] = None) -> Dict[str, str]
     return env
 
 
+def cold_build_cache(folder: Path) -> Path:
+    """A cache holding every entry of the user's but the firmware builds (links to them): what a first build
+    for a board, or after a source or compiler change, starts from."""
+    from mcu_export.firmware import staging
+    from mcu_export.host_runtime import cache_root
+
+    folder.mkdir(parents=True, exist_ok=True)
+    real = cache_root()
+    if real.is_dir():
+        for entry in real.iterdir():
+            if entry.name != staging.root().name and not (folder / entry.name).exists():
+                (folder / entry.name).symlink_to(entry)
+    return folder
+
+
 def timed_run(
     args: List[str], cwd: Path, server: Optional[Path] = None, cache: Optional[Path] = None
 ) -> Tuple[Dict[str, float], float]:
@@ -169,7 +185,7 @@ def measure(example: str, quantize: bool, work: Path) -> Dict[str, Dict[str, flo
     server = work / "srv"
     for scenario, scale in SCENARIOS:
         warm = scenario.startswith("warm")
-        cache = work / "cache" if scenario == "cold-cache" else None
+        cache = cold_build_cache(work / "cache") if scenario == "cold-cache" else None
         folder = work / "out-cold-cache" if cache else out
         if warm and not (server / "started").exists():  # the server warms up outside the timed runs
             subprocess.run([sys.executable, "-m", "mcu_export.cli", "server", "start"], env=_env(server), check=True)
