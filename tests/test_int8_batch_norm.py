@@ -52,7 +52,7 @@ class Sequence(nn.Module):  # BatchNorm1d over [N, C, L] first, then a Conv1d
 @pytest.mark.parametrize(
     "model,shape",
     [
-        pytest.param(Features, (4, 6), marks=pytest.mark.slow),  # each calibrates and checks for ~15 s
+        pytest.param(Features, (4, 6), marks=pytest.mark.slow),  # each calibrates and checks for ~3 s
         pytest.param(Image, (1, 3, 8, 8), marks=pytest.mark.slow),
         pytest.param(Image, (2, 3, 6, 6), marks=pytest.mark.slow),
         pytest.param(Sequence, (1, 5, 12), marks=pytest.mark.slow),
@@ -67,3 +67,29 @@ def test_standalone_batch_norm(model, shape):
 @pytest.mark.slow
 def test_batch_norm_tracks_pt2e_fake_quant():
     check_against_fake_quant(_randomize(Features()), [(4, 6)], lsb=2)
+
+
+def test_ptq_convert_skips_the_qat_folding_pass(monkeypatch):
+    """A standalone BatchNorm made torchao's convert_pt2e trace 96 QAT conv+BN patterns (~100 s an export);
+    a post-training graph holds none of them, so convert_ptq leaves the pass out and changes nothing else."""
+    import copy
+
+    from torchao.quantization.pt2e import qat_utils, quantize_pt2e
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from mcu_export.int8.convert import convert_ptq
+    from mcu_export.int8.prepare import _check_before_quantizing
+    from mcu_export.int8.quantizer import CmsisNNQuantizer
+
+    traced = []  # the pattern search, stubbed: each call would export 12 patterns with torch.export
+    monkeypatch.setattr(qat_utils, "_fold_conv_bn_qat_helper", lambda m, *a, **k: traced.append(1) or m)
+    model, x = _randomize(Image()), torch.randn(1, 3, 8, 8)
+    prepared = prepare_pt2e(_check_before_quantizing(model, (x,)).module(check_guards=False), CmsisNNQuantizer())
+    prepared(x)
+    folding = quantize_pt2e._fold_conv_bn_qat
+    torchs = convert_pt2e(copy.deepcopy(prepared))
+    assert traced, "torchao no longer searches QAT patterns in this graph: convert_ptq can go"
+    traced.clear()
+    ours = convert_ptq(prepared)
+    assert traced == [] and quantize_pt2e._fold_conv_bn_qat is folding
+    assert str(ours.graph) == str(torchs.graph) and torch.equal(ours(x), torchs(x))

@@ -20,6 +20,7 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, 
 
 from mcu_export.capture import _decomposition_table, export_decomposed, export_errors
 from mcu_export.int8.calibrate import CalibrationSource, run_calibration
+from mcu_export.int8.convert import convert_ptq
 from mcu_export.int8.quantizer import CmsisNNQuantizer
 from mcu_export.passes import POST_QUANT_PASSES, PRE_QUANT_PASSES, check_supported, run_passes
 
@@ -85,7 +86,7 @@ def quantize(
     say("calibrating")
     batches, notes = run_calibration(prepared, example_inputs, calibrate, say)
     say("converting to int8 (PT2E convert)")
-    converted = convert_pt2e(prepared)
+    converted = convert_ptq(prepared)
     return QuantizedModel(
         converted=converted, ep=recapture(converted, example_inputs), calibration_batches=batches, warnings=notes
     )
