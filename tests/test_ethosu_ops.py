@@ -15,7 +15,9 @@ from mcu_export.int8.prepare import quantize
 pytest.importorskip("tosa_serializer")
 pytestmark = pytest.mark.slow
 ACCELERATORS = st.sampled_from(["ethos-u55-128", "ethos-u65-256", "ethos-u85-256"])
-EXAMPLES = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Four shapes a test a run (each is a quantize, two lowerings and four simulator runs, ~4 s): the draws differ from
+# run to run, so CI covers more of the space over time than any one run's six did (263 s of the suite).
+EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 class Fn(nn.Module):
