@@ -77,10 +77,10 @@ static inline __attribute__((always_inline)) void arm_nn_vec_mat_mult_t_core(con
         row_const *= rhs_offset;
     }
     const int32_t n4 = rhs_cols >> 2, k4 = rhs_cols & ~3;
-    for (int32_t r = 0; r < rhs_rows; r += 4) {
+    const int8_t *p = rhs;
+    for (int32_t r = 0; r < rhs_rows; r += 4, p += 4 * rhs_cols, dst += 4 * address_offset) {
         /* four rows p, p + c, q, q + c; fewer repeat one: (r0, r0, r0, r0), (r0, r1, r0, r1), (r0, r1, r1, r2) */
         const int32_t n = MIN(4, rhs_rows - r);
-        const int8_t *const p = rhs + r * rhs_cols;
         const int32_t c = n > 1 ? rhs_cols : 0;
         const int8_t *const q = n == 4 ? p + 2 * rhs_cols : n == 3 ? p + rhs_cols : p;
         int32_t acc[4] = {row_const, row_const, row_const, row_const};
@@ -90,15 +90,20 @@ static inline __attribute__((always_inline)) void arm_nn_vec_mat_mult_t_core(con
         if (n == 3) {
             acc[2] = acc[3];
         }
-        for (int32_t i = 0; i < n; i++) {
-            const int8_t *const w = rhs + (r + i) * rhs_cols;
-            int32_t sum = acc[i] + (bias ? bias[r + i] : 0);
-            for (int32_t k = k4; k < rhs_cols; k++) {
-                sum += (lhs[k] + lhs_offset) * w[k];
+        if (k4 != rhs_cols) {
+            for (int32_t i = 0; i < n; i++) {
+                for (int32_t k = k4; k < rhs_cols; k++) {
+                    acc[i] += (lhs[k] + lhs_offset) * p[i * rhs_cols + k];
+                }
             }
-            const int32_t row = per_row ? r + i : 0;
-            dst[(r + i) * address_offset] = arm_nn_requantize_clamp_s8_1step(
-                sum, dst_multiplier[row], dst_shift[row], dst_offset, activation_min, activation_max);
+        }
+        const int32_t *const b = bias ? bias + r : NULL;
+        const int32_t *const m = per_row ? dst_multiplier + r : dst_multiplier;
+        const int32_t *const sh = per_row ? dst_shift + r : dst_shift;
+        for (int32_t i = 0; i < n; i++) {
+            const int32_t row = per_row ? i : 0;
+            dst[i * address_offset] = arm_nn_requantize_clamp_s8_1step(acc[i] + (b ? b[i] : 0), m[row], sh[row],
+                                                                       dst_offset, activation_min, activation_max);
         }
     }
 #else
