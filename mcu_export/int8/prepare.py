@@ -16,11 +16,11 @@ from typing import Callable, List, Optional
 import torch
 from torch import nn
 from torch.export import ExportedProgram
-from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, prepare_qat_pt2e
+from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e, prepare_qat_pt2e
 
 from mcu_export.capture import _decomposition_table, export_decomposed, export_errors
+from mcu_export.int8 import convert as pt2e_convert
 from mcu_export.int8.calibrate import CalibrationSource, run_calibration
-from mcu_export.int8.convert import convert_ptq
 from mcu_export.int8.quantizer import CmsisNNQuantizer
 from mcu_export.passes import POST_QUANT_PASSES, PRE_QUANT_PASSES, check_supported, run_passes
 
@@ -86,7 +86,7 @@ def quantize(
     say("calibrating")
     batches, notes = run_calibration(prepared, example_inputs, calibrate, say)
     say("converting to int8 (PT2E convert)")
-    converted = convert_ptq(prepared)
+    converted = pt2e_convert.convert_ptq(prepared)
     return QuantizedModel(
         converted=converted, ep=recapture(converted, example_inputs), calibration_batches=batches, warnings=notes
     )
@@ -108,5 +108,5 @@ def convert_qat(prepared: torch.fx.GraphModule, example_inputs: tuple) -> Quanti
     from torchao.quantization.pt2e import move_exported_model_to_eval
 
     move_exported_model_to_eval(prepared)
-    converted = convert_pt2e(prepared)
+    converted = pt2e_convert.convert_qat(prepared)
     return QuantizedModel(converted=converted, ep=recapture(converted, example_inputs))
