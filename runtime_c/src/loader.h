@@ -27,6 +27,7 @@ typedef struct mx_load_ctx {
   uint32_t tensors_left;
   mx_tensor *tensors_base;     /* the whole region, for the plan check */
   uint32_t *lives;
+  uint32_t tensor_count;       /* the whole region's */
   int64_t *ints;
   uint32_t ints_left;
   double *doubles;
@@ -37,8 +38,11 @@ typedef struct mx_load_ctx {
   uint32_t args_left;
   uint32_t delegate_count;
   uint8_t *delegate_state;
-  uint64_t delegate_state_left;
+  uint32_t delegate_state_left;
 } mx_load_ctx;
+
+/* Where each region's count lies in mx_meta_counts (meta_pool.c). */
+extern const uint8_t mx_meta_count_at[MX_META_REGIONS];
 
 mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c);
 /* Points the method's arrays and ctx's cursors at their regions (method_carve.c). */

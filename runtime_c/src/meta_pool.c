@@ -108,13 +108,16 @@ mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
   return e;
 }
 
-/* Each region's count (its place in mx_meta_counts) and element size: a table and one loop, which is
- * far smaller code than one unrolled step per region. */
-static const struct {
-  uint8_t count_at;
-  uint8_t elem_size;
-} regions[MX_META_REGIONS] = {
-#define X(region, count, elem_size) {offsetof(mx_meta_counts, count), elem_size},
+/* Each region's count (its place in mx_meta_counts) and element size: tables and one loop, which is far smaller
+ * code than one unrolled step per region. */
+const uint8_t mx_meta_count_at[MX_META_REGIONS] = {
+#define X(region, count, elem_size) offsetof(mx_meta_counts, count),
+#include "mx/meta_pool.def"
+#include "mx/meta_load.def"
+#undef X
+};
+static const uint8_t elem_sizes[MX_META_REGIONS] = {
+#define X(region, count, elem_size) elem_size,
 #include "mx/meta_pool.def"
 #include "mx/meta_load.def"
 #undef X
@@ -126,14 +129,14 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
   uint64_t cur = 0;
   l->lasting = 0;
   for (uint32_t r = 0; r < MX_META_REGIONS; r++) {
-    uint32_t n = *(const uint32_t *)(const void *)((const uint8_t *)c + regions[r].count_at);
+    uint32_t n = *(const uint32_t *)(const void *)((const uint8_t *)c + mx_meta_count_at[r]);
     if (n == UINT32_MAX) return MX_ERR_TOO_LARGE;   /* saturated (mx_meta_add); keeps the sums below from wrapping */
     if (r == MX_META_LOAD) {
       l->lasting = (uint32_t)cur;
       cur = 0;
     }
     l->at[r] = (uint32_t)cur;
-    cur += MX_META_REGION_BYTES(n, regions[r].elem_size);   /* below 2^32 + 2^32 * 255 + 8 */
+    cur += MX_META_REGION_BYTES(n, elem_sizes[r]);   /* below 2^32 + 2^32 * 255 + 8 */
     if (cur > UINT32_MAX) return MX_ERR_TOO_LARGE;
   }
   l->load = (uint32_t)cur;

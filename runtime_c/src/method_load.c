@@ -135,17 +135,15 @@ static mx_error load_io(mx_load_ctx *ctx, uint16_t field, uint32_t *dst) {
 
 /* Out of line, so the counts (160 bytes) are off the stack while the load goes deeper (the plan check, kernels'
  * overlap rules): that path is the firmware's deepest. */
-static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx, uint32_t *tensors) {
+static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx) {
   mx_meta_counts counts;
   mx_error e = mx_count_meta(&ctx->fb, &ctx->plan, &counts);
   if (e == MX_OK) e = mx_carve_method(ctx, &counts);
-  *tensors = e == MX_OK ? (uint32_t)counts.tensors : 0u;
   return e;
 }
 
 mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_config *cfg, mx_method *m) {
   mx_load_ctx ctx = {0};
-  uint32_t tensors = 0;
   mx_fb_vec instrs;
   uint32_t plan_index;
   memset(m, 0, sizeof *m);
@@ -162,7 +160,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   if (e == MX_OK) e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
-  if (e == MX_OK) e = count_and_carve(&ctx, &tensors);
+  if (e == MX_OK) e = count_and_carve(&ctx);
   if (e == MX_OK) e = mx_load_values(&ctx);
   if (e == MX_OK) e = load_operators(&ctx);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->load(&ctx);
@@ -173,7 +171,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   }
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
-  if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, tensors, ctx.lives);
+  if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, ctx.tensor_count, ctx.lives);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
   for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);
   if (e == MX_OK) mx_keep_method(&ctx);
