@@ -17,41 +17,79 @@ mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *ins
   return e;
 }
 
-static mx_error count_value(mx_fb *fb, const mx_fb_vec *values, uint32_t i, mx_meta_counts *c) {
+/* What mx_count_meta reads values with. */
+typedef struct walk {
+  const mx_program *p;
+  mx_fb *fb;
+  mx_fb_vec values, sizes;
+} walk;
+
+/* Value i's counts into c; checked as well when `check` (else only as far as counting reads it). */
+static mx_error count_value(const walk *w, uint32_t i, mx_meta_counts *c, bool check) {
+  /* each list's element size and what it counts, by tag from MX_TAG_INT_LIST on */
+  static const uint8_t elem[] = {8, 8, 1, 4, 4};
+  static const uint8_t counts[] = {offsetof(mx_meta_counts, ints), offsetof(mx_meta_counts, doubles), 0,
+                                   offsetof(mx_meta_counts, tensor_refs), offsetof(mx_meta_counts, tensor_refs)};
+  mx_fb *fb = w->fb;
   mx_fb_table ev, val;
   mx_fb_vec items;
-  uint8_t tag;
-  mx_error e = mx_fb_vec_table(fb, values, i, &ev);
+  uint8_t tag, b;
+  uint64_t bits;
+  const char *s;
+  uint32_t len;
+  bool present;
+  mx_error e = mx_fb_vec_table(fb, &w->values, i, &ev);
   if (e == MX_OK) e = mx_fb_union(fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, &tag, &val);
   if (e != MX_OK) return e;
+  if (tag >= MX_TAG_INT_LIST) {
+    e = mx_fb_vector(fb, &val, SCALAR_VALUE, elem[tag - MX_TAG_INT_LIST], &items);
+    uint32_t *n = (uint32_t *)(void *)((uint8_t *)c + counts[tag - MX_TAG_INT_LIST]);
+    if (tag != MX_TAG_BOOL_LIST) *n = mx_meta_add(*n, items.len);
+    return e;
+  }
+  if (tag == MX_TAG_TENSOR) c->tensors++;
+  if (!check) return MX_OK;
   switch (tag) {
-    case MX_TAG_TENSOR: c->tensors++; return MX_OK;
-    case MX_TAG_INT_LIST:
-      e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
-      c->ints = mx_meta_add(c->ints, items.len);
-      return e;
-    case MX_TAG_DOUBLE_LIST:
-      e = mx_fb_vector(fb, &val, SCALAR_VALUE, 8, &items);
-      c->doubles = mx_meta_add(c->doubles, items.len);
-      return e;
-    case MX_TAG_TENSOR_LIST:
-    case MX_TAG_OPT_TENSOR_LIST:
-      e = mx_fb_vector(fb, &val, SCALAR_VALUE, 4, &items);
-      c->tensor_refs = mx_meta_add(c->tensor_refs, items.len);
-      return e;
+    case MX_TAG_INT:
+    case MX_TAG_DOUBLE: return mx_fb_u64(fb, &val, SCALAR_VALUE, 0, &bits);
+    case MX_TAG_BOOL: return mx_fb_u8(fb, &val, SCALAR_VALUE, 0, &b);
+    case MX_TAG_STRING: return mx_fb_string(fb, &val, SCALAR_VALUE, &s, &len, &present);
+    case MX_TAG_TENSOR: return mx_check_tensor_table(w->p, fb, &w->sizes, &val);
     default: return MX_OK;
   }
+}
+
+/* The items of list value i (read unchecked: count_value checked every value) name values of their kind: an IntList
+ * Ints, a tensor list Tensors, an optional one None (or index -1) too. */
+static mx_error check_list(const walk *w, uint32_t i) {
+  const uint8_t *b = w->fb->buf;
+  uint8_t tag, kind;
+  const uint32_t v = mx_fb_value(b, w->values.pos, i, &tag);
+  const bool ints = tag == MX_TAG_INT_LIST, optional = tag == MX_TAG_OPT_TENSOR_LIST;
+  if (!ints && !optional && tag != MX_TAG_TENSOR_LIST) return MX_OK;
+  const uint32_t items = mx_fb_child(b, v, SCALAR_VALUE), n = items ? mx_load_u32(b + items) : 0u;
+  for (uint32_t k = 0; k < n; k++) {
+    /* an int64 in an IntList, an int32 in a tensor list: a negative one reads as 2^63 or more */
+    const uint8_t *at = b + items + 4u + (ints ? 8u : 4u) * k;
+    const uint64_t idx = ints ? mx_load_u64(at) : (uint64_t)(int64_t)(int32_t)mx_load_u32(at);
+    if (optional && idx == UINT64_MAX) continue;
+    if (idx >= w->values.len) return MX_ERR_BAD_INDEX;
+    (void)mx_fb_value(b, w->values.pos, (uint32_t)idx, &kind);
+    const bool none = optional && (kind == MX_TAG_NULL || kind == MX_TAG_NONE);
+    if (kind != (ints ? MX_TAG_INT : MX_TAG_TENSOR) && !none) return MX_ERR_BAD_VALUE_TYPE;
+  }
+  return MX_OK;
 }
 
 static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 /* What one call's frame holds (src/call_frame.c): each argument, and what it names, a list's tensors included. An
  * argument the loader will refuse (a bad index or value) counts nothing here. */
-static void count_frame(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *args, mx_meta_counts *c) {
+static void count_frame(const walk *w, const mx_fb_vec *args, mx_meta_counts *c) {
   mx_meta_counts call = {0};
   for (uint32_t k = 0; k < args->len; k++) {
-    const int32_t v = mx_fb_vec_i32(fb, args, k);
-    if (v >= 0 && (uint32_t)v < values->len) (void)count_value(fb, values, (uint32_t)v, &call);
+    const int32_t v = mx_fb_vec_i32(w->fb, args, k);
+    if (v >= 0 && (uint32_t)v < w->values.len) (void)count_value(w, (uint32_t)v, &call, false);
   }
   c->frame_args = max32(c->frame_args, args->len);
   c->frame_tensors = max32(c->frame_tensors, mx_meta_add(call.tensors, call.tensor_refs));
@@ -60,8 +98,8 @@ static void count_frame(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *arg
   c->frame_refs = max32(c->frame_refs, call.tensor_refs);
 }
 
-static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *values, const mx_fb_vec *instrs, uint32_t i,
-                                  mx_meta_counts *c) {
+static mx_error count_instruction(const walk *w, const mx_fb_vec *instrs, uint32_t i, mx_meta_counts *c) {
+  mx_fb *fb = w->fb;
   mx_fb_table ins, call;
   mx_fb_vec args;
   uint8_t tag;
@@ -71,40 +109,43 @@ static mx_error count_instruction(mx_fb *fb, const mx_fb_vec *values, const mx_f
   e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);   /* DelegateCall.args has the same id */
   if (e != MX_OK) return e;
   c->args = mx_meta_add(c->args, args.len);
-  count_frame(fb, values, &args, c);
+  count_frame(w, &args, c);
   return MX_OK;
 }
 
-static mx_error count_arenas(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
-  mx_fb_vec sizes;
-  mx_error e = mx_fb_vector(fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
-  c->arenas = sizes.len;
-  for (uint32_t id = 1; e == MX_OK && id < sizes.len; id++) {
-    const int64_t size = mx_fb_vec_i64(fb, &sizes, id);
-    if (size > 0 && (uint64_t)size > c->largest_arena) c->largest_arena = (uint64_t)size;
-  }
-  return e;
-}
-
-mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
-  mx_fb_vec values, instrs, ops, inputs, outputs;
+mx_error mx_count_meta(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c, int32_t *bad_value) {
+  walk w = {p, fb, {0, 0}, {0, 0}};
+  mx_fb_vec instrs, ops, inputs, outputs;
   *c = (mx_meta_counts){0};
-  mx_error e = mx_fb_vector(fb, plan, PLAN_VALUES, 4, &values);
+  mx_error e = mx_fb_vector(fb, plan, PLAN_VALUES, 4, &w.values);
   if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_INPUTS, 4, &inputs);
   if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_OUTPUTS, 4, &outputs);
   if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_OPERATORS, 4, &ops);
   if (e == MX_OK) e = mx_plan_instructions(fb, plan, &instrs);
+  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &w.sizes);
   if (e != MX_OK) return e;
-  c->values = values.len;
+  c->values = w.values.len;
   c->inputs = inputs.len;
   c->outputs = outputs.len;
   c->io = inputs.len + outputs.len;   /* each below 2^30: 4 bytes an entry */
   c->ops = ops.len;
   c->instrs = instrs.len;
-  for (uint32_t i = 0; e == MX_OK && i < values.len; i++) e = count_value(fb, &values, i, c);
-  for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(fb, &values, &instrs, i, c);
+  c->arenas = w.sizes.len;
+  /* lists after every value: their items name values checked by then */
+  for (uint32_t pass = 0; pass < 2; pass++) {
+    for (uint32_t i = 0; i < w.values.len; i++) {
+      e = pass == 0 ? count_value(&w, i, c, true) : check_list(&w, i);
+      if (e == MX_OK) continue;
+      if (bad_value != NULL) *bad_value = (int32_t)i;
+      return e;
+    }
+  }
+  for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(&w, &instrs, i, c);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->count(fb, plan, c);
-  if (e == MX_OK) e = count_arenas(fb, plan, c);
+  for (uint32_t id = 1; e == MX_OK && id < w.sizes.len; id++) {
+    const int64_t size = mx_fb_vec_i64(fb, &w.sizes, id);
+    if (size > 0 && (uint64_t)size > c->largest_arena) c->largest_arena = (uint64_t)size;
+  }
   return e;
 }
 
@@ -150,9 +191,8 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
 mx_error mx_meta_pool_bytes(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, size_t *bytes) {
   mx_meta_counts c;
   mx_meta_layout l;
-  (void)p;
   *bytes = 0;
-  mx_error e = mx_count_meta(fb, plan, &c);
+  mx_error e = mx_count_meta(p, fb, plan, &c, NULL);
   if (e == MX_OK) e = mx_layout_meta(&c, &l);
   if (e == MX_OK) *bytes = (size_t)l.total;
   return e;

@@ -43,11 +43,11 @@ static const uint8_t carve_to[MX_META_REGIONS][2] = {
     [MX_META_frame_doubles] = {IN_M(frame.doubles), IN_M(frame.cap_doubles)},
     [MX_META_frame_refs] = {IN_M(frame.refs), IN_M(frame.cap_refs)},
     [MX_META_values] = {IN_M(values), IN_M(value_count)},
-    [MX_META_tensors] = {IN_CTX(tensors), IN_CTX(tensors_left)},
+    [MX_META_tensors] = {IN_CTX(bld.cur[MX_BUILD_TENSORS]), IN_CTX(bld.left[MX_BUILD_TENSORS])},
     [MX_META_lives] = {IN_CTX(lives), IN_CTX(tensor_count)},
-    [MX_META_ints] = {IN_CTX(ints), IN_CTX(ints_left)},
-    [MX_META_doubles] = {IN_CTX(doubles), IN_CTX(doubles_left)},
-    [MX_META_tensor_refs] = {IN_CTX(tensor_refs), IN_CTX(tensor_refs_left)},
+    [MX_META_ints] = {IN_CTX(bld.cur[MX_BUILD_INTS]), IN_CTX(bld.left[MX_BUILD_INTS])},
+    [MX_META_doubles] = {IN_CTX(bld.cur[MX_BUILD_DOUBLES]), IN_CTX(bld.left[MX_BUILD_DOUBLES])},
+    [MX_META_tensor_refs] = {IN_CTX(bld.cur[MX_BUILD_REFS]), IN_CTX(bld.left[MX_BUILD_REFS])},
     [MX_META_load_args] = {IN_M(load_args), IN_CTX(args_left)},
     [MX_META_inputs] = {IN_M(inputs), IN_M(input_count)},
     [MX_META_outputs] = {IN_M(outputs), IN_M(output_count)},
@@ -78,7 +78,13 @@ mx_error mx_carve_method(mx_load_ctx *ctx, const mx_meta_counts *c) {
     put(ctx, carve_to[r][0], &start, sizeof start);
     put(ctx, carve_to[r][1], (const uint8_t *)c + mx_meta_count_at[r], sizeof(uint32_t));
   }
-  ctx->tensors_base = ctx->tensors;
-  ctx->args = ctx->m->load_args;
+  mx_method *m = ctx->m;
+  ctx->tensors_base = (mx_tensor *)(void *)ctx->bld.cur[MX_BUILD_TENSORS];
+  ctx->args = m->load_args;
+  /* the arenas as the config gives them, before any tensor is placed in them */
+  const mx_method_config *cfg = ctx->cfg;
+  for (uint32_t id = 0; cfg->arenas != NULL && id < m->arena_count && id < cfg->arena_count; id++) {
+    m->arenas[id] = cfg->arenas[id];
+  }
   return MX_OK;
 }

@@ -137,7 +137,7 @@ static mx_error load_io(mx_load_ctx *ctx, uint16_t field, uint32_t *dst) {
  * overlap rules): that path is the firmware's deepest. */
 static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx) {
   mx_meta_counts counts;
-  mx_error e = mx_count_meta(&ctx->fb, &ctx->plan, &counts);
+  mx_error e = mx_count_meta(ctx->p, &ctx->fb, &ctx->plan, &counts, &ctx->m->site.value);
   if (e == MX_OK) e = mx_carve_method(ctx, &counts);
   return e;
 }
