@@ -2,10 +2,11 @@
  * arguments just before the call, into the method's call frame. RAM holds one call's worth, the largest call's
  * (mx/meta_pool.def: frame_*), instead of every value of the method.
  *
- * mx_count_meta checked every offset, vtable, vector, index, tag and tensor these reads follow, and the program
- * does not change, so they go straight to the bytes (little-endian, as sizes read in place already assume): ~4x
- * fewer instructions than the checked reader, which matters as this runs before every call. Loading and calls
- * build alike; loading alone checks what depends on the config (the arenas). */
+ * mx_count_meta checked every offset, vtable, vector, tag and tensor these reads follow, and the program does not
+ * change, so they go straight to the bytes (little-endian, as sizes read in place already assume): ~4x fewer
+ * instructions than the checked reader, which matters as this runs before every call. Loading and calls build
+ * alike; what mx_count_meta leaves is checked here: the values lists name (each call meets them again, at the cost
+ * of one comparison an item), and on loading only, what depends on the config (the arenas). */
 #include <string.h>
 
 #include "loader.h"
@@ -24,7 +25,8 @@ static uint32_t field(const uint8_t *b, uint32_t table, uint32_t id) {
   return at ? table + at : 0u;
 }
 
-uint32_t mx_fb_child(const uint8_t *b, uint32_t table, uint32_t id) {
+/* The table or vector an offset field points at, 0 when absent. */
+static uint32_t child(const uint8_t *b, uint32_t table, uint32_t id) {
   const uint32_t at = field(b, table, id);
   return at ? at + u32(b, at) : 0u;
 }
@@ -38,7 +40,7 @@ uint32_t mx_fb_value(const uint8_t *b, uint32_t values_pos, uint32_t i, uint8_t 
   const uint32_t slot = values_pos + 4u * i, ev = slot + u32(b, slot);
   const uint32_t at = field(b, ev, EVALUE_VAL_TYPE);
   *tag = at ? b[at] : (uint8_t)MX_TAG_NONE;
-  return mx_fb_child(b, ev, EVALUE_VAL_TYPE + 1u);
+  return child(b, ev, EVALUE_VAL_TYPE + 1u);
 }
 
 static uint32_t value_table(const mx_builder *r, uint32_t i, uint8_t *tag) {
@@ -77,8 +79,8 @@ static mx_error tensor(mx_builder *r, uint32_t t, mx_tensor **out) {
   mx_tensor *x = take(r, MX_BUILD_TENSORS, 1);
   if (x == NULL) return MX_ERR_META_POOL_FULL;
   *x = (mx_tensor){0};
-  const uint32_t type = field(b, t, TENSOR_SCALAR_TYPE), sizes = mx_fb_child(b, t, TENSOR_SIZES);
-  const uint32_t order = mx_fb_child(b, t, TENSOR_DIM_ORDER), alloc = mx_fb_child(b, t, TENSOR_ALLOCATION_INFO);
+  const uint32_t type = field(b, t, TENSOR_SCALAR_TYPE), sizes = child(b, t, TENSOR_SIZES);
+  const uint32_t order = child(b, t, TENSOR_DIM_ORDER), alloc = child(b, t, TENSOR_ALLOCATION_INFO);
   x->dtype = type ? b[type] : 0u;
   x->dim = sizes ? (uint8_t)u32(b, sizes) : 0u;
   x->sizes = (const int32_t *)(const void *)(b + (sizes ? sizes + 4u : 0u));
@@ -95,14 +97,28 @@ static mx_error tensor(mx_builder *r, uint32_t t, mx_tensor **out) {
   return e;
 }
 
+/* A list's item names value idx, checked to be in range and of the list's kind (a program whose lists are not so is
+ * refused at load; a call meets only lists that loaded). *v: its value table, 0 for an optional list's None. */
+static mx_error list_item(const mx_builder *r, uint64_t idx, uint8_t want, bool optional, uint32_t *v) {
+  uint8_t tag = MX_TAG_NONE;
+  *v = 0;
+  if (optional && idx == UINT64_MAX) return MX_OK;   /* -1 */
+  if (idx >= r->m->value_count) return MX_ERR_BAD_INDEX;   /* a negative index reads as 2^63 or more */
+  const uint32_t at = value_table(r, (uint32_t)idx, &tag);
+  if (tag == want) *v = at;
+  return tag == want || (optional && (tag == MX_TAG_NULL || tag == MX_TAG_NONE)) ? MX_OK : MX_ERR_BAD_VALUE_TYPE;
+}
+
 /* IntList items (at `items`, n of them) are indices of Int values. */
 static mx_error int_list(mx_builder *r, uint32_t items, uint32_t n, mx_value *out) {
   const uint8_t *b = r->fb.buf;
   int64_t *ints = take(r, MX_BUILD_INTS, n);
   if (ints == NULL) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
-    uint8_t tag;
-    const uint32_t at = field(b, value_table(r, (uint32_t)u64(b, items + 4u + 8u * k), &tag), SCALAR_VALUE);
+    uint32_t v;
+    mx_error e = list_item(r, u64(b, items + 4u + 8u * k), MX_TAG_INT, false, &v);
+    if (e != MX_OK) return e;
+    const uint32_t at = field(b, v, SCALAR_VALUE);
     ints[k] = at ? (int64_t)u64(b, at) : 0;
   }
   out->u.ints = (mx_int_list){ints, n};
@@ -111,20 +127,16 @@ static mx_error int_list(mx_builder *r, uint32_t items, uint32_t n, mx_value *ou
 
 /* A list's tensors; NULL for an optional list's None. Loading names the tensors it built (a tensor is one object
  * for the checks that compare them), a call builds them anew. */
-static mx_error tensor_list(mx_builder *r, uint32_t items, uint32_t n, mx_value *out) {
+static mx_error tensor_list(mx_builder *r, uint32_t items, uint32_t n, bool optional, mx_value *out) {
   mx_tensor **refs = take(r, MX_BUILD_REFS, n);
   if (refs == NULL) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
     const int32_t idx = (int32_t)u32(r->fb.buf, items + 4u + 4u * k);
-    uint8_t tag = MX_TAG_NONE;
-    const uint32_t v = idx >= 0 ? value_table(r, (uint32_t)idx, &tag) : 0u;
+    uint32_t v;
+    mx_error e = list_item(r, (uint64_t)(int64_t)idx, MX_TAG_TENSOR, optional, &v);
     refs[k] = NULL;
-    if (tag != MX_TAG_TENSOR) continue;
-    if (r->load) {
-      refs[k] = r->m->values[idx].u.t;
-      continue;
-    }
-    mx_error e = tensor(r, v, &refs[k]);
+    if (e == MX_OK && v != 0 && r->load) refs[k] = r->m->values[idx].u.t;
+    if (e == MX_OK && v != 0 && !r->load) e = tensor(r, v, &refs[k]);
     if (e != MX_OK) return e;
   }
   out->u.tensors.items = refs;
@@ -167,7 +179,7 @@ mx_error mx_build_value(mx_builder *r, uint32_t id, mx_value *out) {
       out->u.bools.len = n;
       return MX_OK;
     case MX_TAG_TENSOR_LIST:
-    case MX_TAG_OPT_TENSOR_LIST: return tensor_list(r, items, n, out);
+    case MX_TAG_OPT_TENSOR_LIST: return tensor_list(r, items, n, tag == MX_TAG_OPT_TENSOR_LIST, out);
     default: return MX_OK;   /* None, Null */
   }
 }

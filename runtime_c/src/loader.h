@@ -47,8 +47,8 @@ typedef struct mx_load_ctx {
 /* Where each region's count lies in mx_meta_counts (meta_pool.c). */
 extern const uint8_t mx_meta_count_at[MX_META_REGIONS];
 
-/* Counts what loading `plan` takes, checking every value on the way (what only the file decides: not the arenas);
- * on error *bad_value, when not NULL, names the value. */
+/* Counts what loading `plan` takes, checking every value on the way (what only the file decides, but for the items
+ * of lists, which building checks: not the arenas); on error *bad_value, when not NULL, names the value. */
 mx_error mx_count_meta(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c, int32_t *bad_value);
 /* Points the method's arrays and ctx's cursors at their regions (method_carve.c). */
 mx_error mx_carve_method(mx_load_ctx *ctx, const mx_meta_counts *c);
@@ -72,9 +72,8 @@ mx_error mx_verify_plan(mx_method *method, mx_tensor *tensors, uint32_t tensor_c
 mx_error mx_check_tensor_table(const mx_program *p, mx_fb *fb, const mx_fb_vec *buffer_sizes, const mx_fb_table *t);
 /* Value `id` built from the checked program (call_frame.c); a load's regions or a call's frame. */
 mx_error mx_build_value(mx_builder *r, uint32_t id, mx_value *out);
-/* Unchecked reads of checked bytes (call_frame.c): EValue i's value table (0 when none) and tag, a table's child. */
+/* An unchecked read of checked bytes (call_frame.c): EValue i's value table (0 when none) and its tag. */
 uint32_t mx_fb_value(const uint8_t *b, uint32_t values_pos, uint32_t i, uint8_t *tag);
-uint32_t mx_fb_child(const uint8_t *b, uint32_t table, uint32_t id);
 /* The dim order of a tensor whose file gives none: contiguous. */
 extern const uint8_t mx_identity_order[MX_MAX_DIM];
 /* Fills method->values; on error method->site.value names the value. */

@@ -12,9 +12,8 @@ mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *ins
   mx_error e = mx_fb_vector(fb, plan, PLAN_CHAINS, 4, &chains);
   if (e != MX_OK || chains.len == 0) return e;
   if (chains.len > 1) return MX_ERR_UNSUPPORTED;   /* control flow across chains is not implemented */
-  e = mx_fb_vec_table(fb, &chains, 0, &chain);
-  if (e == MX_OK) e = mx_fb_vector(fb, &chain, CHAIN_INSTRUCTIONS, 4, instrs);
-  return e;
+  (void)mx_fb_vec_table(fb, &chains, 0, &chain);
+  return mx_fb_vector(fb, &chain, CHAIN_INSTRUCTIONS, 4, instrs);
 }
 
 /* What mx_count_meta reads values with. */
@@ -33,13 +32,10 @@ static mx_error count_value(const walk *w, uint32_t i, mx_meta_counts *c, bool c
   mx_fb *fb = w->fb;
   mx_fb_table ev, val;
   mx_fb_vec items;
-  uint8_t tag, b;
-  uint64_t bits;
+  uint8_t tag;
   const char *s;
-  uint32_t len;
-  bool present;
-  mx_error e = mx_fb_vec_table(fb, &w->values, i, &ev);
-  if (e == MX_OK) e = mx_fb_union(fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, &tag, &val);
+  (void)mx_fb_vec_table(fb, &w->values, i, &ev);
+  mx_error e = mx_fb_union(fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, &tag, &val);
   if (e != MX_OK) return e;
   if (tag >= MX_TAG_INT_LIST) {
     e = mx_fb_vector(fb, &val, SCALAR_VALUE, elem[tag - MX_TAG_INT_LIST], &items);
@@ -51,45 +47,25 @@ static mx_error count_value(const walk *w, uint32_t i, mx_meta_counts *c, bool c
   if (!check) return MX_OK;
   switch (tag) {
     case MX_TAG_INT:
-    case MX_TAG_DOUBLE: return mx_fb_u64(fb, &val, SCALAR_VALUE, 0, &bits);
-    case MX_TAG_BOOL: return mx_fb_u8(fb, &val, SCALAR_VALUE, 0, &b);
-    case MX_TAG_STRING: return mx_fb_string(fb, &val, SCALAR_VALUE, &s, &len, &present);
+    case MX_TAG_DOUBLE: (void)mx_fb_u64(fb, &val, SCALAR_VALUE); return fb->err;
+    case MX_TAG_BOOL: (void)mx_fb_u8(fb, &val, SCALAR_VALUE); return fb->err;
+    case MX_TAG_STRING: return mx_fb_string(fb, &val, SCALAR_VALUE, &s);
     case MX_TAG_TENSOR: return mx_check_tensor_table(w->p, fb, &w->sizes, &val);
     default: return MX_OK;
   }
 }
 
-/* The items of list value i (read unchecked: count_value checked every value) name values of their kind: an IntList
- * Ints, a tensor list Tensors, an optional one None (or index -1) too. */
-static mx_error check_list(const walk *w, uint32_t i) {
-  const uint8_t *b = w->fb->buf;
-  uint8_t tag, kind;
-  const uint32_t v = mx_fb_value(b, w->values.pos, i, &tag);
-  const bool ints = tag == MX_TAG_INT_LIST, optional = tag == MX_TAG_OPT_TENSOR_LIST;
-  if (!ints && !optional && tag != MX_TAG_TENSOR_LIST) return MX_OK;
-  const uint32_t items = mx_fb_child(b, v, SCALAR_VALUE), n = items ? mx_load_u32(b + items) : 0u;
-  for (uint32_t k = 0; k < n; k++) {
-    /* an int64 in an IntList, an int32 in a tensor list: a negative one reads as 2^63 or more */
-    const uint8_t *at = b + items + 4u + (ints ? 8u : 4u) * k;
-    const uint64_t idx = ints ? mx_load_u64(at) : (uint64_t)(int64_t)(int32_t)mx_load_u32(at);
-    if (optional && idx == UINT64_MAX) continue;
-    if (idx >= w->values.len) return MX_ERR_BAD_INDEX;
-    (void)mx_fb_value(b, w->values.pos, (uint32_t)idx, &kind);
-    const bool none = optional && (kind == MX_TAG_NULL || kind == MX_TAG_NONE);
-    if (kind != (ints ? MX_TAG_INT : MX_TAG_TENSOR) && !none) return MX_ERR_BAD_VALUE_TYPE;
-  }
-  return MX_OK;
-}
-
 static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 /* What one call's frame holds (src/call_frame.c): each argument, and what it names, a list's tensors included. An
- * argument the loader will refuse (a bad index or value) counts nothing here. */
+ * argument the loader will refuse (a bad index or value) counts nothing here, and its error is not kept (the
+ * reader's error is MX_OK here: the count stops at the first). */
 static void count_frame(const walk *w, const mx_fb_vec *args, mx_meta_counts *c) {
   mx_meta_counts call = {0};
   for (uint32_t k = 0; k < args->len; k++) {
     const int32_t v = mx_fb_vec_i32(w->fb, args, k);
     if (v >= 0 && (uint32_t)v < w->values.len) (void)count_value(w, (uint32_t)v, &call, false);
+    w->fb->err = MX_OK;
   }
   c->frame_args = max32(c->frame_args, args->len);
   c->frame_tensors = max32(c->frame_tensors, mx_meta_add(call.tensors, call.tensor_refs));
@@ -103,8 +79,8 @@ static mx_error count_instruction(const walk *w, const mx_fb_vec *instrs, uint32
   mx_fb_table ins, call;
   mx_fb_vec args;
   uint8_t tag;
-  mx_error e = mx_fb_vec_table(fb, instrs, i, &ins);
-  if (e == MX_OK) e = mx_fb_union(fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  (void)mx_fb_vec_table(fb, instrs, i, &ins);
+  mx_error e = mx_fb_union(fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK || (tag != INSTR_KERNEL_CALL && tag != INSTR_DELEGATE_CALL)) return e;
   e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);   /* DelegateCall.args has the same id */
   if (e != MX_OK) return e;
@@ -117,11 +93,11 @@ mx_error mx_count_meta(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, 
   walk w = {p, fb, {0, 0}, {0, 0}};
   mx_fb_vec instrs, ops, inputs, outputs;
   *c = (mx_meta_counts){0};
-  mx_error e = mx_fb_vector(fb, plan, PLAN_VALUES, 4, &w.values);
-  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_INPUTS, 4, &inputs);
-  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_OUTPUTS, 4, &outputs);
-  if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_OPERATORS, 4, &ops);
-  if (e == MX_OK) e = mx_plan_instructions(fb, plan, &instrs);
+  (void)mx_fb_vector(fb, plan, PLAN_VALUES, 4, &w.values);
+  (void)mx_fb_vector(fb, plan, PLAN_INPUTS, 4, &inputs);
+  (void)mx_fb_vector(fb, plan, PLAN_OUTPUTS, 4, &outputs);
+  (void)mx_fb_vector(fb, plan, PLAN_OPERATORS, 4, &ops);
+  mx_error e = mx_plan_instructions(fb, plan, &instrs);   /* the reader's first error, or its own */
   if (e == MX_OK) e = mx_fb_vector(fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &w.sizes);
   if (e != MX_OK) return e;
   c->values = w.values.len;
@@ -131,14 +107,11 @@ mx_error mx_count_meta(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, 
   c->ops = ops.len;
   c->instrs = instrs.len;
   c->arenas = w.sizes.len;
-  /* lists after every value: their items name values checked by then */
-  for (uint32_t pass = 0; pass < 2; pass++) {
-    for (uint32_t i = 0; i < w.values.len; i++) {
-      e = pass == 0 ? count_value(&w, i, c, true) : check_list(&w, i);
-      if (e == MX_OK) continue;
-      if (bad_value != NULL) *bad_value = (int32_t)i;
-      return e;
-    }
+  for (uint32_t i = 0; i < w.values.len; i++) {
+    e = count_value(&w, i, c, true);
+    if (e == MX_OK) continue;
+    if (bad_value != NULL) *bad_value = (int32_t)i;
+    return e;
   }
   for (uint32_t i = 0; e == MX_OK && i < instrs.len; i++) e = count_instruction(&w, &instrs, i, c);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->count(fb, plan, c);

@@ -27,11 +27,9 @@ static mx_error load_operators(mx_load_ctx *ctx) {
   mx_error e = mx_fb_vector(&ctx->fb, &ctx->plan, PLAN_OPERATORS, 4, &ops);
   for (uint32_t i = 0; e == MX_OK && i < ops.len; i++) {
     mx_fb_table op;
-    uint32_t len;
-    bool present;
-    e = mx_fb_vec_table(&ctx->fb, &ops, i, &op);
-    if (e == MX_OK) e = mx_fb_string(&ctx->fb, &op, OPERATOR_NAME, &m->op_names[i], &len, &present);
-    if (e == MX_OK) e = mx_fb_string(&ctx->fb, &op, OPERATOR_OVERLOAD, &m->op_overloads[i], &len, &present);
+    (void)mx_fb_vec_table(&ctx->fb, &ops, i, &op);
+    (void)mx_fb_string(&ctx->fb, &op, OPERATOR_NAME, &m->op_names[i]);
+    e = mx_fb_string(&ctx->fb, &op, OPERATOR_OVERLOAD, &m->op_overloads[i]);   /* the reader's first error */
     if (e != MX_OK) break;
     m->ops[i] = ctx->cfg->skip_kernels ? NULL : find_kernel(m->op_names[i], m->op_overloads[i]);
     if (!ctx->cfg->skip_kernels && m->ops[i] == NULL) {
@@ -55,9 +53,9 @@ static mx_error value_index(const mx_method *m, uint32_t idx, uint32_t *out) {
 static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *call, mx_instr *out) {
   mx_method *m = ctx->m;
   mx_fb_vec args;
-  uint32_t op;   /* an int32 in the schema: a negative one reads as 2^31 or more, past any list */
-  mx_error e = mx_fb_u32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
-  if (e == MX_OK) e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
+  /* an int32 in the schema: a negative one reads as 2^31 or more, past any list */
+  const uint32_t op = mx_fb_u32(&ctx->fb, call, KERNEL_CALL_OP_INDEX);
+  mx_error e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
   if (e != MX_OK) return e;
   uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : ctx->delegate_count;
   if (op >= limit) return MX_ERR_BAD_INDEX;
@@ -106,8 +104,8 @@ static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint
   mx_fb_table ins, call;
   uint8_t tag;
   mx_instr *out = &ctx->m->instrs[i];
-  mx_error e = mx_fb_vec_table(&ctx->fb, instrs, i, &ins);
-  if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  (void)mx_fb_vec_table(&ctx->fb, instrs, i, &ins);
+  mx_error e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK) return e;
   switch (tag) {
     case INSTR_DELEGATE_CALL:
@@ -158,7 +156,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   /* a limit with nothing to count against it would let every method through */
   mx_error e = cfg->max_cost != 0 && cfg->cost == NULL ? MX_ERR_BAD_USAGE : MX_OK;
   if (e == MX_OK) e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
-  if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
+  if (e == MX_OK) (void)mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
   if (e == MX_OK) e = count_and_carve(&ctx);
   if (e == MX_OK) e = mx_load_values(&ctx);

@@ -9,8 +9,8 @@ const uint8_t mx_identity_order[MX_MAX_DIM] = {0, 1, 2, 3, 4, 5, 6, 7};
 /* The tensor's bytes into *nbytes (elem_size each), checked to fit 32 bits. */
 static mx_error check_shape(mx_fb *fb, const mx_fb_table *t, uint32_t elem_size, uint32_t *nbytes) {
   mx_fb_vec sizes, order;
-  mx_error e = mx_fb_vector(fb, t, TENSOR_SIZES, 4, &sizes);
-  if (e == MX_OK) e = mx_fb_vector(fb, t, TENSOR_DIM_ORDER, 1, &order);
+  (void)mx_fb_vector(fb, t, TENSOR_SIZES, 4, &sizes);
+  mx_error e = mx_fb_vector(fb, t, TENSOR_DIM_ORDER, 1, &order);   /* the reader's first error */
   if (e != MX_OK) return e;
   if (sizes.len > MX_MAX_DIM) return MX_ERR_BAD_TENSOR;
   /* An absent dim order means contiguous; a present one must be a permutation of 0..dim-1. */
@@ -31,11 +31,9 @@ static mx_error check_shape(mx_fb *fb, const mx_fb_table *t, uint32_t elem_size,
 
 /* memory_id indexes non_const_buffer_sizes, whose entry 0 is reserved; the config's arenas use the same index. */
 static mx_error check_planned(mx_fb *fb, const mx_fb_vec *buffer_sizes, const mx_fb_table *alloc, uint32_t nbytes) {
-  uint32_t id, lo, hi;
-  mx_error e = mx_fb_u32(fb, alloc, ALLOC_MEMORY_ID, 0, &id);
-  if (e == MX_OK) e = mx_fb_u32(fb, alloc, ALLOC_OFFSET_LOW, 0, &lo);
-  if (e == MX_OK) e = mx_fb_u32(fb, alloc, ALLOC_OFFSET_HIGH, 0, &hi);
-  if (e != MX_OK) return e;
+  const uint32_t id = mx_fb_u32(fb, alloc, ALLOC_MEMORY_ID), lo = mx_fb_u32(fb, alloc, ALLOC_OFFSET_LOW);
+  const uint32_t hi = mx_fb_u32(fb, alloc, ALLOC_OFFSET_HIGH);
+  if (fb->err != MX_OK) return fb->err;
   if (id == 0 || id >= buffer_sizes->len) return MX_ERR_BAD_INDEX;
   const int64_t declared = mx_fb_vec_i64(fb, buffer_sizes, id);
   const uint64_t offset = ((uint64_t)hi << 32) | lo;
@@ -48,34 +46,29 @@ static mx_error check_planned(mx_fb *fb, const mx_fb_vec *buffer_sizes, const mx
 
 static mx_error check_location(mx_fb *fb, const mx_fb_table *t) {
   mx_fb_table extra;
-  bool present;
-  uint8_t location;
-  uint32_t storage_offset;
-  mx_error e = mx_fb_u32(fb, t, TENSOR_STORAGE_OFFSET, 0, &storage_offset);
-  if (e == MX_OK) e = mx_fb_table_field(fb, t, TENSOR_EXTRA_INFO, &extra, &present);
+  const uint32_t storage_offset = mx_fb_u32(fb, t, TENSOR_STORAGE_OFFSET);
+  mx_error e = mx_fb_table_field(fb, t, TENSOR_EXTRA_INFO, &extra);
   if (e != MX_OK) return e;
   if (storage_offset != 0) return MX_ERR_UNSUPPORTED;
-  if (!present) return MX_OK;
-  e = mx_fb_u8(fb, &extra, EXTRA_INFO_LOCATION, 0, &location);
-  if (e == MX_OK && location != 0) e = MX_ERR_UNSUPPORTED;   /* data in an external file */
-  return e;
+  const uint8_t location = mx_fb_u8(fb, &extra, EXTRA_INFO_LOCATION);   /* absent: all defaults */
+  if (fb->err != MX_OK) return fb->err;
+  return location != 0 ? MX_ERR_UNSUPPORTED : MX_OK;   /* data in an external file */
 }
 
 mx_error mx_check_tensor_table(const mx_program *p, mx_fb *fb, const mx_fb_vec *buffer_sizes, const mx_fb_table *t) {
   mx_fb_table alloc;
-  bool planned;
-  uint8_t dtype;
-  uint32_t buffer_idx, nbytes;
-  mx_error e = mx_fb_u8(fb, t, TENSOR_SCALAR_TYPE, 0, &dtype);
-  if (e != MX_OK) return e;
+  uint32_t nbytes;
+  const uint8_t dtype = mx_fb_u8(fb, t, TENSOR_SCALAR_TYPE);
+  if (fb->err != MX_OK) return fb->err;
   const uint32_t elem_size = mx_dtype_size(dtype);
   if (elem_size == 0) return MX_ERR_BAD_TENSOR;
-  e = check_shape(fb, t, elem_size, &nbytes);
+  mx_error e = check_shape(fb, t, elem_size, &nbytes);
   if (e == MX_OK) e = check_location(fb, t);
-  if (e == MX_OK) e = mx_fb_u32(fb, t, TENSOR_DATA_BUFFER_IDX, 0, &buffer_idx);
-  if (e == MX_OK) e = mx_fb_table_field(fb, t, TENSOR_ALLOCATION_INFO, &alloc, &planned);
   if (e != MX_OK) return e;
-  if (planned) {
+  const uint32_t buffer_idx = mx_fb_u32(fb, t, TENSOR_DATA_BUFFER_IDX);
+  e = mx_fb_table_field(fb, t, TENSOR_ALLOCATION_INFO, &alloc);
+  if (e != MX_OK) return e;
+  if (alloc.pos != 0) {   /* planned */
     /* A planned tensor with initial data is a mutable buffer: its state lives in mutable segments. */
     if (buffer_idx != 0) return MX_ERR_UNSUPPORTED;
     return check_planned(fb, buffer_sizes, &alloc, nbytes);
