@@ -109,38 +109,38 @@ static mx_error list_item(const mx_builder *r, uint64_t idx, uint8_t want, bool 
   return tag == want || (optional && (tag == MX_TAG_NULL || tag == MX_TAG_NONE)) ? MX_OK : MX_ERR_BAD_VALUE_TYPE;
 }
 
-/* IntList items (at `items`, n of them) are indices of Int values. */
-static mx_error int_list(mx_builder *r, uint32_t items, uint32_t n, mx_value *out) {
+/* A list's items (at `items`, n of them): an IntList's name Int values, whose ints it holds; a tensor list's name
+ * tensors, NULL for an optional list's None. Loading names the tensors it built (a tensor is one object for the
+ * checks that compare them), a call builds them anew. */
+static mx_error list(mx_builder *r, uint8_t tag, uint32_t items, uint32_t n, mx_value *out) {
   const uint8_t *b = r->fb.buf;
-  int64_t *ints = take(r, MX_BUILD_INTS, n);
-  if (ints == NULL) return MX_ERR_META_POOL_FULL;
+  const bool ints = tag == MX_TAG_INT_LIST, optional = tag == MX_TAG_OPT_TENSOR_LIST;
+  void *dst = take(r, ints ? MX_BUILD_INTS : MX_BUILD_REFS, n);
+  int64_t *ints_at = dst;
+  mx_tensor **refs = dst;
+  if (dst == NULL) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
+    /* an int64 in an IntList, an int32 in a tensor list */
+    const uint32_t at = items + 4u + (ints ? 8u * k : 4u * k);
+    const uint64_t idx = ints ? u64(b, at) : (uint64_t)(int64_t)(int32_t)u32(b, at);
     uint32_t v;
-    mx_error e = list_item(r, u64(b, items + 4u + 8u * k), MX_TAG_INT, false, &v);
-    if (e != MX_OK) return e;
-    const uint32_t at = field(b, v, SCALAR_VALUE);
-    ints[k] = at ? (int64_t)u64(b, at) : 0;
-  }
-  out->u.ints = (mx_int_list){ints, n};
-  return MX_OK;
-}
-
-/* A list's tensors; NULL for an optional list's None. Loading names the tensors it built (a tensor is one object
- * for the checks that compare them), a call builds them anew. */
-static mx_error tensor_list(mx_builder *r, uint32_t items, uint32_t n, bool optional, mx_value *out) {
-  mx_tensor **refs = take(r, MX_BUILD_REFS, n);
-  if (refs == NULL) return MX_ERR_META_POOL_FULL;
-  for (uint32_t k = 0; k < n; k++) {
-    const int32_t idx = (int32_t)u32(r->fb.buf, items + 4u + 4u * k);
-    uint32_t v;
-    mx_error e = list_item(r, (uint64_t)(int64_t)idx, MX_TAG_TENSOR, optional, &v);
+    mx_error e = list_item(r, idx, ints ? MX_TAG_INT : MX_TAG_TENSOR, optional, &v);
+    if (e == MX_OK && ints) {
+      const uint32_t f = field(b, v, SCALAR_VALUE);
+      ints_at[k] = f ? (int64_t)u64(b, f) : 0;
+      continue;
+    }
     refs[k] = NULL;
     if (e == MX_OK && v != 0 && r->load) refs[k] = r->m->values[idx].u.t;
     if (e == MX_OK && v != 0 && !r->load) e = tensor(r, v, &refs[k]);
     if (e != MX_OK) return e;
   }
-  out->u.tensors.items = refs;
-  out->u.tensors.len = n;
+  if (ints) {
+    out->u.ints = (mx_int_list){ints_at, n};
+  } else {
+    out->u.tensors.items = refs;
+    out->u.tensors.len = n;
+  }
   return MX_OK;
 }
 
@@ -166,7 +166,6 @@ mx_error mx_build_value(mx_builder *r, uint32_t id, mx_value *out) {
       out->u.str.len = n;
       return MX_OK;
     case MX_TAG_TENSOR: return tensor(r, v, &out->u.t);
-    case MX_TAG_INT_LIST: return int_list(r, items, n, out);
     case MX_TAG_DOUBLE_LIST:
       doubles = take(r, MX_BUILD_DOUBLES, n);
       if (doubles == NULL) return MX_ERR_META_POOL_FULL;
@@ -178,8 +177,9 @@ mx_error mx_build_value(mx_builder *r, uint32_t id, mx_value *out) {
       out->u.bools.items = items ? b + items + 4u : b;
       out->u.bools.len = n;
       return MX_OK;
+    case MX_TAG_INT_LIST:
     case MX_TAG_TENSOR_LIST:
-    case MX_TAG_OPT_TENSOR_LIST: return tensor_list(r, items, n, tag == MX_TAG_OPT_TENSOR_LIST, out);
+    case MX_TAG_OPT_TENSOR_LIST: return list(r, tag, items, n, out);
     default: return MX_OK;   /* None, Null */
   }
 }

@@ -2,8 +2,9 @@
 
 #include <string.h>
 
-/* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the
- * loader walks it twice: once to size the metadata pool, once to fill it); objects are >= 4 bytes. */
+/* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the loader's
+ * checked walk sizes the metadata pool and checks every value, and visits each call's arguments again to size the
+ * call frame; building reads unchecked); objects are >= 4 bytes. */
 #define MX_FB_BUDGET_PER_BYTE 2u
 #define MX_FB_BUDGET_MIN 4096u
 
@@ -112,14 +113,14 @@ mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_t
   return keep(fb, e);
 }
 
-/* A vector at `pos` (from follow: pos + 4 <= len): its count, then count * elem_size + extra bytes, all inside the
+/* A vector at `pos` (from follow: pos + 4 <= len): its count, then count * elem_size bytes, all inside the
  * buffer. The product is 64-bit (one umull); the rest is compared against what is left, so nothing wraps. */
-static mx_error open_vector(mx_fb *fb, uint32_t pos, uint32_t elem_size, uint32_t extra, mx_fb_vec *out) {
+static mx_error open_vector(mx_fb *fb, uint32_t pos, uint32_t elem_size, mx_fb_vec *out) {
   mx_error e = spend(fb);
   if (e != MX_OK) return e;
   uint32_t count = mx_load_u32(fb->buf + pos);
   uint32_t left = fb->len - 4u - pos;
-  if ((uint64_t)count * elem_size + extra > left) return MX_ERR_TRUNCATED;
+  if ((uint64_t)count * elem_size > left) return MX_ERR_TRUNCATED;
   out->pos = pos + 4;
   out->len = count;
   return MX_OK;
@@ -130,20 +131,20 @@ mx_error mx_fb_vector(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t ele
   mx_error e = offset_field(fb, t, id, &target);
   out->pos = 0;
   out->len = 0;
-  if (e == MX_OK && target != 0) e = open_vector(fb, target, elem_size, 0, out);
+  if (e == MX_OK && target != 0) e = open_vector(fb, target, elem_size, out);
   return keep(fb, e);
 }
 
 mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s) {
-  uint32_t target;
   mx_fb_vec v;
-  mx_error e = offset_field(fb, t, id, &target);
+  mx_error e = mx_fb_vector(fb, t, id, 1, &v);
   *s = "";
-  if (e != MX_OK || target == 0) return keep(fb, e);
-  e = open_vector(fb, target, 1, 1, &v);
-  if (e == MX_OK && fb->buf[v.pos + v.len] != 0) e = MX_ERR_BAD_OFFSET;
-  if (e == MX_OK) *s = (const char *)(fb->buf + v.pos);
-  return keep(fb, e);
+  if (e != MX_OK || v.pos == 0) return e;   /* absent: "" */
+  /* its terminator inside the buffer too (v.pos + v.len <= len: mx_fb_vector) */
+  if (v.pos + v.len == fb->len) return keep(fb, MX_ERR_TRUNCATED);
+  if (fb->buf[v.pos + v.len] != 0) return keep(fb, MX_ERR_BAD_OFFSET);
+  *s = (const char *)(fb->buf + v.pos);
+  return MX_OK;
 }
 
 bool mx_str_eq(const char *a, const char *b) {
