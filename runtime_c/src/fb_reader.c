@@ -155,12 +155,14 @@ bool mx_str_eq(const char *a, const char *b) {
   return *a == *b;
 }
 
-mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type,
-                     mx_fb_table *value) {
-  *type = mx_fb_u8(fb, t, id);
+mx_error mx_fb_vec_union(mx_fb *fb, const mx_fb_vec *v, uint32_t i, uint8_t max_type, uint8_t *type,
+                         mx_fb_table *value) {
+  mx_fb_table t;
+  (void)mx_fb_vec_table(fb, v, i, &t);
+  *type = mx_fb_u8(fb, &t, 0);
   if (*type > max_type) (void)keep(fb, MX_ERR_BAD_UNION);
   *value = (mx_fb_table){0};
-  if (fb->err == MX_OK) (void)mx_fb_table_field(fb, t, (uint16_t)(id + 1), value);
+  if (fb->err == MX_OK) (void)mx_fb_table_field(fb, &t, 1, value);
   if (*type != 0 && value->pos == 0) (void)keep(fb, MX_ERR_BAD_UNION);
   if (fb->err != MX_OK) *type = 0;   /* what a failed read leaves */
   return fb->err;

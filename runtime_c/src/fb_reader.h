@@ -49,8 +49,10 @@ mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char *
 /* Whether two NUL-terminated strings are equal: names of methods, operators, backends. Ours rather than libc's
  * strcmp, whose word-at-a-time Thumb-2 version is 478 bytes of flash for comparing a handful of short names. */
 bool mx_str_eq(const char *a, const char *b);
-/* A union: type byte in field `id`, value table in field `id + 1`. A non-zero type needs a value. */
-mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type, mx_fb_table *value);
+/* The union that element i of a vector of tables holds as its first field (an EValue's value, an Instruction's
+ * args): type byte in field 0, value table in field 1. A non-zero type needs a value. */
+mx_error mx_fb_vec_union(mx_fb *fb, const mx_fb_vec *v, uint32_t i, uint8_t max_type, uint8_t *type,
+                         mx_fb_table *value);
 
 /* Element i of a vector of tables. */
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out);

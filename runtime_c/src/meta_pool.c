@@ -30,12 +30,11 @@ static mx_error count_value(const walk *w, uint32_t i, mx_meta_counts *c, bool c
   static const uint8_t counts[] = {offsetof(mx_meta_counts, ints), offsetof(mx_meta_counts, doubles), 0,
                                    offsetof(mx_meta_counts, tensor_refs), offsetof(mx_meta_counts, tensor_refs)};
   mx_fb *fb = w->fb;
-  mx_fb_table ev, val;
+  mx_fb_table val;
   mx_fb_vec items;
   uint8_t tag;
   const char *s;
-  (void)mx_fb_vec_table(fb, &w->values, i, &ev);
-  mx_error e = mx_fb_union(fb, &ev, EVALUE_VAL_TYPE, MX_KERNEL_TYPES_MAX, &tag, &val);
+  mx_error e = mx_fb_vec_union(fb, &w->values, i, MX_KERNEL_TYPES_MAX, &tag, &val);
   if (e != MX_OK) return e;
   if (tag >= MX_TAG_INT_LIST) {
     e = mx_fb_vector(fb, &val, SCALAR_VALUE, elem[tag - MX_TAG_INT_LIST], &items);
@@ -76,11 +75,10 @@ static void count_frame(const walk *w, const mx_fb_vec *args, mx_meta_counts *c)
 
 static mx_error count_instruction(const walk *w, const mx_fb_vec *instrs, uint32_t i, mx_meta_counts *c) {
   mx_fb *fb = w->fb;
-  mx_fb_table ins, call;
+  mx_fb_table call;
   mx_fb_vec args;
   uint8_t tag;
-  (void)mx_fb_vec_table(fb, instrs, i, &ins);
-  mx_error e = mx_fb_union(fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  mx_error e = mx_fb_vec_union(fb, instrs, i, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK || (tag != INSTR_KERNEL_CALL && tag != INSTR_DELEGATE_CALL)) return e;
   e = mx_fb_vector(fb, &call, KERNEL_CALL_ARGS, 4, &args);   /* DelegateCall.args has the same id */
   if (e != MX_OK) return e;

@@ -101,11 +101,10 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
 }
 
 static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint32_t i) {
-  mx_fb_table ins, call;
+  mx_fb_table call;
   uint8_t tag;
   mx_instr *out = &ctx->m->instrs[i];
-  (void)mx_fb_vec_table(&ctx->fb, instrs, i, &ins);
-  mx_error e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  mx_error e = mx_fb_vec_union(&ctx->fb, instrs, i, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK) return e;
   switch (tag) {
     case INSTR_DELEGATE_CALL:
