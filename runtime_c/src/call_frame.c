@@ -1,10 +1,12 @@
-/* A call's arguments, read from the program just before the call. RAM holds one call's worth, the largest call's
+/* Building values from the program: every value once while the method loads (value_load.c), then a call's
+ * arguments just before the call, into the method's call frame. RAM holds one call's worth, the largest call's
  * (mx/meta_pool.def: frame_*), instead of every value of the method.
  *
- * The loader checked every offset, vtable, vector, index and tag these reads follow, and the program does not
+ * mx_count_meta checked every offset, vtable, vector, tag and tensor these reads follow, and the program does not
  * change, so they go straight to the bytes (little-endian, as sizes read in place already assume): ~4x fewer
- * instructions than the checked reader, which matters as this runs before every call. What they build equals
- * what the loader built from the same bytes (value_load.c, tensor_load.c). */
+ * instructions than the checked reader, which matters as this runs before every call. Loading and calls build
+ * alike; what mx_count_meta leaves is checked here: the values lists name (each call meets them again, at the cost
+ * of one comparison an item), and on loading only, what depends on the config (the arenas). */
 #include <string.h>
 
 #include "loader.h"
@@ -34,37 +36,47 @@ static uint32_t u32_field(const uint8_t *b, uint32_t table, uint32_t id) {
   return at ? u32(b, at) : 0u;
 }
 
-/* One call's reading: in mx_frame_build's frame, which is gone before the kernel runs (a reader in the executor's
- * frame would sit under every kernel's stack). */
-typedef struct reader {
-  const mx_method *m;
-  mx_fb fb;
-  uint8_t *tensors, *ints, *doubles, *refs;   /* cursors into the frame's regions */
-  uint32_t tensors_left, ints_left, doubles_left, refs_left;
-} reader;
-
-/* EValue i's value table, and its tag. */
-static uint32_t value_table(const reader *r, uint32_t i, uint8_t *tag) {
-  const uint8_t *b = r->fb.buf;
-  const uint32_t slot = r->m->frame.values_pos + 4u * i, ev = slot + u32(b, slot);
+uint32_t mx_fb_value(const uint8_t *b, uint32_t values_pos, uint32_t i, uint8_t *tag) {
+  const uint32_t slot = values_pos + 4u * i, ev = slot + u32(b, slot);
   const uint32_t at = field(b, ev, EVALUE_VAL_TYPE);
   *tag = at ? b[at] : (uint8_t)MX_TAG_NONE;
   return child(b, ev, EVALUE_VAL_TYPE + 1u);
 }
 
-/* n elements of a frame region: its cursor advances, NULL when the region is short (never, for a program that
- * loaded: mx_count_meta sized the regions for the largest call). */
-static void *take(uint8_t **cursor, uint32_t *left, uint32_t n, size_t size) {
-  if (n > *left) return NULL;
-  *left -= n;
-  uint8_t *start = *cursor;
-  *cursor += (size_t)n * size;
+static uint32_t value_table(const mx_builder *r, uint32_t i, uint8_t *tag) {
+  return mx_fb_value(r->fb.buf, r->m->frame.values_pos, i, tag);
+}
+
+/* n elements of region `region` (MX_BUILD_*): its cursor advances, NULL when the region is short (never, for a
+ * program that mx_count_meta sized the regions of). */
+static void *take(mx_builder *r, uint32_t region, uint32_t n) {
+  static const uint8_t size[MX_BUILD_REGIONS] = {sizeof(mx_tensor), sizeof(int64_t), sizeof(double),
+                                                 sizeof(mx_tensor *)};
+  if (n > r->left[region]) return NULL;
+  r->left[region] -= n;
+  uint8_t *start = r->cur[region];
+  r->cur[region] += (size_t)n * size[region];
   return start;
 }
 
-static mx_error tensor(reader *r, uint32_t t, mx_tensor **out) {
+/* A planned tensor's arena, which loading checks holds it: present, large enough, and its data aligned. */
+static mx_error place(const mx_builder *r, uint32_t alloc, mx_tensor *x) {
   const uint8_t *b = r->fb.buf;
-  mx_tensor *x = take(&r->tensors, &r->tensors_left, 1, sizeof *x);
+  const mx_span *arena = &r->m->arenas[u32_field(b, alloc, ALLOC_MEMORY_ID)];
+  const uint64_t offset =
+      ((uint64_t)u32_field(b, alloc, ALLOC_OFFSET_HIGH) << 32) | u32_field(b, alloc, ALLOC_OFFSET_LOW);
+  x->flags = MX_TENSOR_PLANNED;
+  if (r->load) {
+    if (arena->ptr == NULL) return MX_ERR_ARENA_MISSING;
+    if (offset > arena->size || mx_tensor_nbytes(x) > arena->size - offset) return MX_ERR_ARENA_TOO_SMALL;
+  }
+  x->data = (uint8_t *)arena->ptr + offset;
+  return r->load && ((uintptr_t)x->data & (mx_dtype_size(x->dtype) - 1u)) != 0 ? MX_ERR_MISALIGNED : MX_OK;
+}
+
+static mx_error tensor(mx_builder *r, uint32_t t, mx_tensor **out) {
+  const uint8_t *b = r->fb.buf;
+  mx_tensor *x = take(r, MX_BUILD_TENSORS, 1);
   if (x == NULL) return MX_ERR_META_POOL_FULL;
   *x = (mx_tensor){0};
   const uint32_t type = field(b, t, TENSOR_SCALAR_TYPE), sizes = child(b, t, TENSOR_SIZES);
@@ -76,14 +88,7 @@ static mx_error tensor(reader *r, uint32_t t, mx_tensor **out) {
   x->numel = 1;
   for (uint32_t d = 0; d < x->dim; d++) x->numel *= (uint32_t)x->sizes[d];
   *out = x;
-  if (alloc) {
-    const uint32_t id = u32_field(b, alloc, ALLOC_MEMORY_ID);
-    const uint64_t offset =
-        ((uint64_t)u32_field(b, alloc, ALLOC_OFFSET_HIGH) << 32) | u32_field(b, alloc, ALLOC_OFFSET_LOW);
-    x->data = (uint8_t *)r->m->arenas[id].ptr + offset;
-    x->flags = MX_TENSOR_PLANNED;
-    return MX_OK;
-  }
+  if (alloc) return place(r, alloc, x);
   const uint32_t buffer = u32_field(b, t, TENSOR_DATA_BUFFER_IDX);
   if (buffer == 0) return MX_OK;   /* empty */
   const uint8_t *data;
@@ -92,38 +97,54 @@ static mx_error tensor(reader *r, uint32_t t, mx_tensor **out) {
   return e;
 }
 
-/* IntList items (at `items`, n of them) are indices of Int values. */
-static mx_error int_list(reader *r, uint32_t items, uint32_t n, mx_value *out) {
-  const uint8_t *b = r->fb.buf;
-  int64_t *ints = take(&r->ints, &r->ints_left, n, sizeof *ints);
-  if (ints == NULL) return MX_ERR_META_POOL_FULL;
-  for (uint32_t k = 0; k < n; k++) {
-    uint8_t tag;
-    const uint32_t at = field(b, value_table(r, (uint32_t)u64(b, items + 4u + 8u * k), &tag), SCALAR_VALUE);
-    ints[k] = at ? (int64_t)u64(b, at) : 0;
-  }
-  out->u.ints = (mx_int_list){ints, n};
-  return MX_OK;
+/* A list's item names value idx, checked to be in range and of the list's kind (a program whose lists are not so is
+ * refused at load; a call meets only lists that loaded). *v: its value table, 0 for an optional list's None. */
+static mx_error list_item(const mx_builder *r, uint64_t idx, uint8_t want, bool optional, uint32_t *v) {
+  uint8_t tag = MX_TAG_NONE;
+  *v = 0;
+  if (optional && idx == UINT64_MAX) return MX_OK;   /* -1 */
+  if (idx >= r->m->value_count) return MX_ERR_BAD_INDEX;   /* a negative index reads as 2^63 or more */
+  const uint32_t at = value_table(r, (uint32_t)idx, &tag);
+  if (tag == want) *v = at;
+  return tag == want || (optional && (tag == MX_TAG_NULL || tag == MX_TAG_NONE)) ? MX_OK : MX_ERR_BAD_VALUE_TYPE;
 }
 
-/* A list's tensors; NULL for an optional list's None (the loader allowed a None only there). */
-static mx_error tensor_list(reader *r, uint32_t items, uint32_t n, mx_value *out) {
-  mx_tensor **refs = take(&r->refs, &r->refs_left, n, sizeof *refs);
-  if (refs == NULL) return MX_ERR_META_POOL_FULL;
+/* A list's items (at `items`, n of them): an IntList's name Int values, whose ints it holds; a tensor list's name
+ * tensors, NULL for an optional list's None. Loading names the tensors it built (a tensor is one object for the
+ * checks that compare them), a call builds them anew. */
+static mx_error list(mx_builder *r, uint8_t tag, uint32_t items, uint32_t n, mx_value *out) {
+  const uint8_t *b = r->fb.buf;
+  const bool ints = tag == MX_TAG_INT_LIST, optional = tag == MX_TAG_OPT_TENSOR_LIST;
+  void *dst = take(r, ints ? MX_BUILD_INTS : MX_BUILD_REFS, n);
+  int64_t *ints_at = dst;
+  mx_tensor **refs = dst;
+  if (dst == NULL) return MX_ERR_META_POOL_FULL;
   for (uint32_t k = 0; k < n; k++) {
-    const int32_t idx = (int32_t)u32(r->fb.buf, items + 4u + 4u * k);
-    uint8_t tag = MX_TAG_NONE;
-    const uint32_t v = idx >= 0 ? value_table(r, (uint32_t)idx, &tag) : 0u;
+    /* an int64 in an IntList, an int32 in a tensor list */
+    const uint32_t at = items + 4u + (ints ? 8u * k : 4u * k);
+    const uint64_t idx = ints ? u64(b, at) : (uint64_t)(int64_t)(int32_t)u32(b, at);
+    uint32_t v;
+    mx_error e = list_item(r, idx, ints ? MX_TAG_INT : MX_TAG_TENSOR, optional, &v);
+    if (e == MX_OK && ints) {
+      const uint32_t f = field(b, v, SCALAR_VALUE);
+      ints_at[k] = f ? (int64_t)u64(b, f) : 0;
+      continue;
+    }
     refs[k] = NULL;
-    mx_error e = tag == MX_TAG_TENSOR ? tensor(r, v, &refs[k]) : MX_OK;
+    if (e == MX_OK && v != 0 && r->load) refs[k] = r->m->values[idx].u.t;
+    if (e == MX_OK && v != 0 && !r->load) e = tensor(r, v, &refs[k]);
     if (e != MX_OK) return e;
   }
-  out->u.tensors.items = refs;
-  out->u.tensors.len = n;
+  if (ints) {
+    out->u.ints = (mx_int_list){ints_at, n};
+  } else {
+    out->u.tensors.items = refs;
+    out->u.tensors.len = n;
+  }
   return MX_OK;
 }
 
-static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
+mx_error mx_build_value(mx_builder *r, uint32_t id, mx_value *out) {
   const uint8_t *b = r->fb.buf;
   uint8_t tag;
   const uint32_t v = value_table(r, id, &tag);
@@ -145,9 +166,8 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
       out->u.str.len = n;
       return MX_OK;
     case MX_TAG_TENSOR: return tensor(r, v, &out->u.t);
-    case MX_TAG_INT_LIST: return int_list(r, items, n, out);
     case MX_TAG_DOUBLE_LIST:
-      doubles = take(&r->doubles, &r->doubles_left, n, sizeof *doubles);
+      doubles = take(r, MX_BUILD_DOUBLES, n);
       if (doubles == NULL) return MX_ERR_META_POOL_FULL;
       if (n) memcpy(doubles, b + items + 4u, (size_t)n * sizeof *doubles);   /* copied: 8-byte alignment unknown */
       out->u.doubles.items = doubles;
@@ -157,26 +177,22 @@ static mx_error one_value(reader *r, uint32_t id, mx_value *out) {
       out->u.bools.items = items ? b + items + 4u : b;
       out->u.bools.len = n;
       return MX_OK;
+    case MX_TAG_INT_LIST:
     case MX_TAG_TENSOR_LIST:
-    case MX_TAG_OPT_TENSOR_LIST: return tensor_list(r, items, n, out);
+    case MX_TAG_OPT_TENSOR_LIST: return list(r, tag, items, n, out);
     default: return MX_OK;   /* None, Null */
   }
 }
 
+/* One call's building: in mx_frame_build's frame, which is gone before the kernel runs (a builder in the executor's
+ * frame would sit under every kernel's stack). */
 mx_error mx_frame_build(const mx_method *m, const mx_instr *ins, mx_value ***argv) {
   const mx_frame *f = &m->frame;
   if (ins->nargs > f->cap_args) return MX_ERR_META_POOL_FULL;
-  reader rd = {.m = m,
-               .tensors_left = f->cap_tensors,
-               .ints_left = f->cap_ints,
-               .doubles_left = f->cap_doubles,
-               .refs_left = f->cap_refs};
-  reader *r = &rd;
-  r->tensors = (uint8_t *)f->tensors;
-  r->ints = (uint8_t *)f->ints;
-  r->doubles = (uint8_t *)f->doubles;
-  r->refs = (uint8_t *)f->refs;
-  mx_prog_reader(m->program, &r->fb);
+  mx_builder rd = {.m = m,
+                   .cur = {(uint8_t *)f->tensors, (uint8_t *)f->ints, (uint8_t *)f->doubles, (uint8_t *)f->refs},
+                   .left = {f->cap_tensors, f->cap_ints, f->cap_doubles, f->cap_refs}};
+  mx_prog_reader(m->program, &rd.fb);
   const uint16_t *ids = &m->arg_ids[ins->first_arg];
   for (uint32_t k = 0; k < ins->nargs; k++) {
     uint32_t same = 0;
@@ -185,7 +201,7 @@ mx_error mx_frame_build(const mx_method *m, const mx_instr *ins, mx_value ***arg
       f->argv[k] = f->argv[same];
       continue;
     }
-    mx_error e = one_value(r, ids[k], &f->values[k]);
+    mx_error e = mx_build_value(&rd, ids[k], &f->values[k]);
     if (e != MX_OK) return e;
     f->argv[k] = &f->values[k];
   }

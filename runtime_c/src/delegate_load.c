@@ -12,11 +12,8 @@ static const mx_backend *find_backend(const char *id) {
 
 /* An absent id reads as "": no backend has it, so loading names the delegate. */
 static mx_error delegate_id(mx_fb *fb, const mx_fb_vec *delegates, uint32_t i, mx_fb_table *d, const char **id) {
-  uint32_t len;
-  bool present;
-  mx_error e = mx_fb_vec_table(fb, delegates, i, d);
-  if (e == MX_OK) e = mx_fb_string(fb, d, DELEGATE_ID, id, &len, &present);
-  return e;
+  (void)mx_fb_vec_table(fb, delegates, i, d);
+  return mx_fb_string(fb, d, DELEGATE_ID, id);
 }
 
 mx_error mx_delegate_count(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c) {
@@ -38,22 +35,20 @@ static mx_error processed_data(mx_load_ctx *ctx, const mx_fb_table *d, const uin
   mx_fb *fb = &ctx->fb;
   mx_fb_table ref, root, inline_data;
   mx_fb_vec blobs, bytes;
-  bool present;
-  uint8_t location;
-  uint32_t index;
-  mx_error e = mx_fb_table_field(fb, d, DELEGATE_PROCESSED, &ref, &present);
-  if (e == MX_OK && !present) e = MX_ERR_BAD_DELEGATE_DATA;
-  if (e == MX_OK) e = mx_fb_u8(fb, &ref, DATA_REF_LOCATION, DATA_LOCATION_INLINE, &location);
-  if (e == MX_OK) e = mx_fb_u32(fb, &ref, DATA_REF_INDEX, 0, &index);
+  mx_error e = mx_fb_table_field(fb, d, DELEGATE_PROCESSED, &ref);
+  if (e == MX_OK && ref.pos == 0) e = MX_ERR_BAD_DELEGATE_DATA;
   if (e != MX_OK) return e;
+  const uint8_t location = mx_fb_u8(fb, &ref, DATA_REF_LOCATION);
+  const uint32_t index = mx_fb_u32(fb, &ref, DATA_REF_INDEX);
+  if (fb->err != MX_OK) return fb->err;
   if (location == DATA_LOCATION_SEGMENT) return mx_prog_segment(ctx->p, fb, index, data, size);
   if (location != DATA_LOCATION_INLINE) return MX_ERR_BAD_DELEGATE_DATA;
-  e = mx_fb_root(fb, &root);
-  if (e == MX_OK) e = mx_fb_vector(fb, &root, PROGRAM_BACKEND_DELEGATE_DATA, 4, &blobs);
+  (void)mx_fb_root(fb, &root);
+  e = mx_fb_vector(fb, &root, PROGRAM_BACKEND_DELEGATE_DATA, 4, &blobs);
   if (e != MX_OK) return e;
   if (index >= blobs.len) return MX_ERR_BAD_INDEX;
-  e = mx_fb_vec_table(fb, &blobs, index, &inline_data);
-  if (e == MX_OK) e = mx_fb_vector(fb, &inline_data, INLINE_DATA_DATA, 1, &bytes);
+  (void)mx_fb_vec_table(fb, &blobs, index, &inline_data);
+  e = mx_fb_vector(fb, &inline_data, INLINE_DATA_DATA, 1, &bytes);
   if (e != MX_OK) return e;
   *data = fb->buf + bytes.pos;
   *size = bytes.len;

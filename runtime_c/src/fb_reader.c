@@ -1,19 +1,25 @@
 #include "fb_reader.h"
 
-/* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the
- * loader walks it twice: once to size the metadata pool, once to fill it); objects are >= 4 bytes. */
+#include <string.h>
+
+/* Each visited object costs one unit. A well-formed file visits each of its objects a few times (the loader's
+ * checked walk sizes the metadata pool and checks every value, and visits each call's arguments again to size the
+ * call frame; building reads unchecked); objects are >= 4 bytes. */
 #define MX_FB_BUDGET_PER_BYTE 2u
 #define MX_FB_BUDGET_MIN 4096u
 
 void mx_fb_init(mx_fb *fb, const uint8_t *buf, uint32_t len) {
+  const uint32_t most = (UINT32_MAX - MX_FB_BUDGET_MIN) / MX_FB_BUDGET_PER_BYTE;
   fb->buf = buf;
   fb->len = len;
-  mx_fb_reset_budget(fb);
+  fb->budget = len > most ? UINT32_MAX : len * MX_FB_BUDGET_PER_BYTE + MX_FB_BUDGET_MIN;
+  fb->err = MX_OK;
 }
 
-void mx_fb_reset_budget(mx_fb *fb) {
-  const uint32_t most = (UINT32_MAX - MX_FB_BUDGET_MIN) / MX_FB_BUDGET_PER_BYTE;
-  fb->budget = fb->len > most ? UINT32_MAX : fb->len * MX_FB_BUDGET_PER_BYTE + MX_FB_BUDGET_MIN;
+/* The reader's error once a read met e: its first. */
+static mx_error keep(mx_fb *fb, mx_error e) {
+  if (fb->err == MX_OK) fb->err = e;
+  return fb->err;
 }
 
 static mx_error spend(mx_fb *fb) {
@@ -55,11 +61,12 @@ static mx_error open_table(mx_fb *fb, uint32_t pos, mx_fb_table *out) {
 }
 
 mx_error mx_fb_root(mx_fb *fb, mx_fb_table *out) {
-  if (fb->len < 8) return MX_ERR_TRUNCATED;
   uint32_t pos;
+  *out = (mx_fb_table){0};
+  if (fb->len < 8) return keep(fb, MX_ERR_TRUNCATED);
   mx_error e = follow(fb, 0, &pos);
-  if (e != MX_OK) return e;
-  return open_table(fb, pos, out);
+  if (e == MX_OK) e = open_table(fb, pos, out);
+  return keep(fb, e);
 }
 
 /* Position of field `id` holding `size` bytes, or 0 when absent. The field must lie inside the buffer, not
@@ -77,18 +84,18 @@ static mx_error field_pos(const mx_fb *fb, const mx_fb_table *t, uint16_t id, ui
   return MX_OK;
 }
 
-#define MX_FB_SCALAR(fn, type, size, load)                                          \
-  mx_error fn(mx_fb *fb, const mx_fb_table *t, uint16_t id, type dflt, type *out) { \
-    uint32_t p;                                                                     \
-    mx_error e = field_pos(fb, t, id, size, &p);                                    \
-    if (e != MX_OK) return e;                                                       \
-    *out = p ? (type)load : dflt;                                                   \
-    return MX_OK;                                                                   \
-  }
+/* One body for every width: the value's `size` bytes (little-endian, as every supported target), or 0. */
+static uint64_t scalar(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t size) {
+  uint32_t p;
+  uint64_t x = 0;
+  (void)keep(fb, field_pos(fb, t, id, size, &p));   /* p is 0 when that failed */
+  if (p) memcpy(&x, fb->buf + p, size);
+  return x;
+}
 
-MX_FB_SCALAR(mx_fb_u8, uint8_t, 1, fb->buf[p])
-MX_FB_SCALAR(mx_fb_u32, uint32_t, 4, mx_load_u32(fb->buf + p))
-MX_FB_SCALAR(mx_fb_u64, uint64_t, 8, mx_load_u64(fb->buf + p))
+uint8_t mx_fb_u8(mx_fb *fb, const mx_fb_table *t, uint16_t id) { return (uint8_t)scalar(fb, t, id, 1); }
+uint32_t mx_fb_u32(mx_fb *fb, const mx_fb_table *t, uint16_t id) { return (uint32_t)scalar(fb, t, id, 4); }
+uint64_t mx_fb_u64(mx_fb *fb, const mx_fb_table *t, uint16_t id) { return scalar(fb, t, id, 8); }
 
 static mx_error offset_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t *target) {
   uint32_t p;
@@ -98,23 +105,22 @@ static mx_error offset_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint3
   return follow(fb, p, target);
 }
 
-mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_table *out, bool *present) {
+mx_error mx_fb_table_field(mx_fb *fb, const mx_fb_table *t, uint16_t id, mx_fb_table *out) {
   uint32_t target;
   mx_error e = offset_field(fb, t, id, &target);
-  *present = false;
-  if (e != MX_OK || target == 0) return e;
-  *present = true;
-  return open_table(fb, target, out);
+  *out = (mx_fb_table){0};
+  if (e == MX_OK && target != 0) e = open_table(fb, target, out);
+  return keep(fb, e);
 }
 
-/* A vector at `pos` (from follow: pos + 4 <= len): its count, then count * elem_size + extra bytes, all inside the
+/* A vector at `pos` (from follow: pos + 4 <= len): its count, then count * elem_size bytes, all inside the
  * buffer. The product is 64-bit (one umull); the rest is compared against what is left, so nothing wraps. */
-static mx_error open_vector(mx_fb *fb, uint32_t pos, uint32_t elem_size, uint32_t extra, mx_fb_vec *out) {
+static mx_error open_vector(mx_fb *fb, uint32_t pos, uint32_t elem_size, mx_fb_vec *out) {
   mx_error e = spend(fb);
   if (e != MX_OK) return e;
   uint32_t count = mx_load_u32(fb->buf + pos);
   uint32_t left = fb->len - 4u - pos;
-  if ((uint64_t)count * elem_size + extra > left) return MX_ERR_TRUNCATED;
+  if ((uint64_t)count * elem_size > left) return MX_ERR_TRUNCATED;
   out->pos = pos + 4;
   out->len = count;
   return MX_OK;
@@ -125,24 +131,19 @@ mx_error mx_fb_vector(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint32_t ele
   mx_error e = offset_field(fb, t, id, &target);
   out->pos = 0;
   out->len = 0;
-  if (e != MX_OK || target == 0) return e;
-  return open_vector(fb, target, elem_size, 0, out);
+  if (e == MX_OK && target != 0) e = open_vector(fb, target, elem_size, out);
+  return keep(fb, e);
 }
 
-mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s, uint32_t *len, bool *present) {
-  uint32_t target;
+mx_error mx_fb_string(mx_fb *fb, const mx_fb_table *t, uint16_t id, const char **s) {
   mx_fb_vec v;
-  mx_error e = offset_field(fb, t, id, &target);
+  mx_error e = mx_fb_vector(fb, t, id, 1, &v);
   *s = "";
-  *len = 0;
-  *present = false;
-  if (e != MX_OK || target == 0) return e;
-  e = open_vector(fb, target, 1, 1, &v);
-  if (e != MX_OK) return e;
-  if (fb->buf[v.pos + v.len] != 0) return MX_ERR_BAD_OFFSET;
+  if (e != MX_OK || v.pos == 0) return e;   /* absent: "" */
+  /* its terminator inside the buffer too (v.pos + v.len <= len: mx_fb_vector) */
+  if (v.pos + v.len == fb->len) return keep(fb, MX_ERR_TRUNCATED);
+  if (fb->buf[v.pos + v.len] != 0) return keep(fb, MX_ERR_BAD_OFFSET);
   *s = (const char *)(fb->buf + v.pos);
-  *len = v.len;
-  *present = true;
   return MX_OK;
 }
 
@@ -154,21 +155,23 @@ bool mx_str_eq(const char *a, const char *b) {
   return *a == *b;
 }
 
-mx_error mx_fb_union(mx_fb *fb, const mx_fb_table *t, uint16_t id, uint8_t max_type, uint8_t *type,
-                     mx_fb_table *value) {
-  bool present;
-  mx_error e = mx_fb_u8(fb, t, id, 0, type);
-  if (e != MX_OK) return e;
-  if (*type > max_type) return MX_ERR_BAD_UNION;
-  e = mx_fb_table_field(fb, t, (uint16_t)(id + 1), value, &present);
-  if (e != MX_OK) return e;
-  if (*type != 0 && !present) return MX_ERR_BAD_UNION;
-  return MX_OK;
+mx_error mx_fb_vec_union(mx_fb *fb, const mx_fb_vec *v, uint32_t i, uint8_t max_type, uint8_t *type,
+                         mx_fb_table *value) {
+  mx_fb_table t;
+  (void)mx_fb_vec_table(fb, v, i, &t);
+  *type = mx_fb_u8(fb, &t, 0);
+  if (*type > max_type) (void)keep(fb, MX_ERR_BAD_UNION);
+  *value = (mx_fb_table){0};
+  if (fb->err == MX_OK) (void)mx_fb_table_field(fb, &t, 1, value);
+  if (*type != 0 && value->pos == 0) (void)keep(fb, MX_ERR_BAD_UNION);
+  if (fb->err != MX_OK) *type = 0;   /* what a failed read leaves */
+  return fb->err;
 }
 
 mx_error mx_fb_vec_table(mx_fb *fb, const mx_fb_vec *v, uint32_t i, mx_fb_table *out) {
   uint32_t target;
   mx_error e = follow(fb, v->pos + 4u * i, &target);
-  if (e != MX_OK) return e;
-  return open_table(fb, target, out);
+  *out = (mx_fb_table){0};
+  if (e == MX_OK) e = open_table(fb, target, out);
+  return keep(fb, e);
 }

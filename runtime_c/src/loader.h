@@ -14,6 +14,17 @@ typedef struct mx_meta_layout {
   uint32_t total;           /* of the pool */
 } mx_meta_layout;
 
+/* Regions values are built into (call_frame.c): a load's from the load-only regions, a call's from its frame. */
+enum { MX_BUILD_TENSORS, MX_BUILD_INTS, MX_BUILD_DOUBLES, MX_BUILD_REFS, MX_BUILD_REGIONS };
+
+typedef struct mx_builder {
+  const mx_method *m;
+  mx_fb fb;                          /* constant data is found through it */
+  uint8_t *cur[MX_BUILD_REGIONS];    /* cursors into the regions */
+  uint32_t left[MX_BUILD_REGIONS];
+  bool load;                         /* loading: a list names the tensors loaded; planned tensors' arenas checked */
+} mx_builder;
+
 typedef struct mx_load_ctx {
   const mx_program *p;
   mx_fb fb;
@@ -22,25 +33,23 @@ typedef struct mx_load_ctx {
   mx_fb_vec buffer_sizes;      /* non_const_buffer_sizes */
   const mx_method_config *cfg;
   mx_method *m;
-  /* cursors into the pool regions while filling */
-  mx_tensor *tensors;
-  uint32_t tensors_left;
+  mx_builder bld;              /* every value, into the load-only regions */
   mx_tensor *tensors_base;     /* the whole region, for the plan check */
   uint32_t *lives;
-  int64_t *ints;
-  uint32_t ints_left;
-  double *doubles;
-  uint32_t doubles_left;
-  mx_tensor **tensor_refs;
-  uint32_t tensor_refs_left;
+  uint32_t tensor_count;       /* the whole region's */
   mx_value **args;
   uint32_t args_left;
   uint32_t delegate_count;
   uint8_t *delegate_state;
-  uint64_t delegate_state_left;
+  uint32_t delegate_state_left;
 } mx_load_ctx;
 
-mx_error mx_count_meta(mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c);
+/* Where each region's count lies in mx_meta_counts (meta_pool.c). */
+extern const uint8_t mx_meta_count_at[MX_META_REGIONS];
+
+/* Counts what loading `plan` takes, checking every value on the way (what only the file decides, but for the items
+ * of lists, which building checks: not the arenas); on error *bad_value, when not NULL, names the value. */
+mx_error mx_count_meta(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, mx_meta_counts *c, int32_t *bad_value);
 /* Points the method's arrays and ctx's cursors at their regions (method_carve.c). */
 mx_error mx_carve_method(mx_load_ctx *ctx, const mx_meta_counts *c);
 /* After a load that succeeded: what the method keeps of its load-only regions (method_keep.c). */
@@ -58,7 +67,13 @@ mx_error mx_plan_instructions(mx_fb *fb, const mx_fb_table *plan, mx_fb_vec *ins
  * On error method->site names the instruction. */
 mx_error mx_verify_plan(mx_method *method, mx_tensor *tensors, uint32_t tensor_count, uint32_t *lives);
 
-mx_error mx_load_tensor(mx_load_ctx *ctx, const mx_fb_table *t, mx_tensor *out);
+/* That a Tensor table makes a valid tensor: type, shape and dim order, its data planned inside its arena's declared
+ * size or constant inside the program, aligned (tensor_load.c). */
+mx_error mx_check_tensor_table(const mx_program *p, mx_fb *fb, const mx_fb_vec *buffer_sizes, const mx_fb_table *t);
+/* Value `id` built from the checked program (call_frame.c); a load's regions or a call's frame. */
+mx_error mx_build_value(mx_builder *r, uint32_t id, mx_value *out);
+/* An unchecked read of checked bytes (call_frame.c): EValue i's value table (0 when none) and its tag. */
+uint32_t mx_fb_value(const uint8_t *b, uint32_t values_pos, uint32_t i, uint8_t *tag);
 /* The dim order of a tensor whose file gives none: contiguous. */
 extern const uint8_t mx_identity_order[MX_MAX_DIM];
 /* Fills method->values; on error method->site.value names the value. */

@@ -1,6 +1,6 @@
-/* What a loaded method keeps once loading is done: its calls' arguments as value indices (what the fusions left),
- * its inputs and outputs for the caller, and where its arenas and its values are; the rest is read from the program
- * again before each call (call_frame.c). */
+/* What a loaded method keeps once loading is done: its calls' arguments as value indices (what the fusions left)
+ * and its inputs and outputs for the caller (its arenas are kept from the start: method_carve.c); the rest is read
+ * from the program again before each call (call_frame.c). */
 #include "loader.h"
 
 /* Input or output `i` of the caller's list: a tensor is copied whole (its sizes stay in the program); any other
@@ -20,9 +20,4 @@ void mx_keep_method(mx_load_ctx *ctx) {
   for (uint32_t k = 0; k < args; k++) m->arg_ids[k] = (uint16_t)(m->load_args[k] - m->values);
   for (uint32_t i = 0; i < m->input_count; i++) keep_io(m, i, m->inputs[i]);
   for (uint32_t i = 0; i < m->output_count; i++) keep_io(m, m->input_count + i, m->outputs[i]);
-  const mx_method_config *cfg = ctx->cfg;
-  for (uint32_t id = 0; cfg->arenas != NULL && id < m->arena_count && id < cfg->arena_count; id++) {
-    m->arenas[id] = cfg->arenas[id];
-  }
-  m->frame.values_pos = ctx->values.pos;
 }

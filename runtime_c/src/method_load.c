@@ -27,11 +27,9 @@ static mx_error load_operators(mx_load_ctx *ctx) {
   mx_error e = mx_fb_vector(&ctx->fb, &ctx->plan, PLAN_OPERATORS, 4, &ops);
   for (uint32_t i = 0; e == MX_OK && i < ops.len; i++) {
     mx_fb_table op;
-    uint32_t len;
-    bool present;
-    e = mx_fb_vec_table(&ctx->fb, &ops, i, &op);
-    if (e == MX_OK) e = mx_fb_string(&ctx->fb, &op, OPERATOR_NAME, &m->op_names[i], &len, &present);
-    if (e == MX_OK) e = mx_fb_string(&ctx->fb, &op, OPERATOR_OVERLOAD, &m->op_overloads[i], &len, &present);
+    (void)mx_fb_vec_table(&ctx->fb, &ops, i, &op);
+    (void)mx_fb_string(&ctx->fb, &op, OPERATOR_NAME, &m->op_names[i]);
+    e = mx_fb_string(&ctx->fb, &op, OPERATOR_OVERLOAD, &m->op_overloads[i]);   /* the reader's first error */
     if (e != MX_OK) break;
     m->ops[i] = ctx->cfg->skip_kernels ? NULL : find_kernel(m->op_names[i], m->op_overloads[i]);
     if (!ctx->cfg->skip_kernels && m->ops[i] == NULL) {
@@ -55,9 +53,9 @@ static mx_error value_index(const mx_method *m, uint32_t idx, uint32_t *out) {
 static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *call, mx_instr *out) {
   mx_method *m = ctx->m;
   mx_fb_vec args;
-  uint32_t op;   /* an int32 in the schema: a negative one reads as 2^31 or more, past any list */
-  mx_error e = mx_fb_u32(&ctx->fb, call, KERNEL_CALL_OP_INDEX, 0, &op);
-  if (e == MX_OK) e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
+  /* an int32 in the schema: a negative one reads as 2^31 or more, past any list */
+  const uint32_t op = mx_fb_u32(&ctx->fb, call, KERNEL_CALL_OP_INDEX);
+  mx_error e = mx_fb_vector(&ctx->fb, call, KERNEL_CALL_ARGS, 4, &args);
   if (e != MX_OK) return e;
   uint32_t limit = kind == MX_INSTR_KERNEL ? m->op_count : ctx->delegate_count;
   if (op >= limit) return MX_ERR_BAD_INDEX;
@@ -103,11 +101,10 @@ static mx_error load_call(mx_load_ctx *ctx, uint8_t kind, const mx_fb_table *cal
 }
 
 static mx_error load_instruction(mx_load_ctx *ctx, const mx_fb_vec *instrs, uint32_t i) {
-  mx_fb_table ins, call;
+  mx_fb_table call;
   uint8_t tag;
   mx_instr *out = &ctx->m->instrs[i];
-  mx_error e = mx_fb_vec_table(&ctx->fb, instrs, i, &ins);
-  if (e == MX_OK) e = mx_fb_union(&ctx->fb, &ins, INSTRUCTION_ARGS_TYPE, MX_INSTR_TYPES_MAX, &tag, &call);
+  mx_error e = mx_fb_vec_union(&ctx->fb, instrs, i, MX_INSTR_TYPES_MAX, &tag, &call);
   if (e != MX_OK) return e;
   switch (tag) {
     case INSTR_DELEGATE_CALL:
@@ -135,17 +132,15 @@ static mx_error load_io(mx_load_ctx *ctx, uint16_t field, uint32_t *dst) {
 
 /* Out of line, so the counts (160 bytes) are off the stack while the load goes deeper (the plan check, kernels'
  * overlap rules): that path is the firmware's deepest. */
-static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx, uint32_t *tensors) {
+static __attribute__((noinline)) mx_error count_and_carve(mx_load_ctx *ctx) {
   mx_meta_counts counts;
-  mx_error e = mx_count_meta(&ctx->fb, &ctx->plan, &counts);
+  mx_error e = mx_count_meta(ctx->p, &ctx->fb, &ctx->plan, &counts, &ctx->m->site.value);
   if (e == MX_OK) e = mx_carve_method(ctx, &counts);
-  *tensors = e == MX_OK ? (uint32_t)counts.tensors : 0u;
   return e;
 }
 
 mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_config *cfg, mx_method *m) {
   mx_load_ctx ctx = {0};
-  uint32_t tensors = 0;
   mx_fb_vec instrs;
   uint32_t plan_index;
   memset(m, 0, sizeof *m);
@@ -160,9 +155,9 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   /* a limit with nothing to count against it would let every method through */
   mx_error e = cfg->max_cost != 0 && cfg->cost == NULL ? MX_ERR_BAD_USAGE : MX_OK;
   if (e == MX_OK) e = mx_prog_find_plan(p, &ctx.fb, name, &ctx.plan, &plan_index);
-  if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
+  if (e == MX_OK) (void)mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_VALUES, 4, &ctx.values);
   if (e == MX_OK) e = mx_fb_vector(&ctx.fb, &ctx.plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &ctx.buffer_sizes);
-  if (e == MX_OK) e = count_and_carve(&ctx, &tensors);
+  if (e == MX_OK) e = count_and_carve(&ctx);
   if (e == MX_OK) e = mx_load_values(&ctx);
   if (e == MX_OK) e = load_operators(&ctx);
   if (e == MX_OK && mx_delegates != NULL) e = mx_delegates->load(&ctx);
@@ -173,7 +168,7 @@ mx_error mx_method_load(const mx_program *p, const char *name, const mx_method_c
   }
   if (e == MX_OK) e = load_io(&ctx, PLAN_INPUTS, (uint32_t *)(uintptr_t)m->inputs);
   if (e == MX_OK) e = load_io(&ctx, PLAN_OUTPUTS, (uint32_t *)(uintptr_t)m->outputs);
-  if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, tensors, ctx.lives);
+  if (e == MX_OK) e = mx_verify_plan(m, ctx.tensors_base, ctx.tensor_count, ctx.lives);
   m->kernels_resolved = (e == MX_OK && !cfg->skip_kernels);
   for (uint32_t f = 0; m->kernels_resolved && f < mx_fusion_count; f++) mx_fusions[f](m);
   if (e == MX_OK) mx_keep_method(&ctx);

@@ -35,13 +35,14 @@ static void name_value(lives *l, const mx_value *v, uint32_t step) {
   }
 }
 
-/* The method's inputs (outputs) are tensors the caller writes (reads): planned, or empty. */
-static mx_error io_planned(const mx_method *m, const uint32_t *list, uint32_t count) {
+/* The method's inputs (outputs), named at `step`, are tensors the caller writes (reads): planned, or empty. */
+static mx_error name_io(lives *l, const mx_method *m, const uint32_t *list, uint32_t count, uint32_t step) {
   for (uint32_t i = 0; i < count; i++) {
     const mx_value *v = &m->values[list[i]];
     if (v->tag == MX_TAG_TENSOR && mx_tensor_nbytes(v->u.t) != 0 && (v->u.t->flags & MX_TENSOR_PLANNED) == 0) {
       return MX_ERR_CONSTANT_WRITE;
     }
+    name_value(l, v, step);
   }
   return MX_OK;
 }
@@ -114,15 +115,12 @@ static mx_error sweep(mx_method *m, lives *l) {
 
 mx_error mx_verify_plan(mx_method *m, mx_tensor *tensors, uint32_t count, uint32_t *words) {
   lives l = {tensors, count, words, words + count, words + 2u * count, words + 3u * count, 0};
-  mx_error e = io_planned(m, m->inputs, m->input_count);
-  if (e == MX_OK) e = io_planned(m, m->outputs, m->output_count);
-  if (e != MX_OK) return e;
   for (uint32_t k = 0; k < count; k++) l.first[k] = NEVER;
-  for (uint32_t i = 0; i < m->input_count; i++) name_value(&l, &m->values[m->inputs[i]], 0);
+  mx_error e = name_io(&l, m, m->inputs, m->input_count, 0);
   for (uint32_t i = 0; i < m->instr_count; i++) {
     const mx_instr *ins = &m->instrs[i];
     for (uint32_t a = 0; a < ins->nargs; a++) name_value(&l, mx_instr_load_args(m, ins)[a], i + 1u);
   }
-  for (uint32_t i = 0; i < m->output_count; i++) name_value(&l, &m->values[m->outputs[i]], m->instr_count + 1u);
-  return sweep(m, &l);
+  if (e == MX_OK) e = name_io(&l, m, m->outputs, m->output_count, m->instr_count + 1u);
+  return e == MX_OK ? sweep(m, &l) : e;
 }

@@ -40,10 +40,10 @@ static mx_error segment_at(const mx_program *p, mx_fb *fb, const mx_fb_vec *segs
                            uint32_t *size) {
   mx_fb_table seg;
   uint64_t off, n;
-  mx_error e = mx_fb_vec_table(fb, segs, i, &seg);
-  if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_OFFSET, 0, &off);
-  if (e == MX_OK) e = mx_fb_u64(fb, &seg, SEGMENT_SIZE, 0, &n);
-  if (e != MX_OK) return e;
+  (void)mx_fb_vec_table(fb, segs, i, &seg);
+  off = mx_fb_u64(fb, &seg, SEGMENT_OFFSET);
+  n = mx_fb_u64(fb, &seg, SEGMENT_SIZE);
+  if (fb->err != MX_OK) return fb->err;
   *start = 0;
   *size = 0;
   /* n == 0 holds no bytes: ExecuTorch writes one such segment, header-less, for a program without constants */
@@ -60,8 +60,8 @@ mx_error mx_prog_segment(const mx_program *p, mx_fb *fb, uint32_t index, const u
   mx_fb_table root;
   mx_fb_vec segs;
   uint32_t start;
-  mx_error e = mx_fb_root(fb, &root);
-  if (e == MX_OK) e = mx_fb_vector(fb, &root, PROGRAM_SEGMENTS, 4, &segs);
+  (void)mx_fb_root(fb, &root);
+  mx_error e = mx_fb_vector(fb, &root, PROGRAM_SEGMENTS, 4, &segs);
   if (e != MX_OK) return e;
   if (index >= segs.len) return MX_ERR_BAD_INDEX;
   e = segment_at(p, fb, &segs, index, &start, size);
@@ -73,12 +73,11 @@ mx_error mx_prog_segment(const mx_program *p, mx_fb *fb, uint32_t index, const u
 static mx_error read_constant_segment(mx_program *p, mx_fb *fb, const mx_fb_table *root, const mx_fb_vec *segs) {
   mx_fb_table cs;
   mx_fb_vec offsets;
-  bool present;
   uint32_t index, start, size;
-  mx_error e = mx_fb_table_field(fb, root, PROGRAM_CONSTANT_SEGMENT, &cs, &present);
-  if (e != MX_OK || !present) return e;
-  e = mx_fb_u32(fb, &cs, SUBSEGMENT_INDEX, 0, &index);
-  if (e == MX_OK) e = mx_fb_vector(fb, &cs, SUBSEGMENT_OFFSETS, 8, &offsets);
+  mx_error e = mx_fb_table_field(fb, root, PROGRAM_CONSTANT_SEGMENT, &cs);
+  if (e != MX_OK || cs.pos == 0) return e;
+  index = mx_fb_u32(fb, &cs, SUBSEGMENT_INDEX);
+  e = mx_fb_vector(fb, &cs, SUBSEGMENT_OFFSETS, 8, &offsets);
   if (e != MX_OK || offsets.len == 0) return e;
   if (index >= segs->len) return MX_ERR_BAD_INDEX;
   e = segment_at(p, fb, segs, index, &start, &size);
@@ -111,10 +110,10 @@ mx_error mx_program_init(mx_program *p, const void *data, size_t size) {
   mx_error e = read_header(p);
   if (e != MX_OK) return e;
   mx_prog_reader(p, &fb);
-  e = mx_fb_root(&fb, &root);
-  if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_EXECUTION_PLAN, 4, &plans);
-  if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_CONSTANT_BUFFER, 4, &buffers);
-  if (e == MX_OK) e = mx_fb_vector(&fb, &root, PROGRAM_SEGMENTS, 4, &segs);
+  (void)mx_fb_root(&fb, &root);
+  (void)mx_fb_vector(&fb, &root, PROGRAM_EXECUTION_PLAN, 4, &plans);
+  (void)mx_fb_vector(&fb, &root, PROGRAM_CONSTANT_BUFFER, 4, &buffers);
+  e = mx_fb_vector(&fb, &root, PROGRAM_SEGMENTS, 4, &segs);   /* the reader's first error */
   for (uint32_t i = 0; e == MX_OK && i < segs.len; i++) {
     uint32_t start, seg_size;
     e = segment_at(p, &fb, &segs, i, &start, &seg_size);
@@ -133,12 +132,9 @@ uint32_t mx_program_method_count(const mx_program *p) { return p->plans_len; }
 
 static mx_error plan_name(const mx_program *p, mx_fb *fb, uint32_t i, mx_fb_table *plan, const char **name) {
   mx_fb_vec plans = {p->plans_pos, p->plans_len};
-  uint32_t len;
-  bool present;
   if (i >= plans.len) return MX_ERR_BAD_INDEX;
-  mx_error e = mx_fb_vec_table(fb, &plans, i, plan);
-  if (e == MX_OK) e = mx_fb_string(fb, plan, PLAN_NAME, name, &len, &present);
-  return e;
+  (void)mx_fb_vec_table(fb, &plans, i, plan);
+  return mx_fb_string(fb, plan, PLAN_NAME, name);
 }
 
 mx_error mx_program_method_name(const mx_program *p, uint32_t i, const char **name) {
@@ -176,8 +172,8 @@ mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t idx, uint32_t
   mx_fb_table buf;
   mx_fb_vec storage;
   if (idx >= buffers.len) return MX_ERR_BAD_INDEX;
-  mx_error e = mx_fb_vec_table(fb, &buffers, idx, &buf);
-  if (e == MX_OK) e = mx_fb_vector(fb, &buf, BUFFER_STORAGE, 1, &storage);
+  (void)mx_fb_vec_table(fb, &buffers, idx, &buf);
+  mx_error e = mx_fb_vector(fb, &buf, BUFFER_STORAGE, 1, &storage);
   if (e != MX_OK) return e;
   if (storage.len < nbytes) return MX_ERR_CONSTANT_MISSING;
   *data = fb->buf + storage.pos;
@@ -204,8 +200,8 @@ mx_error mx_program_arena_size(const mx_program *p, const mx_method_meta *meta, 
   *size = 0;
   if (meta->plan_index >= plans.len) return MX_ERR_BAD_INDEX;
   mx_prog_reader(p, &fb);
-  mx_error e = mx_fb_vec_table(&fb, &plans, meta->plan_index, &plan);
-  if (e == MX_OK) e = mx_fb_vector(&fb, &plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
+  (void)mx_fb_vec_table(&fb, &plans, meta->plan_index, &plan);
+  mx_error e = mx_fb_vector(&fb, &plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
   if (e != MX_OK) return e;
   if (memory_id >= sizes.len) return MX_ERR_BAD_INDEX;
   if (memory_id == 0) return MX_OK;

@@ -12,6 +12,7 @@ from typing import Callable, Dict, NamedTuple
 import numpy as np
 
 from cortex_m_programs import OpProgram
+from mcu_export.pte import program as P
 from mcu_export.pte.writer import write_program
 
 RELU = "aten::relu.out"
@@ -61,6 +62,16 @@ def huge_arena() -> bytes:
     return write_program(program)
 
 
+def planned_offset_wraps() -> bytes:
+    """The out tensor planned 16 bytes below 2**64: its end, offset + 32, wraps to 16, inside the arena's declared
+    size; the loader once compared that wrapped end and placed the tensor 16 bytes before the arena."""
+    p = OpProgram(RELU)
+    x = p.input(_x())
+    out = p.planned((2, 4), np.float32)
+    p.values[out].allocation_info = P.AllocationDetails(1, (1 << 64) - 16)
+    return p.build([x], out)
+
+
 def truncated() -> bytes:
     p = OpProgram(RELU)
     x = p.input(_x())
@@ -69,12 +80,13 @@ def truncated() -> bytes:
 
 
 # errors.def's codes, by name
-TRUNCATED, TOO_LARGE, CONSTANT_WRITE, PLAN_OVERLAP = 0x0101, 0x0108, 0x0207, 0x0208
+TRUNCATED, TOO_LARGE, ARENA_TOO_SMALL, CONSTANT_WRITE, PLAN_OVERLAP = 0x0101, 0x0108, 0x0203, 0x0207, 0x0208
 
 HOSTILE: Dict[str, Hostile] = {
     "constant_input": Hostile(constant_input, "load", CONSTANT_WRITE),
     "constant_out": Hostile(constant_out, "load", CONSTANT_WRITE),
     "inputs_share_memory": Hostile(inputs_share_memory, "load", PLAN_OVERLAP),
     "huge_arena": Hostile(huge_arena, "load", TOO_LARGE),
+    "planned_offset_wraps": Hostile(planned_offset_wraps, "load", ARENA_TOO_SMALL),
     "truncated": Hostile(truncated, "program", TRUNCATED),
 }
