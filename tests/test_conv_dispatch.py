@@ -13,6 +13,7 @@ from mcu_export.firmware.conv_dispatch import conv_variants
 from mcu_export.firmware.model_project import model_sources
 from mcu_export.int8.lower.scratch import conv_kind, conv_scratch, depthwise_kind, depthwise_scratch
 from mcu_export.model_spec import load_model
+from toolchains import NEEDS_ARM_QEMU  # tests/support
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +50,7 @@ def test_firmware_copies_only_the_chosen_variants(kws):
         "arm_convolve_s8_get_buffer_size",
         "arm_depthwise_conv_s8_opt",
         "arm_depthwise_conv_s8_opt_get_buffer_size",
+        "arm_fully_connected_per_channel_s8",  # its classifier has a multiplier per class
     }
     copied = {p.rsplit("/", 1)[1] for p in files if p.startswith("cmsis_nn/src/")}
     for left_out in (
@@ -58,6 +60,7 @@ def test_firmware_copies_only_the_chosen_variants(kws):
         "arm_convolve_1x1_s8.c",
         "arm_depthwise_conv_3x3_s8.c",
         "arm_depthwise_conv_s8.c",
+        "arm_fully_connected_s8.c",
     ):
         assert left_out not in copied
     assert {"arm_convolve_s8.c", "arm_convolve_1x1_s8_fast.c", "arm_depthwise_conv_s8_opt.c"} <= copied
@@ -97,3 +100,43 @@ def test_depthwise_kind(isa):
     if three == "opt" or isa == "dsp":
         size = depthwise_scratch(isa, (1, 8, 8, 4), (5, 5), (1, 8, 8, 4), (1, 1), (2, 2), (1, 1))
         assert size > 0
+
+
+class _Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(16, 8), torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+@pytest.mark.slow
+@NEEDS_ARM_QEMU
+def test_a_per_tensor_linear_links_only_its_own_path_and_runs(monkeypatch, tmp_path):
+    """Linear layers quantized per tensor (one multiplier): the firmware links arm_fully_connected_s8 and not the
+    per-channel function, and its outputs equal the host runtime's (which links both)."""
+    import functools
+    import subprocess
+
+    import numpy as np
+
+    from mcu_export.firmware.conv_dispatch import fc_variants
+    from mcu_export.firmware.flow import build_for_board
+    from mcu_export.int8 import pipeline
+    from mcu_export.runners import run_model_firmware
+
+    monkeypatch.setattr(
+        pipeline, "to_int8_program", functools.partial(pipeline.to_int8_program, per_channel_linear=False)
+    )
+    torch.manual_seed(0)
+    x = torch.randn(2, 16)
+    art = export(_Mlp().eval(), (x,), quantize="int8", board="mps2-an505")
+    assert fc_variants(art.program.method("forward")) == ["per_tensor"]
+    out = art.save(tmp_path / "mlp")
+    build = build_for_board(out, "mps2-an505")
+    symbols = set(subprocess.run(["arm-none-eabi-nm", str(build.elf)], capture_output=True, text=True).stdout.split())
+    assert "arm_fully_connected_s8" in symbols and "arm_fully_connected_per_channel_s8" not in symbols
+    device = run_model_firmware(build, "mps2-an505", [x.numpy()]).outputs
+    host = art.run(x)
+    assert all(np.array_equal(d, h) for d, h in zip(device, host)) and len(device) == len(host) == 1

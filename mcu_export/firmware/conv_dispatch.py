@@ -1,11 +1,13 @@
-"""model/mx_model_cmsis_nn.c: which CMSIS-NN convolution variants a model's firmware links.
+"""model/mx_model_cmsis_nn.c: which CMSIS-NN convolution variants (and fully connected requantizations) a
+model's firmware links.
 
 CMSIS-NN's wrappers (arm_convolve_wrapper_s8, arm_depthwise_conv_wrapper_s8) pick a variant at run time
 and so link all of them. The exporter knows every convolution's shapes: it picks the variants here with
 the wrappers' rules (mcu_export.int8.lower.scratch.conv_kind / depthwise_kind, twins of
 runtime_c/kernels/cortex_m/util/mx_cm_conv_dispatch.c) and renders mx_cm_conv_s8 / mx_cm_dw_conv_s8
-calling only those. Host builds define the same two functions as the wrappers
-(mx_cm_conv_dispatch_wrappers.c).
+calling only those. A fully connected layer's per-tensor and per-channel paths are separate CMSIS-NN
+functions: mx_cm_fc_s8 / mx_cm_fc_per_channel_s8 call the ones the model's layers use. Host builds define the
+same functions as the wrappers and both requantizations (mx_cm_conv_dispatch_wrappers.c).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ DW_FUNCTIONS = {
     "opt": ("MX_CM_DW_OPT", "arm_depthwise_conv_s8_opt"),
     "general": ("MX_CM_DW_GENERAL", "arm_depthwise_conv_s8"),
 }
+FC_KINDS = ("per_tensor", "per_channel")  # one requantize multiplier, or one per output channel
+_FC_OPS = ("cortex_m::quantized_linear.out",)
 _CONV_OPS = ("cortex_m::quantized_conv2d.out", "cortex_m::quantized_conv2d_nhwc.out")
 _DW_OPS = ("cortex_m::quantized_depthwise_conv2d.out", "cortex_m::quantized_depthwise_conv2d_nhwc.out")
 
@@ -78,18 +82,39 @@ def conv_variants(plan: P.ExecutionPlan, isa: str) -> Tuple[List[str], List[str]
     return sorted(conv, key=list(CONV_FUNCTIONS).index), sorted(dw, key=list(DW_FUNCTIONS).index)
 
 
+def fc_variants(plan: P.ExecutionPlan) -> List[str]:
+    """The requantizations (FC_KINDS) the plan's fully connected layers use: per_tensor where a layer has one
+    multiplier; both for a call whose arguments do not read as expected."""
+    from mcu_export.ops.table import BY_QUALIFIED
+
+    kinds = set()
+    for ins in plan.chains[0].instructions if plan.chains else []:
+        if not isinstance(ins, P.KernelCall) or plan.operators[ins.op_index].qualified not in _FC_OPS:
+            continue
+        op = BY_QUALIFIED[plan.operators[ins.op_index].qualified]
+        try:
+            kinds.add(
+                FC_KINDS[0] if len(_arg(plan.values, ins, op, "requantize_multipliers").items) == 1 else FC_KINDS[1]
+            )
+        except (AttributeError, IndexError, TypeError, ValueError):
+            kinds.update(FC_KINDS)
+    return sorted(kinds, key=FC_KINDS.index)
+
+
 def render_conv_dispatch(plan: P.ExecutionPlan, board: Board) -> Optional[str]:
-    """model/mx_model_cmsis_nn.c: mx_cm_conv_s8 / mx_cm_dw_conv_s8 calling only this model's variants;
-    None when the model has no convolution."""
+    """model/mx_model_cmsis_nn.c: mx_cm_conv_s8 / mx_cm_dw_conv_s8 / mx_cm_fc_s8 / mx_cm_fc_per_channel_s8
+    calling only this model's variants; None when the model has no convolution or fully connected layer."""
     ops = {op.qualified for op in plan.operators}
-    has_conv, has_dw = bool(ops & set(_CONV_OPS)), bool(ops & set(_DW_OPS))
-    if not (has_conv or has_dw):
+    has_conv, has_dw, has_fc = bool(ops & set(_CONV_OPS)), bool(ops & set(_DW_OPS)), bool(ops & set(_FC_OPS))
+    if not (has_conv or has_dw or has_fc):
         return None
     conv, dw = conv_variants(plan, board.cpu.isa)
     env = templates().overlay(trim_blocks=True, lstrip_blocks=True)
     return env.get_template("model/mx_model_cmsis_nn.c.j2").render(
         has_conv=has_conv,
         has_dw=has_dw,
+        has_fc=has_fc,
+        fc_kinds=fc_variants(plan),
         conv_kinds=conv,
         dw_kinds=dw,
         conv_functions=[CONV_FUNCTIONS[k] for k in conv],

@@ -53,6 +53,8 @@ MIN_BYTES = 64 * 1024
 # A board whose file names a store over its flash ([flash].slot_store: pico2's) gets that one.
 SEMIHOST_STORE = "cortex_m/slot_store_semihost.c"
 _WRAPPERS = "kernels/cortex_m/util/mx_cm_conv_dispatch_wrappers.c"
+# the sources that call what the wrappers define (mx_cm_conv_dispatch.h)
+_DISPATCHED = ("util/mx_cm_conv2d.c", "util/mx_cm_depthwise_conv2d.c", "mx_k_cortex_m_quantized_linear_out.c")
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ def serve_sources(board: Board, ops: Sequence, cmsis_nn=None) -> tuple:
     # the convolutions pick their CMSIS-NN variant at run time, through the wrappers, as on the host
     wrappers = asset_dir("runtime_c") / _WRAPPERS
     kernels, include_dirs = kernel_project(ops, cmsis_nn, calls_in(wrappers.read_text()))
-    if any(k.endswith(("util/mx_cm_conv2d.c", "util/mx_cm_depthwise_conv2d.c")) for k in kernels):
+    if any(k.endswith(_DISPATCHED) for k in kernels):
         kernels[f"{RUNTIME_DIR}/{_WRAPPERS}"] = wrappers
     files.update(kernels)
     include = [f"{RUNTIME_DIR}/include", f"{RUNTIME_DIR}/serial", SERVE_DIR, *include_dirs]

@@ -1,4 +1,5 @@
-/* cortex_m::quantized_linear.out via arm_fully_connected_s8. Input [..., C_in] or [N, C_in, 1, 1], weights
+/* cortex_m::quantized_linear.out via arm_fully_connected_s8 (mx_cm_fc_s8: firmware links the requantization its
+ * model's layers use, mx_cm_conv_dispatch.h). Input [..., C_in] or [N, C_in, 1, 1], weights
  * [C_out, C_in], bias? and kernel_sum? [C_out] int32, requantize_multipliers and requantize_shifts int[1 or
  * C_out], out [..., C_out]. Note activation_max comes before activation_min in the schema.
  *
@@ -12,6 +13,7 @@
  * call for all batches. */
 #include "arm_nnfunctions.h"
 #include "util/mx_cm_args.h"
+#include "util/mx_cm_conv_dispatch.h"
 #include "util/mx_cm_ranges.h"
 
 #define MX_CM_FC_MAX_CHANNELS 65536
@@ -109,8 +111,7 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
     const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults->items[0], (int32_t)shifts[0]};
     const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
     const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
-    return mx_cm_status(
-        arm_fully_connected_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data, &out_dims, y));
+    return mx_cm_status(mx_cm_fc_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data, &out_dims, y));
   }
   /* Per-channel: all channels in one chunk take every batch in one call (outputs c_out apart); wider
    * layers run a chunk of channels per call and batch, since the kernel's output stride is its depth. */
@@ -127,7 +128,7 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
     const cmsis_nn_dims out_dims = {rows, 1, 1, n};
     const cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4 * n} : cm;
     for (int32_t b = 0; b < batches; b += rows) {
-      MX_TRY(mx_cm_status(arm_fully_connected_per_channel_s8(
+      MX_TRY(mx_cm_status(mx_cm_fc_per_channel_s8(
           &row_ctx, &p, &q, &in_dims, x + (size_t)b * (size_t)c_in, &row_filter, wd + (size_t)o * (size_t)c_in,
           &row_bias, bias_data != NULL ? bias_data + o : NULL, &out_dims, y + (size_t)b * (size_t)c_out + (size_t)o)));
     }

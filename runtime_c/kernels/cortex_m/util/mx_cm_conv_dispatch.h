@@ -1,6 +1,7 @@
 #ifndef MX_CM_CONV_DISPATCH_H
 #define MX_CM_CONV_DISPATCH_H
-/* Which CMSIS-NN function runs a convolution or a depthwise convolution, and the scratch it needs.
+/* Which CMSIS-NN function runs a convolution, a depthwise convolution or a fully connected layer, and the
+ * scratch it needs.
  *
  * CMSIS-NN's wrappers choose among all their variants at run time, so calling a wrapper links every
  * variant. A model's firmware knows its convolutions ahead of time: it defines mx_cm_conv_s8 and
@@ -36,5 +37,19 @@ arm_cmsis_nn_status mx_cm_dw_conv_s8(const cmsis_nn_context *ctx, const cmsis_nn
                                      const int8_t *in, const cmsis_nn_dims *f_dims, const int8_t *f,
                                      const cmsis_nn_dims *bias_dims, const int32_t *bias, const cmsis_nn_dims *out_dims,
                                      int8_t *out);
+
+/* Fully connected, per-tensor (arm_fully_connected_s8) or per-channel (arm_fully_connected_per_channel_s8)
+ * requantization: the model's firmware defines the one its layers use and the other as a refusal, so that only
+ * one library path is linked (a per-tensor layer's code is ~700 B on Cortex-M55). */
+arm_cmsis_nn_status mx_cm_fc_s8(const cmsis_nn_context *ctx, const cmsis_nn_fc_params *p,
+                                const cmsis_nn_per_tensor_quant_params *q, const cmsis_nn_dims *in_dims,
+                                const int8_t *in, const cmsis_nn_dims *f_dims, const int8_t *f,
+                                const cmsis_nn_dims *bias_dims, const int32_t *bias, const cmsis_nn_dims *out_dims,
+                                int8_t *out);
+arm_cmsis_nn_status mx_cm_fc_per_channel_s8(const cmsis_nn_context *ctx, const cmsis_nn_fc_params *p,
+                                            const cmsis_nn_per_channel_quant_params *q, const cmsis_nn_dims *in_dims,
+                                            const int8_t *in, const cmsis_nn_dims *f_dims, const int8_t *f,
+                                            const cmsis_nn_dims *bias_dims, const int32_t *bias,
+                                            const cmsis_nn_dims *out_dims, int8_t *out);
 
 #endif
