@@ -62,6 +62,7 @@ bench: bootstrap
 # Per int8 layer (conv, depthwise, fully connected; mcu_export/bench_kernels_layers.py) on corstone-300, mps2-an505
 # and mps2-an386 under QEMU: instructions of the kernel call, per MAC, code bytes of the kernel; outputs checked bit
 # for bit against the host runtime. CMSIS_NN=PATH (a CMSIS-NN source tree) adds Arm's figures and ours/Arm's.
+# Then the same layers in fp32 (table kernels_fp32, the portable kernels).
 bench-kernels: bootstrap
 	$(PY) -m mcu_export.bench_kernels $(if $(CMSIS_NN),--cmsis-nn $(CMSIS_NN))
 

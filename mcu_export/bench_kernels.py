@@ -1,7 +1,8 @@
 """`make bench-kernels`: per int8 layer (mcu_export/bench_kernels_layers.py) and board, the instructions of its
 kernel call, instructions per multiply-accumulate, and the code bytes of the kernel (its cortex_m kernel and every
 function it reaches: the runtime's conv helpers and the CMSIS-NN functions). With `--cmsis-nn PATH`, the same
-figures with Arm's CMSIS-NN at PATH linked instead of ours, and the ratio ours/Arm's.
+figures with Arm's CMSIS-NN at PATH linked instead of ours, and the ratio ours/Arm's. Then the same layers in fp32
+(table kernels_fp32, mcu_export/bench_kernels_fp32.py: the portable kernels, no Arm columns); `--dtype` picks one.
 
 One serving firmware per board (and per library) boots once under QEMU; each layer is exported for that board
 (int8 in and out, so the program is the layer's kernel and at most a layout copy), loaded over the serial link,
@@ -9,7 +10,7 @@ run on random int8 inputs, and its profile gives the kernel call's instructions 
 QEMU's -icount). Each layer's outputs must equal, bit for bit, the host runtime's outputs of the same .pte; a layer
 whose outputs differ, or that the device refuses, is reported as an error (its figures are not recorded).
 
-    python -m mcu_export.bench_kernels [--cmsis-nn PATH] [--boards B ...] [--layers NAME ...]
+    python -m mcu_export.bench_kernels [--cmsis-nn PATH] [--dtype int8|fp32|both] [--boards B ...] [--layers NAME ...]
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Set
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -46,6 +47,7 @@ class Prepared:
     op: object  # the op-table entry of the layer's kernel
     inputs: List[np.ndarray]
     want: List[np.ndarray]
+    prefixes: Tuple[str, ...] = _KERNEL_PREFIXES  # what the code-bytes walk counts as the kernel's
 
 
 @dataclass
@@ -108,14 +110,16 @@ def compare_outputs(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> Op
     return None
 
 
-def reachable_code_bytes(functions: dict, by_name: Dict[str, int], entry: str) -> int:
-    """Bytes of `entry` and every kernel function (_KERNEL_PREFIXES, by name or by the file of a static one) it
+def reachable_code_bytes(
+    functions: dict, by_name: Dict[str, int], entry: str, prefixes: Tuple[str, ...] = _KERNEL_PREFIXES
+) -> int:
+    """Bytes of `entry` and every kernel function (`prefixes`, by name or by the file of a static one) it
     reaches through direct calls, each counted once."""
     if entry not in by_name:
         raise RuntimeError(f"{entry} is not in the firmware")
 
     def ours(f) -> bool:
-        return f.name.startswith(_KERNEL_PREFIXES) or f.file.startswith(_KERNEL_PREFIXES)
+        return f.name.startswith(prefixes) or f.file.startswith(prefixes)
 
     seen: Set[int] = set()
     pending = [by_name[entry]]
@@ -137,12 +141,12 @@ class CodeSizes:
 
         self.functions, _ = read_image(elf, Elf(elf))
         self.by_name = {f.name: a for a, f in self.functions.items()}
-        self.cache: Dict[str, int] = {}
+        self.cache: Dict[Tuple[str, Tuple[str, ...]], int] = {}
 
-    def of(self, symbol: str) -> int:
-        if symbol not in self.cache:
-            self.cache[symbol] = reachable_code_bytes(self.functions, self.by_name, symbol)
-        return self.cache[symbol]
+    def of(self, symbol: str, prefixes: Tuple[str, ...] = _KERNEL_PREFIXES) -> int:
+        if (symbol, prefixes) not in self.cache:
+            self.cache[symbol, prefixes] = reachable_code_bytes(self.functions, self.by_name, symbol, prefixes)
+        return self.cache[symbol, prefixes]
 
 
 def kernel_index(profile, qualified: str) -> int:
@@ -176,7 +180,7 @@ def measure_on_device(
     from mcu_export.ops.table import BY_QUALIFIED
     from mcu_export.pte.reader import read_program
 
-    library = "Arm's CMSIS-NN" if cmsis_nn else "our CMSIS-NN"
+    library = "Arm's CMSIS-NN" if cmsis_nn else "ours"
     ops: Set = set()
     for p in prepared:
         ops |= {BY_QUALIFIED[o.qualified] for o in read_program(p.pte).execution_plan[0].operators}
@@ -235,7 +239,7 @@ def _measure_once(board: str, elf: Path, workdir: Path, plugin: Path, p: Prepare
     wrong = compare_outputs(got, p.want)
     if wrong is not None:
         return Measured(error=f"outputs differ from the host runtime: {wrong}")
-    return Measured(region.instructions, sizes.of(p.op.kernel))  # type: ignore[attr-defined]
+    return Measured(region.instructions, sizes.of(p.op.kernel, p.prefixes))  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -244,13 +248,19 @@ class BoardResults:
     arm: Dict[str, Measured] = field(default_factory=dict)
 
 
-def run_board(board: str, layers: Iterable[Layer], workdir: Path, cmsis_nn: Optional[Path] = None) -> BoardResults:
+def run_board(
+    board: str, layers: Iterable[Layer], workdir: Path, cmsis_nn: Optional[Path] = None, dtype: str = "int8"
+) -> BoardResults:
+    """Exports and measures `layers` in `dtype` (int8, or fp32: bench_kernels_fp32) on `board`."""
+    from mcu_export import bench_kernels_fp32
+
     workdir.mkdir(parents=True, exist_ok=True)
+    prep = prepare if dtype == "int8" else bench_kernels_fp32.prepare
     prepared, failed = [], {}
     for layer in layers:
-        say(f"{board}: exporting {layer.name}")
+        say(f"{board}: exporting {layer.name} ({dtype})")
         try:
-            prepared.append(prepare(layer, board, workdir))
+            prepared.append(prep(layer, board, workdir))
         except Exception as e:  # noqa: BLE001  (one layer's failure is reported in its row, the others still run)
             failed[layer.name] = Measured(error=f"export: {type(e).__name__}: {e}")
     out = BoardResults(ours=dict(failed), arm=dict(failed))
@@ -276,12 +286,16 @@ def _per_mac(instructions: Optional[int], layer: Layer) -> Optional[float]:
     return None if instructions is None else instructions / layer.macs
 
 
+DTYPES = ("int8", "fp32")
+
+
 def main(argv: Optional[Sequence[str]] = None, store=None) -> int:
-    from mcu_export.bench_figures import Column, FigureStore
+    from mcu_export.bench_figures import FigureStore
     from mcu_export.firmware.cmsis_nn import installed
 
     parser = argparse.ArgumentParser(prog="python -m mcu_export.bench_kernels", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cmsis-nn", metavar="PATH", help="also measure Arm's CMSIS-NN source tree at PATH")
+    parser.add_argument("--cmsis-nn", metavar="PATH", help="also measure Arm's CMSIS-NN source tree at PATH (int8)")
+    parser.add_argument("--dtype", choices=(*DTYPES, "both"), default="both", help="the tables to measure")
     parser.add_argument("--boards", nargs="+", default=list(BOARDS), metavar="BOARD")
     parser.add_argument("--layers", nargs="+", default=None, metavar="NAME", help="default: all; see --list")
     parser.add_argument("--list", action="store_true", help="list the layers (name, MACs) and exit")
@@ -301,6 +315,24 @@ def main(argv: Optional[Sequence[str]] = None, store=None) -> int:
 
     own = store is None
     store = store or FigureStore()
+    errors = 0
+    with tempfile.TemporaryDirectory(prefix="mcu-export-bench-kernels-") as scratch:
+        tmp = Path(args.keep or scratch)
+        for dtype in DTYPES if args.dtype == "both" else (args.dtype,):
+            arm = cmsis_nn if dtype == "int8" else None
+            errors += _table(store, dtype, args.boards, layers, tmp / dtype, arm)
+    if own:
+        store.save()
+    if errors:
+        say(f"{errors} layer run(s) failed (see the error lines)")
+    return 1 if errors else 0
+
+
+def _table(store, dtype: str, boards: Sequence[str], layers: Sequence[Layer], tmp: Path, cmsis_nn) -> int:
+    """Measures and prints one table (`dtype`'s) on `boards`; the number of failed runs."""
+    from mcu_export.bench_figures import Column
+    from mcu_export.bench_kernels_fp32 import TABLE as FP32_TABLE
+
     figures = [
         Column("instr", width=15),
         Column("instr/MAC", ".3f", width=13),
@@ -315,50 +347,48 @@ def main(argv: Optional[Sequence[str]] = None, store=None) -> int:
             Column("code ours/Arm", ".3f", width=13),
         ]
         print(f"int8 kernels per layer: ours against Arm's CMSIS-NN at {cmsis_nn}")
-    else:
+    elif dtype == "int8":
         print("int8 kernels per layer: ours only (Arm's columns need a CMSIS-NN tree: --cmsis-nn PATH)")
-    table = store.table(TABLE, [Column("layer", width=26), Column("board", width=13)], figures)
+    else:
+        print("fp32 kernels per layer (the portable kernels; CMSIS-NN has no fp32 ones to set beside them)")
+    name = TABLE if dtype == "int8" else FP32_TABLE
+    table = store.table(name, [Column("layer", width=26), Column("board", width=13)], figures)
     errors = 0
-    with tempfile.TemporaryDirectory(prefix="mcu-export-bench-kernels-") as scratch:
-        tmp = args.keep or scratch
-        for board in args.boards:
-            results = run_board(board, layers, Path(tmp) / board, cmsis_nn)
-            for layer in layers:
-                mine = results.ours[layer.name]
-                arm = results.arm.get(layer.name, Measured()) if cmsis_nn else Measured()
-                values = {
-                    "instr": mine.instructions,
-                    "instr/MAC": _per_mac(mine.instructions, layer),
-                    "code B": mine.code_bytes,
-                }
-                if cmsis_nn is not None:
-                    values.update(
-                        {
-                            "Arm instr": arm.instructions,
-                            "Arm instr/MAC": _per_mac(arm.instructions, layer),
-                            "Arm code B": arm.code_bytes,
-                            "instr ours/Arm": _ratio(mine.instructions, arm.instructions),
-                            "code ours/Arm": _ratio(mine.code_bytes, arm.code_bytes),
-                        }
-                    )
-                table.row([layer.name, board], values)
-                for who, m in (("ours", mine), ("Arm's", arm)):
-                    if m.error and not (who == "Arm's" and m.error == mine.error):  # an export error: once
-                        errors += 1
-                        print(f"  error ({who}): {m.error}", flush=True)
-    keep_unmeasured(store)
-    if own:
-        store.save()
-    if errors:
-        say(f"{errors} layer run(s) failed (see the error lines)")
-    return 1 if errors else 0
+    for board in boards:
+        results = run_board(board, layers, tmp / board, cmsis_nn, dtype)
+        for layer in layers:
+            mine = results.ours[layer.name]
+            arm = results.arm.get(layer.name, Measured()) if cmsis_nn else Measured()
+            values = {
+                "instr": mine.instructions,
+                "instr/MAC": _per_mac(mine.instructions, layer),
+                "code B": mine.code_bytes,
+            }
+            if cmsis_nn is not None:
+                values.update(
+                    {
+                        "Arm instr": arm.instructions,
+                        "Arm instr/MAC": _per_mac(arm.instructions, layer),
+                        "Arm code B": arm.code_bytes,
+                        "instr ours/Arm": _ratio(mine.instructions, arm.instructions),
+                        "code ours/Arm": _ratio(mine.code_bytes, arm.code_bytes),
+                    }
+                )
+            table.row([layer.name, board], values)
+            for who, m in (("ours", mine), ("Arm's", arm)):
+                if m.error and not (who == "Arm's" and m.error == mine.error):  # an export error: once
+                    errors += 1
+                    print(f"  error ({who}): {m.error}", flush=True)
+    keep_unmeasured(store, name)
+    print()
+    return errors
 
 
-def keep_unmeasured(store) -> None:
+def keep_unmeasured(store, table: str = TABLE) -> None:
     """Rows this run did not measure (other boards or layers: `--boards`, `--layers`) keep their last figures, as
     tables not run do."""
-    rows = store.new.setdefault(TABLE, {})
-    for key, figures in store.previous.get(TABLE, {}).items():
+    rows = store.new.setdefault(table, {})
+    for key, figures in store.previous.get(table, {}).items():
         rows.setdefault(key, figures)
 
 

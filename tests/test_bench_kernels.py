@@ -1,7 +1,7 @@
 """`make bench-kernels` (mcu_export/bench_kernels.py): the layers' MAC counts against torch's own shapes, the
 bit-exact comparison and the code-size walk without a device; then the benchmark itself on two layers of
 corstone-300 under QEMU (plus one whose expected outputs are deliberately wrong, which must be an error row, not a
-figure), and Arm's columns when $CMSIS_NN_DIR names a CMSIS-NN source tree."""
+figure), the same in fp32 (table kernels_fp32), and Arm's columns when $CMSIS_NN_DIR names a CMSIS-NN source tree."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from mcu_export import bench_kernels as BK
+from mcu_export import bench_kernels_fp32 as FP32
 from mcu_export.bench_figures import FigureStore
 from mcu_export.bench_kernels_layers import BY_NAME, LAYERS
 from mcu_export.firmware.callgraph import Function
@@ -89,7 +90,7 @@ def _corrupting(prepare):
         p = prepare(layer, board, workdir, seed)
         if layer.name == WRONG:
             bad = p.want[0].copy()
-            bad.flat[0] = np.int8(bad.flat[0] ^ 1)
+            bad.view(np.uint8).flat[0] ^= 1  # one bit of the first element (int8 or float32)
             p = dataclasses.replace(p, want=[bad])
         return p
 
@@ -101,12 +102,14 @@ def _corrupting(prepare):
 def test_benchmark_on_corstone_300(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(BK, "prepare", _corrupting(BK.prepare))
     store = FigureStore(tmp_path / "figures.json")
-    rc = BK.main(["--boards", "corstone-300", "--layers", *GOOD, WRONG], store=store)
+    rc = BK.main(["--dtype", "int8", "--boards", "corstone-300", "--layers", *GOOD, WRONG], store=store)
     store.save()
     out = capsys.readouterr()
     assert rc == 1  # the corrupted layer fails the run
     assert "Arm's columns need a CMSIS-NN tree" in out.out
-    rows = json.loads((tmp_path / "figures.json").read_text())[BK.TABLE]
+    saved = json.loads((tmp_path / "figures.json").read_text())
+    assert FP32.TABLE not in saved  # --dtype int8: the fp32 table is not run
+    rows = saved[BK.TABLE]
     assert WRONG + "/corstone-300" not in rows or not rows[WRONG + "/corstone-300"]
     assert "outputs differ from the host runtime: output 0: 1 of" in out.out
     assert "bench-kernels: corstone-300: fc256to64" in out.err  # progress on stderr
@@ -117,6 +120,40 @@ def test_benchmark_on_corstone_300(tmp_path, monkeypatch, capsys):
         assert figures["instr/MAC"] == pytest.approx(figures["instr"] / macs)
         assert 100 < figures["code B"] < 64 * 1024
         assert "Arm instr" not in figures
+
+
+@pytest.mark.slow
+@NEEDS_ARM_QEMU
+def test_fp32_benchmark_on_corstone_300(tmp_path, monkeypatch, capsys):
+    """The fp32 table: the same layers exported in fp32, outputs equal to the host's (a corrupted one an error)."""
+    monkeypatch.setattr(FP32, "prepare", _corrupting(FP32.prepare))
+    store = FigureStore(tmp_path / "figures.json")
+    rc = BK.main(["--dtype", "fp32", "--boards", "corstone-300", "--layers", *GOOD, WRONG], store=store)
+    store.save()
+    out = capsys.readouterr()
+    assert rc == 1
+    assert "fp32 kernels per layer" in out.out and "int8 kernels" not in out.out
+    assert "outputs differ from the host runtime: output 0: 1 of" in out.out
+    saved = json.loads((tmp_path / "figures.json").read_text())
+    assert BK.TABLE not in saved
+    rows = saved[FP32.TABLE]
+    assert WRONG + "/corstone-300" not in rows or not rows[WRONG + "/corstone-300"]
+    for name in GOOD:
+        figures = rows[f"{name}/corstone-300"]
+        macs = _torch_macs(BY_NAME[name])
+        assert figures["instr"] > macs / 8  # no fp32 MVE instruction does more than 4 multiply-adds
+        assert figures["instr/MAC"] == pytest.approx(figures["instr"] / macs)
+        assert 100 < figures["code B"] < 64 * 1024
+        assert set(figures) == {"instr", "instr/MAC", "code B"}  # no Arm columns: CMSIS-NN has no fp32
+
+
+def test_fp32_layers_export_to_their_kernel_alone(tmp_path):
+    """Each kind of layer in fp32 is one portable kernel call (no quantize, no layout copy to count apart)."""
+    for name in ("dw3x3_c16_s2_32x32", "conv1x1_c64to64_s1_25x5", "fc256to64"):
+        p = FP32.prepare(BY_NAME[name], "corstone-300", tmp_path)
+        assert p.inputs[0].dtype == np.float32 and p.want[0].dtype == np.float32
+        assert p.prefixes == FP32.CODE_PREFIXES
+        assert p.op.kernel.startswith("mx_k_aten_"), p.op.kernel
 
 
 def _arm_tree() -> Path:

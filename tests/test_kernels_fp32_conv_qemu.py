@@ -37,6 +37,8 @@ CASES = {
     "dw3x3_c13_w11": (13, 13, (5, 11), 3, 1, 1, 1, 13, False, 1),
     "dw3x3_c3": (3, 3, (6, 6), 3, 1, 1, 1, 3, True, 1),
     "dw3x3_s2": (8, 8, (9, 10), 3, 2, 1, 1, 8, True, 1),
+    "dw3x3_s2_w40": (5, 5, (6, 40), 3, 2, 1, 1, 5, True, 1),  # NCHW lines of 19 interior pixels at stride 2
+    "dw3x3_w25": (3, 3, (4, 25), 3, 1, 1, 1, 3, False, 1),  # 23: a full 1-channel tile, one of 7 (MVE: 3 masked)
     "dw5x5_dilated": (12, 12, (11, 13), 5, 1, 4, 2, 12, True, 1),
     "dw_3x2_asym_pad": (7, 7, (8, 7), (3, 2), (1, 2), (2, 0), 1, 7, True, 2),
     "dw_multiplier_2": (4, 8, (6, 7), 3, 1, 1, 1, 4, True, 1),

@@ -22,6 +22,12 @@ __attribute__((noinline)) static void tile_4oc_4px(const tile *t) { mx_conv2d_f3
 __attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { mx_conv2d_f32_mve_4oc_4px_unit(t); }
 
 __attribute__((noinline)) static void tile_4oc_1px(const tile *t) { mx_conv2d_f32_mve_4oc_1px(t); }
+
+/* Pixels of the next 1-channel tile, where `room` (at least 4) interior ones are left on the line: up to 16, in
+ * vectors of 4 (the last one's lanes past them masked off). */
+static int32_t one_oc_step(int32_t room) { return room < MX_CONV2D_F32_MVE_1OC_PX ? room : MX_CONV2D_F32_MVE_1OC_PX; }
+
+static void tile_1oc_npx(const tile *t, int32_t np) { mx_conv2d_f32_mve_1oc(t, np); }
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -82,6 +88,75 @@ __attribute__((noinline)) static void tile_4oc_1px(const tile *t) {
 __attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px_body(t, t->x_px); }
 
 __attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
+
+/* 1 output channel (of a depthwise convolution, say) at np (4 or 8) pixels `sp` input elements apart: a weight
+ * load per tap for np multiply-adds. Inlined with sp a constant 1 or 2 (NCHW lines at stride 1 and 2), the pixels'
+ * loads are immediate offsets from one pointer. */
+static inline __attribute__((always_inline)) void tile_1oc_body(const tile *t, const int32_t sp, const int np) {
+  const int32_t step_kw = t->x_kw;
+  float a0 = t->bias[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        const float v = *wp;
+        a0 += v * xp[0], a1 += v * xp[sp], a2 += v * xp[2 * sp], a3 += v * xp[3 * sp];
+        if (np > 4) a4 += v * xp[4 * sp], a5 += v * xp[5 * sp], a6 += v * xp[6 * sp], a7 += v * xp[7 * sp];
+      }
+    }
+  }
+  const int32_t yp = t->y_px;
+  float *y = t->y;
+  y[0] = a0, y[yp] = a1, y[2 * yp] = a2, y[3 * yp] = a3;
+  if (np > 4) y += 4 * yp, y[0] = a4, y[yp] = a5, y[2 * yp] = a6, y[3 * yp] = a7;
+}
+
+__attribute__((noinline)) static void tile_1oc_4px(const tile *t) { tile_1oc_body(t, t->x_px, 4); }
+__attribute__((noinline)) static void tile_1oc_4px_unit(const tile *t) { tile_1oc_body(t, 1, 4); }
+__attribute__((noinline)) static void tile_1oc_8px(const tile *t) { tile_1oc_body(t, t->x_px, 8); }
+__attribute__((noinline)) static void tile_1oc_8px_unit(const tile *t) { tile_1oc_body(t, 1, 8); }
+__attribute__((noinline)) static void tile_1oc_8px_two(const tile *t) { tile_1oc_body(t, 2, 8); }
+
+/* 1 output channel at 8 pixels of a line at stride 1 whose kernel rows have 3 taps 1 apart (3x3 depthwise): a row's
+ * 10 inputs are loaded once for its 24 multiply-adds, which tile_1oc_body loads one by one. Each output still adds
+ * its taps in kernel-column order. */
+__attribute__((noinline)) static void tile_1oc_8px_k3(const tile *t) {
+  float a0 = t->bias[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xp = xc, *wp = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xp += t->x_kh, wp += t->w_kh) {
+      const float w0 = wp[0], w1 = wp[1], w2 = wp[2];
+      const float x0 = xp[0], x1 = xp[1], x2 = xp[2], x3 = xp[3], x4 = xp[4], x5 = xp[5], x6 = xp[6], x7 = xp[7];
+      const float x8 = xp[8], x9 = xp[9];
+      a0 += w0 * x0, a0 += w1 * x1, a0 += w2 * x2, a1 += w0 * x1, a1 += w1 * x2, a1 += w2 * x3;
+      a2 += w0 * x2, a2 += w1 * x3, a2 += w2 * x4, a3 += w0 * x3, a3 += w1 * x4, a3 += w2 * x5;
+      a4 += w0 * x4, a4 += w1 * x5, a4 += w2 * x6, a5 += w0 * x5, a5 += w1 * x6, a5 += w2 * x7;
+      a6 += w0 * x6, a6 += w1 * x7, a6 += w2 * x8, a7 += w0 * x7, a7 += w1 * x8, a7 += w2 * x9;
+    }
+  }
+  const int32_t yp = t->y_px;
+  float *y = t->y;
+  y[0] = a0, y[yp] = a1, y[2 * yp] = a2, y[3 * yp] = a3;
+  y += 4 * yp, y[0] = a4, y[yp] = a5, y[2 * yp] = a6, y[3 * yp] = a7;
+}
+
+/* Pixels of the next 1-channel tile, where `room` (at least 4) interior ones are left on the line: 8, else 4. */
+static int32_t one_oc_step(int32_t room) { return room >= 8 ? 8 : 4; }
+
+static void tile_1oc_npx(const tile *t, int32_t np) {
+  if (np == 4) {
+    t->x_px == 1 ? tile_1oc_4px_unit(t) : tile_1oc_4px(t);
+  } else {
+    if (t->x_px == 1 && t->x_kw == 1 && t->nkw == 3) {
+      tile_1oc_8px_k3(t);
+    } else {
+      t->x_px == 1 ? tile_1oc_8px_unit(t) : t->x_px == 2 ? tile_1oc_8px_two(t) : tile_1oc_8px(t);
+    }
+  }
+}
 #endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
@@ -100,25 +175,6 @@ __attribute__((noinline)) static void tile_4g_1px(const tile *t) {
   }
   float *y = t->y;
   y[0] = a0, y[t->y_oc] = a1, y[2 * t->y_oc] = a2, y[3 * t->y_oc] = a3;
-}
-
-/* 1 output channel at 4 pixels */
-__attribute__((noinline)) static void tile_1oc_4px(const tile *t) {
-  const int32_t sp = t->x_px, step_kw = t->x_kw;
-  float a0 = t->bias[0], a1 = a0, a2 = a0, a3 = a0;
-  const float *xc = t->x, *wc = t->w;
-  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
-    const float *xr = xc, *wr = wc;
-    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
-      const float *xp = xr, *wp = wr;
-      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
-        float v = *wp;
-        a0 += v * xp[0], a1 += v * xp[sp], a2 += v * xp[2 * sp], a3 += v * xp[3 * sp];
-      }
-    }
-  }
-  const int32_t yp = t->y_px;
-  t->y[0] = a0, t->y[yp] = a1, t->y[2 * yp] = a2, t->y[3 * yp] = a3;
 }
 
 /* 1 output channel at 1 pixel */
@@ -161,7 +217,8 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
   p->cg = s->c_in / s->groups, p->og = s->c_out / s->groups;
 }
 
-/* Output channels [o, o + n) (n 4 or 1) along line iu: tiles of 4 pixels where the windows stay inside. */
+/* Output channels [o, o + n) (n 4 or 1) along line iu: tiles of 4 pixels where the windows stay inside (of up to
+ * 16 on the M55, 8 elsewhere, for one output channel, as depthwise convolutions have: one_oc_step). */
 static void block_line(const nest *p, tile t, const float *x, const float *w, const float *bias, float *y, int32_t o,
                        int32_t n, int32_t iu) {
   const int32_t g = o / p->og;
@@ -183,9 +240,10 @@ static void block_line(const nest *p, tile t, const float *x, const float *w, co
       } else if (n == 4 && p->og > 1) {
         tile_4oc_4px(&t);
       } else {
+        step = one_oc_step(p->v_hi - iv);
         tile t1 = t;
         for (int32_t i = 0; i < n; ++i, t1.x += t.x_oc, t1.w += t.w_oc, t1.y += t.y_oc, ++t1.bias) {
-          tile_1oc_4px(&t1);
+          tile_1oc_npx(&t1, step);
         }
       }
     } else if (n == 4) {

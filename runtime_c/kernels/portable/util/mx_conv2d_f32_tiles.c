@@ -56,6 +56,71 @@ void mx_conv2d_f32_mve_4oc_4px(const mx_conv2d_f32_tile *t) { conv_4oc_4px(t, t-
 /* with the pixels' loads immediate offsets from one pointer */
 void mx_conv2d_f32_mve_4oc_4px_unit(const mx_conv2d_f32_tile *t) { conv_4oc_4px(t, 1); }
 
+/* 1 output channel (a depthwise one: each group has one) at np pixels along the line, 4 in a vector, nv vectors
+ * (the last one's pixels past np masked off): one weight per tap for up to 16 multiply-adds, where the FPU's tile
+ * has 4. The pixels' inputs are one load (unit: consecutive) or one gather (x_px apart) per vector; their outputs
+ * one scatter (y_px apart) per vector. Rounding as above. */
+static inline __attribute__((always_inline)) float32x4_t px_load(const float *x, uint32x4_t off, const bool unit) {
+  return unit ? vld1q_f32(x) : vldrwq_gather_shifted_offset_f32(x, off);
+}
+
+/* The last vector, its lanes past np zero (and their inputs, which may lie past the tensor, not read). */
+static inline __attribute__((always_inline)) float32x4_t px_load_z(const float *x, uint32x4_t off, mve_pred16_t p,
+                                                                   const bool unit) {
+  return unit ? vldrwq_z_f32(x, p) : vldrwq_gather_shifted_offset_z_f32(x, off, p);
+}
+
+static inline __attribute__((always_inline)) void conv_1oc(const mx_conv2d_f32_tile *t, int32_t np, const int nv,
+                                                           const bool unit) {
+  const int32_t q = unit ? 4 : 4 * t->x_px, step_kw = t->x_kw;
+  const uint32x4_t x_off = lanes_apart(t->x_px);
+  const mve_pred16_t last = vctp32q((uint32_t)(np - 4 * (nv - 1)));
+  float32x4_t a0 = vdupq_n_f32(t->bias[0]), a1 = a0, a2 = a0, a3 = a0;
+  const float *xc = t->x, *wc = t->w;
+  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
+    const float *xr = xc, *wr = wc;
+    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+      const float *xp = xr, *wp = wr;
+      for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+        const float v = *wp;
+        if (nv == 1) a0 = vaddq_f32(a0, vmulq_n_f32(px_load_z(xp, x_off, last, unit), v));
+        if (nv > 1) a0 = vaddq_f32(a0, vmulq_n_f32(px_load(xp, x_off, unit), v));
+        if (nv == 2) a1 = vaddq_f32(a1, vmulq_n_f32(px_load_z(xp + q, x_off, last, unit), v));
+        if (nv > 2) a1 = vaddq_f32(a1, vmulq_n_f32(px_load(xp + q, x_off, unit), v));
+        if (nv == 3) a2 = vaddq_f32(a2, vmulq_n_f32(px_load_z(xp + 2 * q, x_off, last, unit), v));
+        if (nv > 3) a2 = vaddq_f32(a2, vmulq_n_f32(px_load(xp + 2 * q, x_off, unit), v));
+        if (nv == 4) a3 = vaddq_f32(a3, vmulq_n_f32(px_load_z(xp + 3 * q, x_off, last, unit), v));
+      }
+    }
+  }
+  const mve_pred16_t all = 0xffff, p0 = nv == 1 ? last : all, p1 = nv == 2 ? last : all, p2 = nv == 3 ? last : all;
+  const int32_t yq = 4 * t->y_px;
+  const uint32x4_t y_off = lanes_apart(t->y_px);
+  vstrwq_scatter_shifted_offset_p_f32(t->y, y_off, a0, p0);
+  if (nv > 1) vstrwq_scatter_shifted_offset_p_f32(t->y + yq, y_off, a1, p1);
+  if (nv > 2) vstrwq_scatter_shifted_offset_p_f32(t->y + 2 * yq, y_off, a2, p2);
+  if (nv > 3) vstrwq_scatter_shifted_offset_p_f32(t->y + 3 * yq, y_off, a3, last);
+}
+
+__attribute__((noinline)) static void conv_1oc_1v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 1, 0); }
+__attribute__((noinline)) static void conv_1oc_2v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 2, 0); }
+__attribute__((noinline)) static void conv_1oc_3v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 3, 0); }
+__attribute__((noinline)) static void conv_1oc_4v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 4, 0); }
+__attribute__((noinline)) static void unit_1oc_1v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 1, 1); }
+__attribute__((noinline)) static void unit_1oc_2v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 2, 1); }
+__attribute__((noinline)) static void unit_1oc_3v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 3, 1); }
+__attribute__((noinline)) static void unit_1oc_4v(const mx_conv2d_f32_tile *t, int32_t np) { conv_1oc(t, np, 4, 1); }
+
+void mx_conv2d_f32_mve_1oc(const mx_conv2d_f32_tile *t, int32_t np) {
+  const bool unit = t->x_px == 1;
+  switch ((np + 3) / 4) {
+    case 1: unit ? unit_1oc_1v(t, np) : conv_1oc_1v(t, np); break;
+    case 2: unit ? unit_1oc_2v(t, np) : conv_1oc_2v(t, np); break;
+    case 3: unit ? unit_1oc_3v(t, np) : conv_1oc_3v(t, np); break;
+    default: unit ? unit_1oc_4v(t, np) : conv_1oc_4v(t, np); break;
+  }
+}
+
 /* The 1x1 product: 4 columns of c in a vector, their 4 rows of bt (ldb apart) in one gather per p, times each of
  * `rows` rows of a (up to 6: 6 accumulators, the gather and a product fill the 8 vector registers), so that a
  * channels-last image row of 5 or 6 pixels is one tile. Rounding as above. */

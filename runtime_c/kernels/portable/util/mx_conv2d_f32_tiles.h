@@ -4,6 +4,7 @@
  * mx_matmul_nt_f32.c's channels-last 1x1 product), and the MVE tiles, which live in mx_conv2d_f32_tiles.c: a file
  * of their own so that they compile at -O2 (codegen/firmware/compile_flags.toml), where the M55 runs them in
  * low-overhead loops, while the FPU's tiles stay at -Os, where the M33 and the M4 run theirs faster. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,9 @@ typedef struct mx_conv2d_f32_dw {
 void mx_conv2d_f32_mve_4oc_4px(const mx_conv2d_f32_tile *t);
 void mx_conv2d_f32_mve_4oc_4px_unit(const mx_conv2d_f32_tile *t);
 void mx_conv2d_f32_mve_4oc_1px(const mx_conv2d_f32_tile *t);
+/* 1 output channel at np (1 to MX_CONV2D_F32_MVE_1OC_PX) pixels x_px input elements apart. */
+#define MX_CONV2D_F32_MVE_1OC_PX 16
+void mx_conv2d_f32_mve_1oc(const mx_conv2d_f32_tile *t, int32_t np);
 /* The depthwise chunk's np (1 to 4) pixels, channels [0, c & ~3). */
 void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np);
 /* `rows` (1 to 6) rows of c, 4 columns. */
