@@ -119,6 +119,15 @@ static mx_error list(mx_builder *r, uint8_t tag, uint32_t items, uint32_t n, mx_
   int64_t *ints_at = dst;
   mx_tensor **refs = dst;
   if (dst == NULL) return MX_ERR_META_POOL_FULL;
+  if (ints && !r->load) {   /* loading checked every item; a call, each inference, reads lists of hundreds */
+    for (uint32_t k = 0; k < n; k++) {
+      uint8_t kind;
+      const uint32_t f = field(b, value_table(r, (uint32_t)u64(b, items + 4u + 8u * k), &kind), SCALAR_VALUE);
+      ints_at[k] = f ? (int64_t)u64(b, f) : 0;
+    }
+    out->u.ints = (mx_int_list){ints_at, n};
+    return MX_OK;
+  }
   for (uint32_t k = 0; k < n; k++) {
     /* an int64 in an IntList, an int32 in a tensor list */
     const uint32_t at = items + 4u + (ints ? 8u * k : 4u * k);
