@@ -130,7 +130,7 @@ class FirmwareRunner(Runner):
     """Model firmware built for the board from an export folder (once per model and board) and run on a
     simulator; subclasses say which simulator and how to start it."""
 
-    def __init__(self, board, **options):
+    def __init__(self, board, **options) -> None:
         super().__init__(board, **options)
         self.out_dir: Optional[Path] = None  # the export folder, when the runner builds from one
         self.build: Optional[BuildResult] = None

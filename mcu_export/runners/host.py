@@ -189,7 +189,7 @@ class HostRunner(Runner):
     name = "host"
     rank = 0
 
-    def __init__(self, board, **options):
+    def __init__(self, board, **options) -> None:
         super().__init__(board, **options)
         self.pte: Optional[Path] = None
         self.command: Optional[List[str]] = None  # how to start mx_run, once built
