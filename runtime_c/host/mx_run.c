@@ -166,7 +166,10 @@ static int open_method(state *st, const options *o, char *detail, size_t cap) {
   }
   e = mx_program_method_meta(&st->program, o->method, &st->meta);
   if (e != MX_OK) {
-    snprintf(detail, cap, "method %s", o->method);
+    if (st->meta.bad_value >= 0)
+      snprintf(detail, cap, "method %s, value %ld", o->method, (long)st->meta.bad_value);
+    else
+      snprintf(detail, cap, "method %s", o->method);
     return fail(EXIT_PROGRAM, e, detail);
   }
   if (st->meta.arena_count > MAX_IO) {

@@ -159,11 +159,12 @@ mx_error mx_layout_meta(const mx_meta_counts *c, mx_meta_layout *l) {
   return MX_OK;
 }
 
-mx_error mx_meta_pool_bytes(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, size_t *bytes) {
+mx_error mx_meta_pool_bytes(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, size_t *bytes,
+                            int32_t *bad_value) {
   mx_meta_counts c;
   mx_meta_layout l;
   *bytes = 0;
-  mx_error e = mx_count_meta(p, fb, plan, &c, NULL);
+  mx_error e = mx_count_meta(p, fb, plan, &c, bad_value);
   if (e == MX_OK) e = mx_layout_meta(&c, &l);
   if (e == MX_OK) *bytes = (size_t)l.total;
   return e;

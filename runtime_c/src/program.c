@@ -185,10 +185,11 @@ mx_error mx_program_method_meta(const mx_program *p, const char *name, mx_method
   mx_fb_table plan;
   mx_fb_vec sizes = {0, 0};
   memset(meta, 0, sizeof *meta);
+  meta->bad_value = -1;
   mx_prog_reader(p, &fb);
   mx_error e = mx_prog_find_plan(p, &fb, name, &plan, &meta->plan_index);
   if (e == MX_OK) e = mx_fb_vector(&fb, &plan, PLAN_NON_CONST_BUFFER_SIZES, 8, &sizes);
-  if (e == MX_OK) e = mx_meta_pool_bytes(p, &fb, &plan, &meta->meta_pool_bytes);
+  if (e == MX_OK) e = mx_meta_pool_bytes(p, &fb, &plan, &meta->meta_pool_bytes, &meta->bad_value);
   meta->arena_count = sizes.len;
   return e;
 }

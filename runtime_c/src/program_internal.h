@@ -13,6 +13,6 @@ mx_error mx_prog_constant(const mx_program *p, mx_fb *fb, uint32_t data_buffer_i
 /* Data segment `index` (program.segments), checked to lie inside the file. */
 mx_error mx_prog_segment(const mx_program *p, mx_fb *fb, uint32_t index, const uint8_t **data, uint32_t *size);
 /* Size in bytes of the metadata pool that loading `plan` needs (assuming an 8-aligned pool). */
-mx_error mx_meta_pool_bytes(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, size_t *bytes);
+mx_error mx_meta_pool_bytes(const mx_program *p, mx_fb *fb, const mx_fb_table *plan, size_t *bytes, int32_t *bad_value);
 
 #endif

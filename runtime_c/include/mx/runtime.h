@@ -39,6 +39,7 @@ typedef struct mx_method_meta {
   uint32_t plan_index;
   size_t meta_pool_bytes;     /* exact metadata pool size mx_method_load needs */
   uint32_t arena_count;       /* entries of non_const_buffer_sizes; index 0 is reserved and unused */
+  int32_t bad_value;          /* when refused: the value the check stopped at, else -1 */
 } mx_method_meta;
 
 mx_error mx_program_method_meta(const mx_program *program, const char *name, mx_method_meta *meta);
