@@ -48,7 +48,7 @@ def convert_qat(prepared: torch.fx.GraphModule) -> torch.fx.GraphModule:
     kind is searched as before."""
     helper = qat_utils._fold_conv_bn_qat_helper
     present = {getattr(n.target, "overloadpacket", None) for n in prepared.graph.nodes if n.op == "call_function"}
-    kinds = {fn: packet for fn, packet in _CONV_KINDS.items() if packet in present}
+    kinds = {fn for fn, packet in _CONV_KINDS.items() if packet in present}
 
     def only_present(m, conv_fn, example_inputs, is_cuda):
         if kinds and conv_fn not in kinds:

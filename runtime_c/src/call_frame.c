@@ -5,8 +5,8 @@
  * mx_count_meta checked every offset, vtable, vector, tag and tensor these reads follow, and the program does not
  * change, so they go straight to the bytes (little-endian, as sizes read in place already assume): ~4x fewer
  * instructions than the checked reader, which matters as this runs before every call. Loading and calls build
- * alike; what mx_count_meta leaves is checked here: the values lists name (each call meets them again, at the cost
- * of one comparison an item), and on loading only, what depends on the config (the arenas). */
+ * alike; what mx_count_meta leaves is checked here on loading: the values lists name, and what depends on the config
+ * (the arenas). A call reads int lists without the item checks (list(): per-channel lists of hundreds, each call). */
 #include <string.h>
 
 #include "loader.h"
