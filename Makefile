@@ -36,9 +36,10 @@ demo: bootstrap
 test: bootstrap
 	$(PY) -m pytest -q -n auto --dist loadscope tests
 
-# The edit-test loop: the tests not marked slow, one worker per core.
+# The edit-test loop: the tests not marked slow, one worker per core, modules kept whole as in `test`: with tests
+# dealt one by one, both workers made most modules' exported models (4 min 14 s of CPU against 3 min 12 s on 2 cores).
 test-fast: bootstrap
-	$(PY) -m pytest -q -m "not slow" -n auto tests
+	$(PY) -m pytest -q -m "not slow" -n auto --dist loadscope tests
 
 # Every check runs, so one pass reports all of them; any failure fails the target.
 lint: bootstrap
