@@ -83,6 +83,7 @@ cmsis_nn_dw_conv_params mx_cm_dw_conv_params(const mx_cm_conv *c) {
 }
 
 mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
+  dw = dw != 0; /* 0 or 1 as the compiler sees it too: the argument positions below then need no range test */
   for (uint32_t i = CONV(stride); i <= CONV(dilation); ++i) {
     MX_CHECK(i, mx_cm_pair_check(mx_arg_int_list(args, i)));
   }
