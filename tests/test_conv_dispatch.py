@@ -9,7 +9,7 @@ import torch
 from mcu_export import examples
 from mcu_export.api import export
 from mcu_export.boards import load_board
-from mcu_export.firmware.conv_dispatch import conv_variants
+from mcu_export.firmware.conv_dispatch import conv_variants, dw_path, dw_paths
 from mcu_export.firmware.model_project import model_sources
 from mcu_export.int8.lower.scratch import conv_kind, conv_scratch, depthwise_kind, depthwise_scratch
 from mcu_export.model_spec import load_model
@@ -38,6 +38,21 @@ def test_kws_variants_per_isa(kws, isa, dw):
     assert conv_variants(kws.program.method("forward"), isa) == (["1x1_fast", "general"], dw)
 
 
+@pytest.mark.parametrize("isa, paths", [("mve", ["runs"]), ("dsp", ["runs"]), ("scalar", ["pixels"])])
+@pytest.mark.slow
+def test_kws_depthwise_paths_per_isa(kws, isa, paths):
+    assert dw_paths(kws.program.method("forward"), isa) == paths
+
+
+def test_dw_path_follows_runs_fit():
+    # twin of arm_nn_dw_conv_runs_fit: MVE wants 8 channels (a vector), DSP 2 and dilation 1 along x; 49 taps at most
+    assert [dw_path("mve", c, (3, 3), 1) for c in (7, 8)] == ["pixels", "runs"]
+    assert [dw_path("dsp", c, (3, 3), 1) for c in (1, 2)] == ["pixels", "runs"]
+    assert dw_path("dsp", 16, (3, 3), 2) == "pixels" and dw_path("mve", 16, (3, 3), 2) == "runs"
+    assert dw_path("mve", 16, (7, 7), 1) == "runs" and dw_path("mve", 16, (5, 10), 1) == "pixels"
+    assert dw_path("scalar", 64, (3, 3), 1) == "pixels"
+
+
 @pytest.mark.slow
 def test_firmware_copies_only_the_chosen_variants(kws):
     files, include_dirs = model_sources(kws.program, kws.pte, load_board("corstone-300"))
@@ -48,8 +63,10 @@ def test_firmware_copies_only_the_chosen_variants(kws):
         "arm_convolve_1x1_s8_fast_get_buffer_size",
         "arm_convolve_s8",
         "arm_convolve_s8_get_buffer_size",
-        "arm_depthwise_conv_s8_opt",
         "arm_depthwise_conv_s8_opt_get_buffer_size",
+        # our "opt" kernel is the channel-multiplier-1 body: its depthwise layers (64 channels, 3x3) take the runs
+        "arm_nn_dw_conv_runs_fit",
+        "arm_nn_dw_conv_ch_mult1_runs_s8",
         "arm_fully_connected_per_channel_s8",  # its classifier has a multiplier per class
     }
     copied = {p.rsplit("/", 1)[1] for p in files if p.startswith("cmsis_nn/src/")}
@@ -63,7 +80,8 @@ def test_firmware_copies_only_the_chosen_variants(kws):
         "arm_fully_connected_s8.c",
     ):
         assert left_out not in copied
-    assert {"arm_convolve_s8.c", "arm_convolve_1x1_s8_fast.c", "arm_depthwise_conv_s8_opt.c"} <= copied
+    assert {"arm_convolve_s8.c", "arm_convolve_1x1_s8_fast.c", "arm_nn_dw_conv_ch_mult1_runs_s8.c"} <= copied
+    assert "arm_depthwise_conv_s8_opt.c" not in copied and "arm_nn_dw_conv_ch_mult1_s8.c" not in copied
     # the host definition (the wrappers) never goes into a firmware
     assert not any(p.endswith("mx_cm_conv_dispatch_wrappers.c") for p in files)
     assert "runtime/kernels/cortex_m/util/mx_cm_conv_dispatch.c" in files

@@ -263,8 +263,10 @@ void arm_nn_dw_conv_pixel_s8(const int8_t *input,
                              int32_t activation_max,
                              int8_t *output);
 
-/* Every output pixel of a channel-multiplier-1 depthwise convolution (input and output channels equal)
- * through arm_nn_dw_conv_pixel_s8; no scratch. */
+/* Every output pixel of a channel-multiplier-1 depthwise convolution (input and output channels equal), no
+ * scratch: through arm_nn_dw_conv_ch_mult1_runs_s8 where arm_nn_dw_conv_runs_fit, else
+ * arm_nn_dw_conv_ch_mult1_pixels_s8. The two paths are functions of their own so that a firmware that knows its
+ * shapes ahead of time can call and link only the one its layers take (mcu-export's model/mx_model_cmsis_nn.c). */
 void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 const cmsis_nn_per_channel_quant_params *quant_params,
                                 const cmsis_nn_dims *input_dims,
@@ -274,6 +276,29 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
                                 const int32_t *bias_data,
                                 const cmsis_nn_dims *output_dims,
                                 int8_t *output_data);
+
+/* The runs path: runs of output rows through arm_nn_dw_conv_group_s8 (MVE, DSP), for arguments where
+ * arm_nn_dw_conv_runs_fit; on a target without runs (plain C), the pixels path. */
+void arm_nn_dw_conv_ch_mult1_runs_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
+                                     const cmsis_nn_per_channel_quant_params *quant_params,
+                                     const cmsis_nn_dims *input_dims,
+                                     const int8_t *input_data,
+                                     const cmsis_nn_dims *filter_dims,
+                                     const int8_t *filter_data,
+                                     const int32_t *bias_data,
+                                     const cmsis_nn_dims *output_dims,
+                                     int8_t *output_data);
+
+/* The pixels path: each output pixel through arm_nn_dw_conv_pixel_s8 (any arguments). */
+void arm_nn_dw_conv_ch_mult1_pixels_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
+                                       const cmsis_nn_per_channel_quant_params *quant_params,
+                                       const cmsis_nn_dims *input_dims,
+                                       const int8_t *input_data,
+                                       const cmsis_nn_dims *filter_dims,
+                                       const int8_t *filter_data,
+                                       const int32_t *bias_data,
+                                       const cmsis_nn_dims *output_dims,
+                                       int8_t *output_data);
 
 /* Up to this many kernel taps (7x7, 10x4) the MVE depthwise runs groups of output pixels (arm_nn_dw_conv_group_s8),
  * larger kernels pixel by pixel: the group keeps two input pointers per tap on the stack (392 bytes). */
@@ -288,6 +313,22 @@ void arm_nn_dw_conv_ch_mult1_s8(const cmsis_nn_dw_conv_params *dw_conv_params,
 #define ARM_NN_DW_GROUP_MIN_CH 2
 #define ARM_NN_DW_GROUP_ANY_DILATION 0
 #endif
+
+/* Whether a channel-multiplier-1 depthwise convolution runs as runs of output rows (MVE, DSP; never in plain C).
+ * mcu-export's exporter has a twin (mcu_export/firmware/conv_dispatch.py, dw_path). */
+#if defined(ARM_NN_USE_MVE) || defined(ARM_NN_USE_DSP)
+#define ARM_NN_DW_RUNS 1
+#else
+#define ARM_NN_DW_RUNS 0
+#endif
+static inline int arm_nn_dw_conv_runs_fit(const cmsis_nn_dw_conv_params *p,
+                                          const cmsis_nn_dims *input_dims,
+                                          const cmsis_nn_dims *filter_dims)
+{
+    return ARM_NN_DW_RUNS && input_dims->c >= ARM_NN_DW_GROUP_MIN_CH &&
+           filter_dims->h * filter_dims->w <= ARM_NN_DW_GROUP_MAX_TAPS &&
+           (ARM_NN_DW_GROUP_ANY_DILATION || p->dilation.w == 1);
+}
 
 /* A run of output pixels of a channel-multiplier-1 depthwise convolution whose windows have the same tap rows inside
  * the input (the rows the top and bottom padding leave alone, whole), for arm_nn_dw_conv_group_s8: the batch's input;

@@ -334,7 +334,7 @@ def model_sources(
     files[f"{MODEL_DIR}/main.c"] = asset_dir("runtime_c") / "firmware" / "main.c"
     files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops, backends)
     files.update(runtime_sources())
-    dispatch = render_conv_dispatch(plan, board)
+    dispatch = render_conv_dispatch(plan, board, ours=cmsis_nn is None)
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
     kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else ())

@@ -348,6 +348,8 @@ CONV_FC = Suite(
         "arm_nn_dw_conv_pixel_s8",
         "arm_nn_dw_conv_group_s8",
         "arm_nn_dw_conv_ch_mult1_s8",
+        "arm_nn_dw_conv_ch_mult1_runs_s8",
+        "arm_nn_dw_conv_ch_mult1_pixels_s8",
         "arm_convolve_s8",
         "arm_convolve_1x1_s8_fast",
         "arm_convolve_1x1_s8",

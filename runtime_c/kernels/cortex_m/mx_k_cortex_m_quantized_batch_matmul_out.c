@@ -31,7 +31,7 @@ mx_arg_error mx_k_cortex_m_quantized_batch_matmul_out_check(mx_value *const *arg
   const int64_t terms = lhs_dims.c * mx_cm_offset_max(mx_arg_int(args, A(lhs_zero_point))) *
                         mx_cm_offset_max(mx_arg_int(args, A(rhs_zero_point)));
   static const uint8_t named[3] = {A(lhs), A(output_multiplier), A(output_shift)};
-  MX_TRY(mx_cm_acc_check(0, terms, mx_arg_int(args, A(output_multiplier)), mx_arg_int(args, A(output_shift)), named));
+  MX_TRY(mx_cm_acc_check(0, terms, mx_cm_int(args, A(output_multiplier)), mx_cm_int(args, A(output_shift)), named));
   MX_CHECK(A(scratch),
            mx_cm_scratch_check(mx_arg_tensor(args, A(scratch)), arm_fully_connected_s8_get_buffer_size(&out_dims)));
   return MX_OK;

@@ -67,7 +67,7 @@ mx_arg_error mx_k_cortex_m_quantized_linear_out_check(mx_value *const *args) {
   const int64_t *shifts = mx_arg_int_list(args, A(requantize_shifts))->items;
   for (int32_t o = 0; o < c_out; ++o) {
     const uint32_t q = n_mult == 1 ? 0 : (uint32_t)o;
-    MX_TRY(mx_cm_acc_check(seed != NULL ? seed[o] : 0, terms, mults[q], shifts[q], named));
+    MX_TRY(mx_cm_acc_check(seed != NULL ? seed[o] : 0, terms, (int32_t)mults[q], (int32_t)shifts[q], named));
   }
   const cmsis_nn_dims filter_dims = {in->sizes[c_dim], 1, 1, c_out};
   const int32_t need = arm_fully_connected_s8_get_buffer_size(&filter_dims);
@@ -107,30 +107,31 @@ mx_error mx_k_cortex_m_quantized_linear_out(mx_kernel_ctx *ctx, mx_value *const 
 
   const int8_t *x = (const int8_t *)in->data, *wd = (const int8_t *)w->data;
   int8_t *y = (int8_t *)out->data;
-  if (mults->len == 1) {
-    const cmsis_nn_per_tensor_quant_params q = {(int32_t)mults->items[0], (int32_t)shifts[0]};
-    const cmsis_nn_dims in_dims = {batches, 1, 1, c_in}, out_dims = {batches, 1, 1, c_out};
-    const cmsis_nn_dims bias_dims = {1, 1, 1, c_out};
-    return mx_cm_status(mx_cm_fc_s8(&cm, &p, &q, &in_dims, x, &filter_dims, wd, &bias_dims, bias_data, &out_dims, y));
-  }
-  /* Per-channel: all channels in one chunk take every batch in one call (outputs c_out apart); wider
-   * layers run a chunk of channels per call and batch, since the kernel's output stride is its depth. */
+  /* One call for all channels and batches where it can (one multiplier, or at most MX_CM_FC_CHUNK channels); a
+   * wider per-channel layer runs a chunk of channels per call and batch, since the kernel's output stride is its
+   * depth. */
+  const bool per_tensor = mults->len == 1;
   int32_t m32[MX_CM_FC_CHUNK], s32[MX_CM_FC_CHUNK];
-  const int32_t per = c_out < MX_CM_FC_CHUNK ? c_out : MX_CM_FC_CHUNK, rows = per == c_out ? batches : 1;
+  const int32_t per = per_tensor || c_out < MX_CM_FC_CHUNK ? c_out : MX_CM_FC_CHUNK, rows = per == c_out ? batches : 1;
+  const cmsis_nn_per_tensor_quant_params qt = {(int32_t)mults->items[0], (int32_t)shifts[0]};
+  const cmsis_nn_per_channel_quant_params q = {m32, s32};
   for (int32_t o = 0; o < c_out; o += per) {
     const int32_t n = c_out - o < per ? c_out - o : per;
-    for (int32_t i = 0; i < n; ++i) {
+    for (int32_t i = 0; !per_tensor && i < n; ++i) {
       m32[i] = (int32_t)mults->items[o + i];
       s32[i] = (int32_t)shifts[o + i];
     }
-    const cmsis_nn_per_channel_quant_params q = {m32, s32};
     const cmsis_nn_dims in_dims = {rows, 1, 1, c_in}, row_filter = {c_in, 1, 1, n}, row_bias = {1, 1, 1, n};
     const cmsis_nn_dims out_dims = {rows, 1, 1, n};
     const cmsis_nn_context row_ctx = cm.buf != NULL ? (cmsis_nn_context){ksum_data + o, 4 * n} : cm;
+    const int32_t *row_b = bias_data != NULL ? bias_data + o : NULL;
     for (int32_t b = 0; b < batches; b += rows) {
-      MX_TRY(mx_cm_status(mx_cm_fc_per_channel_s8(
-          &row_ctx, &p, &q, &in_dims, x + (size_t)b * (size_t)c_in, &row_filter, wd + (size_t)o * (size_t)c_in,
-          &row_bias, bias_data != NULL ? bias_data + o : NULL, &out_dims, y + (size_t)b * (size_t)c_out + (size_t)o)));
+      const int8_t *xb = x + (size_t)b * (size_t)c_in, *wb = wd + (size_t)o * (size_t)c_in;
+      int8_t *yb = y + (size_t)b * (size_t)c_out + (size_t)o;
+      MX_TRY(mx_cm_status(
+          per_tensor ? mx_cm_fc_s8(&row_ctx, &p, &qt, &in_dims, xb, &row_filter, wb, &row_bias, row_b, &out_dims, yb)
+                     : mx_cm_fc_per_channel_s8(&row_ctx, &p, &q, &in_dims, xb, &row_filter, wb, &row_bias, row_b,
+                                               &out_dims, yb)));
     }
   }
   return MX_OK;

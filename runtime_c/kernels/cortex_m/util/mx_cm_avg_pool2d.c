@@ -28,7 +28,7 @@ mx_error mx_cm_avg_pool2d(mx_value *const *args, bool nhwc) {
   const cmsis_nn_context cm = mx_cm_scratch(mx_arg_tensor(args, A(scratch)));
   const cmsis_nn_pool_params pp = {{p.stride[1], p.stride[0]}, {p.pad[1], p.pad[0]}, {INT8_MIN, INT8_MAX}};
   const cmsis_nn_dims filter_dims = {1, p.kernel[0], p.kernel[1], 1};
-  const mx_cm_rows r = mx_cm_pool_geometry(&p);
+  mx_cm_rows r = mx_cm_pool_geometry(&p);
   const int8_t *in = (const int8_t *)p.in->data;
   int8_t *out = (int8_t *)p.out->data;
   for (int32_t i = 0, calls = mx_cm_rows_calls(&r, in, out); i < calls; i++) {

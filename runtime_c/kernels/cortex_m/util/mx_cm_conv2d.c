@@ -23,7 +23,7 @@ mx_arg_error mx_cm_conv2d_check(mx_value *const *args, bool nhwc) {
 }
 
 static mx_cm_rows conv_geometry(const mx_cm_conv *c) {
-  return (mx_cm_rows){c->in_dims, c->out_dims, c->stride[0], c->pad[0], c->dil[0] * (c->filter.h - 1) + 1};
+  return (mx_cm_rows){c->in_dims, c->out_dims, c->stride[0], c->pad[0], c->dil[0] * (c->filter.h - 1) + 1, 0, 0};
 }
 
 mx_error mx_cm_conv2d(mx_value *const *args, bool nhwc) {
@@ -36,7 +36,7 @@ mx_error mx_cm_conv2d(mx_value *const *args, bool nhwc) {
   const cmsis_nn_context cm = mx_cm_scratch(c.scratch);
   const cmsis_nn_per_channel_quant_params q = {c.mult, c.shift};
   const cmsis_nn_dims bias_dims = {1, 1, 1, c.filter.n};
-  const mx_cm_rows r = conv_geometry(&c);
+  mx_cm_rows r = conv_geometry(&c);
   const int8_t *in = (const int8_t *)c.in->data;
   int8_t *out = (int8_t *)c.out->data;
   for (int32_t i = 0, calls = mx_cm_rows_calls(&r, in, out); i < calls; i++) {

@@ -2,31 +2,18 @@
 
 #include "mx_cm_ranges.h"
 
-/* Shift-and-subtract division for the 64-bit case that mx_cm_window_out's callers never reach. */
-static int64_t span_div(uint64_t n, uint64_t d) {
-  uint64_t q = 0, r = 0;
-  for (int b = 63; b >= 0; --b) {
-    r = (r << 1) | ((n >> b) & 1u);
-    if (r >= d) {
-      r -= d;
-      q |= (uint64_t)1 << b;
-    }
-  }
-  return (int64_t)q;
-}
-
 int64_t mx_cm_window_out(int32_t size, int32_t kernel, int32_t stride, int32_t pad, int32_t dilation, bool ceil_mode) {
-  int64_t span = (int64_t)size + 2 * (int64_t)pad - (int64_t)dilation * ((int64_t)kernel - 1) - 1;
-  if (span < 0) {
+  /* The loader's ranges (sizes >= 0; kernel, stride and dilation in [1, MX_CM_PARAM_MAX], padding in
+   * [0, MX_CM_PARAM_MAX]) keep every sum below 2^32, so the division is 32-bit (no libgcc __aeabi_ldivmod). */
+  const uint32_t padded = (uint32_t)size + 2u * (uint32_t)pad;
+  const uint64_t reach = (uint64_t)(uint32_t)dilation * (uint32_t)(kernel - 1) + 1u;
+  if (reach > padded) {
     return 0;
   }
-  /* Callers pass int32 sizes and parameters up to MX_CM_PARAM_MAX, so the dividend fits 32 bits and the
-   * division needs no libgcc __aeabi_ldivmod; larger values (never passed) take the 64-bit path. */
-  const uint64_t num = (uint64_t)(span + (ceil_mode ? stride - 1 : 0));
-  int64_t out = (num >> 32) == 0 && stride > 0 ? (int64_t)((uint32_t)num / (uint32_t)stride) + 1
-                                               : span_div(num, (uint64_t)stride) + 1;
-  if (ceil_mode && (out - 1) * (int64_t)stride >= (int64_t)size + pad) {
-    --out;
+  const uint32_t span = padded - (uint32_t)reach;
+  uint32_t out = (span + (ceil_mode ? (uint32_t)stride - 1u : 0u)) / (uint32_t)stride + 1u;
+  if (ceil_mode && (out - 1u) * (uint32_t)stride >= (uint32_t)size + (uint32_t)pad) {
+    --out; /* a last window that would start in the padding */
   }
   return out;
 }
@@ -96,6 +83,7 @@ cmsis_nn_dw_conv_params mx_cm_dw_conv_params(const mx_cm_conv *c) {
 }
 
 mx_arg_error mx_cm_conv_check(mx_value *const *args, uint32_t dw, bool nhwc, mx_cm_conv *c) {
+  dw = dw != 0; /* 0 or 1 as the compiler sees it too: the argument positions below then need no range test */
   for (uint32_t i = CONV(stride); i <= CONV(dilation); ++i) {
     MX_CHECK(i, mx_cm_pair_check(mx_arg_int_list(args, i)));
   }

@@ -8,7 +8,8 @@
 #include "mx_cm_args.h"
 
 /* torch's output length of a convolution or pooling window along one axis (symmetric padding);
- * ceil_mode drops a last window that would start in the padding. */
+ * ceil_mode drops a last window that would start in the padding. Arguments within the loader's ranges: size
+ * >= 0, kernel, stride and dilation in [1, MX_CM_PARAM_MAX], pad in [0, MX_CM_PARAM_MAX]. */
 int64_t mx_cm_window_out(int32_t size, int32_t kernel, int32_t stride, int32_t pad, int32_t dilation, bool ceil_mode);
 
 /* The arguments of both convolutions: offsets, stride/padding/dilation (h, w), per-channel requantization,

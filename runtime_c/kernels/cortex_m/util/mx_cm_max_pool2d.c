@@ -29,7 +29,7 @@ mx_error mx_cm_max_pool2d(mx_value *const *args, bool nhwc) {
                                    {p.pad[1], p.pad[0]},
                                    {mx_cm_int(args, A(activation_min)), mx_cm_int(args, A(activation_max))}};
   const cmsis_nn_dims filter_dims = {1, p.kernel[0], p.kernel[1], 1};
-  const mx_cm_rows r = mx_cm_pool_geometry(&p);
+  mx_cm_rows r = mx_cm_pool_geometry(&p);
   const int8_t *in = (const int8_t *)p.in->data;
   int8_t *out = (int8_t *)p.out->data;
   for (int32_t i = 0, calls = mx_cm_rows_calls(&r, in, out); i < calls; i++) {

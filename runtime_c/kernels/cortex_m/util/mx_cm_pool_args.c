@@ -45,7 +45,7 @@ mx_arg_error mx_cm_pool_check(mx_value *const *args, uint32_t out_i, bool nhwc, 
 }
 
 mx_cm_rows mx_cm_pool_geometry(const mx_cm_pool *p) {
-  return (mx_cm_rows){p->in_dims, p->out_dims, p->stride[0], p->pad[0], p->kernel[0]};
+  return (mx_cm_rows){p->in_dims, p->out_dims, p->stride[0], p->pad[0], p->kernel[0], 0, 0};
 }
 
 bool mx_cm_pool_overlap(mx_value *const *args, uint32_t arg, uint32_t out_i, bool nhwc) {

@@ -10,8 +10,8 @@ int64_t mx_cm_requant_max(int64_t vmax, int64_t mult, int64_t shift) {
   return (((((vmax << left) * m) >> 31) + 1) >> (left - shift)) + 1;
 }
 
-mx_arg_error mx_cm_acc_check(int64_t seed, int64_t terms, int64_t mult, int64_t shift, const uint8_t named[3]) {
-  const int64_t acc = (seed < 0 ? -seed : seed) + terms;
+mx_arg_error mx_cm_acc_check(int32_t seed, int64_t terms, int32_t mult, int32_t shift, const uint8_t named[3]) {
+  const int64_t acc = (seed < 0 ? -(int64_t)seed : seed) + terms;
   /* 255 of headroom: with a shift <= 0 the requantized value is at most |acc| + 1, so a program whose
    * accumulation fits fails only through a positive shift */
   MX_REFUSE_IF(acc > INT32_MAX - 255, named[0], MX_ERR_ARITH_RANGE);

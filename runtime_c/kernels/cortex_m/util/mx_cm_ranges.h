@@ -23,8 +23,10 @@ static inline bool mx_cm_requant_fits(int64_t vmax, int64_t mult, int64_t shift)
 
 /* One output channel: an accumulator seeded with `seed`, plus at most `terms` in magnitude, requantized by
  * a non-negative multiplier and shift and offset by an int8: MX_OK, or MX_ERR_ARITH_RANGE naming which of
- * named[0] (the seed: bias or kernel_sum), named[1] (multiplier), named[2] (shift) lets it leave int32. */
-mx_arg_error mx_cm_acc_check(int64_t seed, int64_t terms, int64_t mult, int64_t shift, const uint8_t named[3]);
+ * named[0] (the seed: bias or kernel_sum), named[1] (multiplier), named[2] (shift) lets it leave int32. (Seeds,
+ * multipliers and shifts are int32 constants or ints the loader held to int32: 32-bit arguments, so that a
+ * call in a per-channel loop passes them in registers.) */
+mx_arg_error mx_cm_acc_check(int32_t seed, int64_t terms, int32_t mult, int32_t shift, const uint8_t named[3]);
 
 /* Softmax and log-softmax scale each difference from the row maximum, diff in [max(diff_min, -255), 0], by
  * 2^shift in int32 (TFLite's diff_min makes that hold for its shifts, 31 included): shift >= 0 and the
