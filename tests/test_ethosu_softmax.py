@@ -5,12 +5,15 @@ places all of it on the NPU.
 - the per-row chain (CLZ, shifts, Newton-Raphson in MUL/ADD/SUB) run through TOSA's reference model equals
   one_over_one_plus_x and 35 - headroom for every power-of-two row sum and sampled others; over all 2^27 values
   its input can take it equals a vectorized one_over_one_plus_x and stays inside every TOSA range requirement
-  (exhaustive: slow; a strided sample otherwise);
+  (exhaustive, in C: tests/support/newton_raphson_check.c, held to the numpy check on a strided sample);
 - whole softmax graphs through the reference model equal arm_softmax_s8 on random rows, saturated rows, rows of
   equal values, rows at diff_min and one below, for (mult, shift, diff_min) of input scales 2^-8..2^0 (and the
   keyword-spotting 0.1), rows of 1..64 elements (and the longest allowed, 511), ranks 2 to 4;
 - Vela compiles it for ethos-u55-128, ethos-u65-256 and ethos-u85-256 with every operator on the NPU (slow).
 """
+
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -97,9 +100,10 @@ def _in_int32(v) -> bool:
     return bool(v.min() >= INT32_MIN and v.max() <= INT32_MAX)
 
 
-def check_newton_raphson(half: np.ndarray) -> int:
+def check_newton_raphson(half: np.ndarray) -> tuple:
     """The graph's per-row arithmetic in TOSA's terms (asserting every TOSA range requirement) against
-    one_over_one_plus_x vectorized; returns how many x reach 2^30 (where the x 2 saturates)."""
+    one_over_one_plus_x vectorized; returns how many x reach 2^30 (where the x 2 saturates) and the sum of the
+    scales (tests/support/newton_raphson_check.c prints the same two)."""
     # one_over_one_plus_x as the reference writes it, from val = (total << headroom) - 2^31 = 2 * half - 2^31
     val = 2 * half - (1 << 31)
     half_denominator = (val + INT32_MAX + 1) >> 1
@@ -120,7 +124,7 @@ def check_newton_raphson(half: np.ndarray) -> int:
     scale = x + np.minimum(x, (1 << 30) - 1)
     assert _in_int32(scale)
     np.testing.assert_array_equal(scale, ref)
-    return int(np.count_nonzero(x == 1 << 30))
+    return int(np.count_nonzero(x == 1 << 30)), int(scale.sum())
 
 
 def test_vectorized_one_over_one_plus_x_is_the_reference():
@@ -137,18 +141,37 @@ def test_vectorized_one_over_one_plus_x_is_the_reference():
 
 def test_newton_raphson_on_a_strided_sample_of_its_inputs():
     half = np.arange(1 << 30, 1 << 31, 8 * 1021, dtype=np.int64)  # from 2^30, the one saturating input
-    assert check_newton_raphson(half) == 1
+    assert check_newton_raphson(half)[0] == 1
+
+
+@pytest.fixture(scope="module")
+def nr_check(tmp_path_factory):
+    """tests/support/newton_raphson_check.c built here: check_newton_raphson's arithmetic in C."""
+    exe = tmp_path_factory.mktemp("nr") / "newton_raphson_check"
+    source = Path(__file__).parent / "support" / "newton_raphson_check.c"
+    subprocess.run(["cc", "-std=c11", "-O2", "-Wall", "-Werror", str(source), "-o", str(exe)], check=True)
+
+    def run(start: int, stop: int, step: int):
+        args = [str(v) for v in (start, stop, step, sm.NR_CONSTANT, sm.NR_SLOPE, sm.NR_ONE)]
+        out = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stdout + out.stderr
+        words = out.stdout.split()
+        return int(words[1]), int(words[3])
+
+    return run
+
+
+def test_the_c_check_is_the_numpy_check(nr_check):
+    step = 8 * 1021
+    assert nr_check(1 << 30, 1 << 31, step) == check_newton_raphson(np.arange(1 << 30, 1 << 31, step, dtype=np.int64))
 
 
 @pytest.mark.slow
-def test_newton_raphson_on_every_input():
+def test_newton_raphson_on_every_input(nr_check):
     """Rows of at most MAX_ROW elements: total in [2^19, 2^28), so half = total << (headroom - 1) is a multiple
-    of 8 in [2^30, 2^31); all 2^27 of them. Only half = 2^30 (a power-of-two total) saturates the final x 2."""
-    saturating = 0
-    step = 1 << 24
-    for start in range(1 << 30, 1 << 31, step):
-        saturating += check_newton_raphson(np.arange(start, start + step, 8, dtype=np.int64))
-    assert saturating == 1
+    of 8 in [2^30, 2^31); all 2^27 of them, in C (numpy took three minutes on a loaded machine). Only
+    half = 2^30 (a power-of-two total) saturates the final x 2."""
+    assert nr_check(1 << 30, 1 << 31, 8)[0] == 1
 
 
 # ---- whole softmax graphs --------------------------------------------------------------------------------------
