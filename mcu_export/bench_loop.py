@@ -200,7 +200,6 @@ def measure(example: str, quantize: bool, work: Path) -> Dict[str, Dict[str, flo
         spans["build"], spans["link"] = max(spans["build"] - link, 0.0), link
         rows[scenario] = {**spans, "total": total}
     subprocess.run([sys.executable, "-m", "mcu_export.cli", "server", "stop"], env=_env(server), capture_output=True)
-    time.sleep(3)  # the last warm run's report.html (written after its result) lands before the folder goes
     return rows
 
 
@@ -212,9 +211,9 @@ def loop_table(store: FigureStore) -> None:
     )
     for example in ("kws_dscnn",):
         for quantize in (False, True):
-            # The warm server writes a run's report.html after the result (server/worker.py): the last one may
-            # still be landing in the folder as it is removed, which must not end the benchmark.
-            with tempfile.TemporaryDirectory(prefix="mcu-export-bench-loop-", ignore_cleanup_errors=True) as tmp:
+            # `server stop` (end of measure) returns after the last warm run's report.html, which the server writes
+            # after the result, has landed: the folder is quiet when it goes.
+            with tempfile.TemporaryDirectory(prefix="mcu-export-bench-loop-") as tmp:
                 rows = measure(example, quantize, Path(tmp))
             for scenario, spans in rows.items():
                 table.row(

@@ -37,6 +37,15 @@ def factory():
     torch.manual_seed(0)
     return Net().eval(), (torch.randn(1, 1, 6, 6),)
 """
+PAUSED = """
+
+import time
+
+
+def paused():
+    time.sleep(3)
+    return factory()
+"""
 SLOW = """
 import time
 
@@ -76,6 +85,7 @@ def work(tmp_path_factory):
     folder = tmp / "srv"  # short: a Unix socket path has ~107 bytes
     (tmp / "net.py").write_text(MODEL)
     (tmp / "slow.py").write_text(SLOW)
+    (tmp / "paused.py").write_text(MODEL + PAUSED)
     x = np.random.default_rng(3).standard_normal((1, 1, 6, 6)).astype(np.float32)
     np.save(tmp / "x.npy", x)
     env = _env(folder)
@@ -161,14 +171,27 @@ def test_ctrl_c_reaches_the_command_in_the_server(work):
     assert "0 running" in _status(env, tmp)
 
 
-def test_stop_ends_the_server_and_removes_its_socket(work):
+def test_stop_waits_for_the_running_command_then_ends_the_server(work):
+    """`server stop` returns once the server is gone, and a command it was running has finished, report page
+    included (the server writes it after the result): nothing is left writing into the user's folders."""
     tmp, env, _ = work
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcu_export.cli", "export", "paused.py:paused", "-o", "out_paused"],
+        cwd=tmp,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while "1 running" not in _status(env, tmp) and time.monotonic() < deadline:
+        time.sleep(0.2)
     r = _cli(env, tmp, "server", "stop")
     assert r.returncode == 0 and "stopped 1 server(s)" in r.stdout, r.stdout + r.stderr
-    deadline = time.monotonic() + 10
-    while list((tmp / "srv").glob("*.sock")) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    assert "waiting for 1 running command(s)" in r.stdout
+    assert (tmp / "out_paused" / "report.html").is_file() and (tmp / "out_paused" / "model.pte").is_file()
     assert not list((tmp / "srv").glob("*.sock"))
+    assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
     assert "no server running" in _status(env, tmp)
 
 

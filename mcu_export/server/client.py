@@ -153,9 +153,26 @@ def servers() -> List[dict]:
     return found
 
 
-def stop_all() -> List[dict]:
+def stop_all(say=print, limit: float = 610.0) -> List[dict]:
+    """Stop every server, and return once each has removed its socket: after its running commands finished."""
     stopped = []
     for server in servers():
-        if ask(Path(server["socket"]), "stop"):
-            stopped.append(server)
+        path = Path(server["socket"])
+        inode = _inode(path)
+        if not ask(path, "stop"):
+            continue
+        if server.get("running"):
+            say(f"server {server['key']}: waiting for {server['running']} running command(s)")
+        deadline = time.monotonic() + limit
+        while inode is not None and _inode(path) == inode and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stopped.append(server)
     return stopped
+
+
+def _inode(path: Path) -> Optional[int]:
+    """The socket file's inode: gone, or replaced by a new server's, the old server has exited."""
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None

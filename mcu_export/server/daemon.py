@@ -3,7 +3,8 @@
 One server per key (a lock file beside the socket): a second one started for the same key exits at once. It
 warms up before it listens, so a client either finds a warm server or none. Each command is a forked worker;
 the server itself never runs one. It exits after MCU_EXPORT_SERVER_IDLE seconds without a command (default
-900), on {"op": "stop"}, or when its socket file is removed or replaced.
+900), on {"op": "stop"}, or when its socket file is removed or replaced. Stopping, it takes no new command, waits
+for the running ones, and removes its socket last.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from mcu_export.server import wire, worker
 from mcu_export.server.where import idle_seconds, make_folder, socket_path
+
+WORKER_LIMIT_S = 600.0  # how long a stopping server waits for its running commands
 
 
 def _say(text: str) -> None:
@@ -44,6 +47,15 @@ class Server:
             if done:
                 self.children.discard(pid)
                 self.last = time.monotonic()
+
+    def finish(self, limit: float = WORKER_LIMIT_S) -> None:
+        """Wait for the running workers: a command finishes, report page included, before the server is gone."""
+        deadline = time.monotonic() + limit
+        if self.children:
+            _say(f"waiting for {len(self.children)} running command(s)")
+        while self.children and time.monotonic() < deadline:
+            time.sleep(0.1)
+            self.reap()
 
     def still_ours(self) -> bool:
         try:
@@ -131,10 +143,12 @@ def main(argv=None) -> int:
     server = Server(key, threads, listener, path, lock)
     try:
         server.serve()
+        listener.close()  # no new command: a client's connect is refused and it runs the command itself
+        server.finish()
     finally:
-        if server.still_ours():
-            path.unlink()
         listener.close()
+        if server.still_ours():
+            path.unlink()  # last: `server stop` waits for this, so a stopped server has nothing left running
     return 0
 
 
