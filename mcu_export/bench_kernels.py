@@ -25,7 +25,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from mcu_export.bench_kernels_layers import BY_NAME, LAYERS, Layer
+from mcu_export.bench_kernels_layers import BY_NAME, LAYERS, LAYERS_NHWC, Layer
 
 BOARDS = ("corstone-300", "mps2-an505", "mps2-an386")  # Cortex-M55 (MVE), Cortex-M33 (DSP), Cortex-M4 (DSP)
 TABLE = "kernels_int8"
@@ -302,13 +302,13 @@ def main(argv: Optional[Sequence[str]] = None, store=None) -> int:
     parser.add_argument("--keep", metavar="DIR", help="build and run in DIR, kept (default: a temporary folder)")
     args = parser.parse_args(argv)
     if args.list:
-        for layer in LAYERS:
+        for layer in LAYERS + LAYERS_NHWC:
             print(f"{layer.name:<28} {layer.macs:>10,} MACs")
         return 0
     unknown = [n for n in args.layers or () if n not in BY_NAME]
     if unknown:
         parser.error(f"unknown layer(s) {', '.join(unknown)} (see --list)")
-    layers = [BY_NAME[n] for n in args.layers] if args.layers else list(LAYERS)
+    layers = [BY_NAME[n] for n in args.layers] if args.layers else list(LAYERS + LAYERS_NHWC)
     cmsis_nn = Path(args.cmsis_nn).expanduser().resolve() if args.cmsis_nn else None
     if cmsis_nn is not None:
         installed(cmsis_nn)  # a UsageError naming what is missing, before any build
@@ -320,7 +320,8 @@ def main(argv: Optional[Sequence[str]] = None, store=None) -> int:
         tmp = Path(args.keep or scratch)
         for dtype in DTYPES if args.dtype == "both" else (args.dtype,):
             arm = cmsis_nn if dtype == "int8" else None
-            errors += _table(store, dtype, args.boards, layers, tmp / dtype, arm)
+            mine = [layer for layer in layers if dtype == "fp32" or not layer.nhwc]  # channels-last: fp32 only
+            errors += _table(store, dtype, args.boards, mine, tmp / dtype, arm)
     if own:
         store.save()
     if errors:

@@ -32,6 +32,21 @@ def kernel_op(pte: bytes):
     return BY_QUALIFIED[found[0]]
 
 
+def conv_channels_last(pte: bytes) -> bool:
+    """Whether the program's convolution reads and writes channels-last tensors."""
+    from mcu_export.lower.channels_last import CHANNELS_LAST
+    from mcu_export.pte import program
+    from mcu_export.pte.reader import read_program
+
+    plan = read_program(pte).execution_plan[0]
+    for chain in plan.chains:
+        for instr in chain.instructions:
+            if isinstance(instr, program.KernelCall) and plan.operators[instr.op_index].qualified == _COMPUTE[0]:
+                x, y = plan.values[instr.args[0]], plan.values[instr.args[-1]]
+                return [list(getattr(v, "dim_order", [])) for v in (x, y)] == [CHANNELS_LAST] * 2
+    return False
+
+
 def prepare(layer: Layer, board: str, workdir: Path, seed: int = 0):
     """Exports `layer` in fp32 for `board` (tensors planned apart, as the int8 table's are), draws float32 inputs
     (normal, so that every sign and magnitude of product occurs) and runs the .pte with the host runtime."""
@@ -39,7 +54,10 @@ def prepare(layer: Layer, board: str, workdir: Path, seed: int = 0):
     from mcu_export.bench_kernels import Prepared
     from mcu_export.runners.host import run_pte
 
-    artifact = export(layer.module(), (layer.example(),), board=board, overlap=False)
+    # overlap on only for the channels-last rows: the layout pass runs with it (tensors then may share bytes)
+    artifact = export(layer.module(), (layer.example(),), board=board, overlap=layer.nhwc)
+    if layer.nhwc and not conv_channels_last(artifact.pte):
+        raise RuntimeError(f"{layer.name}: the export left the convolution's input NCHW")
     rng = np.random.default_rng(seed)
     inputs = [rng.standard_normal(size=layer.input_shape).astype(np.float32)]
     path = workdir / f"{board}-{layer.name}-fp32.pte"

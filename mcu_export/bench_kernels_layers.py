@@ -26,6 +26,7 @@ class Layer:
     kh: int = 1
     kw: int = 1
     stride: int = 1
+    nhwc: bool = False  # fp32 only: the convolution's input and out channels-last (see `module`)
 
     @property
     def padding(self) -> Tuple[int, int]:
@@ -58,14 +59,31 @@ class Layer:
             m = torch.nn.Conv2d(
                 self.cin, self.cout, (self.kh, self.kw), stride=self.stride, padding=self.padding, groups=groups
             )
+            if self.nhwc:
+                m = _ChannelsLast(m)
         return m.eval()
 
     def example(self, seed: int = 1) -> torch.Tensor:
         return torch.randn(self.input_shape, generator=torch.Generator().manual_seed(seed))
 
 
-def _dw(c: int, k: Tuple[int, int], s: int, h: int, w: int) -> Layer:
-    return Layer(f"dw{k[0]}x{k[1]}_c{c}_s{s}_{h}x{w}", "dw", c, c, h, w, k[0], k[1], s)
+class _ChannelsLast(torch.nn.Module):
+    """The convolution between two additions: the method's input and output stay NCHW (the caller's order), and
+    the exporter's layout pass (mcu_export/lower/channels_last.py, on with overlap) gives the tensors the
+    convolution reads and writes the channels-last order, as in a model whose convolutions follow one another."""
+
+    def __init__(self, conv: torch.nn.Module) -> None:
+        super().__init__()
+        self.conv = conv
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x + x)
+        return y + y
+
+
+def _dw(c: int, k: Tuple[int, int], s: int, h: int, w: int, nhwc: bool = False) -> Layer:
+    name = f"dw{k[0]}x{k[1]}_c{c}_s{s}_{h}x{w}" + ("_nhwc" if nhwc else "")
+    return Layer(name, "dw", c, c, h, w, k[0], k[1], s, nhwc)
 
 
 def _conv(cin: int, cout: int, k: Tuple[int, int], s: int, h: int, w: int) -> Layer:
@@ -104,4 +122,15 @@ LAYERS: Tuple[Layer, ...] = (
     _fc(1024, 12),
     _fc(1024, 128),
 )
-BY_NAME: Dict[str, Layer] = {layer.name: layer for layer in LAYERS}
+# fp32 only (the int8 table's program is one kernel): the depthwise layers channels-last, the path KWS-like fp32
+# models take (mx_conv2d_f32_dw_nhwc.c) where the NCHW rows above measure the general loop nest.
+LAYERS_NHWC: Tuple[Layer, ...] = (
+    _dw(64, (3, 3), 1, 25, 5, nhwc=True),
+    _dw(64, (3, 3), 2, 25, 5, nhwc=True),
+    _dw(44, (3, 3), 1, 16, 16, nhwc=True),
+    _dw(16, (3, 3), 1, 32, 32, nhwc=True),
+    _dw(16, (3, 3), 2, 32, 32, nhwc=True),
+    _dw(3, (3, 3), 1, 32, 32, nhwc=True),
+    _dw(64, (10, 4), 1, 25, 5, nhwc=True),
+)
+BY_NAME: Dict[str, Layer] = {layer.name: layer for layer in LAYERS + LAYERS_NHWC}

@@ -17,7 +17,7 @@ import torch
 from mcu_export import bench_kernels as BK
 from mcu_export import bench_kernels_fp32 as FP32
 from mcu_export.bench_figures import FigureStore
-from mcu_export.bench_kernels_layers import BY_NAME, LAYERS
+from mcu_export.bench_kernels_layers import BY_NAME, LAYERS, LAYERS_NHWC
 from mcu_export.firmware.callgraph import Function
 from toolchains import NEEDS_ARM_QEMU  # noqa: E402  (tests/support, on sys.path via conftest)
 
@@ -29,6 +29,7 @@ def _torch_macs(layer) -> int:
     """MACs from what torch computes: output elements times the products each one sums."""
     module = layer.module()
     out = module(layer.example())
+    module = getattr(module, "conv", module)  # a channels-last row: the convolution between two additions
     if isinstance(module, torch.nn.Linear):
         return out.numel() * module.in_features
     kh, kw = module.kernel_size
@@ -36,7 +37,7 @@ def _torch_macs(layer) -> int:
 
 
 def test_layers_cover_the_shapes_and_their_macs_match_torch():
-    assert 15 <= len(LAYERS) <= 25 and len(BY_NAME) == len(LAYERS)
+    assert 15 <= len(LAYERS) <= 25 and len(BY_NAME) == len(LAYERS) + len(LAYERS_NHWC)
     kinds = {layer.kind for layer in LAYERS}
     assert kinds == {"conv", "dw", "fc"}
     channels = {layer.cin for layer in LAYERS if layer.kind != "fc"}
@@ -44,8 +45,9 @@ def test_layers_cover_the_shapes_and_their_macs_match_torch():
     assert {(3, 3), (10, 4), (1, 1)} <= {(layer.kh, layer.kw) for layer in LAYERS if layer.kind != "fc"}
     assert {1, 2} <= {layer.stride for layer in LAYERS if layer.kind != "fc"}
     assert {64, 1024} <= {layer.cin for layer in LAYERS if layer.kind == "fc"}
-    for layer in LAYERS:
+    for layer in LAYERS + LAYERS_NHWC:
         assert layer.macs == _torch_macs(layer), layer.name
+    assert {layer.kind for layer in LAYERS_NHWC} == {"dw"} and not any(layer.nhwc for layer in LAYERS)
 
 
 def test_compare_outputs_reports_every_difference():
@@ -154,6 +156,14 @@ def test_fp32_layers_export_to_their_kernel_alone(tmp_path):
         assert p.inputs[0].dtype == np.float32 and p.want[0].dtype == np.float32
         assert p.prefixes == FP32.CODE_PREFIXES
         assert p.op.kernel.startswith("mx_k_aten_"), p.op.kernel
+
+
+def test_fp32_channels_last_rows_run_the_channels_last_depthwise(tmp_path):
+    """A `_nhwc` row's convolution reads and writes channels-last tensors (the path of mx_conv2d_f32_dw_nhwc.c);
+    its NCHW twin's does not."""
+    p = FP32.prepare(BY_NAME["dw3x3_c16_s2_32x32_nhwc"], "corstone-300", tmp_path)
+    assert FP32.conv_channels_last(p.pte) and p.op.kernel == "mx_k_aten_convolution_out"
+    assert not FP32.conv_channels_last(FP32.prepare(BY_NAME["dw3x3_c16_s2_32x32"], "corstone-300", tmp_path).pte)
 
 
 def _arm_tree() -> Path:

@@ -28,6 +28,9 @@ __attribute__((noinline)) static void tile_4oc_1px(const tile *t) { mx_conv2d_f3
 static int32_t one_oc_step(int32_t room) { return room < MX_CONV2D_F32_MVE_1OC_PX ? room : MX_CONV2D_F32_MVE_1OC_PX; }
 
 static void tile_1oc_npx(const tile *t, int32_t np) { mx_conv2d_f32_mve_1oc(t, np); }
+
+/* Pixels of a 1-channel tile where 2 or 3 interior ones are left: all of them, in one masked vector. */
+static int32_t one_oc_tail(int32_t room) { return room; }
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -89,7 +92,7 @@ __attribute__((noinline)) static void tile_4oc_4px(const tile *t) { tile_4oc_4px
 
 __attribute__((noinline)) static void tile_4oc_4px_unit(const tile *t) { tile_4oc_4px_body(t, 1); }
 
-/* 1 output channel (of a depthwise convolution, say) at np (4 or 8) pixels `sp` input elements apart: a weight
+/* 1 output channel (of a depthwise convolution, say) at np (2, 4 or 8) pixels `sp` input elements apart: a weight
  * load per tap for np multiply-adds. Inlined with sp a constant 1 or 2 (NCHW lines at stride 1 and 2), the pixels'
  * loads are immediate offsets from one pointer. */
 static inline __attribute__((always_inline)) void tile_1oc_body(const tile *t, const int32_t sp, const int np) {
@@ -102,17 +105,20 @@ static inline __attribute__((always_inline)) void tile_1oc_body(const tile *t, c
       const float *xp = xr, *wp = wr;
       for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
         const float v = *wp;
-        a0 += v * xp[0], a1 += v * xp[sp], a2 += v * xp[2 * sp], a3 += v * xp[3 * sp];
+        a0 += v * xp[0], a1 += v * xp[sp];
+        if (np > 2) a2 += v * xp[2 * sp], a3 += v * xp[3 * sp];
         if (np > 4) a4 += v * xp[4 * sp], a5 += v * xp[5 * sp], a6 += v * xp[6 * sp], a7 += v * xp[7 * sp];
       }
     }
   }
   const int32_t yp = t->y_px;
   float *y = t->y;
-  y[0] = a0, y[yp] = a1, y[2 * yp] = a2, y[3 * yp] = a3;
+  y[0] = a0, y[yp] = a1;
+  if (np > 2) y[2 * yp] = a2, y[3 * yp] = a3;
   if (np > 4) y += 4 * yp, y[0] = a4, y[yp] = a5, y[2 * yp] = a6, y[3 * yp] = a7;
 }
 
+__attribute__((noinline)) static void tile_1oc_2px(const tile *t) { tile_1oc_body(t, t->x_px, 2); }
 __attribute__((noinline)) static void tile_1oc_4px(const tile *t) { tile_1oc_body(t, t->x_px, 4); }
 __attribute__((noinline)) static void tile_1oc_4px_unit(const tile *t) { tile_1oc_body(t, 1, 4); }
 __attribute__((noinline)) static void tile_1oc_8px(const tile *t) { tile_1oc_body(t, t->x_px, 8); }
@@ -146,8 +152,13 @@ __attribute__((noinline)) static void tile_1oc_8px_k3(const tile *t) {
 /* Pixels of the next 1-channel tile, where `room` (at least 4) interior ones are left on the line: 8, else 4. */
 static int32_t one_oc_step(int32_t room) { return room >= 8 ? 8 : 4; }
 
+/* Pixels of a 1-channel tile where 2 or 3 interior ones are left: 2 (the third, if any, alone). */
+static int32_t one_oc_tail(int32_t room) { return room >= 2 ? 2 : 1; }
+
 static void tile_1oc_npx(const tile *t, int32_t np) {
-  if (np == 4) {
+  if (np == 2) {
+    tile_1oc_2px(t);
+  } else if (np == 4) {
     t->x_px == 1 ? tile_1oc_4px_unit(t) : tile_1oc_4px(t);
   } else {
     if (t->x_px == 1 && t->x_kw == 1 && t->nkw == 3) {
@@ -246,6 +257,11 @@ static void block_line(const nest *p, tile t, const float *x, const float *w, co
           tile_1oc_npx(&t1, step);
         }
       }
+    } else if (n == 1 && iv >= p->v_lo && p->v_hi - iv >= 2) {
+      /* a lone channel's last 2 or 3 interior pixels on the line: one weight load for them (4 channels' take
+       * tile_4g_1px, as cheap per product) */
+      step = one_oc_tail(p->v_hi - iv);
+      tile_1oc_npx(&t, step);
     } else if (n == 4) {
       if (p->og > 1) {
         tile_4oc_1px(&t);

@@ -11,28 +11,54 @@
 
 typedef mx_conv2d_f32_dw dw;
 
-/* Channel c alone at the chunk's np pixels: the channels past the last multiple of 4. */
-static void one_channel(const dw *t, int32_t c, int32_t np) {
-  for (int32_t p = 0; p < np; ++p) {
-    float acc = t->bias != NULL ? t->bias[c] : 0.0f;
-    const float *xr = t->x + c + p * t->x_px, *wr = t->w + c * t->w_c;
-    for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
-      const float *xp = xr;
-      for (int32_t kw = 0; kw < t->nkw; ++kw, xp += t->x_kw) {
-        acc += wr[kw] * *xp;
-      }
-    }
-    t->y[p * t->c + c] = acc;
-  }
-}
-
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-/* The M55's chunk: mx_conv2d_f32_tiles.c (4 channels at a time); the channels past them here. */
+/* The M55's chunk: mx_conv2d_f32_tiles.c (4 channels at a time, the last 1 to 3 in a predicated vector). */
 static inline __attribute__((always_inline)) void chunk_body(const dw *t, const int32_t np) {
   mx_conv2d_f32_mve_dw(t, np);
-  for (int32_t c = t->c & ~3; c < t->c; ++c) one_channel(t, c, np);
 }
 #else
+/* Channel c alone at the chunk's np pixels (the channels past the last multiple of 4): each tap's weight loaded
+ * once for the np pixels, which a 3-channel input (an image) runs on alone. Inlined with np a constant. */
+static inline __attribute__((always_inline)) void one_channel(const dw *t, int32_t c, const int32_t np) {
+  const int32_t sp = t->x_px, step_kw = t->x_kw;
+  const float b = t->bias != NULL ? t->bias[c] : 0.0f;
+  float a0 = b, a1 = b, a2 = b, a3 = b;
+  const float *xr = t->x + c, *wr = t->w + c * t->w_c;
+  for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+    const float *xp = xr;
+    for (int32_t kw = 0; kw < t->nkw; ++kw, xp += step_kw) {
+      const float v = wr[kw];
+      a0 += v * xp[0];
+      if (np > 1) a1 += v * xp[sp];
+      if (np > 2) a2 += v * xp[2 * sp];
+      if (np > 3) a3 += v * xp[3 * sp];
+    }
+  }
+  float *y = t->y + c;
+  y[0] = a0;
+  if (np > 1) y[t->c] = a1;
+  if (np > 2) y[2 * t->c] = a2;
+  if (np > 3) y[3 * t->c] = a3;
+}
+
+/* Out of line so that the 4-channel loop keeps -Os's registers to itself. */
+__attribute__((noinline)) static void past_4_1(const dw *t) {
+  for (int32_t c = t->c & ~3; c < t->c; ++c) one_channel(t, c, 1);
+}
+__attribute__((noinline)) static void past_4_2(const dw *t) {
+  for (int32_t c = t->c & ~3; c < t->c; ++c) one_channel(t, c, 2);
+}
+__attribute__((noinline)) static void past_4_3(const dw *t) {
+  for (int32_t c = t->c & ~3; c < t->c; ++c) one_channel(t, c, 3);
+}
+__attribute__((noinline)) static void past_4_4(const dw *t) {
+  for (int32_t c = t->c & ~3; c < t->c; ++c) one_channel(t, c, 4);
+}
+
+static inline __attribute__((always_inline)) void channels_past_4(const dw *t, const int32_t np) {
+  np == 1 ? past_4_1(t) : np == 2 ? past_4_2(t) : np == 3 ? past_4_3(t) : past_4_4(t);
+}
+
 static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
 /* 4 channels times np pixels in FPU registers: per tap 4 weight loads for up to 16 multiply-adds. */
@@ -70,7 +96,7 @@ static inline __attribute__((always_inline)) void chunk_body(const dw *t, const 
     if (np > 2) y += cs, y[0] = a20, y[1] = a21, y[2] = a22, y[3] = a23;
     if (np > 3) y += cs, y[0] = a30, y[1] = a31, y[2] = a32, y[3] = a33;
   }
-  for (; c < cs; ++c) one_channel(t, c, np);
+  if (c < cs) channels_past_4(t, np);
 }
 #endif
 

@@ -166,6 +166,31 @@ void mx_matmul_nt_f32_mve_x4(const mx_matmul_nt_f32_tile *t, uint32_t rows) {
     default: rows_x4(t, 6); break;
   }
 }
+/* The 1 to 3 channels past the last multiple of 4 (all of a 3-channel image's), in lanes the predicate keeps: the
+ * others load nothing and store nothing. Apart from dw_chunk's loop so that its full vectors carry no predicate. */
+static inline __attribute__((always_inline)) void dw_tail(const mx_conv2d_f32_dw *t, const int32_t np) {
+  const uint32x4_t off = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)t->w_c);
+  const int32_t step_kw = t->x_kw, sp = t->x_px, cs = t->c, c = cs & ~3;
+  const mve_pred16_t p = vctp32q((uint32_t)(cs - c));
+  float32x4_t a0 = t->bias != NULL ? vld1q_z_f32(t->bias + c, p) : vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+  const float *xr = t->x + c, *wr = t->w + c * t->w_c;
+  for (int32_t kh = 0; kh < t->nkh; ++kh, xr += t->x_kh, wr += t->w_kh) {
+    const float *xp = xr, *wp = wr;
+    for (int32_t kw = t->nkw; kw > 0; --kw, xp += step_kw, ++wp) {
+      const float32x4_t v = vldrwq_gather_shifted_offset_z_f32(wp, off, p);
+      a0 += v * vld1q_z_f32(xp, p);
+      if (np > 1) a1 += v * vld1q_z_f32(xp + sp, p);
+      if (np > 2) a2 += v * vld1q_z_f32(xp + 2 * sp, p);
+      if (np > 3) a3 += v * vld1q_z_f32(xp + 3 * sp, p);
+    }
+  }
+  float *y = t->y + c;
+  vst1q_p_f32(y, a0, p);
+  if (np > 1) vst1q_p_f32(y + cs, a1, p);
+  if (np > 2) vst1q_p_f32(y + 2 * cs, a2, p);
+  if (np > 3) vst1q_p_f32(y + 3 * cs, a3, p);
+}
+
 /* The channels-last depthwise convolution: 4 channels of a pixel in a vector, a tap's 4 weights (w_c apart) in one
  * gather for the chunk's np pixels. Rounding as above. */
 static inline __attribute__((always_inline)) void dw_chunk(const mx_conv2d_f32_dw *t, const int32_t np) {
@@ -196,12 +221,24 @@ __attribute__((noinline)) static void dw_1(const mx_conv2d_f32_dw *t) { dw_chunk
 __attribute__((noinline)) static void dw_2(const mx_conv2d_f32_dw *t) { dw_chunk(t, 2); }
 __attribute__((noinline)) static void dw_3(const mx_conv2d_f32_dw *t) { dw_chunk(t, 3); }
 
+__attribute__((noinline)) static void tail_1(const mx_conv2d_f32_dw *t) { dw_tail(t, 1); }
+__attribute__((noinline)) static void tail_2(const mx_conv2d_f32_dw *t) { dw_tail(t, 2); }
+__attribute__((noinline)) static void tail_3(const mx_conv2d_f32_dw *t) { dw_tail(t, 3); }
+__attribute__((noinline)) static void tail_4(const mx_conv2d_f32_dw *t) { dw_tail(t, 4); }
+
 void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np) {
   switch (np) {
     case 1: dw_1(t); break;
     case 2: dw_2(t); break;
     case 3: dw_3(t); break;
     default: dw_chunk(t, 4); break;
+  }
+  if (t->c % 4 == 0) return;
+  switch (np) { /* out of line: inlined into the chunks, the tail slowed their full vectors */
+    case 1: tail_1(t); break;
+    case 2: tail_2(t); break;
+    case 3: tail_3(t); break;
+    default: tail_4(t); break;
   }
 }
 #endif

@@ -48,7 +48,7 @@ void mx_conv2d_f32_mve_4oc_1px(const mx_conv2d_f32_tile *t);
 /* 1 output channel at np (1 to MX_CONV2D_F32_MVE_1OC_PX) pixels x_px input elements apart. */
 #define MX_CONV2D_F32_MVE_1OC_PX 16
 void mx_conv2d_f32_mve_1oc(const mx_conv2d_f32_tile *t, int32_t np);
-/* The depthwise chunk's np (1 to 4) pixels, channels [0, c & ~3). */
+/* The depthwise chunk's np (1 to 4) pixels, every channel. */
 void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np);
 /* `rows` (1 to 6) rows of c, 4 columns. */
 void mx_matmul_nt_f32_mve_x4(const mx_matmul_nt_f32_tile *t, uint32_t rows);
