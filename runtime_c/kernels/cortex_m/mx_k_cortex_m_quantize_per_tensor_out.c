@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "util/mx_cm_args.h"
+#include "util/mx_f64_f32.h"
 
 mx_arg_error mx_k_cortex_m_quantize_per_tensor_out_check(mx_value *const *args) {
   return mx_cm_qparams_check(args, true);
@@ -13,7 +14,7 @@ mx_error mx_k_cortex_m_quantize_per_tensor_out(mx_kernel_ctx *ctx, mx_value *con
   const mx_cm_qparams q = mx_cm_qparams_read(args);
   /* torch multiplies the float32 tensor by 1/scale taken as a float32 scalar, rounds half to even
    * (nearbyint in the default rounding mode) and adds the zero point in float32 */
-  const float inv = (float)(1.0 / q.scale);
+  const float inv = mx_f64_recip_to_f32(q.scale);
   const float fzp = (float)q.zero_point, fmin = (float)q.quant_min, fmax = (float)q.quant_max;
   const float *x = (const float *)q.in->data;
   for (uint32_t i = 0; i < q.in->numel; ++i) {

@@ -1,7 +1,6 @@
 #include "mx_cm_args.h"
 
-#include <float.h>
-#include <math.h>
+#include "util/mx_f64_f32.h"
 
 mx_error mx_cm_pair_check(const mx_int_list *l) { return l->len == 1 || l->len == 2 ? MX_OK : MX_ERR_BAD_ARG_VALUE; }
 
@@ -108,9 +107,11 @@ mx_arg_error mx_cm_qparams_check(mx_value *const *args, bool quantize) {
                MX_ERR_BAD_DTYPE);
   /* any layout (channels-last included), the same for input and out */
   MX_REFUSE_IF(!mx_cm_same_memory(q.in, q.out), Q(out), MX_ERR_BAD_SHAPE);
-  MX_REFUSE_IF(!isfinite(q.scale) || (quantize && !(q.scale > 0.0)), Q(scale), MX_ERR_BAD_ARG_VALUE);
+  /* tests of the double's bits: no soft-float double where the FPU has none (util/mx_f64_f32.h) */
+  MX_REFUSE_IF(!mx_f64_is_finite(q.scale) || (quantize && !mx_f64_is_positive(q.scale)), Q(scale),
+               MX_ERR_BAD_ARG_VALUE);
   /* the kernels take 1 / scale (quantize) or scale (dequantize) as a float */
-  MX_REFUSE_IF(!(fabs(quantize ? 1.0 / q.scale : q.scale) <= FLT_MAX), Q(scale), MX_ERR_ARITH_RANGE);
+  MX_REFUSE_IF(!(quantize ? mx_f64_recip_fits_f32(q.scale) : mx_f64_fits_f32(q.scale)), Q(scale), MX_ERR_ARITH_RANGE);
   const int32_t lo = q.dtype == MX_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = q.dtype == MX_DTYPE_I8 ? INT8_MAX : INT16_MAX;
   MX_REFUSE_IF(q.quant_min > q.quant_max || (quantize && (q.quant_min < lo || q.quant_max > hi)), Q(quant_min),
                MX_ERR_BAD_ARG_VALUE);
