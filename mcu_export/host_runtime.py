@@ -17,7 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from mcu_export.assets import asset_dir
 from mcu_export.errors import ToolchainError, UsageError
@@ -84,10 +84,11 @@ def default_ops() -> list:
     return [op for op in ALL_OPS if (kernels / op.library / f"{op.kernel}.c").is_file()]
 
 
-def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -> str:
+def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = (), variants: Optional[Dict] = None) -> str:
     """C source of `mx_kernel_table[]` for `ops` (op-table entries): each kernel, its check and the argument
     kinds of its schema, which the loader checks every call against; the loader fusions those kernels need;
-    and `mx_backend_table[]` for `backends` (without backends the runtime's delegate half is left unlinked)."""
+    and `mx_backend_table[]` for `backends` (without backends the runtime's delegate half is left unlinked).
+    `variants` (mcu_export.firmware.kernel_variants): op -> the op-table entry whose kernel runs it instead."""
     from mcu_export.ops.c_args import arg_kinds, build_ranges, c_bounds, first_out
     from mcu_export.ops.cost import cost_rule
     from mcu_export.ops.overlap import overlap_rule
@@ -99,7 +100,8 @@ def render_kernel_table(ops: Sequence, backends: Sequence[LinkedBackend] = ()) -
         dict(
             name=op.name,
             overload=op.overload,
-            kernel=op.kernel,
+            kernel=(variants or {}).get(op.qualified, op).kernel,
+            sig=f"{op.kernel}_sig",
             kinds=arg_kinds(op, ranges),
             first_out=first_out(op),
             cost=cost_rule(op),

@@ -174,10 +174,11 @@ _UTIL_INCLUDE = re.compile(r'#include\s+"(?:util/)?(mx_[a-z0-9_]+)\.h"')
 CortexM = Optional[Union[str, Path]]
 
 
-def kernel_sources(ops: Sequence) -> Dict[str, Path]:
-    """Project path → source for the used kernels (runtime_c/kernels/<library>/) and the util helpers they
-    include, transitively, and those defining their overlap rules (the kernel table names them): a helper is
-    looked up in its includer's library util/, then in portable/util/."""
+def kernel_sources(ops: Sequence, variants: Optional[Dict] = None) -> Dict[str, Path]:
+    """Project path → source for the used kernels (runtime_c/kernels/<library>/; for an op in `variants`, the
+    kernel that runs it instead: mcu_export.firmware.kernel_variants) and the util helpers they include,
+    transitively, and those defining their overlap rules (the kernel table names them): a helper is looked up
+    in its includer's library util/, then in portable/util/."""
     from mcu_export.ops.overlap import overlap_rule
 
     kernels = asset_dir("runtime_c") / "kernels"
@@ -185,7 +186,8 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
     files: Dict[str, Path] = {}
     pending: List[Path] = []
     for op in ops:
-        src = kernels / op.library / f"{op.kernel}.c"
+        runs = (variants or {}).get(op.qualified, op)
+        src = kernels / runs.library / f"{runs.kernel}.c"
         if not src.is_file():
             raise UsageError(f"no {op.library} kernel source for {op.qualified} ({src.name})")
         pending.append(src)
@@ -213,7 +215,7 @@ def kernel_sources(ops: Sequence) -> Dict[str, Path]:
 
 
 def kernel_project(
-    ops: Sequence, cmsis_nn: CortexM = None, extra_roots: Sequence[str] = ()
+    ops: Sequence, cmsis_nn: CortexM = None, extra_roots: Sequence[str] = (), variants: Optional[Dict] = None
 ) -> Tuple[Dict[str, Path], List[str]]:
     """(project path → source, include dirs) of the kernels `ops` need: their runtime kernels and helpers,
     and for the cortex_m ones the CMSIS-NN functions they call (and `extra_roots`, called by generated
@@ -221,7 +223,7 @@ def kernel_project(
     mcu_export.firmware.cmsis_nn), and nothing else."""
     from mcu_export.firmware import cmsis_nn as cm
 
-    files = kernel_sources(ops)
+    files = kernel_sources(ops, variants)
     cortex_m = [src for rel, src in files.items() if rel.startswith(f"{RUNTIME_DIR}/kernels/cortex_m/")]
     if not cortex_m:
         if cmsis_nn is not None:
@@ -290,6 +292,7 @@ def model_sources(
 ) -> Tuple[Dict[str, Union[str, bytes, Path]], List[str]]:
     """Every app file of the project (model/, runtime/, cmsis_nn/), keyed by project path, and the include
     dirs beyond runtime/include and model/ that they need."""
+    from mcu_export.firmware.kernel_variants import kernel_variants
     from mcu_export.host_runtime import render_kernel_table
 
     plan = program.method(METHOD)
@@ -332,12 +335,13 @@ def model_sources(
     for name in ("mx_model.h", "mx_model_data.c", "mx_model_memory.c", "mx_model_hooks.c"):
         files[f"{MODEL_DIR}/{name}"] = render(f"model/{name}.j2", **context)
     files[f"{MODEL_DIR}/main.c"] = asset_dir("runtime_c") / "firmware" / "main.c"
-    files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops, backends)
+    variants = kernel_variants(plan)
+    files[f"{MODEL_DIR}/kernel_table.c"] = render_kernel_table(ops, backends, variants)
     files.update(runtime_sources())
     dispatch = render_conv_dispatch(plan, board, ours=cmsis_nn is None)
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
-    kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else ())
+    kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else (), variants)
     files.update(kernel_files)
     if backends:
         files.update(npu_mod.project_files())

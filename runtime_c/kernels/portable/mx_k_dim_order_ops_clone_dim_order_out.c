@@ -1,13 +1,9 @@
 /* dim_order_ops::_clone_dim_order.out, any dtype: (self, non_blocking, dim_order?, out, ret). What
  * ExecuTorch writes for a clone (ours are removed before lowering): self copied into out's memory order,
  * the dtype kept. A Null dim_order means torch.preserve_format. Body: util/mx_dim_order_copy.c. */
-#include "util/mx_args.h"
 #include "util/mx_dim_order_copy.h"
 
 mx_arg_error mx_k_dim_order_ops_clone_dim_order_out_check(mx_value *const *args) {
-  const mx_tensor *in = mx_arg_tensor(args, MX_ARG_dim_order_ops_clone_dim_order_self);
-  MX_REFUSE_IF(in->dtype != mx_arg_tensor(args, MX_ARG_dim_order_ops_clone_dim_order_out)->dtype,
-               MX_ARG_dim_order_ops_clone_dim_order_out, MX_ERR_BAD_DTYPE);
   return mx_dim_order_copy_check(args);
 }
 

@@ -1,7 +1,6 @@
 #include "mx_dim_order_copy.h"
 
 #include "mx_args.h"
-#include "mx_convert.h"
 #include "mx_strided_copy.h"
 #include "mx_tensor_util.h"
 
@@ -23,10 +22,8 @@ static bool is_permutation(const uint8_t *order, uint32_t dim) {
 
 #define A(name) MX_ARG_dim_order_ops_to_dim_order_copy_##name
 
-mx_arg_error mx_dim_order_copy_check(mx_value *const *args) {
+mx_arg_error mx_dim_order_layout_check(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  MX_REFUSE_IF(in->dtype != out->dtype && (!mx_convert_supports(in->dtype) || !mx_convert_supports(out->dtype)), A(out),
-               MX_ERR_BAD_DTYPE);
   MX_REFUSE_IF(!mx_same_shape(in, out), A(out), MX_ERR_BAD_SHAPE);
   uint32_t r = out->dim;
   MX_REFUSE_IF(!is_permutation(in->dim_order, r), A(self), MX_ERR_BAD_ARG_VALUE);
@@ -42,15 +39,21 @@ mx_arg_error mx_dim_order_copy_check(mx_value *const *args) {
   return MX_OK;
 }
 
+mx_arg_error mx_dim_order_copy_check(mx_value *const *args) {
+  MX_REFUSE_IF(mx_arg_tensor(args, A(self))->dtype != mx_arg_tensor(args, A(out))->dtype, A(out), MX_ERR_BAD_DTYPE);
+  return mx_dim_order_layout_check(args);
+}
+
+void mx_dim_order_copy_strides(mx_value *const *args, uint32_t src_strides[MX_MAX_DIM],
+                               uint32_t dst_strides[MX_MAX_DIM]) {
+  const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
+  mx_strides_from_dim_order(in->sizes, in->dim_order, in->dim, src_strides);
+  mx_strides_from_dim_order(out->sizes, out->dim_order, out->dim, dst_strides);
+}
+
 void mx_dim_order_copy(mx_value *const *args) {
   const mx_tensor *in = mx_arg_tensor(args, A(self)), *out = mx_arg_tensor(args, A(out));
-  const uint32_t r = out->dim;
   uint32_t src_strides[MX_MAX_DIM], dst_strides[MX_MAX_DIM];
-  mx_strides_from_dim_order(in->sizes, in->dim_order, r, src_strides);
-  mx_strides_from_dim_order(out->sizes, out->dim_order, r, dst_strides);
-  if (in->dtype == out->dtype) {
-    mx_strided_copy(out->data, dst_strides, in->data, src_strides, out->sizes, r, mx_dtype_size(out->dtype));
-  } else {
-    mx_strided_convert(out->data, out->dtype, dst_strides, in->data, in->dtype, src_strides, out->sizes, r);
-  }
+  mx_dim_order_copy_strides(args, src_strides, dst_strides);
+  mx_strided_copy(out->data, dst_strides, in->data, src_strides, out->sizes, out->dim, mx_dtype_size(out->dtype));
 }
