@@ -58,6 +58,7 @@ def export(
     fallback: bool = True,
     overlap: bool = True,
     io: str = "float",
+    linear_weights: str = "per-channel",
 ) -> Artifact:
     """fp32 by default; `quantize="int8"` runs PT2E with CmsisNNQuantizer, calibrated on `calibrate` (a
     function yielding input tuples, or an iterable of them; the example inputs when None) and lowers to
@@ -70,13 +71,17 @@ def export(
     another order, such as ExecuTorch's or Arm's CMSIS-NN). A module in training mode is exported in eval mode,
     with a warning. `io="int8"` (int8 only): the program takes and returns int8 tensors, without the float
     input's quantize and the float output's dequantize; report.json's `inputs[k]` and `outputs[k]` give each
-    one's `quantization` (scale, zero point)."""
+    one's `quantization` (scale, zero point). `linear_weights="per-tensor"` (int8 only) quantizes fully connected
+    weights with one scale per layer, as ExecuTorch and TFLite do, instead of one per output channel: less
+    accurate where rows differ in range, but the layer's multiplier and shift are one int each instead of an
+    int[] list of one per channel, which ExecuTorch's schema writes ~36 bytes an item (MLPs' .pte metadata)."""
     from mcu_export import warn
     from mcu_export.ethosu.choice import choose_npu
-    from mcu_export.int8.io_choice import check_io
+    from mcu_export.int8.io_choice import check_io, check_linear_weights
     from mcu_export.pte.writer import write_program
 
     check_io(io, quantize)
+    check_linear_weights(linear_weights, quantize)
     say = progress or (lambda _m: None)
     started = time.perf_counter()
     board = _board(board)
@@ -92,10 +97,18 @@ def export(
         from mcu_export.int8.pipeline import int8_report, to_int8_program
 
         program, info, plan, quantized = to_int8_program(
-            model, tuple(example_inputs), calibrate, board, say, npu=npu, io=io
+            model,
+            tuple(example_inputs),
+            calibrate,
+            board,
+            say,
+            per_channel_linear=linear_weights == "per-channel",
+            npu=npu,
+            io=io,
         )
         plan = _replanned(program, info, plan, overlap)
         int8 = int8_report(info, quantized, board, npu, io)
+        int8["linear_weights"] = linear_weights
         warn.report_fallbacks(info.fallbacks, fallback)
     else:
         from mcu_export.errors import UsageError
@@ -158,11 +171,13 @@ def export_spec(
     fallback: bool = True,
     overlap: bool = True,
     io: str = "float",
+    linear_weights: str = "per-channel",
 ) -> Artifact:
-    from mcu_export.int8.io_choice import check_io
+    from mcu_export.int8.io_choice import check_io, check_linear_weights
     from mcu_export.model_spec import load_model
 
     check_io(io, quantize)  # before loading the model: a bad command line costs no torch import
+    check_linear_weights(linear_weights, quantize)
     from mcu_export.ethosu.choice import choose_npu
 
     choose_npu(backend, _board(board), quantize)
@@ -179,6 +194,7 @@ def export_spec(
         fallback=fallback,
         overlap=overlap,
         io=io,
+        linear_weights=linear_weights,
     )
     artifact.report["model"] = spec
     return artifact

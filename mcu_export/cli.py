@@ -212,6 +212,7 @@ def _cmd_export(args) -> int:
             fallback=options.fallback,
             overlap=options.overlap,
             io=options.io,
+            linear_weights=options.linear_weights,
         )
     out = artifact.save(args.output)
     cli_export.print_export(artifact, out)

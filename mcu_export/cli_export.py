@@ -46,6 +46,14 @@ def add_export_options(p) -> None:
         help="with --quantize int8: int8 makes the program take and return int8 tensors (no input quantize, no "
         "output dequantize; report.json gives each one's scale and zero point); default float",
     )
+    p.add_argument(
+        "--linear-weights",
+        choices=("per-channel", "per-tensor"),
+        default="per-channel",
+        help="with --quantize int8: per-tensor quantizes fully connected weights with one scale per layer (as "
+        "ExecuTorch and TFLite do): a smaller .pte for MLPs (no per-channel multiplier lists), less accurate where "
+        "rows differ in range; default per-channel",
+    )
 
 
 def export_options(args, board: str):
@@ -57,6 +65,8 @@ def export_options(args, board: str):
         raise UsageError("--no-fallback goes with --quantize int8")
     if args.io == "int8" and not args.quantize:
         raise UsageError("--io int8 goes with --quantize int8 (an fp32 program has no int8 tensors to take)")
+    if args.linear_weights == "per-tensor" and not args.quantize:
+        raise UsageError("--linear-weights per-tensor goes with --quantize int8 (it chooses int8 weight scales)")
     return ExportOptions(
         quantize=args.quantize,
         calibrate=args.calibrate,
@@ -65,6 +75,7 @@ def export_options(args, board: str):
         fallback=not args.no_fallback,
         overlap=not args.no_overlap,
         io=args.io,
+        linear_weights=args.linear_weights,
     )
 
 
@@ -102,5 +113,13 @@ def is_model_spec(program: str) -> bool:
 
 
 def export_flags_given(args) -> bool:
-    flags = (args.quantize, args.calibrate, args.backend, args.no_fallback, args.no_overlap, args.io != "float")
+    flags = (
+        args.quantize,
+        args.calibrate,
+        args.backend,
+        args.no_fallback,
+        args.no_overlap,
+        args.io != "float",
+        args.linear_weights != "per-channel",
+    )
     return any(flags)

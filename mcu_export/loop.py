@@ -31,6 +31,7 @@ class ExportOptions:
     fallback: bool
     overlap: bool
     io: str
+    linear_weights: str = "per-channel"
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,10 +84,11 @@ def export_if_changed(spec: str, out: Path, options: ExportOptions, progress: Ca
     None when the one in `out` is reused."""
     from mcu_export import atomic
     from mcu_export.api import export
-    from mcu_export.int8.io_choice import check_io
+    from mcu_export.int8.io_choice import check_io, check_linear_weights
     from mcu_export.model_spec import load_model, parse_spec
 
     check_io(options.io, options.quantize)  # before loading the model, as `export` does
+    check_linear_weights(options.linear_weights, options.quantize)
     before = list(sys.modules)
     model, inputs = load_model(spec)
     calibrate = None
@@ -114,6 +116,7 @@ def export_if_changed(spec: str, out: Path, options: ExportOptions, progress: Ca
         fallback=options.fallback,
         overlap=options.overlap,
         io=options.io,
+        linear_weights=options.linear_weights,
     )
     artifact.save(out)
     atomic.write_bytes(stamp, (wanted + "\n").encode())

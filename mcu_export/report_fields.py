@@ -30,6 +30,7 @@ FIELDS: Dict[str, str] = {
     "export_seconds": "wall time of the export",
     "int8.fallbacks": "int8 operators that run in fp32 (dequantized around a portable kernel), with why",
     "int8.io": "float: the program takes and returns float32; int8: its int8 tensors (--io int8)",
+    "int8.linear_weights": "per-channel (default) or per-tensor (--linear-weights): fully connected weight scales",
     "inputs.quantization": "io int8: the input's scale and zero point; q = clamp(round(x / scale) + zero_point)",
     "outputs.quantization": "io int8: the output's scale and zero point; float = (q - zero_point) * scale",
     "firmware.BOARD.flash_bytes": "flash the firmware image takes (code, rodata, data's load image)",

@@ -11,6 +11,20 @@ from mcu_export.errors import UsageError
 IO_CHOICES = ("float", "int8")
 
 
+LINEAR_WEIGHTS = ("per-channel", "per-tensor")
+
+
+def check_linear_weights(linear_weights: str, quantize: Optional[str]) -> None:
+    """The one check of the linear_weights argument: a known value, and per-tensor only for an int8 program."""
+    if linear_weights not in LINEAR_WEIGHTS:
+        raise UsageError(f"linear_weights must be 'per-channel' or 'per-tensor', got {linear_weights!r}")
+    if linear_weights == "per-tensor" and quantize != "int8":
+        raise UsageError(
+            "linear_weights='per-tensor' (--linear-weights per-tensor) quantizes an int8 program: add "
+            "quantize='int8' (--quantize int8)"
+        )
+
+
 def check_io(io: str, quantize: Optional[str]) -> None:
     """The one check of the io argument, before any work: a bad value or int8 io of a float program."""
     if io not in IO_CHOICES:
