@@ -45,7 +45,7 @@ def flash_table(store: FigureStore, rows: List[Row]) -> None:
     )
     table = store.table(
         "flash_int8",
-        [Column("model", width=12), Column("board", width=13)],
+        [Column("model", width=14), Column("board", width=13)],
         [
             Column("flash B", width=15),
             Column("code B", width=15),

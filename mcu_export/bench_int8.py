@@ -22,6 +22,9 @@ from mcu_export.model_spec import load_model
 from mcu_export.runners.report import format_per_op_table
 
 BOARDS = ("mps2-an505", "mps2-an386", "corstone-300")  # DSP (M33), DSP (M4), MVE (M55)
+# Their flash rows again with per-tensor fully connected weights ("<name> pt"): ExecuTorch's schema writes the
+# per-channel requantization as int[] lists, most of these .pte's metadata.
+PER_TENSOR_LINEAR = ("mnist_mlp", "autoencoder")
 
 
 def _calibration(name: str, like: torch.Tensor):
@@ -93,6 +96,18 @@ def main(store=None) -> int:
                 )
                 if board == "corstone-300":
                     tables.append((name, board, format_per_op_table(run8)))
+            if name in PER_TENSOR_LINEAR:  # as `--linear-weights per-tensor` exports it: the .pte's aim for MLPs
+                pt = export(
+                    model,
+                    inputs,
+                    quantize="int8",
+                    calibrate=lambda: iter(calib),  # noqa: B023 (called here)
+                    board="corstone-300",
+                    backend="cortex-m",
+                    linear_weights="per-tensor",
+                )
+                _, sizes = measure(pt, Path(tmp) / name / "per-tensor", "corstone-300", [x])
+                flash_rows.append((f"{name} pt", "corstone-300", sizes, pt.pte))
     print()
     ram_table(store, ram_rows)  # the builds above, as RAM: total, parts, RAM per arena byte
     print()
