@@ -131,25 +131,20 @@ class _Mlp(torch.nn.Module):
 
 @pytest.mark.slow
 @NEEDS_ARM_QEMU
-def test_a_per_tensor_linear_links_only_its_own_path_and_runs(monkeypatch, tmp_path):
+def test_a_per_tensor_linear_links_only_its_own_path_and_runs(tmp_path):
     """Linear layers quantized per tensor (one multiplier): the firmware links arm_fully_connected_s8 and not the
     per-channel function, and its outputs equal the host runtime's (which links both)."""
-    import functools
     import subprocess
 
     import numpy as np
 
     from mcu_export.firmware.conv_dispatch import fc_variants
     from mcu_export.firmware.flow import build_for_board
-    from mcu_export.int8 import pipeline
     from mcu_export.runners import run_model_firmware
 
-    monkeypatch.setattr(
-        pipeline, "to_int8_program", functools.partial(pipeline.to_int8_program, per_channel_linear=False)
-    )
     torch.manual_seed(0)
     x = torch.randn(2, 16)
-    art = export(_Mlp().eval(), (x,), quantize="int8", board="mps2-an505")
+    art = export(_Mlp().eval(), (x,), quantize="int8", board="mps2-an505", linear_weights="per-tensor")
     assert fc_variants(art.program.method("forward")) == ["per_tensor"]
     out = art.save(tmp_path / "mlp")
     build = build_for_board(out, "mps2-an505")
