@@ -80,7 +80,7 @@ class JobRecord:
     status: int
     result: int
     received: float  # time.monotonic() when the job's header arrived
-    replied: float  # when the reply was written
+    replied: float  # when the reply was ready to write
     job_bytes: int
     reply_bytes: int
     cycles: int = 0
@@ -239,8 +239,8 @@ class NpuSeamServer:
             self.current = None
             out_mask = job.out_mask if result == EXECUTED else 0
             reply = encode_reply(job.sequence, result, status, out_mask, job.regions, cycles)
-            _write_all(reply_fd, reply)
             job.regions = [bytearray(r) for r in sent]  # the record keeps what the firmware sent
+            # Recorded before the reply goes out: whoever saw the firmware act on the reply finds the job here.
             self.jobs.append(
                 JobRecord(
                     job=job,
@@ -253,6 +253,7 @@ class NpuSeamServer:
                     cycles=cycles,
                 )
             )
+            _write_all(reply_fd, reply)
 
 
 def _write_all(fd: int, data: bytes) -> None:
