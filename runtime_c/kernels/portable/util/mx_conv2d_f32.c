@@ -1,5 +1,6 @@
 #include "mx_conv2d_f32.h"
 
+#include "mx_conv2d_f32_dw_lines.h"
 #include "mx_conv2d_f32_dw_nhwc.h"
 #include "mx_conv2d_f32_taps.h"
 #include "mx_conv2d_f32_tiles.h"
@@ -31,6 +32,9 @@ static void tile_1oc_npx(const tile *t, int32_t np) { mx_conv2d_f32_mve_1oc(t, n
 
 /* Pixels of a 1-channel tile where 2 or 3 interior ones are left: all of them, in one masked vector. */
 static int32_t one_oc_tail(int32_t room) { return room; }
+
+/* The 1-channel tiles above already take up to 16 pixels per weight: no whole-line path (mx_conv2d_f32_dw_lines.c). */
+static const bool fpu_lines = false;
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -125,30 +129,6 @@ __attribute__((noinline)) static void tile_1oc_8px(const tile *t) { tile_1oc_bod
 __attribute__((noinline)) static void tile_1oc_8px_unit(const tile *t) { tile_1oc_body(t, 1, 8); }
 __attribute__((noinline)) static void tile_1oc_8px_two(const tile *t) { tile_1oc_body(t, 2, 8); }
 
-/* 1 output channel at 8 pixels of a line at stride 1 whose kernel rows have 3 taps 1 apart (3x3 depthwise): a row's
- * 10 inputs are loaded once for its 24 multiply-adds, which tile_1oc_body loads one by one. Each output still adds
- * its taps in kernel-column order. */
-__attribute__((noinline)) static void tile_1oc_8px_k3(const tile *t) {
-  float a0 = t->bias[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  const float *xc = t->x, *wc = t->w;
-  for (int32_t c = 0; c < t->cg; ++c, xc += t->x_c, wc += t->w_c) {
-    const float *xp = xc, *wp = wc;
-    for (int32_t kh = 0; kh < t->nkh; ++kh, xp += t->x_kh, wp += t->w_kh) {
-      const float w0 = wp[0], w1 = wp[1], w2 = wp[2];
-      const float x0 = xp[0], x1 = xp[1], x2 = xp[2], x3 = xp[3], x4 = xp[4], x5 = xp[5], x6 = xp[6], x7 = xp[7];
-      const float x8 = xp[8], x9 = xp[9];
-      a0 += w0 * x0, a0 += w1 * x1, a0 += w2 * x2, a1 += w0 * x1, a1 += w1 * x2, a1 += w2 * x3;
-      a2 += w0 * x2, a2 += w1 * x3, a2 += w2 * x4, a3 += w0 * x3, a3 += w1 * x4, a3 += w2 * x5;
-      a4 += w0 * x4, a4 += w1 * x5, a4 += w2 * x6, a5 += w0 * x5, a5 += w1 * x6, a5 += w2 * x7;
-      a6 += w0 * x6, a6 += w1 * x7, a6 += w2 * x8, a7 += w0 * x7, a7 += w1 * x8, a7 += w2 * x9;
-    }
-  }
-  const int32_t yp = t->y_px;
-  float *y = t->y;
-  y[0] = a0, y[yp] = a1, y[2 * yp] = a2, y[3 * yp] = a3;
-  y += 4 * yp, y[0] = a4, y[yp] = a5, y[2 * yp] = a6, y[3 * yp] = a7;
-}
-
 /* Pixels of the next 1-channel tile, where `room` (at least 4) interior ones are left on the line: 8, else 4. */
 static int32_t one_oc_step(int32_t room) { return room >= 8 ? 8 : 4; }
 
@@ -161,13 +141,12 @@ static void tile_1oc_npx(const tile *t, int32_t np) {
   } else if (np == 4) {
     t->x_px == 1 ? tile_1oc_4px_unit(t) : tile_1oc_4px(t);
   } else {
-    if (t->x_px == 1 && t->x_kw == 1 && t->nkw == 3) {
-      tile_1oc_8px_k3(t);
-    } else {
-      t->x_px == 1 ? tile_1oc_8px_unit(t) : t->x_px == 2 ? tile_1oc_8px_two(t) : tile_1oc_8px(t);
-    }
+    t->x_px == 1 ? tile_1oc_8px_unit(t) : t->x_px == 2 ? tile_1oc_8px_two(t) : tile_1oc_8px(t);
   }
 }
+
+/* Whole depthwise 3x3 lines, one call each (mx_conv2d_f32_dw_lines.c), where nest_init allows them. */
+static const bool fpu_lines = true;
 #endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
@@ -212,7 +191,7 @@ static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 typedef struct nest {
   mx_conv_axis ah, aw;
   const mx_conv_axis *u, *v;
-  bool along_w;
+  bool along_w, line3; /* line3: a depthwise 3x3 at stride 1, undilated, NCHW, pad 0 or 1 along lines (dw_lines) */
   int32_t v_lo, v_hi, cg, og;
 } nest;
 
@@ -226,6 +205,22 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
   p->u = p->along_w ? &p->ah : &p->aw, p->v = p->along_w ? &p->aw : &p->ah;
   p->v_lo = p->along_w ? w_lo : h_lo, p->v_hi = p->along_w ? w_hi : h_hi;
   p->cg = s->c_in / s->groups, p->og = s->c_out / s->groups;
+  const bool nchw = l->x_px == 1 && l->x_row == s->in_w; /* the line's pixels, or its taps across, 1 apart */
+  const mx_conv_axis *v = p->v;
+  p->line3 = fpu_lines && p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 && s->stride[0] == 1 &&
+             s->stride[1] == 1 && s->dil[0] == 1 && s->dil[1] == 1 && nchw && (v->pad == 0 || v->pad == 1) &&
+             v->out == v->in + 2 * v->pad - 2 && v->out >= 4;
+}
+
+/* Output channels [o, o + n) of line iu, whose nu (2 or 3) cross taps inside start at xu, wu; yu: its output. */
+static void dw_lines(const nest *p, const tile *t, const float *xu, const float *wu, float *yu, int32_t n,
+                     int32_t nu) {
+  const mx_conv_axis *u = p->u, *v = p->v;
+  for (int32_t i = 0; i < n; ++i) {
+    const mx_conv2d_f32_line l = {xu + i * t->x_oc, wu + i * t->w_oc, yu + i * t->y_oc, t->bias[i], v->out, v->pad,
+                                  nu, v->x_step, u->x_step, v->w_step, u->w_step, v->y_step};
+    p->along_w ? mx_conv2d_f32_dw_line_rows(&l) : mx_conv2d_f32_dw_line_cols(&l);
+  }
 }
 
 /* Output channels [o, o + n) (n 4 or 1) along line iu: tiles of 4 pixels where the windows stay inside (of up to
@@ -239,6 +234,10 @@ static void block_line(const nest *p, tile t, const float *x, const float *w, co
   const float *xu = xg + u_off, *wu = wo + u0 * p->u->w_step;
   float *yu = y + (size_t)o * (size_t)t.y_oc + iu * p->u->y_step;
   const mx_conv_axis *v = p->v;
+  if (p->line3 && nu >= 2) {
+    dw_lines(p, &t, xu, wu, yu, n, nu);
+    return;
+  }
   for (int32_t iv = 0; iv < v->out;) {
     int32_t v0 = 0, v_off = 0, nv = mx_conv_valid_taps(v, iv, &v0, &v_off);
     t.nkh = p->along_w ? nu : nv, t.nkw = p->along_w ? nv : nu;

@@ -1,0 +1,26 @@
+#ifndef MX_PORTABLE_CONV2D_F32_DW_LINES_H
+#define MX_PORTABLE_CONV2D_F32_DW_LINES_H
+/* Whole output lines of a float32 depthwise 3x3 convolution at stride 1, undilated, NCHW: the FPU's path for the
+ * general loop nest's depthwise lines (mx_conv2d_f32.c), one channel at a time. The 9 weights stay in registers
+ * for the line, 4 pixels share their inputs' loads, and the padded pixels at the line's two ends are part of it,
+ * so a line is one call. Per element the operations of mx_conv2d_f32: bias, then each tap inside the input, kernel
+ * row by row, column by column, so the bits are the same. */
+#include <stdint.h>
+
+typedef struct mx_conv2d_f32_line {
+  const float *x; /* input at the line's first index along it, at its first cross tap inside the input */
+  const float *w; /* the channel's weights at that cross tap, along tap 0 */
+  float *y;       /* output at the line's first pixel */
+  float bias;
+  int32_t n;   /* pixels on the line: as many as its inputs with pad 1, 2 fewer with pad 0; at least 2 */
+  int32_t pad; /* padding at each end of the line: 0 or 1 */
+  int32_t nc;  /* cross taps inside the input: 2 or 3 */
+  int32_t x_a, x_c, w_a, w_c, y_a; /* steps along the line and across it: input, weights; output along */
+} mx_conv2d_f32_line;
+
+/* Lines along output rows: the cross taps are kernel rows; x_a and w_a are 1. */
+void mx_conv2d_f32_dw_line_rows(const mx_conv2d_f32_line *l);
+/* Lines down output columns (a narrow map: KWS's is 5 wide): the cross taps are kernel columns; x_c and w_c are 1. */
+void mx_conv2d_f32_dw_line_cols(const mx_conv2d_f32_line *l);
+
+#endif
