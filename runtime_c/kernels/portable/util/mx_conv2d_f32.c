@@ -213,12 +213,12 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
 }
 
 /* Output channels [o, o + n) of line iu, whose nu (2 or 3) cross taps inside start at xu, wu; yu: its output. */
-static void dw_lines(const nest *p, const tile *t, const float *xu, const float *wu, float *yu, int32_t n,
-                     int32_t nu) {
+static void dw_lines(const nest *p, const tile *t, const float *xu, const float *wu, float *yu, int32_t n, int32_t nu) {
   const mx_conv_axis *u = p->u, *v = p->v;
   for (int32_t i = 0; i < n; ++i) {
-    const mx_conv2d_f32_line l = {xu + i * t->x_oc, wu + i * t->w_oc, yu + i * t->y_oc, t->bias[i], v->out, v->pad,
-                                  nu, v->x_step, u->x_step, v->w_step, u->w_step, v->y_step};
+    const mx_conv2d_f32_line l = {
+        xu + i * t->x_oc, wu + i * t->w_oc, yu + i * t->y_oc, t->bias[i], v->out,   v->pad, nu,
+        v->x_step,        u->x_step,        v->w_step,        u->w_step,  v->y_step};
     p->along_w ? mx_conv2d_f32_dw_line_rows(&l) : mx_conv2d_f32_dw_line_cols(&l);
   }
 }
