@@ -32,9 +32,6 @@ static void tile_1oc_npx(const tile *t, int32_t np) { mx_conv2d_f32_mve_1oc(t, n
 
 /* Pixels of a 1-channel tile where 2 or 3 interior ones are left: all of them, in one masked vector. */
 static int32_t one_oc_tail(int32_t room) { return room; }
-
-/* The 1-channel tiles above already take up to 16 pixels per weight: no whole-line path (mx_conv2d_f32_dw_lines.c). */
-static const bool fpu_lines = false;
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -145,8 +142,6 @@ static void tile_1oc_npx(const tile *t, int32_t np) {
   }
 }
 
-/* Whole depthwise 3x3 lines, one call each (mx_conv2d_f32_dw_lines.c), where nest_init allows them. */
-static const bool fpu_lines = true;
 #endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
@@ -207,8 +202,8 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
   p->cg = s->c_in / s->groups, p->og = s->c_out / s->groups;
   const bool nchw = l->x_px == 1 && l->x_row == s->in_w; /* the line's pixels, or its taps across, 1 apart */
   const mx_conv_axis *v = p->v;
-  p->line3 = fpu_lines && p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 && s->stride[0] == 1 &&
-             s->stride[1] == 1 && s->dil[0] == 1 && s->dil[1] == 1 && nchw && (v->pad == 0 || v->pad == 1) &&
+  p->line3 = p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 && s->stride[0] == 1 && s->stride[1] == 1 &&
+             s->dil[0] == 1 && s->dil[1] == 1 && nchw && (v->pad == 0 || v->pad == 1) &&
              v->out == v->in + 2 * v->pad - 2 && v->out >= 4;
 }
 

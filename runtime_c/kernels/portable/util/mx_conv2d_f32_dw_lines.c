@@ -1,6 +1,35 @@
 #include "mx_conv2d_f32_dw_lines.h"
 
-/* Weights are named w<kernel row><column>. */
+#include <stdbool.h>
+
+#include "mx_conv2d_f32_tiles.h"
+
+/* Weights are named w<kernel row><column>. The padded pixels at a line's ends are scalar code on every core; the
+ * pixels between them are the M55's vectors below, else the FPU's scalar chunks in the line functions. */
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+/* The M55's: mx_conv2d_f32_tiles.c, at -O2. */
+static const bool vectors = true;
+
+static void rows_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count) {
+  mx_conv2d_f32_mve_line_rows(l, x, y, count);
+}
+
+static inline void cols_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count, const int nc) {
+  (void)nc;
+  mx_conv2d_f32_mve_line_cols(l, x, y, count);
+}
+#else
+static const bool vectors = false;
+
+static void rows_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count) {
+  (void)l, (void)x, (void)y, (void)count;
+}
+
+static inline void cols_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count, const int nc) {
+  (void)l, (void)x, (void)y, (void)count, (void)nc;
+}
+#endif
 
 /* Lines along rows: for each kernel row inside, its 6 inputs under 4 pixels, then their 12 products. One body for 2
  * and 3 rows: the third is one branch per 4 pixels. */
@@ -21,6 +50,10 @@ void mx_conv2d_f32_dw_line_rows(const mx_conv2d_f32_line *l) {
   }
   int32_t j = 0;
   const int32_t inner = l->n - 2 * l->pad;
+  if (vectors) {
+    rows_vector(l, x0, y, inner);
+    j = inner, x0 += inner, x1 += inner, x2 += inner, y += inner * ya;
+  }
   for (; j + 4 <= inner; j += 4, x0 += 4, x1 += 4, x2 += 4, y += 4 * ya) {
     float a0 = b, a1 = b, a2 = b, a3 = b;
     float u0 = x0[0], u1 = x0[1], u2 = x0[2], u3 = x0[3], u4 = x0[4], u5 = x0[5];
@@ -74,6 +107,10 @@ static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line 
   }
   int32_t j = 0;
   const int32_t inner = l->n - 2 * l->pad;
+  if (vectors) {
+    cols_vector(l, x, y, inner, nc);
+    j = inner, x += inner * sp, y += inner * ya;
+  }
   for (; j + 4 <= inner; j += 4, x += 4 * sp, y += 4 * ya) {
     float a0 = b, a1 = b, a2 = b, a3 = b;
     LOAD(x), ROW_TAPS(a0, w0);

@@ -241,4 +241,89 @@ void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np) {
     default: tail_4(t); break;
   }
 }
+/* Depthwise 3x3 lines (mx_conv2d_f32_dw_lines.c), the pixels between their padded ends. One kernel row's 3 taps (1
+ * apart) into the sums of 4 pixels (a, 1 apart) and of the next 4 (b) when `two`: a vector load per tap and 4
+ * pixels. Rounding as above. */
+static inline __attribute__((always_inline)) void row_taps(float32x4_t *a, float32x4_t *b, const float *x,
+                                                           const float *w, const bool two) {
+  const float w0 = w[0], w1 = w[1], w2 = w[2];
+  *a = vaddq_f32(*a, vmulq_n_f32(vld1q_f32(x), w0));
+  if (two) *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 4), w0));
+  *a = vaddq_f32(*a, vmulq_n_f32(vld1q_f32(x + 1), w1));
+  if (two) *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 5), w1));
+  *a = vaddq_f32(*a, vmulq_n_f32(vld1q_f32(x + 2), w2));
+  if (two) *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 6), w2));
+}
+
+/* Along a row: 8 pixels per pass, then 4 at a time, the last vector's lanes past them masked off (their inputs,
+ * which may lie past the tensor, not read). */
+void mx_conv2d_f32_mve_line_rows(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count) {
+  const int32_t nc = l->nc, xc = l->x_c, wc = l->w_c, ya = l->y_a;
+  const uint32x4_t yo = lanes_apart(ya);
+  int32_t j = 0;
+  for (; j + 8 <= count; j += 8) {
+    float32x4_t a = vdupq_n_f32(l->bias), b = a;
+    const float *xr = x + j, *wr = l->w;
+    for (int32_t c = 0; c < nc; ++c, xr += xc, wr += wc) row_taps(&a, &b, xr, wr, true);
+    vstrwq_scatter_shifted_offset_f32(y + j * ya, yo, a);
+    vstrwq_scatter_shifted_offset_f32(y + (j + 4) * ya, yo, b);
+  }
+  for (; j < count; j += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - j));
+    float32x4_t a = vdupq_n_f32(l->bias);
+    const float *xr = x + j, *wr = l->w;
+    for (int32_t c = 0; c < nc; ++c, xr += xc, wr += wc) {
+      a = vaddq_f32(a, vmulq_n_f32(vldrwq_z_f32(xr, p), wr[0]));
+      a = vaddq_f32(a, vmulq_n_f32(vldrwq_z_f32(xr + 1, p), wr[1]));
+      a = vaddq_f32(a, vmulq_n_f32(vldrwq_z_f32(xr + 2, p), wr[2]));
+    }
+    vstrwq_scatter_shifted_offset_p_f32(y + j * ya, yo, a, p);
+  }
+}
+
+/* 4 pixels down a column (x_a apart) from x: one gather per tap, kernel rows in order and each row's nc taps across;
+ * `masked`: lanes off in p are not read. */
+static inline __attribute__((always_inline)) float32x4_t col_sum(const mx_conv2d_f32_line *l, const float *x,
+                                                                 uint32x4_t xo, mve_pred16_t p, const bool masked,
+                                                                 const int nc) {
+  float32x4_t a = vdupq_n_f32(l->bias);
+  const float *wr = l->w;
+  /* unrolled: -O2 keeps the loops, 7 instructions a tap instead of 3 */
+#pragma GCC unroll 3
+  for (int32_t r = 0; r < 3; ++r, x += l->x_a, wr += l->w_a) {
+#pragma GCC unroll 3
+    for (int32_t c = 0; c < nc; ++c) {
+      const float32x4_t v =
+          masked ? vldrwq_gather_shifted_offset_z_f32(x + c, xo, p) : vldrwq_gather_shifted_offset_f32(x + c, xo);
+      a = vaddq_f32(a, vmulq_n_f32(v, wr[c]));
+    }
+  }
+  return a;
+}
+
+/* Down a column, 4 pixels at a time, the last vector masked as above. */
+static inline __attribute__((always_inline)) void cols_body(const mx_conv2d_f32_line *l, const float *x, float *y,
+                                                            int32_t count, const int nc) {
+  const int32_t sp = l->x_a, ya = l->y_a;
+  const uint32x4_t xo = lanes_apart(sp), yo = lanes_apart(ya);
+  int32_t j = 0;
+  for (; j + 4 <= count; j += 4) {
+    vstrwq_scatter_shifted_offset_f32(y + j * ya, yo, col_sum(l, x + j * sp, xo, 0, false, nc));
+  }
+  if (j < count) {
+    const mve_pred16_t p = vctp32q((uint32_t)(count - j));
+    vstrwq_scatter_shifted_offset_p_f32(y + j * ya, yo, col_sum(l, x + j * sp, xo, p, true, nc), p);
+  }
+}
+
+__attribute__((noinline)) static void cols_2(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t n) {
+  cols_body(l, x, y, n, 2);
+}
+__attribute__((noinline)) static void cols_3(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t n) {
+  cols_body(l, x, y, n, 3);
+}
+
+void mx_conv2d_f32_mve_line_cols(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count) {
+  l->nc > 2 ? cols_3(l, x, y, count) : cols_2(l, x, y, count);
+}
 #endif

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mx_conv2d_f32_dw_lines.h"
+
 /* A tile of the direct convolution: up to 4 output channels times up to 4 output pixels on one line. */
 typedef struct mx_conv2d_f32_tile {
   const float *x;                /* input at (channel 0, first valid tap) under the tile's first pixel */
@@ -50,6 +52,9 @@ void mx_conv2d_f32_mve_4oc_1px(const mx_conv2d_f32_tile *t);
 void mx_conv2d_f32_mve_1oc(const mx_conv2d_f32_tile *t, int32_t np);
 /* The depthwise chunk's np (1 to 4) pixels, every channel. */
 void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np);
+/* The pixels between a depthwise 3x3 line's ends (mx_conv2d_f32_dw_lines.c): count of them from input x, output y. */
+void mx_conv2d_f32_mve_line_rows(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count);
+void mx_conv2d_f32_mve_line_cols(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count);
 /* `rows` (1 to 6) rows of c, 4 columns. */
 void mx_matmul_nt_f32_mve_x4(const mx_matmul_nt_f32_tile *t, uint32_t rows);
 #endif
