@@ -1,10 +1,11 @@
 #ifndef MX_PORTABLE_CONV2D_F32_DW_LINES_H
 #define MX_PORTABLE_CONV2D_F32_DW_LINES_H
-/* Whole output lines of a float32 depthwise 3x3 convolution at stride 1, undilated, NCHW: the FPU's path for the
- * general loop nest's depthwise lines (mx_conv2d_f32.c), one channel at a time. The 9 weights stay in registers
- * for the line, 4 pixels share their inputs' loads, and the padded pixels at the line's two ends are part of it,
- * so a line is one call. Per element the operations of mx_conv2d_f32: bias, then each tap inside the input, kernel
- * row by row, column by column, so the bits are the same. */
+/* Whole output lines of a float32 depthwise 3x3 convolution at stride 1, undilated, NCHW: the general loop nest's
+ * path for such lines (mx_conv2d_f32.c), one channel at a time, on every core. The padded pixels at the line's two
+ * ends are part of it, so a line is one call; the pixels between them are the M55's vectors (mx_conv2d_f32_tiles.c),
+ * elsewhere FPU registers: the 9 weights stay in registers for the line, 4 pixels share their inputs' loads. Per
+ * element the operations of mx_conv2d_f32: bias, then each tap inside the input, kernel row by row, column by
+ * column, so the bits are the same. */
 #include <stdint.h>
 
 typedef struct mx_conv2d_f32_line {
