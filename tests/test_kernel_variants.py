@@ -67,3 +67,37 @@ def test_both_run_on_cortex_m33_as_on_the_host(tmp_path, convert):
     assert np.array_equal(host, want) and np.array_equal(run.outputs[0], host)
     soft = {s for s in Elf(build.elf).symbols() if s.startswith("__aeabi_d")}
     assert bool(soft) == convert, sorted(soft)
+
+
+def _conv_pte(stride: int):
+    """A float32 depthwise 3x3 (16 channels, 12x10, padding 1) exported NCHW: at stride 1 its lines may take the
+    whole-line helper, at stride 2 they may not."""
+    import torch
+    from torch import nn
+
+    from mcu_export.api import export
+
+    torch.manual_seed(2)
+    conv = nn.Conv2d(16, 16, 3, stride, 1, groups=16).eval()
+    x = torch.rand(1, 16, 12, 10) * 2 - 1
+    return export(conv, (x,), overlap=False).pte, x.numpy()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stride", [1, 2])
+def test_the_depthwise_line_helper_is_linked_only_where_a_convolution_may_take_it(tmp_path, stride):
+    """mx_conv2d_f32_dw_lines.c is compiled into a model's firmware only when a call may run it (the weak
+    mx_conv2d_f32_dw_line is then defined); without it the tiles run the lines. Either way the M33 firmware's
+    outputs are the host's (which links the helper) bit for bit."""
+    from mcu_export.firmware.kernel_variants import optional_helpers
+    from mcu_export.pte.reader import read_program
+
+    pte, x = _conv_pte(stride)
+    wanted = optional_helpers(read_program(pte).execution_plan[0])
+    assert wanted == ({"portable/util/mx_conv2d_f32_dw_lines.c"} if stride == 1 else set())
+    host = pte_runner(tmp_path)(pte, [x])
+    build = build_model_firmware(tmp_path / "fw", "mps2-an505", model=pte)
+    run = run_model_firmware(build, "mps2-an505", [x])
+    assert np.array_equal(run.outputs[0].view(np.uint32), np.asarray(host).view(np.uint32))
+    line = Elf(build.elf).symbols().get("mx_conv2d_f32_dw_line")
+    assert (line is not None and line.address != 0) == (stride == 1)

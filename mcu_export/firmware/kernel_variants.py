@@ -8,12 +8,19 @@ and the project takes that kernel's sources instead.
   (util/mx_convert.c, ~1 KB) and, without a double-precision FPU, the soft-float double it computes in
   (~2.5 KB) stay out of the firmware. The clone kernel's check refuses a dtype change.
 
-Host builds (mx_run) and the serving firmware, which run any program, link every op's own kernel.
+Likewise helpers that an op's kernel reaches only through a weak symbol (`optional_helpers`): a model's firmware
+compiles one only when a call of the model may take its path.
+
+- `aten::convolution.out`'s whole-line depthwise 3x3 (util/mx_conv2d_f32_dw_lines.c, 2-2.6 KB): a float32 depthwise
+  3x3 at stride 1, undilated, padding 0 or 1 on an axis, NCHW input. Without it the general loop nest's tiles run
+  those lines, with the same bits.
+
+Host builds (mx_run) and the serving firmware, which run any program, link every op's own kernel and every helper.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional
 
 from mcu_export.pte import program as P
 
@@ -45,3 +52,52 @@ def kernel_variants(plan: P.ExecutionPlan) -> Dict[str, OpDef]:
     if calls and all(_keeps_dtype(plan, ins, copy) for ins in calls):
         return {_TO_DIM_ORDER: BY_QUALIFIED[_CLONE_DIM_ORDER]}
     return {}
+
+
+_CONVOLUTION = "aten::convolution.out"
+_DW_LINES = "portable/util/mx_conv2d_f32_dw_lines.c"
+# op -> its optional helpers (below runtime_c/kernels/)
+OPTIONAL_HELPERS: Dict[str, FrozenSet[str]] = {_CONVOLUTION: frozenset({_DW_LINES})}
+
+
+def _ints(plan: P.ExecutionPlan, value: int) -> Optional[list]:
+    v = plan.values[value]
+    if not isinstance(v, P.IntList) or not all(isinstance(plan.values[i], P.Int) for i in v.items):
+        return None
+    return [plan.values[i].int_val for i in v.items]  # type: ignore[union-attr]
+
+
+def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef) -> bool:
+    """What mx_conv2d_f32.c's nest_init asks of a line (`line3`), as far as the program says it: a wider answer
+    links the helper for nothing, a narrower one runs the tiles instead."""
+    try:
+        x, w, groups = (plan.values[ins.args[op.arg_index(n)]] for n in ("input", "weight", "groups"))
+        stride, padding, dilation = (_ints(plan, ins.args[op.arg_index(n)]) for n in ("stride", "padding", "dilation"))
+    except (IndexError, KeyError):
+        return False
+    if not (isinstance(x, P.Tensor) and isinstance(w, P.Tensor) and isinstance(groups, P.Int)):
+        return False
+    nchw = not x.dim_order or list(x.dim_order) == sorted(x.dim_order)
+    return (
+        x.scalar_type == P.ScalarType.FLOAT
+        and nchw
+        and len(x.sizes) == 4
+        and list(w.sizes[1:]) == [1, 3, 3]
+        and groups.int_val == x.sizes[1] == w.sizes[0]
+        and stride == [1, 1]
+        and dilation == [1, 1]
+        and padding is not None
+        and any(p in (0, 1) for p in padding)
+    )
+
+
+def optional_helpers(plan: P.ExecutionPlan) -> FrozenSet[str]:
+    """The optional helpers (OPTIONAL_HELPERS) whose path a call of this plan may take."""
+    from mcu_export.ops.table import BY_QUALIFIED
+
+    conv = BY_QUALIFIED[_CONVOLUTION]
+    for ins in plan.chains[0].instructions if plan.chains else []:
+        if isinstance(ins, P.KernelCall) and plan.operators[ins.op_index].qualified == _CONVOLUTION:
+            if _takes_dw_lines(plan, ins, conv):
+                return frozenset({_DW_LINES})
+    return frozenset()

@@ -31,7 +31,7 @@ import re
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, AbstractSet, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from mcu_export.assets import asset_dir
 from mcu_export.boards import Board, load_firmware_board
@@ -174,11 +174,15 @@ _UTIL_INCLUDE = re.compile(r'#include\s+"(?:util/)?(mx_[a-z0-9_]+)\.h"')
 CortexM = Optional[Union[str, Path]]
 
 
-def kernel_sources(ops: Sequence, variants: Optional[Dict] = None) -> Dict[str, Path]:
+def kernel_sources(
+    ops: Sequence, variants: Optional[Dict] = None, optional: Optional[AbstractSet[str]] = None
+) -> Dict[str, Path]:
     """Project path → source for the used kernels (runtime_c/kernels/<library>/; for an op in `variants`, the
     kernel that runs it instead: mcu_export.firmware.kernel_variants) and the util helpers they include,
     transitively, and those defining their overlap rules (the kernel table names them): a helper is looked up
-    in its includer's library util/, then in portable/util/."""
+    in its includer's library util/, then in portable/util/. The ops' optional helpers (kernel_variants.
+    OPTIONAL_HELPERS, reached through weak symbols) come too: all of them, or those in `optional`."""
+    from mcu_export.firmware.kernel_variants import OPTIONAL_HELPERS
     from mcu_export.ops.overlap import overlap_rule
 
     kernels = asset_dir("runtime_c") / "kernels"
@@ -191,6 +195,9 @@ def kernel_sources(ops: Sequence, variants: Optional[Dict] = None) -> Dict[str, 
         if not src.is_file():
             raise UsageError(f"no {op.library} kernel source for {op.qualified} ({src.name})")
         pending.append(src)
+        for helper in sorted(OPTIONAL_HELPERS.get(op.qualified, ())):
+            if optional is None or helper in optional:
+                pending.append(kernels / helper)
         rule = overlap_rule(op)
         if rule is not None:
             folder = next(
@@ -215,7 +222,11 @@ def kernel_sources(ops: Sequence, variants: Optional[Dict] = None) -> Dict[str, 
 
 
 def kernel_project(
-    ops: Sequence, cmsis_nn: CortexM = None, extra_roots: Sequence[str] = (), variants: Optional[Dict] = None
+    ops: Sequence,
+    cmsis_nn: CortexM = None,
+    extra_roots: Sequence[str] = (),
+    variants: Optional[Dict] = None,
+    optional: Optional[AbstractSet[str]] = None,
 ) -> Tuple[Dict[str, Path], List[str]]:
     """(project path → source, include dirs) of the kernels `ops` need: their runtime kernels and helpers,
     and for the cortex_m ones the CMSIS-NN functions they call (and `extra_roots`, called by generated
@@ -223,7 +234,7 @@ def kernel_project(
     mcu_export.firmware.cmsis_nn), and nothing else."""
     from mcu_export.firmware import cmsis_nn as cm
 
-    files = kernel_sources(ops, variants)
+    files = kernel_sources(ops, variants, optional)
     cortex_m = [src for rel, src in files.items() if rel.startswith(f"{RUNTIME_DIR}/kernels/cortex_m/")]
     if not cortex_m:
         if cmsis_nn is not None:
@@ -292,7 +303,7 @@ def model_sources(
 ) -> Tuple[Dict[str, Union[str, bytes, Path]], List[str]]:
     """Every app file of the project (model/, runtime/, cmsis_nn/), keyed by project path, and the include
     dirs beyond runtime/include and model/ that they need."""
-    from mcu_export.firmware.kernel_variants import kernel_variants
+    from mcu_export.firmware.kernel_variants import kernel_variants, optional_helpers
     from mcu_export.host_runtime import render_kernel_table
 
     plan = program.method(METHOD)
@@ -341,7 +352,9 @@ def model_sources(
     dispatch = render_conv_dispatch(plan, board, ours=cmsis_nn is None)
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
-    kernel_files, include_dirs = kernel_project(ops, cmsis_nn, calls_in(dispatch) if dispatch else (), variants)
+    kernel_files, include_dirs = kernel_project(
+        ops, cmsis_nn, calls_in(dispatch) if dispatch else (), variants, optional_helpers(plan)
+    )
     files.update(kernel_files)
     if backends:
         files.update(npu_mod.project_files())

@@ -1,6 +1,6 @@
 #include "mx_conv2d_f32.h"
 
-#include "mx_conv2d_f32_dw_lines.h"
+#include "mx_conv2d_f32_line.h"
 #include "mx_conv2d_f32_dw_nhwc.h"
 #include "mx_conv2d_f32_taps.h"
 #include "mx_conv2d_f32_tiles.h"
@@ -202,9 +202,9 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
   p->cg = s->c_in / s->groups, p->og = s->c_out / s->groups;
   const bool nchw = l->x_px == 1 && l->x_row == s->in_w; /* the line's pixels, or its taps across, 1 apart */
   const mx_conv_axis *v = p->v;
-  p->line3 = p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 && s->stride[0] == 1 && s->stride[1] == 1 &&
-             s->dil[0] == 1 && s->dil[1] == 1 && nchw && (v->pad == 0 || v->pad == 1) &&
-             v->out == v->in + 2 * v->pad - 2 && v->out >= 4;
+  p->line3 = mx_conv2d_f32_dw_line != NULL && p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 &&
+             s->stride[0] == 1 && s->stride[1] == 1 && s->dil[0] == 1 && s->dil[1] == 1 && nchw &&
+             (v->pad == 0 || v->pad == 1) && v->out == v->in + 2 * v->pad - 2 && v->out >= 4;
 }
 
 /* Output channels [o, o + n) of line iu, whose nu (2 or 3) cross taps inside start at xu, wu; yu: its output. */
@@ -214,7 +214,7 @@ static void dw_lines(const nest *p, const tile *t, const float *xu, const float 
     const mx_conv2d_f32_line l = {
         xu + i * t->x_oc, wu + i * t->w_oc, yu + i * t->y_oc, t->bias[i], v->out,   v->pad, nu,
         v->x_step,        u->x_step,        v->w_step,        u->w_step,  v->y_step};
-    p->along_w ? mx_conv2d_f32_dw_line_rows(&l) : mx_conv2d_f32_dw_line_cols(&l);
+    mx_conv2d_f32_dw_line(&l, p->along_w);
   }
 }
 

@@ -1,7 +1,7 @@
-#include "mx_conv2d_f32_dw_lines.h"
-
+/* Whole depthwise 3x3 lines (mx_conv2d_f32_line.h): linked by a model's firmware only where it may run them. */
 #include <stdbool.h>
 
+#include "mx_conv2d_f32_line.h"
 #include "mx_conv2d_f32_tiles.h"
 
 /* Weights are named w<kernel row><column>. The padded pixels at a line's ends are scalar code on every core; the
@@ -33,7 +33,7 @@ static inline void cols_vector(const mx_conv2d_f32_line *l, const float *x, floa
 
 /* Lines along rows: for each kernel row inside, its 6 inputs under 4 pixels, then their 12 products. One body for 2
  * and 3 rows: the third is one branch per 4 pixels. */
-void mx_conv2d_f32_dw_line_rows(const mx_conv2d_f32_line *l) {
+static void line_rows(const mx_conv2d_f32_line *l) {
   const int32_t nc = l->nc;
   const float *w = l->w;
   const int32_t wc = l->w_c, ya = l->y_a;
@@ -141,4 +141,6 @@ static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line 
 __attribute__((noinline)) static void cols_2(const mx_conv2d_f32_line *l) { cols(l, 2); }
 __attribute__((noinline)) static void cols_3(const mx_conv2d_f32_line *l) { cols(l, 3); }
 
-void mx_conv2d_f32_dw_line_cols(const mx_conv2d_f32_line *l) { l->nc > 2 ? cols_3(l) : cols_2(l); }
+static void line_cols(const mx_conv2d_f32_line *l) { l->nc > 2 ? cols_3(l) : cols_2(l); }
+
+void mx_conv2d_f32_dw_line(const mx_conv2d_f32_line *l, bool along_w) { along_w ? line_rows(l) : line_cols(l); }

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mx_conv2d_f32_dw_lines.h"
+#include "mx_conv2d_f32_line.h"
 
 /* A tile of the direct convolution: up to 4 output channels times up to 4 output pixels on one line. */
 typedef struct mx_conv2d_f32_tile {
