@@ -70,8 +70,8 @@ def test_both_run_on_cortex_m33_as_on_the_host(tmp_path, convert):
 
 
 def _conv_pte(stride: int):
-    """A float32 depthwise 3x3 (16 channels, 12x10, padding 1) exported NCHW: at stride 1 its lines may take the
-    whole-line helper, at stride 2 they may not."""
+    """A float32 depthwise 3x3 (16 channels, 12x10, padding 1) exported NCHW: at stride 1 (or 2) its lines may take
+    the whole-line helper, at stride 3 they may not."""
     import torch
     from torch import nn
 
@@ -84,7 +84,7 @@ def _conv_pte(stride: int):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stride", [1, 2])
+@pytest.mark.parametrize("stride", [1, 3])
 def test_the_depthwise_line_helper_is_linked_only_where_a_convolution_may_take_it(tmp_path, stride):
     """mx_conv2d_f32_dw_lines.c is compiled into a model's firmware only when a call may run it (the weak
     mx_conv2d_f32_dw_line is then defined); without it the tiles run the lines. Either way the M33 firmware's
@@ -93,8 +93,11 @@ def test_the_depthwise_line_helper_is_linked_only_where_a_convolution_may_take_i
     from mcu_export.pte.reader import read_program
 
     pte, x = _conv_pte(stride)
-    wanted = optional_helpers(read_program(pte).execution_plan[0])
-    assert wanted == ({"portable/util/mx_conv2d_f32_dw_lines.c"} if stride == 1 else set())
+    plan = read_program(pte).execution_plan[0]
+    assert optional_helpers(plan, "dsp") == ({"portable/util/mx_conv2d_f32_dw_lines.c"} if stride == 1 else set())
+    # at stride 2 the M33's lines take it, the M55's 1-channel vector tiles not
+    plan2 = read_program(_conv_pte(2)[0]).execution_plan[0]
+    assert optional_helpers(plan2, "dsp") and not optional_helpers(plan2, "mve")
     host = pte_runner(tmp_path)(pte, [x])
     build = build_model_firmware(tmp_path / "fw", "mps2-an505", model=pte)
     run = run_model_firmware(build, "mps2-an505", [x])

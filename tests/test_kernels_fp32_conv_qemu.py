@@ -41,6 +41,8 @@ CASES = {
     "dw3x3_w25": (3, 3, (4, 25), 3, 1, 1, 1, 3, False, 1),  # 23: a full 1-channel tile, one of 7 (MVE: 3 masked)
     "dw3x3_tall": (4, 4, (11, 6), 3, 1, 1, 1, 4, True, 1),  # FPU: lines down columns, 9 pixels = 2 chunks and 1
     "dw3x3_unpadded": (5, 5, (10, 4), 3, 1, 0, 1, 5, True, 1),  # lines down columns from the map's first row
+    "dw3x3_s2_narrow": (4, 4, (25, 5), 3, 2, 1, 1, 4, True, 1),  # stride 2 down columns, the last window padded
+    "dw3x3_s2_unpadded": (3, 3, (9, 11), 3, 2, 0, 1, 3, False, 1),
     "dw5x5_dilated": (12, 12, (11, 13), 5, 1, 4, 2, 12, True, 1),
     "dw_3x2_asym_pad": (7, 7, (8, 7), (3, 2), (1, 2), (2, 0), 1, 7, True, 2),
     "dw_multiplier_2": (4, 8, (6, 7), 3, 1, 1, 1, 4, True, 1),

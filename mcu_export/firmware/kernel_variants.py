@@ -12,7 +12,7 @@ Likewise helpers that an op's kernel reaches only through a weak symbol (`option
 compiles one only when a call of the model may take its path.
 
 - `aten::convolution.out`'s whole-line depthwise 3x3 (util/mx_conv2d_f32_dw_lines.c, 2-2.6 KB): a float32 depthwise
-  3x3 at stride 1, undilated, padding 0 or 1 on an axis, NCHW input. Without it the general loop nest's tiles run
+  3x3 at stride 1 (or 2, but on MVE), undilated, padding 0 or 1 on an axis, NCHW input. Without it the general loop nest's tiles run
   those lines, with the same bits.
 
 Host builds (mx_run) and the serving firmware, which run any program, link every op's own kernel and every helper.
@@ -67,7 +67,7 @@ def _ints(plan: P.ExecutionPlan, value: int) -> Optional[list]:
     return [plan.values[i].int_val for i in v.items]  # type: ignore[union-attr]
 
 
-def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef) -> bool:
+def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef, isa: str) -> bool:
     """What mx_conv2d_f32.c's nest_init asks of a line (`line3`), as far as the program says it: a wider answer
     links the helper for nothing, a narrower one runs the tiles instead."""
     try:
@@ -84,20 +84,22 @@ def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef) -> bool
         and len(x.sizes) == 4
         and list(w.sizes[1:]) == [1, 3, 3]
         and groups.int_val == x.sizes[1] == w.sizes[0]
-        and stride == [1, 1]
+        and stride is not None
+        and set(stride) <= ({1} if isa == "mve" else {1, 2})
         and dilation == [1, 1]
         and padding is not None
         and any(p in (0, 1) for p in padding)
     )
 
 
-def optional_helpers(plan: P.ExecutionPlan) -> FrozenSet[str]:
-    """The optional helpers (OPTIONAL_HELPERS) whose path a call of this plan may take."""
+def optional_helpers(plan: P.ExecutionPlan, isa: str) -> FrozenSet[str]:
+    """The optional helpers (OPTIONAL_HELPERS) whose path a call of this plan may take on a core of `isa` (a
+    board's cpu.isa: scalar, dsp or mve)."""
     from mcu_export.ops.table import BY_QUALIFIED
 
     conv = BY_QUALIFIED[_CONVOLUTION]
     for ins in plan.chains[0].instructions if plan.chains else []:
         if isinstance(ins, P.KernelCall) and plan.operators[ins.op_index].qualified == _CONVOLUTION:
-            if _takes_dw_lines(plan, ins, conv):
+            if _takes_dw_lines(plan, ins, conv, isa):
                 return frozenset({_DW_LINES})
     return frozenset()

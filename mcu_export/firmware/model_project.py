@@ -353,7 +353,7 @@ def model_sources(
     if dispatch is not None:
         files[f"{MODEL_DIR}/mx_model_cmsis_nn.c"] = dispatch
     kernel_files, include_dirs = kernel_project(
-        ops, cmsis_nn, calls_in(dispatch) if dispatch else (), variants, optional_helpers(plan)
+        ops, cmsis_nn, calls_in(dispatch) if dispatch else (), variants, optional_helpers(plan, board.cpu.isa)
     )
     files.update(kernel_files)
     if backends:

@@ -32,6 +32,10 @@ static void tile_1oc_npx(const tile *t, int32_t np) { mx_conv2d_f32_mve_1oc(t, n
 
 /* Pixels of a 1-channel tile where 2 or 3 interior ones are left: all of them, in one masked vector. */
 static int32_t one_oc_tail(int32_t room) { return room; }
+
+/* Depthwise 3x3 lines (mx_conv2d_f32_dw_lines.c) at stride 1 only: at stride 2 the 1-channel tiles above take fewer
+ * instructions than the lines' scalar pixels. */
+static const int32_t line_max_stride = 1;
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -142,6 +146,8 @@ static void tile_1oc_npx(const tile *t, int32_t np) {
   }
 }
 
+/* Depthwise 3x3 lines (mx_conv2d_f32_dw_lines.c) at stride 1 and 2. */
+static const int32_t line_max_stride = 2;
 #endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
@@ -186,7 +192,7 @@ static const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 typedef struct nest {
   mx_conv_axis ah, aw;
   const mx_conv_axis *u, *v;
-  bool along_w, line3; /* line3: a depthwise 3x3 at stride 1, undilated, NCHW, pad 0 or 1 along lines (dw_lines) */
+  bool along_w, line3; /* line3: a depthwise 3x3 at stride 1 or 2, undilated, NCHW, pad 0 or 1 along lines */
   int32_t v_lo, v_hi, cg, og;
 } nest;
 
@@ -203,16 +209,19 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
   const bool nchw = l->x_px == 1 && l->x_row == s->in_w; /* the line's pixels, or its taps across, 1 apart */
   const mx_conv_axis *v = p->v;
   p->line3 = mx_conv2d_f32_dw_line != NULL && p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 &&
-             s->stride[0] == 1 && s->stride[1] == 1 && s->dil[0] == 1 && s->dil[1] == 1 && nchw &&
-             (v->pad == 0 || v->pad == 1) && v->out == v->in + 2 * v->pad - 2 && v->out >= 4;
+             s->stride[0] >= 1 && s->stride[0] <= line_max_stride && s->stride[1] >= 1 &&
+             s->stride[1] <= line_max_stride && s->dil[0] == 1 && s->dil[1] == 1 && nchw &&
+             (v->pad == 0 || v->pad == 1) && v->out >= 4;
 }
 
 /* Output channels [o, o + n) of line iu, whose nu (2 or 3) cross taps inside start at xu, wu; yu: its output. */
 static void dw_lines(const nest *p, const tile *t, const float *xu, const float *wu, float *yu, int32_t n, int32_t nu) {
   const mx_conv_axis *u = p->u, *v = p->v;
+  /* the last window reaches past the last input (by one: the kernel is 3 and the padding at most 1) */
+  const int32_t trail = v->stride * (v->out - 1) - v->pad + 2 > v->in - 1;
   for (int32_t i = 0; i < n; ++i) {
     const mx_conv2d_f32_line l = {
-        xu + i * t->x_oc, wu + i * t->w_oc, yu + i * t->y_oc, t->bias[i], v->out,   v->pad, nu,
+        xu + i * t->x_oc, wu + i * t->w_oc, yu + i * t->y_oc, t->bias[i], v->out,   v->pad, trail, v->stride, nu,
         v->x_step,        u->x_step,        v->w_step,        u->w_step,  v->y_step};
     mx_conv2d_f32_dw_line(&l, p->along_w);
   }

@@ -34,6 +34,7 @@ static inline void cols_vector(const mx_conv2d_f32_line *l, const float *x, floa
 /* Lines along rows: for each kernel row inside, its 6 inputs under 4 pixels, then their 12 products. One body for 2
  * and 3 rows: the third is one branch per 4 pixels. */
 static void line_rows(const mx_conv2d_f32_line *l) {
+  const int32_t st = vectors ? 1 : l->stride; /* the M55 runs lines at stride 1 only */
   const int32_t nc = l->nc;
   const float *w = l->w;
   const int32_t wc = l->w_c, ya = l->y_a;
@@ -47,14 +48,15 @@ static void line_rows(const mx_conv2d_f32_line *l) {
     a += w01 * x0[0], a += w02 * x0[1], a += w11 * x1[0], a += w12 * x1[1];
     if (nc > 2) a += w21 * x2[0], a += w22 * x2[1];
     *y = a, y += ya;
+    x0 += st - 1, x1 += st - 1, x2 += st - 1; /* the next window's start: input 0 at stride 1, 1 at stride 2 */
   }
   int32_t j = 0;
-  const int32_t inner = l->n - 2 * l->pad;
-  if (vectors) {
+  const int32_t inner = l->n - l->pad - l->trail;
+  if (vectors) { /* at stride 1 (mx_conv2d_f32.c's line_max_stride) */
     rows_vector(l, x0, y, inner);
     j = inner, x0 += inner, x1 += inner, x2 += inner, y += inner * ya;
   }
-  for (; j + 4 <= inner; j += 4, x0 += 4, x1 += 4, x2 += 4, y += 4 * ya) {
+  for (; !vectors && st == 1 && j + 4 <= inner; j += 4, x0 += 4, x1 += 4, x2 += 4, y += 4 * ya) {
     float a0 = b, a1 = b, a2 = b, a3 = b;
     float u0 = x0[0], u1 = x0[1], u2 = x0[2], u3 = x0[3], u4 = x0[4], u5 = x0[5];
     a0 += w00 * u0, a0 += w01 * u1, a0 += w02 * u2, a1 += w00 * u1, a1 += w01 * u2, a1 += w02 * u3;
@@ -69,13 +71,13 @@ static void line_rows(const mx_conv2d_f32_line *l) {
     }
     y[0] = a0, y[ya] = a1, y[2 * ya] = a2, y[3 * ya] = a3;
   }
-  for (; j < inner; ++j, ++x0, ++x1, ++x2, y += ya) {
+  for (; j < inner; ++j, x0 += st, x1 += st, x2 += st, y += ya) {
     float a = b;
     a += w00 * x0[0], a += w01 * x0[1], a += w02 * x0[2], a += w10 * x1[0], a += w11 * x1[1], a += w12 * x1[2];
     if (nc > 2) a += w20 * x2[0], a += w21 * x2[1], a += w22 * x2[2];
     *y = a;
   }
-  if (l->pad) { /* the last pixel: taps 0 and 1 of each row, on the last two inputs */
+  if (l->trail) { /* the last pixel: taps 0 and 1 of each row, on the last two inputs */
     float a = b;
     a += w00 * x0[0], a += w01 * x0[1], a += w10 * x1[0], a += w11 * x1[1];
     if (nc > 2) a += w20 * x2[0], a += w21 * x2[1];
@@ -92,6 +94,7 @@ static void line_rows(const mx_conv2d_f32_line *l) {
 static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line *l, const int nc) {
   const float *w = l->w;
   const int32_t wa = l->w_a, sp = l->x_a, ya = l->y_a;
+  const int32_t st = vectors ? 1 : l->stride; /* the M55 runs lines at stride 1 only */
   const float w00 = w[0], w01 = w[1], w02 = nc > 2 ? w[2] : 0.0f, w10 = w[wa], w11 = w[wa + 1];
   const float w12 = nc > 2 ? w[wa + 2] : 0.0f, w20 = w[2 * wa], w21 = w[2 * wa + 1];
   const float w22 = nc > 2 ? w[2 * wa + 2] : 0.0f, b = l->bias;
@@ -104,14 +107,15 @@ static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line 
     LOAD(x), ROW_TAPS(a, w1);
     LOAD(x + sp), ROW_TAPS(a, w2);
     *y = a, y += ya;
+    x += (st - 1) * sp; /* the next window's start: input row 0 at stride 1, 1 at stride 2 */
   }
   int32_t j = 0;
-  const int32_t inner = l->n - 2 * l->pad;
-  if (vectors) {
+  const int32_t inner = l->n - l->pad - l->trail;
+  if (vectors) { /* at stride 1, as above */
     cols_vector(l, x, y, inner, nc);
     j = inner, x += inner * sp, y += inner * ya;
   }
-  for (; j + 4 <= inner; j += 4, x += 4 * sp, y += 4 * ya) {
+  for (; !vectors && st == 1 && j + 4 <= inner; j += 4, x += 4 * sp, y += 4 * ya) {
     float a0 = b, a1 = b, a2 = b, a3 = b;
     LOAD(x), ROW_TAPS(a0, w0);
     LOAD(x + sp), ROW_TAPS(a0, w1), ROW_TAPS(a1, w0);
@@ -121,14 +125,14 @@ static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line 
     LOAD(x + 5 * sp), ROW_TAPS(a3, w2);
     y[0] = a0, y[ya] = a1, y[2 * ya] = a2, y[3 * ya] = a3;
   }
-  for (; j < inner; ++j, x += sp, y += ya) {
+  for (; j < inner; ++j, x += st * sp, y += ya) {
     float a = b;
     LOAD(x), ROW_TAPS(a, w0);
     LOAD(x + sp), ROW_TAPS(a, w1);
     LOAD(x + 2 * sp), ROW_TAPS(a, w2);
     *y = a;
   }
-  if (l->pad) { /* the last pixel: kernel rows 0 and 1, on the last two input rows */
+  if (l->trail) { /* the last pixel: kernel rows 0 and 1, on the last two input rows */
     float a = b;
     LOAD(x), ROW_TAPS(a, w0);
     LOAD(x + sp), ROW_TAPS(a, w1);

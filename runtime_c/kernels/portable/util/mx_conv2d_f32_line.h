@@ -1,6 +1,6 @@
 #ifndef MX_PORTABLE_CONV2D_F32_LINE_H
 #define MX_PORTABLE_CONV2D_F32_LINE_H
-/* Whole output lines of a float32 depthwise 3x3 convolution at stride 1, undilated, NCHW: the general loop nest's
+/* Whole output lines of a float32 depthwise 3x3 convolution at stride 1 or 2, undilated, NCHW: the general loop nest's
  * path for such lines (mx_conv2d_f32.c), one channel at a time, on every core. The padded pixels at the line's two
  * ends are part of it, so a line is one call; the pixels between them are the M55's vectors (mx_conv2d_f32_tiles.c),
  * elsewhere FPU registers: the 9 weights stay in registers for the line, 4 pixels share their inputs' loads. Per
@@ -14,8 +14,10 @@ typedef struct mx_conv2d_f32_line {
   const float *w; /* the channel's weights at that cross tap, along tap 0 */
   float *y;       /* output at the line's first pixel */
   float bias;
-  int32_t n;   /* pixels on the line: as many as its inputs with pad 1, 2 fewer with pad 0; at least 2 */
-  int32_t pad; /* padding at each end of the line: 0 or 1 */
+  int32_t n;      /* pixels on the line, at least 2 */
+  int32_t pad;    /* padding before the line's first input: 0 or 1 (then its first pixel has 2 taps along) */
+  int32_t trail;  /* 1: the last pixel's window reaches 1 past the last input (2 taps along), else 0 */
+  int32_t stride; /* inputs between pixels along the line: 1, or 2 but for the M55 (one pixel at a time) */
   int32_t nc;  /* cross taps inside the input: 2 or 3 */
   int32_t x_a, x_c, w_a, w_c, y_a; /* steps along the line and across it: input, weights; output along */
 } mx_conv2d_f32_line;
