@@ -83,6 +83,15 @@ def _conv_pte(stride: int):
     return export(conv, (x,), overlap=False).pte, x.numpy()
 
 
+def test_at_stride_2_the_line_helper_is_linked_where_the_core_has_no_mve():
+    """The M33's lines take a stride-2 depthwise 3x3; the M55's 1-channel vector tiles run it instead."""
+    from mcu_export.firmware.kernel_variants import optional_helpers
+    from mcu_export.pte.reader import read_program
+
+    plan = read_program(_conv_pte(2)[0]).execution_plan[0]
+    assert optional_helpers(plan, "dsp") and not optional_helpers(plan, "mve")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("stride", [1, 3])
 def test_the_depthwise_line_helper_is_linked_only_where_a_convolution_may_take_it(tmp_path, stride):
@@ -95,9 +104,6 @@ def test_the_depthwise_line_helper_is_linked_only_where_a_convolution_may_take_i
     pte, x = _conv_pte(stride)
     plan = read_program(pte).execution_plan[0]
     assert optional_helpers(plan, "dsp") == ({"portable/util/mx_conv2d_f32_dw_lines.c"} if stride == 1 else set())
-    # at stride 2 the M33's lines take it, the M55's 1-channel vector tiles not
-    plan2 = read_program(_conv_pte(2)[0]).execution_plan[0]
-    assert optional_helpers(plan2, "dsp") and not optional_helpers(plan2, "mve")
     host = pte_runner(tmp_path)(pte, [x])
     build = build_model_firmware(tmp_path / "fw", "mps2-an505", model=pte)
     run = run_model_firmware(build, "mps2-an505", [x])

@@ -20,8 +20,9 @@ Host builds (mx_run) and the serving firmware, which run any program, link every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, FrozenSet, Optional
+from typing import TYPE_CHECKING, Dict, FrozenSet
 
+from mcu_export.ops.overlap import int_list
 from mcu_export.pte import program as P
 
 if TYPE_CHECKING:  # the op table imports torch, which building firmware otherwise does not
@@ -56,15 +57,9 @@ def kernel_variants(plan: P.ExecutionPlan) -> Dict[str, OpDef]:
 
 _CONVOLUTION = "aten::convolution.out"
 _DW_LINES = "portable/util/mx_conv2d_f32_dw_lines.c"
+_LIST_ARGS = ("stride", "padding", "dilation")
 # op -> its optional helpers (below runtime_c/kernels/)
 OPTIONAL_HELPERS: Dict[str, FrozenSet[str]] = {_CONVOLUTION: frozenset({_DW_LINES})}
-
-
-def _ints(plan: P.ExecutionPlan, value: int) -> Optional[list]:
-    v = plan.values[value]
-    if not isinstance(v, P.IntList) or not all(isinstance(plan.values[i], P.Int) for i in v.items):
-        return None
-    return [plan.values[i].int_val for i in v.items]  # type: ignore[union-attr]
 
 
 def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef, isa: str) -> bool:
@@ -72,7 +67,7 @@ def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef, isa: st
     links the helper for nothing, a narrower one runs the tiles instead."""
     try:
         x, w, groups = (plan.values[ins.args[op.arg_index(n)]] for n in ("input", "weight", "groups"))
-        stride, padding, dilation = (_ints(plan, ins.args[op.arg_index(n)]) for n in ("stride", "padding", "dilation"))
+        stride, padding, dilation = (int_list(plan.values, ins.args[op.arg_index(n)]) for n in _LIST_ARGS)
     except (IndexError, KeyError):
         return False
     if not (isinstance(x, P.Tensor) and isinstance(w, P.Tensor) and isinstance(groups, P.Int)):
@@ -84,10 +79,9 @@ def _takes_dw_lines(plan: P.ExecutionPlan, ins: P.KernelCall, op: OpDef, isa: st
         and len(x.sizes) == 4
         and list(w.sizes[1:]) == [1, 3, 3]
         and groups.int_val == x.sizes[1] == w.sizes[0]
-        and stride is not None
-        and set(stride) <= ({1} if isa == "mve" else {1, 2})
+        and len(stride) == 2
+        and set(stride) <= ({1} if isa == "mve" else {1, 2})  # MX_CONV2D_F32_LINE_MAX_STRIDE
         and dilation == [1, 1]
-        and padding is not None
         and any(p in (0, 1) for p in padding)
     )
 

@@ -32,10 +32,6 @@ static void tile_1oc_npx(const tile *t, int32_t np) { mx_conv2d_f32_mve_1oc(t, n
 
 /* Pixels of a 1-channel tile where 2 or 3 interior ones are left: all of them, in one masked vector. */
 static int32_t one_oc_tail(int32_t room) { return room; }
-
-/* Depthwise 3x3 lines (mx_conv2d_f32_dw_lines.c) at stride 1 only: at stride 2 the 1-channel tiles above take fewer
- * instructions than the lines' scalar pixels. */
-static const int32_t line_max_stride = 1;
 #else
 /* 4 output channels of one group at 4 pixels `sp` input elements apart. Inlined into two callers: with
  * sp a constant 1 (stride-1 rows, the common case) the 4 pixel loads share one pointer with immediate
@@ -145,9 +141,6 @@ static void tile_1oc_npx(const tile *t, int32_t np) {
     t->x_px == 1 ? tile_1oc_8px_unit(t) : t->x_px == 2 ? tile_1oc_8px_two(t) : tile_1oc_8px(t);
   }
 }
-
-/* Depthwise 3x3 lines (mx_conv2d_f32_dw_lines.c) at stride 1 and 2. */
-static const int32_t line_max_stride = 2;
 #endif
 
 /* 4 output channels of 4 consecutive groups (one output channel per group, e.g. depthwise) at 1 pixel */
@@ -209,9 +202,8 @@ static void nest_init(nest *p, const mx_conv2d_f32_shape *s, const mx_conv2d_f32
   const bool nchw = l->x_px == 1 && l->x_row == s->in_w; /* the line's pixels, or its taps across, 1 apart */
   const mx_conv_axis *v = p->v;
   p->line3 = mx_conv2d_f32_dw_line != NULL && p->cg == 1 && p->og == 1 && s->k_h == 3 && s->k_w == 3 &&
-             s->stride[0] >= 1 && s->stride[0] <= line_max_stride && s->stride[1] >= 1 &&
-             s->stride[1] <= line_max_stride && s->dil[0] == 1 && s->dil[1] == 1 && nchw &&
-             (v->pad == 0 || v->pad == 1) && v->out >= 4;
+             s->stride[0] <= MX_CONV2D_F32_LINE_MAX_STRIDE && s->stride[1] <= MX_CONV2D_F32_LINE_MAX_STRIDE &&
+             s->dil[0] == 1 && s->dil[1] == 1 && nchw && (v->pad == 0 || v->pad == 1) && v->out >= 4;
 }
 
 /* Output channels [o, o + n) of line iu, whose nu (2 or 3) cross taps inside start at xu, wu; yu: its output. */

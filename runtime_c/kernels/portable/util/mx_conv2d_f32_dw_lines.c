@@ -15,8 +15,7 @@ static void rows_vector(const mx_conv2d_f32_line *l, const float *x, float *y, i
   mx_conv2d_f32_mve_line_rows(l, x, y, count);
 }
 
-static inline void cols_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count, const int nc) {
-  (void)nc;
+static void cols_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count) {
   mx_conv2d_f32_mve_line_cols(l, x, y, count);
 }
 #else
@@ -26,15 +25,15 @@ static void rows_vector(const mx_conv2d_f32_line *l, const float *x, float *y, i
   (void)l, (void)x, (void)y, (void)count;
 }
 
-static inline void cols_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count, const int nc) {
-  (void)l, (void)x, (void)y, (void)count, (void)nc;
+static void cols_vector(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count) {
+  (void)l, (void)x, (void)y, (void)count;
 }
 #endif
 
 /* Lines along rows: for each kernel row inside, its 6 inputs under 4 pixels, then their 12 products. One body for 2
  * and 3 rows: the third is one branch per 4 pixels. */
 static void line_rows(const mx_conv2d_f32_line *l) {
-  const int32_t st = vectors ? 1 : l->stride; /* the M55 runs lines at stride 1 only */
+  const int32_t st = MX_CONV2D_F32_LINE_MAX_STRIDE == 1 ? 1 : l->stride;
   const int32_t nc = l->nc;
   const float *w = l->w;
   const int32_t wc = l->w_c, ya = l->y_a;
@@ -52,7 +51,7 @@ static void line_rows(const mx_conv2d_f32_line *l) {
   }
   int32_t j = 0;
   const int32_t inner = l->n - l->pad - l->trail;
-  if (vectors) { /* at stride 1 (mx_conv2d_f32.c's line_max_stride) */
+  if (vectors) { /* at stride 1 (MX_CONV2D_F32_LINE_MAX_STRIDE) */
     rows_vector(l, x0, y, inner);
     j = inner, x0 += inner, x1 += inner, x2 += inner, y += inner * ya;
   }
@@ -94,7 +93,7 @@ static void line_rows(const mx_conv2d_f32_line *l) {
 static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line *l, const int nc) {
   const float *w = l->w;
   const int32_t wa = l->w_a, sp = l->x_a, ya = l->y_a;
-  const int32_t st = vectors ? 1 : l->stride; /* the M55 runs lines at stride 1 only */
+  const int32_t st = MX_CONV2D_F32_LINE_MAX_STRIDE == 1 ? 1 : l->stride;
   const float w00 = w[0], w01 = w[1], w02 = nc > 2 ? w[2] : 0.0f, w10 = w[wa], w11 = w[wa + 1];
   const float w12 = nc > 2 ? w[wa + 2] : 0.0f, w20 = w[2 * wa], w21 = w[2 * wa + 1];
   const float w22 = nc > 2 ? w[2 * wa + 2] : 0.0f, b = l->bias;
@@ -112,7 +111,7 @@ static inline __attribute__((always_inline)) void cols(const mx_conv2d_f32_line 
   int32_t j = 0;
   const int32_t inner = l->n - l->pad - l->trail;
   if (vectors) { /* at stride 1, as above */
-    cols_vector(l, x, y, inner, nc);
+    cols_vector(l, x, y, inner);
     j = inner, x += inner * sp, y += inner * ya;
   }
   for (; !vectors && st == 1 && j + 4 <= inner; j += 4, x += 4 * sp, y += 4 * ya) {

@@ -242,17 +242,17 @@ void mx_conv2d_f32_mve_dw(const mx_conv2d_f32_dw *t, int32_t np) {
   }
 }
 /* Depthwise 3x3 lines (mx_conv2d_f32_dw_lines.c), the pixels between their padded ends. One kernel row's 3 taps (1
- * apart) into the sums of 4 pixels (a, 1 apart) and of the next 4 (b) when `two`: a vector load per tap and 4
- * pixels. Rounding as above. */
+ * apart) into the sums of 8 pixels: 4 in a (1 apart), the next 4 in b; a vector load per tap and 4 pixels. Rounding
+ * as above. */
 static inline __attribute__((always_inline)) void row_taps(float32x4_t *a, float32x4_t *b, const float *x,
-                                                           const float *w, const bool two) {
+                                                           const float *w) {
   const float w0 = w[0], w1 = w[1], w2 = w[2];
   *a = vaddq_f32(*a, vmulq_n_f32(vld1q_f32(x), w0));
-  if (two) *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 4), w0));
+  *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 4), w0));
   *a = vaddq_f32(*a, vmulq_n_f32(vld1q_f32(x + 1), w1));
-  if (two) *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 5), w1));
+  *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 5), w1));
   *a = vaddq_f32(*a, vmulq_n_f32(vld1q_f32(x + 2), w2));
-  if (two) *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 6), w2));
+  *b = vaddq_f32(*b, vmulq_n_f32(vld1q_f32(x + 6), w2));
 }
 
 /* Along a row: 8 pixels per pass, then 4 at a time, the last vector's lanes past them masked off (their inputs,
@@ -264,7 +264,7 @@ void mx_conv2d_f32_mve_line_rows(const mx_conv2d_f32_line *l, const float *x, fl
   for (; j + 8 <= count; j += 8) {
     float32x4_t a = vdupq_n_f32(l->bias), b = a;
     const float *xr = x + j, *wr = l->w;
-    for (int32_t c = 0; c < nc; ++c, xr += xc, wr += wc) row_taps(&a, &b, xr, wr, true);
+    for (int32_t c = 0; c < nc; ++c, xr += xc, wr += wc) row_taps(&a, &b, xr, wr);
     vstrwq_scatter_shifted_offset_f32(y + j * ya, yo, a);
     vstrwq_scatter_shifted_offset_f32(y + (j + 4) * ya, yo, b);
   }

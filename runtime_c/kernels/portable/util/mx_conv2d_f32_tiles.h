@@ -57,6 +57,12 @@ void mx_conv2d_f32_mve_line_rows(const mx_conv2d_f32_line *l, const float *x, fl
 void mx_conv2d_f32_mve_line_cols(const mx_conv2d_f32_line *l, const float *x, float *y, int32_t count);
 /* `rows` (1 to 6) rows of c, 4 columns. */
 void mx_matmul_nt_f32_mve_x4(const mx_matmul_nt_f32_tile *t, uint32_t rows);
+/* Depthwise 3x3 lines at stride 1 only: at stride 2 the 1-channel tiles take fewer instructions than the lines'
+ * scalar pixels. (mcu_export/firmware/kernel_variants.py links the line helper by the same rule.) */
+#define MX_CONV2D_F32_LINE_MAX_STRIDE 1
+#else
+/* Depthwise 3x3 lines at stride 1 and 2 (at 2 a pixel at a time). */
+#define MX_CONV2D_F32_LINE_MAX_STRIDE 2
 #endif
 
 #endif
